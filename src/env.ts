@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * The Worker's environment, validated once per isolate. A missing or malformed variable fails
+ * the request with a message that names it (never its value: some of these are secrets).
+ */
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+export const EnvSchema = z.object({
+  APP_VERSION: z.string().min(1).default('dev'),
+  /** The public base URL of this Worker; QStash delivers outbox entries to it. */
+  PUBLIC_URL: httpUrl,
+  UPSTASH_REDIS_REST_URL: httpUrl,
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  QSTASH_URL: httpUrl,
+  QSTASH_TOKEN: z.string().min(1),
+  QSTASH_CURRENT_SIGNING_KEY: z.string().min(1),
+  QSTASH_NEXT_SIGNING_KEY: z.string().min(1),
+  MANYCHAT_API_URL: httpUrl.default('https://api.manychat.com'),
+  MESSENGER_GRAPH_URL: httpUrl.default('https://graph.facebook.com/v23.0'),
+  /** Empty or absent: the offline rule model answers. */
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
+  /** `chat` for OpenAI-compatible servers that only speak Chat Completions. */
+  OPENAI_API_MODE: z.enum(['responses', 'chat']).default('responses'),
+  /** Key for the dashboard's session cookie signature. */
+  SESSION_SECRET: z.string().min(16),
+});
+
+export type AppEnv = z.infer<typeof EnvSchema>;
+
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid environment: ${problems.join('; ')}`);
+    this.name = 'EnvError';
+  }
+}
+
+const cache = new WeakMap<object, AppEnv>();
+
+/** Parses the raw bindings; throws EnvError naming every bad variable. */
+export function parseEnv(raw: Record<string, unknown>): AppEnv {
+  const hit = cache.get(raw);
+  if (hit) return hit;
+  // Treat empty strings as absent so `.dev.vars` lines like `OPENAI_API_KEY=` mean "not set".
+  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new EnvError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  cache.set(raw, parsed.data);
+  return parsed.data;
+}

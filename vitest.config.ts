@@ -1,0 +1,37 @@
+import { defineConfig } from 'vitest/config';
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+
+export default defineConfig({
+  test: {
+    globalSetup: ['./test/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['dev/**/*.test.ts', 'test/node/**/*.test.ts', 'evals/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                REDIS_URL_FOR_TESTS: inject('redisUrl'),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: 'workers',
+          include: ['src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
