@@ -20,9 +20,8 @@ export default defineConfig({
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: {
-                REDIS_URL_FOR_TESTS: inject('redisUrl'),
-              },
+              // The Worker under test talks to the same stand-ins the global setup started.
+              bindings: { ...inject('workerEnv'), REDIS_URL_FOR_TESTS: inject('redisUrl') },
             },
           })),
         ],

@@ -1,18 +1,51 @@
 import { Hono } from 'hono';
-import { parseEnv, EnvError } from './env.js';
+import { secureHeaders } from 'hono/secure-headers';
+import { manyChatRoutes } from './channels/manychat/route.js';
+import { EnvError, parseEnv, type AppEnv } from './env.js';
+import type { AppContext, Services } from './http/app-context.js';
+import { jsonError } from './http/errors.js';
+import { healthRoute } from './http/health.js';
+import { selectModel } from './models/select-model.js';
+import { RedisSession } from './storage/redis-session.js';
+import { defaultGuardrails } from '../guardrails/default-guardrails.js';
+import { qstashPublisher } from '../outbox/publisher.js';
 
-export type Bindings = Record<string, unknown>;
+export function defaultServices(env: AppEnv): Services {
+  return {
+    env,
+    redis: () => RedisSession.connect(env.UPSTASH_REDIS_REST_URL, env.UPSTASH_REDIS_REST_TOKEN),
+    publisher: () => qstashPublisher({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    model: (config) => selectModel(env, config),
+    guardrails: defaultGuardrails,
+    fetch: (input, init) => fetch(input, init),
+  };
+}
 
-export function createApp() {
-  const app = new Hono<{ Bindings: Bindings }>();
-  app.get('/v1/health', (c) => {
+export type ServiceOverrides = (services: Services) => Services;
+
+/** The Worker's Hono app. `override` lets tests swap the model or a client, nothing else. */
+export function createApp(override?: ServiceOverrides) {
+  const app = new Hono<AppContext>();
+  app.use(secureHeaders());
+  app.use(async (c, next) => {
+    let env: AppEnv;
     try {
-      const env = parseEnv(c.env);
-      return c.json({ ok: true, version: env.APP_VERSION });
+      env = parseEnv(c.env);
     } catch (err) {
-      if (err instanceof EnvError) return c.json({ ok: false, error: err.message }, 500);
+      if (err instanceof EnvError) return jsonError(c, 500, 'the Worker is misconfigured', err.problems);
       throw err;
     }
+    const services = defaultServices(env);
+    c.set('services', override ? override(services) : services);
+    await next();
+  });
+  app.route('/v1/health', healthRoute());
+  app.route('/v1/manychat', manyChatRoutes());
+  app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  app.onError((err, c) => {
+    // Log the error's name and message only: bodies and headers may carry secrets.
+    console.error(`unhandled ${err.name}: ${err.message}`);
+    return jsonError(c, 500, 'internal error');
   });
   return app;
 }

@@ -1,0 +1,66 @@
+import type { TenantConfigInput } from '../src/tenants/tenant-config.js';
+import type { SandboxPage, SandboxSubscriber } from './manychat-sandbox.js';
+
+/** The demo tenant `npm start` seeds, documented in the README. Dev-only credentials. */
+export const DEMO_TENANT_ID = 'demo';
+export const DEMO_WEBHOOK_SECRET = 'demo-webhook-secret';
+export const DEMO_PAGE_ID = '1000001';
+export const DEMO_MANYCHAT_API_KEY = `${DEMO_PAGE_ID}:demo-manychat-key`;
+export const DEMO_CONTACT_ID = '4242';
+export const DEMO_DASHBOARD_LOGIN = { user: 'demo', password: 'demo-password' } as const;
+
+export const DEMO_FLOWS = [
+  { name: 'brochure', ns: 'content20250101000000_000001', description: 'the price brochure (PDF)', keywords: ['brochure', 'prices', 'pricing', 'price list'] },
+  { name: 'studio_tour', ns: 'content20250101000000_000002', description: 'a video tour of the studio', keywords: ['video', 'tour'] },
+  { name: 'timetable', ns: 'content20250101000000_000003', description: 'this week\'s class timetable', keywords: ['timetable', 'schedule'] },
+];
+
+export function demoTenantConfig(tenantId = DEMO_TENANT_ID): TenantConfigInput {
+  return {
+    version: 1,
+    tenantId,
+    displayName: 'Sunrise Yoga Studio',
+    persona: 'You are the friendly assistant of Sunrise Yoga Studio. Answer briefly and warmly; offer the brochure, the studio tour video or the timetable when they help.',
+    deadlineMs: 8000,
+    fallbackReply: 'Sorry, I could not help with that just now. A teammate will read your message.',
+    flows: DEMO_FLOWS,
+    tags: [
+      { name: 'interested', description: 'asked about classes or prices' },
+      { name: 'human_handoff', description: 'a human should take over' },
+    ],
+    fields: [{ name: 'preferred_class', type: 'text', description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] }],
+    faq: [
+      { id: 'hours', question: 'What are your opening hours?', answer: 'We are open Monday to Saturday, 7:00 to 21:00.' },
+      { id: 'parking', question: 'Is there parking near the studio?', answer: 'Yes, free parking behind the building.' },
+      { id: 'first_class', question: 'Is the first class free?', answer: 'Your first class is free; just book it on the timetable.' },
+    ],
+    tools: [
+      { name: 'send_media', kind: 'send_flow', description: 'Send the contact one of the studio\'s flows (brochure, video, timetable).' },
+      { name: 'tag_contact', kind: 'add_tag', description: 'Tag the contact.' },
+      { name: 'untag_contact', kind: 'remove_tag', description: 'Remove a tag from the contact.' },
+      { name: 'record_choice', kind: 'set_field', description: 'Record the contact\'s choice in a custom field.' },
+      { name: 'lookup_contact', kind: 'lookup_contact', description: 'Read the contact\'s name and custom fields.' },
+      { name: 'search_faq', kind: 'search_faq', description: 'Search the studio\'s FAQ.' },
+    ],
+    thresholds: { minConfidence: 0.5, guardrailTimeoutMs: 1000 },
+    handoff: { tag: 'human_handoff', reply: 'Thanks! A teammate will pick this up shortly.', silenceMinutes: 60 },
+  };
+}
+
+/** The ManyChat page the sandbox serves for the demo tenant. */
+export function demoSandboxPage(): SandboxPage {
+  return {
+    pageId: DEMO_PAGE_ID,
+    apiKey: DEMO_MANYCHAT_API_KEY,
+    tags: [
+      { id: 1, name: 'interested' },
+      { id: 2, name: 'human_handoff' },
+    ],
+    customFields: [{ id: 11, name: 'preferred_class', type: 'text' }],
+    flows: DEMO_FLOWS.map((f) => f.ns),
+  };
+}
+
+export function demoSubscriber(id = DEMO_CONTACT_ID): SandboxSubscriber {
+  return { pageId: DEMO_PAGE_ID, id, firstName: 'Ada', lastName: 'Lovelace' };
+}

@@ -1,0 +1,168 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RedisSession } from '../src/storage/redis-session.js';
+import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
+import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET } from './demo-tenant.js';
+import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
+import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
+import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
+import { startUpstashRedisRest, type RunningServer } from './upstash-redis-rest.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEV_UPSTASH_TOKEN = 'dev-upstash-token';
+export const DEV_SESSION_SECRET = 'dev-session-secret-change-me-in-production';
+
+/** What a running local stack tells scripts, tests and the eval runner (`.local/stack.json`). */
+export interface StackFacts {
+  workerUrl: string | null;
+  redisUrl: string;
+  upstash: { url: string; token: string };
+  qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
+  manychat: { url: string; callsUrl: string; faultsUrl: string };
+  demo: { tenantId: string; webhookSecret: string; contactId: string; manychatApiKey: string; dashboard: { url: string | null; user: string; password: string } };
+  offlineModel: boolean;
+}
+
+export interface LocalStack {
+  facts: StackFacts;
+  redis: RedisHandle;
+  upstash: RunningServer;
+  qstash: QStashBroker;
+  manychat: ManyChatSandbox;
+  worker: ChildProcess | null;
+  /** The env the Worker runs with (also written to `.local/worker.env`). */
+  workerEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Start `wrangler dev` too (npm start, e2e tests, evals). */
+  withWorker?: boolean;
+  workerPort?: number;
+  /** Extra variables for the Worker (e.g. OPENAI_BASE_URL of a scripted model server). */
+  workerVars?: Record<string, string>;
+  qstashRetryBaseMs?: number;
+  log?: (line: string) => void;
+  /** Where to write stack.json / worker.env. Default `.local/`. */
+  stateDir?: string;
+}
+
+/** Seeds the demo tenant (idempotent: rewrites config and secrets). */
+export async function seedDemoTenant(upstashUrl: string, token: string, tenantId = DEMO_TENANT_ID): Promise<void> {
+  const session = RedisSession.connect(upstashUrl, token);
+  const saved = await saveTenant(session, demoTenantConfig(tenantId), {
+    webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
+    manychatApiKey: DEMO_MANYCHAT_API_KEY,
+  });
+  if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status < 500 || res.status === 503) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the Worker did not answer on ${url} within ${timeoutMs} ms`);
+}
+
+function startWrangler(port: number, envFile: string, log: (line: string) => void): ChildProcess {
+  const bin = join(ROOT, 'node_modules', '.bin', 'wrangler');
+  const child = spawn(bin, ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--env-file', envFile, '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true' },
+  });
+  const forward = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) log(`[worker] ${line}`);
+  };
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  return child;
+}
+
+/** Starts Redis (or reuses one), the three stand-ins and optionally the Worker; seeds the demo tenant. */
+export async function startLocalStack(opts: StackOptions = {}): Promise<LocalStack> {
+  const log = opts.log ?? (() => {});
+  const stateDir = opts.stateDir ?? join(ROOT, '.local');
+  const redis = await ensureRedis();
+  const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
+  const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
+  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()] });
+  await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
+
+  const workerPort = opts.withWorker ? (opts.workerPort ?? (await freePort())) : null;
+  const workerUrl = workerPort ? `http://127.0.0.1:${workerPort}` : null;
+  const workerEnv: Record<string, string> = {
+    PUBLIC_URL: workerUrl ?? 'http://127.0.0.1:9',
+    UPSTASH_REDIS_REST_URL: upstash.url,
+    UPSTASH_REDIS_REST_TOKEN: DEV_UPSTASH_TOKEN,
+    QSTASH_URL: qstash.url,
+    QSTASH_TOKEN: QSTASH_DEV_CREDENTIALS.token,
+    QSTASH_CURRENT_SIGNING_KEY: QSTASH_DEV_CREDENTIALS.currentSigningKey,
+    QSTASH_NEXT_SIGNING_KEY: QSTASH_DEV_CREDENTIALS.nextSigningKey,
+    MANYCHAT_API_URL: manychat.url,
+    MESSENGER_GRAPH_URL: `${manychat.url}/v23.0`,
+    SESSION_SECRET: DEV_SESSION_SECRET,
+    OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? '',
+    ...(process.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL } : {}),
+    ...(process.env.OPENAI_API_MODE ? { OPENAI_API_MODE: process.env.OPENAI_API_MODE } : {}),
+    ...opts.workerVars,
+  };
+  await mkdir(stateDir, { recursive: true });
+  const envFile = join(stateDir, `worker-${workerPort ?? 'none'}.env`);
+  await writeFile(envFile, Object.entries(workerEnv).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n', { mode: 0o600 });
+
+  let worker: ChildProcess | null = null;
+  const closeAll = async () => {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise<void>((r) => worker!.once('exit', () => r()));
+      worker.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (worker.exitCode === null) worker.kill('SIGKILL');
+    }
+    await Promise.allSettled([manychat.close(), qstash.close(), upstash.close()]);
+    await redis.close();
+  };
+  try {
+    if (workerPort && workerUrl) {
+      worker = startWrangler(workerPort, envFile, log);
+      await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  const facts: StackFacts = {
+    workerUrl,
+    redisUrl: redis.url,
+    upstash: { url: upstash.url, token: DEV_UPSTASH_TOKEN },
+    qstash: { url: qstash.url, ...QSTASH_DEV_CREDENTIALS },
+    manychat: { url: manychat.url, callsUrl: `${manychat.url}/__sandbox/calls`, faultsUrl: `${manychat.url}/__sandbox/faults` },
+    demo: {
+      tenantId: DEMO_TENANT_ID,
+      webhookSecret: DEMO_WEBHOOK_SECRET,
+      contactId: DEMO_CONTACT_ID,
+      manychatApiKey: DEMO_MANYCHAT_API_KEY,
+      dashboard: { url: workerUrl ? `${workerUrl}/dashboard` : null, user: DEMO_DASHBOARD_LOGIN.user, password: DEMO_DASHBOARD_LOGIN.password },
+    },
+    offlineModel: !workerEnv.OPENAI_API_KEY,
+  };
+  return { facts, redis, upstash, qstash, manychat, worker, workerEnv, close: closeAll };
+}
+
+export async function writeStackFacts(facts: StackFacts, stateDir = join(ROOT, '.local')): Promise<string> {
+  await mkdir(stateDir, { recursive: true });
+  const file = join(stateDir, 'stack.json');
+  await writeFile(file, JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
+  return file;
+}

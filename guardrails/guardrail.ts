@@ -1,0 +1,33 @@
+import type { InboundMessage } from '../src/domain/inbound-message.js';
+import type { Reply } from '../src/domain/reply.js';
+import type { StagedAction } from '../src/domain/staged-action.js';
+import type { ModelStepRecord } from '../src/domain/turn-record.js';
+import type { VerdictOutcome } from '../src/domain/verdict.js';
+import type { TenantConfig } from '../src/tenants/tenant-config.js';
+
+/** Everything a guardrail may look at: the finished turn, nothing it could act with. */
+export interface GuardrailInput {
+  inbound: InboundMessage;
+  /** The model's reply as it gave it, unparsed (the schema guardrail parses it). */
+  rawReply: unknown;
+  reply: Reply | null;
+  staged: StagedAction[];
+  steps: ModelStepRecord[];
+  config: TenantConfig;
+  /** The instructions the model saw (leak checks compare against them). */
+  instructions: string;
+}
+
+export interface GuardrailResult {
+  outcome: VerdictOutcome;
+  reason: string;
+}
+
+export interface Guardrail {
+  name: string;
+  check(input: GuardrailInput, signal: AbortSignal): GuardrailResult | Promise<GuardrailResult>;
+}
+
+export const pass = (reason = 'ok'): GuardrailResult => ({ outcome: 'pass', reason });
+export const veto = (reason: string): GuardrailResult => ({ outcome: 'veto', reason });
+export const escalate = (reason: string): GuardrailResult => ({ outcome: 'escalate', reason });

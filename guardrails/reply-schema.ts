@@ -1,0 +1,28 @@
+import { ReplySchema } from '../src/domain/reply.js';
+import { escalate, pass, veto, type Guardrail } from './guardrail.js';
+
+/**
+ * The reply parses and fits the channel: Messenger text is at most 2000 characters; ManyChat's
+ * Dynamic Block allows at most 11 quick replies, captions of at most 20 characters. A missing
+ * reply escalates (the model failed to end its turn); a malformed or oversized one is vetoed.
+ */
+export const MAX_TEXT_CHARS = 2000;
+export const MAX_QUICK_REPLIES = 11;
+export const MAX_CAPTION_CHARS = 20;
+
+export const replySchemaGuardrail: Guardrail = {
+  name: 'reply-schema',
+  check({ rawReply }) {
+    if (rawReply == null) return escalate('the model gave no reply');
+    const parsed = ReplySchema.safeParse(rawReply);
+    if (!parsed.success) return veto(`the reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const reply = parsed.data;
+    if (!reply.text.trim()) return veto('the reply text is empty');
+    if (reply.text.length > MAX_TEXT_CHARS) return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);
+    const qr = reply.quickReplies ?? [];
+    if (qr.length > MAX_QUICK_REPLIES) return veto(`${qr.length} quick replies; ManyChat allows ${MAX_QUICK_REPLIES}`);
+    const long = qr.find((c) => c.length > MAX_CAPTION_CHARS);
+    if (long) return veto(`quick reply "${long}" is longer than ${MAX_CAPTION_CHARS} characters`);
+    return pass();
+  },
+};

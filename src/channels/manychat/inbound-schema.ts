@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * What ManyChat's External Request / Dynamic Block sends. The tenant's request template posts
+ * the `Full Contact Data` variable either as the whole body or under `contact`, plus optionally
+ * `text` ({{last_input_text}}) and `message_key` (a per-message id if the flow has one).
+ */
+export const ManyChatContactSchema = z
+  .object({
+    id: z.union([z.string().regex(/^\d{1,30}$/, 'must be a numeric id'), z.number().int().nonnegative()]).transform(String),
+    page_id: z.union([z.string(), z.number()]).transform(String).optional(),
+    name: z.string().max(200).nullish(),
+    first_name: z.string().max(200).nullish(),
+    last_name: z.string().max(200).nullish(),
+    last_input_text: z.string().max(4000).nullish(),
+    last_interaction: z.string().max(64).nullish(),
+    custom_fields: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .loose();
+
+export const ManyChatCallbackSchema = z.object({
+  kind: z.enum(['confirm']),
+  pendingId: z.string().min(1).max(200),
+  answer: z.enum(['yes', 'no']),
+  nonce: z.string().min(1).max(200),
+});
+
+const Wrapped = z.object({
+  contact: ManyChatContactSchema,
+  text: z.string().max(4000).optional(),
+  message_key: z.string().min(1).max(200).optional(),
+  callback: ManyChatCallbackSchema.optional(),
+});
+
+export type ManyChatWebhook = z.infer<typeof Wrapped>;
+
+/** Accepts the wrapped form or the bare contact object; says which field is wrong otherwise. */
+export function parseManyChatWebhook(body: unknown): { ok: true; value: ManyChatWebhook } | { ok: false; problems: string[] } {
+  const looksWrapped = typeof body === 'object' && body !== null && 'contact' in body;
+  const parsed = looksWrapped ? Wrapped.safeParse(body) : ManyChatContactSchema.safeParse(body);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((i) => `${(looksWrapped ? i.path : ['contact', ...i.path]).join('.') || '(body)'}: ${i.message}`),
+    };
+  }
+  return { ok: true, value: looksWrapped ? (parsed.data as ManyChatWebhook) : { contact: parsed.data as ManyChatWebhook['contact'] } };
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** One inbound delivery from any channel, after ingress validation. */
+export const InboundMessageSchema = z.object({
+  tenantId: z.string(),
+  channel: z.enum(['manychat', 'messenger']),
+  contactId: z.string(),
+  /** Identifies the delivery: retries and concurrent duplicates share it. */
+  messageKey: z.string(),
+  text: z.string().optional(),
+  /**
+   * A structured button press (e.g. a confirmation's Yes/No). Typed, never parsed from text, so
+   * no string a contact writes can press a button.
+   */
+  callback: z
+    .object({ kind: z.enum(['confirm']), pendingId: z.string(), answer: z.enum(['yes', 'no']), nonce: z.string() })
+    .optional(),
+  contact: z.object({
+    name: z.string().optional(),
+    fields: z.record(z.string(), z.unknown()),
+    /** ISO time of the contact's last message to the page: drives the 24 h messaging window. */
+    lastInteraction: z.string().optional(),
+  }),
+  receivedAt: z.string(),
+});
+
+export type InboundMessage = z.infer<typeof InboundMessageSchema>;

@@ -1,0 +1,60 @@
+import type { InboundMessage } from './inbound-message.js';
+import type { Reply } from './reply.js';
+import type { StagedAction } from './staged-action.js';
+import type { Decision, Verdict } from './verdict.js';
+
+export interface ToolCallRecord {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface ToolResultRecord {
+  toolCallId: string;
+  toolName: string;
+  /** Envelope status, or `plain` for plain content, `error` for a thrown tool. */
+  status: 'staged' | 'ok' | 'denied' | 'error' | 'plain';
+  output: unknown;
+}
+
+export interface ModelStepRecord {
+  step: number;
+  ms: number;
+  finishReason: string;
+  toolCalls: ToolCallRecord[];
+  toolResults: ToolResultRecord[];
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** What the contact is sent back (also what a duplicate delivery gets). */
+export interface OutgoingReply {
+  text: string;
+  quickReplies: { caption: string; callback?: { pendingId: string; answer: 'yes' | 'no'; nonce: string } }[];
+}
+
+export interface TurnRecord {
+  turnId: string;
+  tenantId: string;
+  contactId: string;
+  messageKey: string;
+  inbound: InboundMessage;
+  modelId: string;
+  steps: ModelStepRecord[];
+  /** The model's structured reply, as it gave it (null when it gave none). */
+  modelReply: Reply | null;
+  staged: StagedAction[];
+  verdicts: Verdict[];
+  decision: Decision;
+  /** Why the decision was taken, in a sentence (error text, first veto reason, ...). */
+  decisionReason: string;
+  reply: OutgoingReply;
+  /** Actions handed to the outbox, in order (model actions on pass, handoff actions on escalate). */
+  committed: StagedAction[];
+  deferred: boolean;
+  timings: { totalMs: number; loadMs: number; modelMs: number; guardrailsMs: number; commitMs: number };
+  redisRoundTrips: { beforeModel: number; afterModel: number };
+  startedAt: string;
+  finishedAt: string;
+  notes: string[];
+}

@@ -1,0 +1,19 @@
+import type { AppEnv } from '../env.js';
+import type { SelectedModel } from '../models/select-model.js';
+import type { RedisSession } from '../storage/redis-session.js';
+import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { Guardrail } from '../../guardrails/guardrail.js';
+import type { OutboxPublisher } from '../../outbox/publisher.js';
+
+/** What a request handler may use. Built from the environment; tests replace parts of it. */
+export interface Services {
+  env: AppEnv;
+  redis(): RedisSession;
+  publisher(): OutboxPublisher;
+  model(config: TenantConfig): SelectedModel;
+  guardrails: readonly Guardrail[];
+  /** Outbound fetch for the ManyChat / Messenger APIs. */
+  fetch: typeof fetch;
+}
+
+export type AppContext = { Bindings: Record<string, unknown>; Variables: { services: Services } };

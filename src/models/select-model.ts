@@ -1,0 +1,23 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import type { LanguageModel } from 'ai';
+import type { AppEnv } from '../env.js';
+import type { TenantConfig } from '../tenants/tenant-config.js';
+import { createOfflineRuleModel, OFFLINE_RULE_MODEL_ID } from './offline-rule-model.js';
+
+export interface SelectedModel {
+  model: LanguageModel;
+  modelId: string;
+  offline: boolean;
+}
+
+/**
+ * The hosted model when OPENAI_API_KEY is set (OPENAI_BASE_URL for any OpenAI-compatible
+ * server; OPENAI_API_MODE=chat for servers that only speak Chat Completions), else the offline
+ * rule model, named as such in every turn record.
+ */
+export function selectModel(env: AppEnv, config: TenantConfig): SelectedModel {
+  if (!env.OPENAI_API_KEY) return { model: createOfflineRuleModel(config), modelId: OFFLINE_RULE_MODEL_ID, offline: true };
+  const openai = createOpenAI({ apiKey: env.OPENAI_API_KEY, ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}) });
+  const model = env.OPENAI_API_MODE === 'chat' ? openai.chat(config.modelId) : openai.responses(config.modelId);
+  return { model, modelId: config.modelId, offline: false };
+}

@@ -1,0 +1,49 @@
+import { Redis } from '@upstash/redis/cloudflare';
+
+/**
+ * A Redis client for one request that counts HTTP round trips, so the turn record can say how
+ * many it took. Auto-pipelining is off: every round trip is an explicit `pipeline()`/`multi()`
+ * or single command, which is what makes the count exact. Values are stored as JSON strings and
+ * parsed by the caller with zod (automatic deserialisation would turn "123" into a number).
+ */
+export class RedisSession {
+  roundTrips = 0;
+  constructor(readonly redis: Redis) {}
+
+  static connect(url: string, token: string): RedisSession {
+    return new RedisSession(
+      new Redis({ url, token, enableAutoPipelining: false, automaticDeserialization: false, enableTelemetry: false, readYourWrites: false }),
+    );
+  }
+
+  /** One round trip: the commands `build` queues, not atomic. */
+  async pipeline(build: (p: ReturnType<Redis['pipeline']>) => void): Promise<unknown[]> {
+    const p = this.redis.pipeline();
+    build(p);
+    this.roundTrips++;
+    return p.exec();
+  }
+
+  /** One round trip: the commands `build` queues, atomically (MULTI/EXEC). */
+  async multi(build: (m: ReturnType<Redis['multi']>) => void): Promise<unknown[]> {
+    const m = this.redis.multi();
+    build(m);
+    this.roundTrips++;
+    return m.exec();
+  }
+
+  /** One round trip for a single command. */
+  async one<T>(run: (r: Redis) => Promise<T>): Promise<T> {
+    this.roundTrips++;
+    return run(this.redis);
+  }
+}
+
+export function parseJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,46 @@
+import { parseJson, type RedisSession } from '../storage/redis-session.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../storage/keys.js';
+import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from './tenant-config.js';
+import { TenantSecretsSchema, type TenantSecrets } from './tenant-secrets.js';
+
+export type TenantLoad =
+  | { found: false }
+  | { found: true; config: TenantConfig; secrets: TenantSecrets }
+  | { found: true; broken: string[] };
+
+/** One round trip: the config and the secrets together. */
+export async function loadTenant(session: RedisSession, tenantId: string): Promise<TenantLoad> {
+  const keys = tenantKeys(tenantId);
+  const [rawConfig, rawSecrets] = await session.pipeline((p) => {
+    p.get(keys.config);
+    p.get(keys.secrets);
+  });
+  if (rawConfig == null || rawSecrets == null) return { found: false };
+  const parsed = parseTenantConfig(parseJson(rawConfig));
+  const secrets = TenantSecretsSchema.safeParse(parseJson(rawSecrets));
+  if (!parsed.ok) return { found: true, broken: parsed.problems };
+  if (!secrets.success) return { found: true, broken: ['stored secrets do not match their schema'] };
+  return { found: true, config: parsed.config, secrets: secrets.data };
+}
+
+/** Validates and writes a config (and optionally secrets) atomically. Returns problems, if any. */
+export async function saveTenant(
+  session: RedisSession,
+  input: TenantConfigInput,
+  secrets?: TenantSecrets,
+): Promise<{ ok: true; config: TenantConfig } | { ok: false; problems: string[] }> {
+  const parsed = parseTenantConfig(input);
+  if (!parsed.ok) return parsed;
+  const keys = tenantKeys(parsed.config.tenantId);
+  await session.multi((m) => {
+    m.set(keys.config, JSON.stringify(parsed.config));
+    if (secrets) m.set(keys.secrets, JSON.stringify(TenantSecretsSchema.parse(secrets)));
+    m.sadd(TENANT_INDEX_KEY, parsed.config.tenantId);
+  });
+  return parsed;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,118 @@
+import { generateText, type LanguageModel, type ModelMessage, type ToolResultPart } from 'ai';
+import { ReplySchema, type Reply } from '../domain/reply.js';
+import type { ModelStepRecord, ToolResultRecord } from '../domain/turn-record.js';
+import { isNearMissEnvelope, isToolEnvelope } from '../../tools/result-envelope.js';
+import { REPLY_TOOL_NAME, type TurnToolset } from '../../tools/registry.js';
+
+/** The product's bound: a turn never makes more than two model calls. */
+export const MAX_MODEL_STEPS = 2;
+
+export type LoopOutcome =
+  | { kind: 'reply'; reply: Reply; steps: ModelStepRecord[] }
+  | { kind: 'no-reply'; why: string; steps: ModelStepRecord[] }
+  | { kind: 'error'; why: string; aborted: boolean; steps: ModelStepRecord[] };
+
+export interface LoopInput {
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  toolset: TurnToolset;
+  abortSignal: AbortSignal;
+  /** Notes for the turn record (near-miss envelopes, ...). */
+  notes: string[];
+  providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
+}
+
+function statusOf(output: unknown, notes: string[], toolName: string): ToolResultRecord['status'] {
+  if (isToolEnvelope(output)) return output.status;
+  if (isNearMissEnvelope(output)) notes.push(`tool ${toolName} returned a status-bearing object that is not an envelope; treated as plain content`);
+  return 'plain';
+}
+
+/**
+ * Runs the model at most twice. Each call is one AI SDK step (generateText's default stop is one
+ * step): read tools execute, write tools stage, and `reply` (no execute) is handed back to us.
+ * The turn ends after one call only when it brought a valid reply and every other call in that
+ * step came back `staged`; a read result, a refusal or an error needs the model to see it, so a
+ * second call runs, and it must reply. There is no third call, whatever the model does.
+ */
+export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
+  const steps: ModelStepRecord[] = [];
+  const messages = [...input.messages];
+  for (let step = 0; step < MAX_MODEL_STEPS; step++) {
+    const started = performance.now();
+    let result;
+    try {
+      result = await generateText({
+        model: input.model,
+        instructions: input.instructions,
+        messages,
+        tools: input.toolset.tools,
+        toolOrder: input.toolset.order,
+        toolChoice: 'required',
+        abortSignal: input.abortSignal,
+        // Retrying inside the deadline would hide latency; the turn's own fallback handles failure.
+        maxRetries: 0,
+        providerOptions: input.providerOptions,
+      });
+    } catch (err) {
+      const aborted = input.abortSignal.aborted;
+      return { kind: 'error', why: aborted ? 'the model did not answer before the deadline' : `model call failed: ${errorText(err)}`, aborted, steps };
+    }
+    const record: ModelStepRecord = {
+      step: step + 1,
+      ms: Math.round(performance.now() - started),
+      finishReason: String(result.finishReason),
+      toolCalls: [],
+      toolResults: [],
+      inputTokens: result.usage?.inputTokens,
+      outputTokens: result.usage?.outputTokens,
+    };
+    let reply: Reply | null = null;
+    let replyCallId: string | null = null;
+    let replyProblem: string | null = null;
+    let needsAnotherStep = false;
+    for (const part of result.content) {
+      if (part.type === 'tool-call') {
+        record.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        if (part.toolName === REPLY_TOOL_NAME) {
+          replyCallId = part.toolCallId;
+          const parsed = ReplySchema.safeParse(part.input);
+          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = parsed.data;
+          else replyProblem = 'the reply did not match its schema';
+        }
+      } else if (part.type === 'tool-result') {
+        const status = statusOf(part.output, input.notes, part.toolName);
+        record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status, output: part.output });
+        if (status !== 'staged') needsAnotherStep = true;
+      } else if (part.type === 'tool-error') {
+        record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status: 'error', output: errorText(part.error) });
+        if (part.toolName !== REPLY_TOOL_NAME) needsAnotherStep = true;
+      }
+    }
+    steps.push(record);
+    if (reply && !needsAnotherStep) return { kind: 'reply', reply, steps };
+    if (step === MAX_MODEL_STEPS - 1) {
+      if (reply) return { kind: 'reply', reply, steps };
+      return { kind: 'no-reply', why: replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
+    }
+    messages.push(...result.responseMessages);
+    // A reply call has no result of its own; the provider needs one before the next call.
+    if (replyCallId && !result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) {
+      const note: ToolResultPart = {
+        type: 'tool-result',
+        toolCallId: replyCallId,
+        toolName: REPLY_TOOL_NAME,
+        output: { type: 'text', value: `Not sent: ${replyProblem ?? 'another tool call in this step needs your attention'}. Actions already staged stay staged; do not stage them again. Call reply once more.` },
+      };
+      messages.push({ role: 'tool', content: [note] });
+    }
+  }
+  // Unreachable: the loop returns on its last step.
+  return { kind: 'no-reply', why: 'loop ended', steps };
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 500);
+  return String(err).slice(0, 500);
+}

@@ -1,0 +1,170 @@
+import type { LanguageModel } from 'ai';
+import type { InboundMessage } from '../domain/inbound-message.js';
+import type { TurnRecord } from '../domain/turn-record.js';
+import type { Decision } from '../domain/verdict.js';
+import type { RedisSession } from '../storage/redis-session.js';
+import type { TenantConfig } from '../tenants/tenant-config.js';
+import { runGuardrails } from '../../guardrails/pipeline.js';
+import type { Guardrail } from '../../guardrails/guardrail.js';
+import { commitTurn, publishCommitted } from '../../outbox/commit.js';
+import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxPublisher } from '../../outbox/publisher.js';
+import { ToolOrderError } from '../../tools/canonical-order.js';
+import { buildTurnTools, type TurnToolset } from '../../tools/registry.js';
+import { TurnStaging } from '../../tools/staging.js';
+import { decide } from './decide.js';
+import { runModelLoop, type LoopOutcome } from './model-loop.js';
+import { buildInstructions, buildMessages, type HistoryEntry } from './prompt.js';
+
+export interface TurnDeps {
+  session: RedisSession;
+  model: LanguageModel;
+  modelId: string;
+  guardrails: readonly Guardrail[];
+  publisher: OutboxPublisher;
+  now?: () => Date;
+}
+
+export interface TurnContext {
+  turnId: string;
+  inbound: InboundMessage;
+  config: TenantConfig;
+  history: HistoryEntry[];
+  /** When the turn must be answered (epoch ms). */
+  deadlineAt: number;
+  startedAt: number;
+  /** Round trips the ingress already spent (auth + claim). */
+  roundTripsBeforeModel: number;
+  inHandoffUntil: string | null;
+}
+
+/** Time kept back from the model for guardrails and the commit. */
+export function modelBudgetMs(ctx: TurnContext, now: number): number {
+  const total = ctx.deadlineAt - ctx.startedAt;
+  const reserve = Math.min(1500, Math.round(total * 0.15));
+  return Math.max(0, ctx.deadlineAt - reserve - now);
+}
+
+/**
+ * One turn, after the claim: loop → guardrails → decide → one atomic commit → publish. Nothing
+ * the model staged leaves this function except inside the committed outbox entry of a passing
+ * turn.
+ */
+export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRecord> {
+  const now = deps.now ?? (() => new Date());
+  const { config, inbound, turnId } = ctx;
+  const notes: string[] = [];
+  const staging = new TurnStaging(turnId);
+  const loadMs = Math.round(performance.now() - ctx.startedAt);
+
+  let toolset: TurnToolset | null = null;
+  let instructions = '';
+  let loop: LoopOutcome;
+  const modelStarted = performance.now();
+  if (ctx.inHandoffUntil) {
+    loop = { kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] };
+  } else {
+    try {
+      toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+      instructions = buildInstructions(config, toolset);
+      const controller = new AbortController();
+      const budget = modelBudgetMs(ctx, performance.now());
+      const timer = setTimeout(() => controller.abort(new Error('turn deadline')), budget);
+      try {
+        loop = await runModelLoop({ model: deps.model, instructions, messages: buildMessages(inbound, ctx.history), toolset, abortSignal: controller.signal, notes });
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (err) {
+      const why = err instanceof ToolOrderError ? `configuration error: ${err.message}` : `turn failed before the model answered: ${err instanceof Error ? err.message : String(err)}`;
+      loop = { kind: 'error', why, aborted: false, steps: [] };
+    }
+  }
+  const modelMs = Math.round(performance.now() - modelStarted);
+
+  const rawReply = loop.kind === 'reply' ? loop.reply : lastReplyInput(loop);
+  let decision: Decision;
+  let decisionReason: string;
+  const guardStarted = performance.now();
+  let verdicts: TurnRecord['verdicts'] = [];
+  if (ctx.inHandoffUntil) {
+    decision = 'escalate';
+    decisionReason = loop.kind === 'no-reply' ? loop.why : 'contact in handoff';
+  } else if (loop.kind === 'error') {
+    decision = 'error';
+    decisionReason = loop.why;
+  } else {
+    const judged = await runGuardrails(
+      deps.guardrails,
+      { inbound, rawReply, reply: loop.kind === 'reply' ? loop.reply : null, staged: staging.actions, steps: loop.steps, config, instructions },
+      config.thresholds.guardrailTimeoutMs,
+    );
+    verdicts = judged.verdicts;
+    decision = judged.outcome;
+    decisionReason = judged.reason;
+  }
+  const guardrailsMs = Math.round(performance.now() - guardStarted);
+
+  const outcome = decide(decision, config, turnId, loop.kind === 'reply' ? loop.reply : null, staging.actions, now());
+  // A contact already with a human gets silence, not a second handoff message.
+  if (ctx.inHandoffUntil) {
+    outcome.reply = { text: '', quickReplies: [] };
+    outcome.committed = [];
+    outcome.handoffUntil = null;
+  }
+  const createdAt = now().toISOString();
+  const entry: OutboxEntry | null = outcome.committed.length
+    ? { turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: outcome.committed, state: 'pending', createdAt, attempts: 0 }
+    : null;
+
+  const record: TurnRecord = {
+    turnId,
+    tenantId: config.tenantId,
+    contactId: inbound.contactId,
+    messageKey: inbound.messageKey,
+    inbound,
+    modelId: deps.modelId,
+    steps: loop.steps,
+    modelReply: loop.kind === 'reply' ? loop.reply : null,
+    staged: staging.actions,
+    verdicts,
+    decision,
+    decisionReason,
+    reply: outcome.reply,
+    committed: outcome.committed,
+    deferred: false,
+    timings: { totalMs: 0, loadMs, modelMs, guardrailsMs, commitMs: 0 },
+    redisRoundTrips: { beforeModel: ctx.roundTripsBeforeModel, afterModel: 0 },
+    startedAt: new Date(Date.now() - (performance.now() - ctx.startedAt)).toISOString(),
+    finishedAt: createdAt,
+    notes,
+  };
+  const history: HistoryEntry[] = ctx.inHandoffUntil
+    ? [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }]
+    : [
+        { role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt },
+        { role: 'agent', text: outcome.reply.text, at: createdAt },
+      ];
+
+  const commitStarted = performance.now();
+  const before = deps.session.roundTrips;
+  record.redisRoundTrips.afterModel = 1;
+  record.timings.totalMs = Math.round(performance.now() - ctx.startedAt);
+  await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil });
+  record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
+  record.timings.commitMs = Math.round(performance.now() - commitStarted);
+  if (entry) {
+    const published = await publishCommitted(deps.publisher, entry);
+    if (!published.published) record.notes.push(`QStash publish failed (${published.error}); the sweeper will publish it again`);
+  }
+  return record;
+}
+
+/** When the loop ended without a valid reply, the last reply call's raw input (for the schema verdict). */
+function lastReplyInput(loop: LoopOutcome): unknown {
+  for (const step of [...loop.steps].reverse()) {
+    const call = [...step.toolCalls].reverse().find((c) => c.toolName === 'reply');
+    if (call) return call.input;
+  }
+  return null;
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { reply, scriptedModel } from '../support/scripted-model.js';
+import { newContact, seedTenant } from '../support/workers-env.js';
+import type { Guardrail } from '../../guardrails/guardrail.js';
+import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
+import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
+
+const brochureSteps = () => [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') }];
+
+async function sendBrochureTurn(app: ReturnType<typeof appWith>, text = 'Can you send me the brochure?') {
+  const { tenantId, secret } = await seedTenant();
+  const contactId = await newContact();
+  const res = await app.post(tenantId, secret, { contact: { id: contactId, first_name: 'Ada' }, text });
+  const turnId = res.headers.get('x-turn-id') ?? '';
+  return { res, tenantId, contactId, turnId, body: (await res.json()) as { content: { messages: { text: string }[] } } };
+}
+
+describe('a ManyChat message that asks for a configured flow', () => {
+  it('stages and replies in one model call, and the passing turn commits the flow', async () => {
+    const model = scriptedModel(brochureSteps());
+    const { res, tenantId, turnId, body } = await sendBrochureTurn(appWith(model));
+    expect(res.status).toBe(200);
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(body.content.messages[0]?.text).toBe('Sending you the brochure now.');
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.decision).toBe('pass');
+    expect(record.steps).toHaveLength(1);
+    const entry = await outboxEntry(tenantId, turnId);
+    expect(entry?.actions.map((a) => [a.kind, a.args.flowName])).toEqual([['send_flow', 'brochure']]);
+  });
+
+  it('takes two model calls when the model reads first, and the second call sees the read result', async () => {
+    const model = scriptedModel([
+      { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] },
+      { calls: [{ tool: 'send_media', input: { flow: 'timetable' } }], reply: reply('We are open 7 to 21; the timetable is on its way.') },
+    ]);
+    const { tenantId, turnId } = await sendBrochureTurn(appWith(model), 'When are you open? Send the timetable');
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const secondPrompt = JSON.stringify(model.doGenerateCalls[1]?.prompt);
+    expect(secondPrompt).toContain('Monday to Saturday');
+    const entry = await outboxEntry(tenantId, turnId);
+    expect(entry?.actions.map((a) => a.args.flowName)).toEqual(['timetable']);
+  });
+
+  it('denies an unconfigured flow and tells the model the allowed names', async () => {
+    const model = scriptedModel([
+      { calls: [{ tool: 'send_media', input: { flow: 'free_vacation' } }], reply: reply('Sending it now.') },
+      { reply: reply('I can send the brochure, the tour or the timetable.') },
+    ]);
+    const { tenantId, turnId } = await sendBrochureTurn(appWith(model), 'send me the free vacation');
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const secondPrompt = JSON.stringify(model.doGenerateCalls[1]?.prompt);
+    expect(secondPrompt).toContain('not configured');
+    expect(secondPrompt).toContain('brochure, studio_tour, timetable');
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.staged).toEqual([]);
+    expect(await outboxEntry(tenantId, turnId)).toBeNull();
+  });
+
+  it('stops a model that keeps calling tools at two calls', async () => {
+    const model = scriptedModel([
+      { calls: [{ tool: 'lookup_contact', input: {} }] },
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }] },
+      { reply: reply('third step, never reached') },
+    ]);
+    const { tenantId, turnId, body } = await sendBrochureTurn(appWith(model));
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.decision).toBe('escalate');
+    expect(record.committed.every((a) => a.tool.startsWith('system:'))).toBe(true);
+    expect(body.content.messages[0]?.text).toContain('teammate');
+  });
+});
+
+const throwing: Guardrail = { name: 'throws', check: () => { throw new Error('boom'); } };
+const vetoing: Guardrail = { name: 'always-veto', check: () => ({ outcome: 'veto', reason: 'test veto' }) };
+const escalating: Guardrail = { name: 'always-escalate', check: () => ({ outcome: 'escalate', reason: 'test escalate' }) };
+const hanging: Guardrail = { name: 'hangs', check: () => new Promise(() => {}) };
+
+describe('a turn that must not happen performs nothing the model staged', () => {
+  const cases: [string, Guardrail[], 'veto' | 'escalate'][] = [
+    ['a guardrail veto', [...defaultGuardrails, vetoing], 'veto'],
+    ['a guardrail escalate', [...defaultGuardrails, escalating], 'escalate'],
+    ['a guardrail that throws', [...defaultGuardrails, throwing], 'escalate'],
+    ['a guardrail that hangs past its budget', [...defaultGuardrails, hanging], 'escalate'],
+  ];
+  for (const [name, guardrails, decision] of cases) {
+    it(`${name} → ${decision}, no model action committed`, async () => {
+      const { tenantId, turnId, body } = await sendBrochureTurn(appWith(scriptedModel(brochureSteps()), guardrails));
+      const record = await turnRecord(tenantId, turnId);
+      expect(record.decision).toBe(decision);
+      expect(record.staged.map((a) => a.kind)).toEqual(['send_flow']);
+      expect(record.committed.filter((a) => !a.tool.startsWith('system:'))).toEqual([]);
+      const entry = await outboxEntry(tenantId, turnId);
+      expect((entry?.actions ?? []).some((a) => a.kind === 'send_flow')).toBe(false);
+      expect(body.content.messages[0]?.text).toMatch(decision === 'veto' ? /Sorry/ : /teammate/);
+    });
+  }
+
+  it('a model error → fallback reply, nothing committed', async () => {
+    const { tenantId, turnId, body } = await sendBrochureTurn(appWith(scriptedModel([{ error: 'provider exploded' }])));
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.decision).toBe('error');
+    expect(record.decisionReason).toContain('provider exploded');
+    expect(await outboxEntry(tenantId, turnId)).toBeNull();
+    expect(body.content.messages[0]?.text).toMatch(/Sorry/);
+  });
+
+  it('a model past the deadline is aborted → fallback reply, nothing committed', async () => {
+    const { tenantId, secret } = await seedTenant({ deadlineMs: 600 });
+    const contactId = await newContact();
+    const model = scriptedModel([{ delayMs: 5000, ...brochureSteps()[0] }]);
+    const started = Date.now();
+    const res = await appWith(model).post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please' });
+    const elapsed = Date.now() - started;
+    const turnId = res.headers.get('x-turn-id')!;
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.decision).toBe('error');
+    expect(record.decisionReason).toContain('deadline');
+    expect(await outboxEntry(tenantId, turnId)).toBeNull();
+    expect(elapsed).toBeLessThan(5000); // answered without waiting for the model
+  });
+});

@@ -1,0 +1,18 @@
+import { tool } from 'ai';
+import { z } from 'zod';
+import { markAsData } from '../data-marking.js';
+import { envelope } from '../result-envelope.js';
+import type { ToolContext } from '../tool-context.js';
+import type { ToolInstance } from '../../src/tenants/tenant-config.js';
+
+/** Reads the contact's name and custom fields as ManyChat sent them with the message. */
+export function lookupContactTool(instance: ToolInstance, ctx: ToolContext) {
+  return tool({
+    description: instance.description,
+    inputSchema: z.object({}),
+    execute: async () => {
+      const { name, fields } = ctx.inbound.contact;
+      return envelope.ok(markAsData('contact fields', JSON.stringify({ name: name ?? null, fields })));
+    },
+  });
+}

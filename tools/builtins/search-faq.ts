@@ -1,0 +1,45 @@
+import { tool } from 'ai';
+import { z } from 'zod';
+import { markAsData } from '../data-marking.js';
+import { envelope } from '../result-envelope.js';
+import type { ToolContext } from '../tool-context.js';
+import type { TenantConfig, ToolInstance } from '../../src/tenants/tenant-config.js';
+
+const STOP = new Set(['the', 'and', 'for', 'you', 'your', 'are', 'what', 'how', 'can', 'does', 'with', 'this', 'that', 'have', 'from', 'about', 'is', 'do', 'a', 'an', 'to', 'of', 'in', 'on', 'i', 'my', 'me']);
+
+export function significantWords(text: string): Set<string> {
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length >= 3 && !STOP.has(w)),
+  );
+}
+
+/** Ranks FAQ entries by shared significant words with the query; best first, ties by id. */
+export function rankFaq(config: TenantConfig, query: string, limit = 3) {
+  const q = significantWords(query);
+  return config.faq
+    .map((entry) => {
+      const words = significantWords(`${entry.question} ${entry.answer}`);
+      let score = 0;
+      for (const w of q) if (words.has(w)) score++;
+      return { entry, score };
+    })
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1))
+    .slice(0, limit)
+    .map((r) => r.entry);
+}
+
+export function searchFaqTool(instance: ToolInstance, ctx: ToolContext) {
+  return tool({
+    description: instance.description,
+    inputSchema: z.object({ query: z.string().min(1).max(500) }),
+    execute: async ({ query }) => {
+      const hits = rankFaq(ctx.config, query);
+      if (!hits.length) return envelope.ok('No FAQ entry matches.');
+      return envelope.ok(markAsData('faq', JSON.stringify(hits)));
+    },
+  });
+}

@@ -1,0 +1,30 @@
+import { tool } from 'ai';
+import { z } from 'zod';
+import { envelope } from '../result-envelope.js';
+import type { ToolContext } from '../tool-context.js';
+import type { ToolInstance } from '../../src/tenants/tenant-config.js';
+
+/** Stages a ManyChat sendFlow of one of the tenant's configured flows (brochure, video, ...). */
+export function sendFlowTool(instance: ToolInstance, ctx: ToolContext) {
+  const allowed = ctx.config.flows.map((f) => f.name);
+  return tool({
+    description: `${instance.description} Flows: ${ctx.config.flows.map((f) => `${f.name} (${f.description})`).join('; ') || 'none configured'}.`,
+    inputSchema: z.object({ flow: z.string().describe(`One of: ${allowed.join(', ') || '(none)'}`) }),
+    execute: async ({ flow }) => {
+      const config = ctx.config.flows.find((f) => f.name === flow);
+      if (!config) return envelope.denied(`Refused: flow "${flow}" is not configured. Allowed flows: ${allowed.join(', ') || 'none'}.`);
+      const action = ctx.staging.stage({
+        tool: instance.name,
+        kind: 'send_flow',
+        args: { flowNs: config.ns, flowName: config.name },
+        effect: 'write',
+        idempotent: false,
+        gate: 'none',
+        summary: `send flow "${config.name}" (${config.description})`,
+      });
+      return envelope.staged(`Staged (not yet sent): flow "${flow}". It is sent only if this turn passes review.`, [
+        { actionId: action.id, kind: action.kind, summary: action.summary },
+      ]);
+    },
+  });
+}

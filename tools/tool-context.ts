@@ -1,0 +1,15 @@
+import type { InboundMessage } from '../src/domain/inbound-message.js';
+import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
+import type { TurnStaging } from './staging.js';
+
+/** What a built-in tool may see while the loop runs: data, and the staging area. No clients. */
+export interface ToolContext {
+  config: TenantConfig;
+  inbound: InboundMessage;
+  staging: TurnStaging;
+}
+
+export interface BuiltToolSpec {
+  instance: ToolInstance;
+  effect: 'read' | 'write' | 'destructive';
+}
