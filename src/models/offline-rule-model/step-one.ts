@@ -58,7 +58,7 @@ function flowRule(ctx: RuleContext, textWords: string[]): Plan | undefined {
   if (!tool || !flow) return undefined;
   return {
     rule: 'flow-request',
-    calls: [],
+    calls: [{ toolName: tool.name, input: { flow: flow.name } }],
     reply: {
       text: sendingFlowText(flow),
       escalate: false,

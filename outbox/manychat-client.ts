@@ -1,0 +1,154 @@
+/**
+ * A small typed client for the ManyChat public API endpoints the outbox performs
+ * (protocols/manychat-messenger.md §2). It never throws for an API or network failure: every
+ * call answers a `ManyChatResult` that says whether a retry can help, so the ledger rules in
+ * `deliver-entry.ts` can decide without parsing errors. It never logs; the API key is only ever
+ * placed in the Authorization header.
+ */
+
+export type ManyChatResult =
+  | { ok: true }
+  /** The API surely did not perform the call (429, 5xx): safe to try again, even for a send. */
+  | { ok: false; kind: 'retryable'; status: number; message: string; retryAfterSeconds?: number }
+  /**
+   * No answer in time, or the connection failed mid-request: the call may or may not have
+   * happened. Callers must treat the outcome as unknown.
+   */
+  | { ok: false; kind: 'timeout'; message?: string }
+  /** The API refused the call in a way a retry cannot fix (bad id, 3011 outside the 24 h window). */
+  | { ok: false; kind: 'permanent'; status: number; message: string; code?: number };
+
+export type ManyChatFailure = Exclude<ManyChatResult, { ok: true }>;
+
+export interface ManyChatClient {
+  sendFlow(subscriberId: string, flowNs: string): Promise<ManyChatResult>;
+  sendContent(subscriberId: string, content: { text: string }, messageTag?: string): Promise<ManyChatResult>;
+  addTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
+  removeTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
+  setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ManyChatResult>;
+}
+
+export interface ManyChatClientOptions {
+  /** e.g. https://api.manychat.com (env MANYCHAT_API_URL); a trailing slash is ignored. */
+  baseUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+  /** Per call. Keep it well under the delivery lease so a hung call cannot outlive the lease. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_MANYCHAT_TIMEOUT_MS = 10_000;
+/** QStash caps Retry-After at a day; so do we. */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+const MAX_MESSAGE_CHARS = 500;
+
+/** ManyChat ids are ints; the contact id arrives as a string. Send a number when it is one. */
+function subscriberIdValue(id: string): number | string {
+  if (/^\d{1,15}$/.test(id)) {
+    const n = Number(id);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return id;
+}
+
+/** `Retry-After` as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER_SECONDS);
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(Math.max(0, Math.ceil((at - nowMs) / 1000)), MAX_RETRY_AFTER_SECONDS);
+}
+
+interface Envelope {
+  status?: unknown;
+  message?: unknown;
+  code?: unknown;
+  details?: { messages?: { message?: unknown }[] };
+}
+
+/** The API's own words: the message plus any validation details, bounded. */
+function envelopeMessage(body: Envelope | null, fallback: string): string {
+  const parts: string[] = [];
+  if (body && typeof body.message === 'string' && body.message) parts.push(body.message);
+  const details = body?.details?.messages;
+  if (Array.isArray(details)) {
+    for (const d of details) if (d && typeof d.message === 'string' && !parts[0]?.includes(d.message)) parts.push(d.message);
+  }
+  const text = parts.join('; ') || fallback;
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
+}
+
+function parseEnvelope(text: string): Envelope | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Envelope) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Maps one HTTP answer to a result. The `status` string decides success, not only the HTTP code. */
+export function classifyResponse(status: number, text: string, retryAfter: string | null): ManyChatResult {
+  const body = parseEnvelope(text);
+  if (status === 429 || status >= 500 || status === 408) {
+    const retryAfterSeconds = parseRetryAfter(retryAfter);
+    return {
+      ok: false,
+      kind: 'retryable',
+      status,
+      message: envelopeMessage(body, `HTTP ${status}`),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    };
+  }
+  if (status >= 200 && status < 300 && body?.status === 'success') return { ok: true };
+  const code = typeof body?.code === 'number' ? body.code : undefined;
+  // A 2xx without "success" was accepted by the server but not confirmed: never retried (a send
+  // could repeat), reported with what it said.
+  const fallback = status >= 200 && status < 300 ? `HTTP ${status} without "status":"success"` : `HTTP ${status}`;
+  return { ok: false, kind: 'permanent', status, message: envelopeMessage(body, fallback), ...(code !== undefined ? { code } : {}) };
+}
+
+export function createManyChatClient(opts: ManyChatClientOptions): ManyChatClient {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+
+  async function post(path: string, body: Record<string, unknown>): Promise<ManyChatResult> {
+    let res: Response;
+    try {
+      res = await opts.fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${opts.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+    } catch (err) {
+      // A timeout, or a connection that failed after the request may have been sent: the
+      // outcome is unknown either way. The error's name only: its message could echo the URL.
+      const name = err instanceof Error ? err.name : 'Error';
+      return { ok: false, kind: 'timeout', message: name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : `request failed (${name})` };
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      // The status arrived but the body did not: for a 2xx that is not a confirmation.
+      return res.status >= 200 && res.status < 300 ? { ok: false, kind: 'timeout', message: 'response body was cut off' } : classifyResponse(res.status, '', res.headers.get('retry-after'));
+    }
+    return classifyResponse(res.status, text, res.headers.get('retry-after'));
+  }
+
+  return {
+    sendFlow: (subscriberId, flowNs) => post('/fb/sending/sendFlow', { subscriber_id: subscriberIdValue(subscriberId), flow_ns: flowNs }),
+    sendContent: (subscriberId, content, messageTag) =>
+      post('/fb/sending/sendContent', {
+        subscriber_id: subscriberIdValue(subscriberId),
+        data: { version: 'v2', content: { messages: [{ type: 'text', text: content.text }] } },
+        ...(messageTag ? { message_tag: messageTag } : {}),
+      }),
+    addTagByName: (subscriberId, tagName) => post('/fb/subscriber/addTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
+    removeTagByName: (subscriberId, tagName) => post('/fb/subscriber/removeTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
+    setCustomFieldByName: (subscriberId, fieldName, value) =>
+      post('/fb/subscriber/setCustomFieldByName', { subscriber_id: subscriberIdValue(subscriberId), field_name: fieldName, field_value: value }),
+  };
+}
