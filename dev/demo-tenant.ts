@@ -42,6 +42,14 @@ export function demoTenantConfig(tenantId = DEMO_TENANT_ID): TenantConfigInput {
       { name: 'lookup_contact', kind: 'lookup_contact', description: 'Read the contact\'s name and custom fields.' },
       { name: 'search_faq', kind: 'search_faq', description: 'Search the studio\'s FAQ.' },
     ],
+    manifest: {
+      send_media: { effect: 'write', confirm: 'never', guidance: 'Offer media only when it answers what the contact asked.' },
+      tag_contact: { effect: 'write', confirm: 'never' },
+      untag_contact: { effect: 'destructive', undo: 'tag_contact' },
+      record_choice: { effect: 'write', confirm: 'once', guidance: 'Record a class preference only when the contact states one.' },
+      lookup_contact: { effect: 'read' },
+      search_faq: { effect: 'read', guidance: 'Search the FAQ before answering questions about the studio.' },
+    },
     thresholds: { minConfidence: 0.5, guardrailTimeoutMs: 1000 },
     handoff: { tag: 'human_handoff', reply: 'Thanks! A teammate will pick this up shortly.', silenceMinutes: 60 },
   };

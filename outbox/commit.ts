@@ -3,6 +3,8 @@ import type { RedisSession } from '../src/storage/redis-session.js';
 import { TTL, tenantKeys } from '../src/storage/keys.js';
 import type { HistoryEntry } from '../src/turn/prompt.js';
 import type { OutboxEntry } from './outbox-entry.js';
+import { queuePinnedRow } from '../src/approvals/pinned-store.js';
+import type { PinnedTerms } from '../src/approvals/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 
 const TURN_LOG_LIMIT = 1000;
@@ -14,6 +16,8 @@ export interface CommitInput {
   historyLimit: number;
   /** Set when the turn escalated: the model stays silent for this contact until then. */
   handoffUntil: string | null;
+  /** Confirmation / approval rows pinning gated actions, created with the turn. */
+  pinned: PinnedTerms[];
 }
 
 /**
@@ -38,6 +42,7 @@ export async function commitTurn(session: RedisSession, input: CommitInput): Pro
       m.set(keys.outbox(record.turnId), JSON.stringify(entry), { ex: TTL.outboxSeconds });
       m.zadd(keys.outboxPending, { score: Date.parse(entry.createdAt), member: record.turnId });
     }
+    for (const terms of input.pinned) queuePinnedRow(m, terms);
     if (input.handoffUntil) {
       const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
       m.set(keys.handoff(record.contactId), input.handoffUntil, { ex: seconds });

@@ -11,8 +11,8 @@ export type ManyChatResult =
   /** The API surely did not perform the call (429, 5xx): safe to try again, even for a send. */
   | { ok: false; kind: 'retryable'; status: number; message: string; retryAfterSeconds?: number }
   /**
-   * No answer in time, or the connection failed mid-request: the call may or may not have
-   * happened. Callers must treat the outcome as unknown.
+   * No answer in time, the connection failed mid-request, or a 2xx that did not confirm: the call
+   * may or may not have happened. Callers must treat the outcome as unknown.
    */
   | { ok: false; kind: 'timeout'; message?: string }
   /** The API refused the call in a way a retry cannot fix (bad id, 3011 outside the 24 h window). */
@@ -102,12 +102,13 @@ export function classifyResponse(status: number, text: string, retryAfter: strin
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     };
   }
-  if (status >= 200 && status < 300 && body?.status === 'success') return { ok: true };
+  const is2xx = status >= 200 && status < 300;
+  if (is2xx && body?.status === 'success') return { ok: true };
+  // A 2xx that neither confirms nor refuses (no envelope, or an unknown status string) was
+  // accepted but not confirmed: it may have been performed, so the outcome is unknown.
+  if (is2xx && body?.status !== 'error') return { ok: false, kind: 'timeout', message: `HTTP ${status} without a "status":"success" envelope` };
   const code = typeof body?.code === 'number' ? body.code : undefined;
-  // A 2xx without "success" was accepted by the server but not confirmed: never retried (a send
-  // could repeat), reported with what it said.
-  const fallback = status >= 200 && status < 300 ? `HTTP ${status} without "status":"success"` : `HTTP ${status}`;
-  return { ok: false, kind: 'permanent', status, message: envelopeMessage(body, fallback), ...(code !== undefined ? { code } : {}) };
+  return { ok: false, kind: 'permanent', status, message: envelopeMessage(body, `HTTP ${status}`), ...(code !== undefined ? { code } : {}) };
 }
 
 export function createManyChatClient(opts: ManyChatClientOptions): ManyChatClient {

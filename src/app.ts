@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
+import { tenantApiRoutes } from './tenants/tenant-api.js';
 import { EnvError, parseEnv, type AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError } from './http/errors.js';
@@ -9,6 +10,8 @@ import { selectModel } from './models/select-model.js';
 import { RedisSession } from './storage/redis-session.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import { qstashPublisher } from '../outbox/publisher.js';
+import { deadLetterRoutes } from '../outbox/dead-letter-route.js';
+import { deliveryRoutes } from '../outbox/delivery-route.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -41,6 +44,9 @@ export function createApp(override?: ServiceOverrides) {
   });
   app.route('/v1/health', healthRoute());
   app.route('/v1/manychat', manyChatRoutes());
+  app.route('/v1/tenants', tenantApiRoutes());
+  app.route('/v1/outbox', deliveryRoutes());
+  app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Log the error's name and message only: bodies and headers may carry secrets.

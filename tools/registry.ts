@@ -1,13 +1,14 @@
 import { tool, type Tool } from 'ai';
 import { ReplySchema } from '../src/domain/reply.js';
-import type { ToolInstance } from '../src/tenants/tenant-config.js';
-import { canonicalToolOrder } from './canonical-order.js';
+import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
+import { canonicalToolOrder, compareCodeUnits, REST_ENTRY } from './canonical-order.js';
+import { gateOf, type Manifest, type ToolDeclaration } from './manifest.js';
 import { lookupContactTool } from './builtins/lookup-contact.js';
 import { searchFaqTool } from './builtins/search-faq.js';
 import { sendFlowTool } from './builtins/send-flow.js';
 import { setFieldTool } from './builtins/set-field.js';
 import { tagContactTool } from './builtins/tag-contact.js';
-import type { ToolContext } from './tool-context.js';
+import type { ToolContext, WritePolicy } from './tool-context.js';
 
 export const REPLY_TOOL_NAME = 'reply';
 
@@ -16,16 +17,16 @@ export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
   return kind === 'lookup_contact' || kind === 'search_faq' ? 'read' : 'write';
 }
 
-function buildInstance(instance: ToolInstance, ctx: ToolContext): Tool {
+function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy): Tool {
   switch (instance.kind) {
     case 'send_flow':
-      return sendFlowTool(instance, ctx);
+      return sendFlowTool(instance, ctx, policy);
     case 'add_tag':
-      return tagContactTool(instance, ctx, 'add');
+      return tagContactTool(instance, ctx, policy, 'add');
     case 'remove_tag':
-      return tagContactTool(instance, ctx, 'remove');
+      return tagContactTool(instance, ctx, policy, 'remove');
     case 'set_field':
-      return setFieldTool(instance, ctx);
+      return setFieldTool(instance, ctx, policy);
     case 'lookup_contact':
       return lookupContactTool(instance, ctx);
     case 'search_faq':
@@ -45,7 +46,29 @@ export interface TurnToolset {
   tools: Record<string, Tool>;
   /** Canonical order of the model-facing tool list (also passed as the AI SDK's toolOrder). */
   order: string[];
-  effects: Record<string, 'read' | 'write'>;
+  /** Per registered tool: its declaration (the reply tool has none). */
+  declarations: Record<string, ToolDeclaration>;
+  /** Tools that were not registered, each with why (shown in the turn record). */
+  refused: string[];
+}
+
+/** Why an instance cannot be registered under this manifest, or null if it can. */
+export function registrationProblem(instance: ToolInstance, manifest: Manifest, tenantId: string): string | null {
+  const declaration = manifest[instance.name];
+  if (!declaration) return `tool "${instance.name}" is not declared in tenant "${tenantId}"'s manifest; it was not registered`;
+  const kindEffect = effectOfKind(instance.kind);
+  if (kindEffect === 'read' && declaration.effect !== 'read') return `tool "${instance.name}" only reads, but its manifest declares effect ${declaration.effect}; it was not registered`;
+  if (kindEffect === 'write' && declaration.effect === 'read') return `tool "${instance.name}" stages actions, but its manifest declares effect read; it was not registered`;
+  return null;
+}
+
+/** Declared tools with no registered implementation, and registered ones with no declaration. */
+export function manifestDrift(config: TenantConfig): { declaredNotRegistered: string[]; registeredNotDeclared: string[] } {
+  const registered = new Set(config.tools.map((t) => t.name));
+  return {
+    declaredNotRegistered: Object.keys(config.manifest).filter((n) => !registered.has(n)).sort(compareCodeUnits),
+    registeredNotDeclared: [...registered].filter((n) => !(n in config.manifest)).sort(compareCodeUnits),
+  };
 }
 
 /**
@@ -55,14 +78,24 @@ export interface TurnToolset {
  */
 export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]): TurnToolset {
   const byName = new Map<string, Tool>();
-  const effects: Record<string, 'read' | 'write'> = {};
+  const declarations: Record<string, ToolDeclaration> = {};
+  const refused: string[] = [];
   for (const instance of ctx.config.tools) {
-    byName.set(instance.name, buildInstance(instance, ctx));
-    effects[instance.name] = effectOfKind(instance.kind);
+    const problem = registrationProblem(instance, ctx.config.manifest, ctx.config.tenantId);
+    if (problem) {
+      refused.push(problem);
+      continue;
+    }
+    const declaration = ctx.config.manifest[instance.name]!;
+    const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write', gate: gateOf(declaration) };
+    byName.set(instance.name, buildInstance(instance, ctx, policy));
+    declarations[instance.name] = declaration;
   }
   byName.set(REPLY_TOOL_NAME, replyTool());
-  const order = canonicalToolOrder([...byName.keys()], toolOrder);
+  // The tenant's order is checked against every tool it names, registered or not, so a refusal
+  // does not turn a valid order into a configuration error.
+  const order = canonicalToolOrder([...byName.keys()], toolOrder ? toolOrder.filter((n) => n === REST_ENTRY || byName.has(n) || !ctx.config.tools.some((t) => t.name === n)) : undefined);
   const tools: Record<string, Tool> = {};
   for (const name of order) tools[name] = byName.get(name)!;
-  return { tools, order, effects };
+  return { tools, order, declarations, refused };
 }

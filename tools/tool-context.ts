@@ -1,5 +1,6 @@
 import type { InboundMessage } from '../src/domain/inbound-message.js';
 import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
+import type { Gate } from './manifest.js';
 import type { TurnStaging } from './staging.js';
 
 /** What a built-in tool may see while the loop runs: data, and the staging area. No clients. */
@@ -7,6 +8,12 @@ export interface ToolContext {
   config: TenantConfig;
   inbound: InboundMessage;
   staging: TurnStaging;
+}
+
+/** What the manifest says about a write tool's staged actions. */
+export interface WritePolicy {
+  effect: 'write' | 'destructive';
+  gate: Gate;
 }
 
 export interface BuiltToolSpec {

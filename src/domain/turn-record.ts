@@ -51,6 +51,9 @@ export interface TurnRecord {
   reply: OutgoingReply;
   /** Actions handed to the outbox, in order (model actions on pass, handoff actions on escalate). */
   committed: StagedAction[];
+  /** Gated actions waiting: the contact's confirmation row, and tenant approval rows. */
+  pendingConfirmation: string | null;
+  approvals: string[];
   deferred: boolean;
   timings: { totalMs: number; loadMs: number; modelMs: number; guardrailsMs: number; commitMs: number };
   redisRoundTrips: { beforeModel: number; afterModel: number };

@@ -1,4 +1,5 @@
 import type {
+  JSONValue,
   LanguageModelV4CallOptions,
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
@@ -59,7 +60,7 @@ function buildTools(log: Array<{ tool: string; input: unknown }>, opts: ToolOpti
       execute: async (input) => {
         record('send_media', input);
         return opts.denyFlows
-          ? envelope('denied', `Flow "${input.flow}" is not enabled for this contact. Allowed: price_list, class_timetable.`)
+          ? envelope('denied', `Refused: flow "${input.flow}" is not enabled for this contact. Allowed flows: price_list, class_timetable.`)
           : envelope('staged', `Staged: send flow "${input.flow}" (it has not been sent yet).`);
       },
     }),
@@ -77,11 +78,14 @@ function buildTools(log: Array<{ tool: string; input: unknown }>, opts: ToolOpti
       execute: async (input) => {
         record('faq', input);
         const q = input.query.toLowerCase();
-        const results = config.faq
-          .map((e) => ({ ...e, score: e.question.toLowerCase().split(/\W+/).filter((w) => w.length > 3 && q.includes(w)).length }))
-          .filter((e) => e.score > 0)
-          .sort((a, b) => b.score - a.score);
-        return envelope('ok', { results });
+        const hits = config.faq
+          .map((entry) => ({ entry, score: entry.question.toLowerCase().split(/\W+/).filter((w) => w.length > 3 && q.includes(w)).length }))
+          .filter((h) => h.score > 0)
+          .sort((a, b) => b.score - a.score)
+          .map((h) => h.entry);
+        // The product's shape: an ok envelope whose content is JSON text marked as untrusted data.
+        if (!hits.length) return envelope('ok', 'No FAQ entry matches.');
+        return envelope('ok', `<untrusted-data source="faq">\n${JSON.stringify(hits)}\n</untrusted-data>`);
       },
     }),
     tag_vip: tool({
@@ -330,6 +334,25 @@ describe('offline rule model: only offered tools', () => {
     expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Hi there!/) }]);
     expect(result.finishReason).toEqual({ unified: 'stop', raw: 'stop' });
   });
+
+  it('honours toolChoice required (what the product passes) and a forced single tool', async () => {
+    const model = createOfflineRuleModel(config);
+    const required = await model.doGenerate({
+      prompt: userPrompt('send me the brochure'),
+      tools: functionTools(ALL_TOOL_NAMES),
+      toolChoice: { type: 'required' },
+    });
+    expect(required.content.map((c) => (c.type === 'tool-call' ? c.toolName : c.type))).toEqual(['send_media', 'reply']);
+    const forced = await model.doGenerate({
+      prompt: userPrompt('send me the brochure'),
+      tools: functionTools(ALL_TOOL_NAMES),
+      toolChoice: { type: 'tool', toolName: 'reply' },
+    });
+    expect(forced.content.map((c) => (c.type === 'tool-call' ? c.toolName : c.type))).toEqual(['reply']);
+    // The flow tool was not callable, so the reply must not promise the flow.
+    const forcedReply = forced.content[0]?.type === 'tool-call' ? ReplySchema.parse(JSON.parse(forced.content[0].input)) : undefined;
+    expect(forcedReply?.text).toMatch(/^Hi there!/);
+  });
 });
 
 describe('offline rule model: step 2 from tool results', () => {
@@ -378,6 +401,23 @@ describe('offline rule model: step 2 from tool results', () => {
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(asArray.reply.text).toBe("Sorry, I couldn't update that. What I can offer: vip.");
+    const noneAllowed = await directReply({
+      prompt: stepTwoPrompt('brochure', { toolName: 'send_media', input: { flow: 'brochure' } }, {
+        type: 'json',
+        value: envelope('denied', 'Refused: flow "brochure" is not configured. Allowed flows: none.') as JSONValue,
+      }),
+      tools: functionTools(ALL_TOOL_NAMES),
+    });
+    expect(noneAllowed.reply.text).toBe("Sorry, I can't send that.");
+    expect(noneAllowed.reply.quickReplies).toBeUndefined();
+    const unlisted = await directReply({
+      prompt: stepTwoPrompt('goal: yoga', { toolName: 'record_goal', input: { field: 'goal', value: 'yoga' } }, {
+        type: 'json',
+        value: envelope('denied', 'Refused: "yoga" is not a valid choice for this field.') as JSONValue,
+      }),
+      tools: functionTools(ALL_TOOL_NAMES),
+    });
+    expect(unlisted.reply.text).toBe("Sorry, I couldn't record that.");
   });
 
   it('summarises a contact lookup and treats an SDK error output as an apology', async () => {
@@ -397,7 +437,7 @@ describe('offline rule model: step 2 from tool results', () => {
     expect(failed.calls).toHaveLength(1);
   });
 
-  it('answers from a plain-text FAQ result and from a bare JSON array', async () => {
+  it('answers from a plain-text FAQ result, a bare JSON array (best score) and the first of unscored hits', async () => {
     const text = await directReply({
       prompt: stepTwoPrompt('hours?', { toolName: 'faq', input: { query: 'hours?' } }, {
         type: 'text',
@@ -417,6 +457,14 @@ describe('offline rule model: step 2 from tool results', () => {
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(scored.reply.text).toBe('Free parking.');
+    const marked = await directReply({
+      prompt: stepTwoPrompt('gym?', { toolName: 'faq', input: { query: 'gym?' } }, {
+        type: 'json',
+        value: envelope('ok', `<untrusted-data source="faq">\n${JSON.stringify([config.faq[1], config.faq[0]])}\n</untrusted-data>`) as JSONValue,
+      }),
+      tools: functionTools(ALL_TOOL_NAMES),
+    });
+    expect(marked.reply.text).toBe(config.faq[1]!.answer);
   });
 });
 

@@ -177,7 +177,10 @@ function streamParts(result: LanguageModelV4GenerateResult): LanguageModelV4Stre
 }
 
 /** A pull stream, so an abort between parts ends it with the signal's reason. */
-function toStream(result: LanguageModelV4GenerateResult, signal: AbortSignal | undefined): ReadableStream<LanguageModelV4StreamPart> {
+function toStream(
+  result: LanguageModelV4GenerateResult,
+  signal: AbortSignal | undefined,
+): ReadableStream<LanguageModelV4StreamPart> {
   const parts = streamParts(result);
   let next = 0;
   return new ReadableStream<LanguageModelV4StreamPart>({
@@ -204,7 +207,7 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortReason(signal!));
+      if (signal) reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

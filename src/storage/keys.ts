@@ -19,6 +19,8 @@ export const TTL = {
   turnSeconds: 30 * 24 * 3600,
   historySeconds: 7 * 24 * 3600,
   outboxSeconds: 30 * 24 * 3600,
+  /** Pinned rows outlive their expiry so a late click still finds them (and does nothing). */
+  pinnedSeconds: 14 * 24 * 3600,
 } as const;
 
 export function tenantKeys(tenantId: string) {
@@ -34,6 +36,12 @@ export function tenantKeys(tenantId: string) {
     outbox: (turnId: string) => `${t}:outbox:${assertSafeId('turn id', turnId)}`,
     ledger: (turnId: string) => `${t}:ledger:${assertSafeId('turn id', turnId)}`,
     outboxPending: `${t}:outbox-pending`,
+    /** Pinned terms of a confirmation or approval: written once, never changed. */
+    pinnedTerms: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}`,
+    /** Its status, the only part that changes (pending → approved | rejected | expired | …). */
+    pinnedStatus: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}:status`,
+    /** The tenant's approval queue, scored by expiry (ms). */
+    approvalQueue: `${t}:approvals`,
     deadLetters: `${t}:dead-letters`,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkToolOrder } from '../../tools/canonical-order.js';
+import { checkManifest, ManifestSchema } from '../../tools/manifest.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -60,6 +61,8 @@ export const TenantConfigSchema = z.object({
   fields: z.array(FieldSchema).default([]),
   faq: z.array(FaqEntrySchema).default([]),
   tools: z.array(ToolInstanceSchema).default([]),
+  /** Declarations of every tool the tenant may register (see tools/manifest.ts). */
+  manifest: ManifestSchema.default({}),
   /** Canonical tool order override; must contain "<unlisted-tools>" exactly once. */
   toolOrder: z.array(z.string()).optional(),
   thresholds: z
@@ -82,7 +85,7 @@ export type FieldConfig = z.infer<typeof FieldSchema>;
 export type ToolInstance = z.infer<typeof ToolInstanceSchema>;
 
 /** Cross-field rules zod's shape cannot say: names unique, references resolve. */
-export function checkTenantConfig(config: TenantConfig): string[] {
+export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 'save'): string[] {
   const problems: string[] = [];
   const dup = (what: string, names: string[]) => {
     const seen = new Set<string>();
@@ -96,18 +99,20 @@ export function checkTenantConfig(config: TenantConfig): string[] {
   dup('field', config.fields.map((f) => f.name));
   dup('tool', config.tools.map((t) => t.name));
   if (config.tools.some((t) => t.name === 'reply')) problems.push('tool name "reply" is reserved for the end-of-turn reply');
-  if (config.toolOrder) problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
+  // Checked when saved; a stored config that slipped past fails its turns cleanly at prompt assembly instead.
+  if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
+  problems.push(...checkManifest(config.manifest));
   if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
     problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
   }
   return problems;
 }
 
-export function parseTenantConfig(raw: unknown): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
+export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
   const parsed = TenantConfigSchema.safeParse(raw);
   if (!parsed.success) {
     return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
   }
-  const problems = checkTenantConfig(parsed.data);
+  const problems = checkTenantConfig(parsed.data, mode);
   return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
 }

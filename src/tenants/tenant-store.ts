@@ -16,7 +16,7 @@ export async function loadTenant(session: RedisSession, tenantId: string): Promi
     p.get(keys.secrets);
   });
   if (rawConfig == null || rawSecrets == null) return { found: false };
-  const parsed = parseTenantConfig(parseJson(rawConfig));
+  const parsed = parseTenantConfig(parseJson(rawConfig), 'load');
   const secrets = TenantSecretsSchema.safeParse(parseJson(rawSecrets));
   if (!parsed.ok) return { found: true, broken: parsed.problems };
   if (!secrets.success) return { found: true, broken: ['stored secrets do not match their schema'] };

@@ -4,6 +4,7 @@ import type { TurnRecord } from '../domain/turn-record.js';
 import type { Decision } from '../domain/verdict.js';
 import type { RedisSession } from '../storage/redis-session.js';
 import type { TenantConfig } from '../tenants/tenant-config.js';
+import { sha256Hex } from '../tenants/tenant-store.js';
 import { runGuardrails } from '../../guardrails/pipeline.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { commitTurn, publishCommitted } from '../../outbox/commit.js';
@@ -13,6 +14,7 @@ import { ToolOrderError } from '../../tools/canonical-order.js';
 import { buildTurnTools, type TurnToolset } from '../../tools/registry.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { decide } from './decide.js';
+import { pinGatedActions } from '../approvals/create-pinned.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
 import { buildInstructions, buildMessages, type HistoryEntry } from './prompt.js';
 
@@ -22,6 +24,8 @@ export interface TurnDeps {
   modelId: string;
   guardrails: readonly Guardrail[];
   publisher: OutboxPublisher;
+  /** Signs pinned confirmation/approval terms (SESSION_SECRET). */
+  pinSecret: string;
   now?: () => Date;
 }
 
@@ -66,12 +70,23 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   } else {
     try {
       toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+      notes.push(...toolset.refused);
       instructions = buildInstructions(config, toolset);
       const controller = new AbortController();
       const budget = modelBudgetMs(ctx, performance.now());
       const timer = setTimeout(() => controller.abort(new Error('turn deadline')), budget);
       try {
-        loop = await runModelLoop({ model: deps.model, instructions, messages: buildMessages(inbound, ctx.history), toolset, abortSignal: controller.signal, notes });
+        // OpenAI's recommended per-end-user identifier, hashed so no contact id leaves us.
+        const safetyIdentifier = (await sha256Hex(`${config.tenantId}:${inbound.contactId}`)).slice(0, 32);
+        loop = await runModelLoop({
+          model: deps.model,
+          instructions,
+          messages: buildMessages(inbound, ctx.history),
+          toolset,
+          abortSignal: controller.signal,
+          notes,
+          providerOptions: { openai: { safetyIdentifier } },
+        });
       } finally {
         clearTimeout(timer);
       }
@@ -112,6 +127,16 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     outcome.committed = [];
     outcome.handoffUntil = null;
   }
+  const pinned = decision === 'pass' && !ctx.inHandoffUntil
+    ? await pinGatedActions({ turnId, inbound, staged: staging.actions, manifest: config.manifest, secret: deps.pinSecret, now: now() })
+    : { confirmation: null, approvals: [] };
+  if (pinned.confirmation) {
+    const { id, nonce } = pinned.confirmation;
+    outcome.reply.quickReplies = [
+      { caption: 'Yes', callback: { pendingId: id, answer: 'yes', nonce } },
+      { caption: 'No', callback: { pendingId: id, answer: 'no', nonce } },
+    ];
+  }
   const createdAt = now().toISOString();
   const entry: OutboxEntry | null = outcome.committed.length
     ? { turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: outcome.committed, state: 'pending', createdAt, attempts: 0 }
@@ -132,6 +157,8 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     decisionReason,
     reply: outcome.reply,
     committed: outcome.committed,
+    pendingConfirmation: pinned.confirmation?.id ?? null,
+    approvals: pinned.approvals.map((a) => a.id),
     deferred: false,
     timings: { totalMs: 0, loadMs, modelMs, guardrailsMs, commitMs: 0 },
     redisRoundTrips: { beforeModel: ctx.roundTripsBeforeModel, afterModel: 0 },
@@ -150,7 +177,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   const before = deps.session.roundTrips;
   record.redisRoundTrips.afterModel = 1;
   record.timings.totalMs = Math.round(performance.now() - ctx.startedAt);
-  await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil });
+  await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil, pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals] });
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
   if (entry) {

@@ -1,11 +1,12 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { envelope } from '../result-envelope.js';
-import type { ToolContext } from '../tool-context.js';
+import type { ToolContext, WritePolicy } from '../tool-context.js';
+import { stagedMessage } from '../staged-message.js';
 import type { ToolInstance } from '../../src/tenants/tenant-config.js';
 
 /** Stages a ManyChat sendFlow of one of the tenant's configured flows (brochure, video, ...). */
-export function sendFlowTool(instance: ToolInstance, ctx: ToolContext) {
+export function sendFlowTool(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy) {
   const allowed = ctx.config.flows.map((f) => f.name);
   return tool({
     description: `${instance.description} Flows: ${ctx.config.flows.map((f) => `${f.name} (${f.description})`).join('; ') || 'none configured'}.`,
@@ -17,14 +18,12 @@ export function sendFlowTool(instance: ToolInstance, ctx: ToolContext) {
         tool: instance.name,
         kind: 'send_flow',
         args: { flowNs: config.ns, flowName: config.name },
-        effect: 'write',
+        effect: policy.effect,
         idempotent: false,
-        gate: 'none',
+        gate: policy.gate,
         summary: `send flow "${config.name}" (${config.description})`,
       });
-      return envelope.staged(`Staged (not yet sent): flow "${flow}". It is sent only if this turn passes review.`, [
-        { actionId: action.id, kind: action.kind, summary: action.summary },
-      ]);
+      return stagedMessage(action);
     },
   });
 }

@@ -1,7 +1,8 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { envelope } from '../result-envelope.js';
-import type { ToolContext } from '../tool-context.js';
+import type { ToolContext, WritePolicy } from '../tool-context.js';
+import { stagedMessage } from '../staged-message.js';
 import type { FieldConfig, ToolInstance } from '../../src/tenants/tenant-config.js';
 
 /** Checks a value against the field's type and choices; returns a refusal sentence or the typed value. */
@@ -32,7 +33,7 @@ export function coerceFieldValue(field: FieldConfig, value: unknown): { ok: true
 }
 
 /** Stages recording a value (e.g. the contact's choice) in one of the tenant's custom fields. */
-export function setFieldTool(instance: ToolInstance, ctx: ToolContext) {
+export function setFieldTool(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy) {
   const describe = (f: FieldConfig) => `${f.name} (${f.type}${f.choices ? `: ${f.choices.join('|')}` : ''})`;
   const allowed = ctx.config.fields.map((f) => f.name);
   return tool({
@@ -50,12 +51,12 @@ export function setFieldTool(instance: ToolInstance, ctx: ToolContext) {
         tool: instance.name,
         kind: 'set_field',
         args: { field, value: checked.value },
-        effect: 'write',
+        effect: policy.effect,
         idempotent: true,
-        gate: 'none',
+        gate: policy.gate,
         summary: `set field "${field}" to ${JSON.stringify(checked.value)}`,
       });
-      return envelope.staged(`Staged (not yet saved): ${action.summary}.`, [{ actionId: action.id, kind: action.kind, summary: action.summary }]);
+      return stagedMessage(action);
     },
   });
 }

@@ -1,11 +1,12 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { envelope } from '../result-envelope.js';
-import type { ToolContext } from '../tool-context.js';
+import type { ToolContext, WritePolicy } from '../tool-context.js';
+import { stagedMessage } from '../staged-message.js';
 import type { ToolInstance } from '../../src/tenants/tenant-config.js';
 
 /** Stages adding or removing one of the tenant's configured tags. */
-export function tagContactTool(instance: ToolInstance, ctx: ToolContext, mode: 'add' | 'remove') {
+export function tagContactTool(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, mode: 'add' | 'remove') {
   const allowed = ctx.config.tags.map((t) => t.name);
   return tool({
     description: `${instance.description} Tags: ${allowed.join(', ') || 'none configured'}.`,
@@ -16,12 +17,12 @@ export function tagContactTool(instance: ToolInstance, ctx: ToolContext, mode: '
         tool: instance.name,
         kind: mode === 'add' ? 'add_tag' : 'remove_tag',
         args: { tag },
-        effect: 'write',
+        effect: policy.effect,
         idempotent: true,
-        gate: 'none',
+        gate: policy.gate,
         summary: `${mode} tag "${tag}"`,
       });
-      return envelope.staged(`Staged (not yet applied): ${mode} tag "${tag}".`, [{ actionId: action.id, kind: action.kind, summary: action.summary }]);
+      return stagedMessage(action);
     },
   });
 }

@@ -30,6 +30,8 @@ const Wrapped = z.object({
   text: z.string().max(4000).optional(),
   message_key: z.string().min(1).max(200).optional(),
   callback: ManyChatCallbackSchema.optional(),
+  /** HMAC over the callback claim (src/approvals/callback-signature.ts). */
+  sig: z.string().max(200).optional(),
 });
 
 export type ManyChatWebhook = z.infer<typeof Wrapped>;

@@ -1,19 +1,38 @@
 import { Hono } from 'hono';
 import type { InboundMessage } from '../../domain/inbound-message.js';
+import type { OutgoingReply } from '../../domain/turn-record.js';
+import { answerConfirmation } from '../../approvals/answer-confirmation.js';
+import { signCallback, verifyCallback } from '../../approvals/callback-signature.js';
+import type { AppContext, Services } from '../../http/app-context.js';
 import { jsonError, parseJsonText, readBodyLimited } from '../../http/errors.js';
 import { secretsEqual } from '../../security/constant-time.js';
 import { assertSafeId } from '../../storage/keys.js';
+import type { RedisSession } from '../../storage/redis-session.js';
+import type { TenantConfig } from '../../tenants/tenant-config.js';
 import { loadTenant, sha256Hex } from '../../tenants/tenant-store.js';
 import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
-import type { AppContext } from '../../http/app-context.js';
-import { parseManyChatWebhook } from './inbound-schema.js';
-import { manyChatMessageKey } from './message-key.js';
 import { toDynamicBlock } from './dynamic-block.js';
+import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
+import { manyChatMessageKey } from './message-key.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
 
-/** `POST /v1/manychat/:tenant` — ManyChat External Request / Dynamic Block. */
+/** Quick replies with a callback become signed dynamic_block_callback buttons. */
+async function dynamicBlockFor(reply: OutgoingReply, url: string, secret: string, tenantId: string, contactId: string) {
+  const signed = await Promise.all(
+    reply.quickReplies.map(async (q) =>
+      q.callback ? { contact: { id: contactId }, callback: { kind: 'confirm', ...q.callback }, sig: await signCallback(secret, { tenantId, contactId, ...q.callback }) } : null,
+    ),
+  );
+  let i = 0;
+  return toDynamicBlock(reply, url, () => signed[i++] ?? {});
+}
+
+/**
+ * `POST /v1/manychat/:tenant` — ManyChat External Request / Dynamic Block. Authenticated by the
+ * tenant's secret header, or (button presses) by the HMAC on a callback payload we issued.
+ */
 export function manyChatRoutes() {
   const app = new Hono<AppContext>();
   app.post('/:tenant', async (c) => {
@@ -33,42 +52,57 @@ export function manyChatRoutes() {
     if (!tenant.found) return jsonError(c, 404, `unknown tenant "${tenantId}"`);
     if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
 
-    const provided = c.req.header(WEBHOOK_SECRET_HEADER) ?? '';
-    if (!provided) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
-    if (!(await secretsEqual(await sha256Hex(provided), tenant.secrets.webhookSecretSha256))) return jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for tenant "${tenantId}"`);
-
+    const provided = c.req.header(WEBHOOK_SECRET_HEADER);
+    if (provided !== undefined && !(await secretsEqual(await sha256Hex(provided), tenant.secrets.webhookSecretSha256))) {
+      return jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for tenant "${tenantId}"`);
+    }
     const json = parseJsonText(body.text);
-    if (!json.ok) return jsonError(c, 400, json.error);
+    if (!json.ok) return provided === undefined ? jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`) : jsonError(c, 400, json.error);
     const webhook = parseManyChatWebhook(json.value);
-    if (!webhook.ok) return jsonError(c, 400, 'invalid ManyChat webhook body', webhook.problems);
-    const text = webhook.value.text ?? webhook.value.contact.last_input_text ?? '';
-    if (!text.trim() && !webhook.value.callback) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
+    if (!webhook.ok) return provided === undefined ? jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`) : jsonError(c, 400, 'invalid ManyChat webhook body', webhook.problems);
 
-    const receivedAt = new Date();
-    const contact = webhook.value.contact;
-    const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
-    const inbound: InboundMessage = {
-      tenantId,
-      channel: 'manychat',
-      contactId: contact.id,
-      messageKey: await manyChatMessageKey(webhook.value, text, receivedAt),
-      text,
-      contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}) },
-      receivedAt: receivedAt.toISOString(),
-    };
-    const model = services.model(tenant.config);
-    const outcome = await handleInbound(
-      { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher() },
-      inbound,
-      tenant.config,
-      startedAt,
-      newTurnId,
-    );
-    const reply = outcome.kind === 'turn' ? outcome.record.reply : (outcome.reply ?? { text: '', quickReplies: [] });
-    const turnId = outcome.kind === 'turn' ? outcome.record.turnId : outcome.turnId;
+    const { callback, sig, contact } = webhook.value;
+    const secret = services.env.SESSION_SECRET;
+    if (callback) {
+      // A button press: only the signature we issued authorises it; the header alone does not.
+      const claim = { tenantId, contactId: contact.id, pendingId: callback.pendingId, answer: callback.answer, nonce: callback.nonce };
+      if (!sig || !(await verifyCallback(secret, claim, sig))) return jsonError(c, 401, 'callback signature is missing or does not match');
+      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: secret, now: new Date() }, claim);
+      c.header('x-confirmation-outcome', answer.outcome);
+      return c.json(toDynamicBlock({ text: answer.text, quickReplies: [] }, c.req.url, () => ({})));
+    }
+    if (provided === undefined) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
+    const text = webhook.value.text ?? contact.last_input_text ?? '';
+    if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
+    const { reply, turnId, duplicateOf } = await runMessageTurn(services, session, tenant.config, webhook.value, text, startedAt);
     c.header('x-turn-id', turnId);
-    if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
-    return c.json(toDynamicBlock(reply, new URL(c.req.url).toString(), (cb) => ({ callback: cb })));
+    if (duplicateOf) c.header('x-duplicate-of', duplicateOf);
+    return c.json(await dynamicBlockFor(reply, c.req.url, secret, tenantId, contact.id));
   });
   return app;
+}
+
+async function runMessageTurn(services: Services, session: RedisSession, config: TenantConfig, webhook: ManyChatWebhook, text: string, startedAt: number) {
+  const receivedAt = new Date();
+  const contact = webhook.contact;
+  const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
+  const inbound: InboundMessage = {
+    tenantId: config.tenantId,
+    channel: 'manychat',
+    contactId: contact.id,
+    messageKey: await manyChatMessageKey(webhook, text, receivedAt),
+    text,
+    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}) },
+    receivedAt: receivedAt.toISOString(),
+  };
+  const model = services.model(config);
+  const outcome = await handleInbound(
+    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET },
+    inbound,
+    config,
+    startedAt,
+    newTurnId,
+  );
+  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId, duplicateOf: null };
+  return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId, duplicateOf: outcome.turnId };
 }

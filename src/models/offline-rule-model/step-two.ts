@@ -86,9 +86,11 @@ function faqFragment(ctx: RuleContext, result: ReadableResult): Fragment {
 
 function contactFragment(result: ReadableResult): Fragment {
   const facts = contactFacts(result);
-  return facts.length
-    ? { text: `Here's what I have on file for you: ${facts.join('; ')}.`, confidence: STEP_TWO_CONFIDENCE, reason: 'Summarised the contact lookup.' }
-    : { text: "I don't have any details on file for you yet.", confidence: STEP_TWO_CONFIDENCE, reason: 'The contact lookup was empty.' };
+  if (!facts.length) {
+    return { text: "I don't have any details on file for you yet.", confidence: STEP_TWO_CONFIDENCE, reason: 'The contact lookup was empty.' };
+  }
+  const text = `Here's what I have on file for you: ${facts.join('; ')}.`;
+  return { text, confidence: STEP_TWO_CONFIDENCE, reason: 'Summarised the contact lookup.' };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -27,16 +27,29 @@ function isRecord(value: unknown): value is Rec {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** JSON-looking text becomes its value; anything else stays text. */
+function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * JSON text becomes its value, also when wrapped in a marker (the product's tools wrap read data
+ * as `<untrusted-data …>[…]</untrusted-data>`): the span from the first `[`/`{` to the last
+ * `]`/`}` is tried. Anything else stays text.
+ */
 function parseMaybeJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
-  if (!/^[[{]/.test(trimmed)) return value;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return value;
-  }
+  const whole = /^[[{]/.test(trimmed) ? tryJson(trimmed) : { ok: false as const };
+  if (whole.ok) return whole.value;
+  const start = trimmed.search(/[[{]/);
+  const end = Math.max(trimmed.lastIndexOf(']'), trimmed.lastIndexOf('}'));
+  if (start < 0 || end <= start) return value;
+  const inner = tryJson(trimmed.slice(start, end + 1));
+  return inner.ok ? inner.value : value;
 }
 
 /** Accepts an envelope even without `effects`: being lenient here only changes wording, never control. */
@@ -93,6 +106,14 @@ function objectsIn(value: unknown, out: Rec[] = []): Rec[] {
 }
 
 const MAX_NAMES = 10;
+/**
+ * "Allowed flows: a, b." / "allowed values are a or b" / "valid: a|b" → the list after the label.
+ * The colon (or "are"/"is") is required so "not a valid choice for this field" names nothing.
+ */
+const ALLOWED_LIST =
+  /\b(?:allowed|available|valid)\b(?:\s+(?:names?|values?|flows?|tags?|fields?|choices?|options?))?(?:\s*[:=]|\s+(?:are|is)\b\s*:?)\s*([^\n]+)/i;
+/** "No FAQ entry matches." / "0 results" / "not found": a search that found nothing. */
+const NOTHING_FOUND = /\b(?:no|zero|0)\b[^.]*\b(?:results?|match\w*|entr\w*|answers?|found)\b|\bnot found\b|\bnothing (?:found|matched)\b/i;
 
 /**
  * The names a denial says are allowed: an `allowed…`/`choices`/`options` string array in the
@@ -106,15 +127,14 @@ export function allowedNames(result: ReadableResult): string[] {
       if (names.length) return dedupe(names.map((n) => n.trim())).slice(0, MAX_NAMES);
     }
   }
-  const match = /\b(?:allowed|available|valid)\b(?:\s+(?:names?|values?|flows?|tags?|fields?|choices?|options?))?(?:\s+(?:are|is))?\s*[:=-]?\s*([^\n]+)/i.exec(
-    result.text,
-  );
+  const match = ALLOWED_LIST.exec(result.text);
   if (!match?.[1]) return [];
   const names = match[1]
     .replace(/[.)\]]+\s*$/, '')
     .split(/\s*(?:,|;|\|)\s*|\s+(?:or|and)\s+/i)
     .map((n) => n.replace(/^[\s"'`([{]+|[\s"'`)\]}.]+$/g, ''))
-    .filter((n) => n !== '' && n.length <= 64);
+    // "Allowed flows: none." names nothing.
+    .filter((n) => n !== '' && n.length <= 64 && !/^\(?none\)?$/i.test(n));
   return dedupe(names).slice(0, MAX_NAMES);
 }
 
@@ -145,9 +165,7 @@ export function bestFaqAnswer(result: ReadableResult, config: TenantConfig): str
   const quoted = config.faq.find((e) => lowerText.includes(e.question.toLowerCase()));
   if (quoted) return quoted.answer;
   const text = result.text.trim();
-  if (text === '' || /\b(?:no|zero|0)\b[^.]*\b(?:results?|match\w*|entr\w*|answers?|found)\b|\bnot found\b|\bnothing (?:found|matched)\b/i.test(text)) {
-    return undefined;
-  }
+  if (text === '' || NOTHING_FOUND.test(text)) return undefined;
   return text.length > 600 ? `${text.slice(0, 597)}...` : text;
 }
 

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { ActionKindSchema, isIdempotentKind, type StagedAction } from '../src/domain/staged-action.js';
+import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
+import { tenantKeys } from '../src/storage/keys.js';
+import { parseLedgerRow, resetForRedrive } from './ledger.js';
+import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from './outbox-entry.js';
+import type { OutboxPublisher } from './publisher.js';
+
+/**
+ * The tenant's dead-letter list (`deadLetters`, newest first): actions delivery gave up on.
+ * `dead` = the API refused them for good; `unknown` = a send that may or may not have happened
+ * (never resent automatically). The ledger script pushes an item in the same step that makes the
+ * row dead/unknown, and a re-drive takes it off in the same step that resets the row.
+ */
+export const DeadLetterSchema = z.object({
+  tenantId: z.string(),
+  turnId: z.string(),
+  actionId: z.string(),
+  contactId: z.string(),
+  kind: ActionKindSchema,
+  tool: z.string(),
+  summary: z.string(),
+  idempotent: z.boolean(),
+  state: z.enum(['dead', 'unknown']),
+  /** The API's own words, or why the outcome is unknown. */
+  detail: z.string(),
+  at: z.string(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+
+/** Whether the action may be repeated safely: the flag, and never for a send kind whatever the flag says. */
+export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind'>): boolean {
+  return action.idempotent && isIdempotentKind(action.kind);
+}
+
+export function deadLetterFor(entry: OutboxEntry, action: StagedAction, state: 'dead' | 'unknown', detail: string, at: Date): string {
+  const letter: DeadLetter = {
+    tenantId: entry.tenantId,
+    turnId: entry.turnId,
+    actionId: action.id,
+    contactId: entry.contactId,
+    kind: action.kind,
+    tool: action.tool,
+    summary: action.summary,
+    idempotent: actsIdempotently(action),
+    state,
+    detail,
+    at: at.toISOString(),
+  };
+  return JSON.stringify(letter);
+}
+
+export interface ListedDeadLetter extends DeadLetter {
+  /** The ledger's state now (the item records the state when it was listed); null if the row expired. */
+  currentState: LedgerState | null;
+}
+
+/** The newest `limit` dead letters with the current ledger state of each (two round trips). */
+export async function listDeadLetters(session: RedisSession, tenantId: string, limit = 100): Promise<ListedDeadLetter[]> {
+  const keys = tenantKeys(tenantId);
+  const raw = await session.one((r) => r.lrange(keys.deadLetters, 0, Math.max(0, limit - 1)));
+  const letters = raw.map((item) => DeadLetterSchema.safeParse(parseJson(item))).flatMap((p) => (p.success ? [p.data] : []));
+  if (!letters.length) return [];
+  const rows = await session.pipeline((p) => {
+    for (const l of letters) p.hget(keys.ledger(l.turnId), l.actionId);
+  });
+  return letters.map((l, i) => ({ ...l, currentState: parseLedgerRow(rows[i])?.state ?? null }));
+}
+
+export type RedriveResult =
+  | { ok: true; turnId: string; actionId: string; state: 'pending'; published: boolean; publishError?: string }
+  | { ok: false; status: 404 | 409; error: string };
+
+export interface RedriveInput {
+  session: RedisSession;
+  publisher: OutboxPublisher;
+  tenantId: string;
+  turnId: string;
+  actionId: string;
+  /** Required to re-drive a non-idempotent action whose outcome is `unknown`: it may be sent twice. */
+  sendAnyway?: boolean;
+  now?: Date;
+}
+
+/**
+ * Puts one dead or unknown action back to `pending` and asks QStash to deliver its entry.
+ * - `dead`: the API refused it, so it did not happen; re-driving is safe for every kind.
+ * - `unknown`: an idempotent action may simply run again; a send (flow, content) only with
+ *   `sendAnyway`, because the contact may already have it.
+ * Order matters for crash safety: the entry is made pending first (a crash there leaves a pending
+ * entry whose actions are all terminal, which the next delivery closes again), then the row is
+ * reset and taken off the list in one script, then the entry is published.
+ *
+ * The publish reuses the turn's deduplication id (the publisher's rule), so within QStash's
+ * dedup window (10 minutes) it is swallowed; the entry then waits for the sweeper, or the caller
+ * delivers at once (the dead-letter API does).
+ */
+export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveResult> {
+  const { session, tenantId, turnId, actionId } = input;
+  const now = input.now ?? new Date();
+  const keys = tenantKeys(tenantId);
+  const [rawEntry, rawRow] = await session.pipeline((p) => {
+    p.get(keys.outbox(turnId));
+    p.hget(keys.ledger(turnId), actionId);
+  });
+  const entry = OutboxEntrySchema.safeParse(parseJson(rawEntry));
+  if (!entry.success) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };
+  const action = entry.data.actions.find((a) => a.id === actionId);
+  if (!action) return { ok: false, status: 404, error: `turn "${turnId}" has no action "${actionId}"` };
+  const row = parseLedgerRow(rawRow);
+  const state = LedgerStateSchema.safeParse(row?.state);
+  if (!state.success || (state.data !== 'dead' && state.data !== 'unknown')) {
+    return { ok: false, status: 409, error: `action "${actionId}" is ${state.success ? state.data : 'not started'}; only dead or unknown actions can be re-driven` };
+  }
+  const allowed: ('dead' | 'unknown')[] = ['dead'];
+  if (state.data === 'unknown') {
+    if (!actsIdempotently(action) && input.sendAnyway !== true) {
+      return { ok: false, status: 409, error: `action "${actionId}" (${action.kind}) may already have been performed; re-drive it with "sendAnyway": true to send it again anyway` };
+    }
+    allowed.push('unknown');
+  }
+
+  await session.multi((m) => {
+    m.set(keys.outbox(turnId), JSON.stringify({ ...entry.data, state: 'pending' } satisfies OutboxEntry), { keepTtl: true });
+    m.zadd(keys.outboxPending, { score: now.getTime(), member: turnId });
+  });
+  const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
+  if (!reset.applied) return { ok: false, status: 409, error: `action "${actionId}" changed state while being re-driven (now ${reset.row?.state ?? 'absent'})` };
+  try {
+    await input.publisher.publish({ tenantId, turnId });
+    return { ok: true, turnId, actionId, state: 'pending', published: true };
+  } catch (err) {
+    // Not fatal: the entry is in the pending set and the sweeper publishes it again.
+    return { ok: true, turnId, actionId, state: 'pending', published: false, publishError: err instanceof Error ? err.message : String(err) };
+  }
+}

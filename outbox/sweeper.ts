@@ -1,0 +1,86 @@
+import type { RedisSession } from '../src/storage/redis-session.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../src/storage/keys.js';
+import type { OutboxPublisher } from './publisher.js';
+
+/**
+ * The outbox sweeper (cron): publishes again every outbox entry that has sat in a tenant's
+ * `outboxPending` set longer than `olderThanMs`, so a committed turn whose first publish failed
+ * (or whose QStash message ran out of retries) is still delivered. Publishing is safe to repeat:
+ * the publisher uses the turn id as QStash's deduplication id, and the delivery lease and ledger
+ * make a second delivery of a finished entry perform nothing.
+ *
+ * A published entry's score is moved to "now" (ZADD XX: only if still pending), so it is swept
+ * again only after another `olderThanMs`, not on every cron tick.
+ */
+
+/** Older than this and not yet done: published again. Above QStash's first retry delays (12 s, 2.5 min). */
+export const DEFAULT_SWEEP_AFTER_MS = 5 * 60_000;
+/** Per tenant per sweep, to bound one cron invocation. */
+export const SWEEP_BATCH = 100;
+
+export interface SweepInput {
+  session: RedisSession;
+  publisher: OutboxPublisher;
+  olderThanMs?: number;
+  now?: Date;
+  batch?: number;
+  /** Only these tenants (a tenant's own "sweep now", tests on a shared Redis). Default: every tenant in the index. */
+  tenantIds?: readonly string[];
+}
+
+export interface SweepResult {
+  tenants: number;
+  /** Entries found older than the cut-off. */
+  stale: number;
+  published: number;
+  failed: number;
+  errors: string[];
+}
+
+export async function sweepOutbox(input: SweepInput): Promise<SweepResult> {
+  const { session, publisher } = input;
+  const now = input.now ?? new Date();
+  const cutoff = now.getTime() - (input.olderThanMs ?? DEFAULT_SWEEP_AFTER_MS);
+  const batch = input.batch ?? SWEEP_BATCH;
+
+  const tenantIds = input.tenantIds
+    ? [...input.tenantIds]
+    : (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string').sort();
+  const result: SweepResult = { tenants: tenantIds.length, stale: 0, published: 0, failed: 0, errors: [] };
+  if (!tenantIds.length) return result;
+
+  const valid = tenantIds.flatMap((tenantId) => {
+    try {
+      return [{ tenantId, keys: tenantKeys(tenantId) }];
+    } catch {
+      result.errors.push(`tenant id "${tenantId.slice(0, 60)}" cannot be part of a key; skipped`);
+      return [];
+    }
+  });
+  // One round trip for every tenant's stale entries.
+  const stale = await session.pipeline((p) => {
+    for (const t of valid) p.zrange(t.keys.outboxPending, '-inf', cutoff, { byScore: true, offset: 0, count: batch });
+  });
+
+  const touched: { key: string; turnId: string }[] = [];
+  for (const [i, t] of valid.entries()) {
+    const turnIds = (Array.isArray(stale[i]) ? (stale[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
+    for (const turnId of turnIds) {
+      result.stale++;
+      try {
+        await publisher.publish({ tenantId: t.tenantId, turnId });
+        result.published++;
+        touched.push({ key: t.keys.outboxPending, turnId });
+      } catch (err) {
+        result.failed++;
+        result.errors.push(`${t.tenantId}/${turnId}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+  if (touched.length) {
+    await session.pipeline((p) => {
+      for (const { key, turnId } of touched) p.zadd(key, { xx: true }, { score: now.getTime(), member: turnId });
+    });
+  }
+  return result;
+}

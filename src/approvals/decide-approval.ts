@@ -1,0 +1,107 @@
+import { publishCommitted } from '../../outbox/commit.js';
+import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxPublisher } from '../../outbox/publisher.js';
+import type { StagedAction } from '../domain/staged-action.js';
+import { tenantKeys } from '../storage/keys.js';
+import type { RedisSession } from '../storage/redis-session.js';
+import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
+import { verifyTerms } from './pinned-terms.js';
+
+export interface ApprovalDeps {
+  session: RedisSession;
+  publisher: OutboxPublisher;
+  pinSecret: string;
+  now: Date;
+}
+
+export type ApprovalOutcome =
+  | { result: 'approved' | 'rejected' | 'expired'; id: string }
+  | { result: 'not-found' | 'tampered'; id: string }
+  | { result: 'already-decided'; id: string; status: string };
+
+/** The message a contact gets when their request is rejected or expires: nothing changed. */
+function noticeEntry(loaded: LoadedPinned, why: 'rejected' | 'expired', now: Date): OutboxEntry {
+  const { terms } = loaded;
+  const text = why === 'rejected' ? 'A team member reviewed your request and did not approve it. Nothing was changed.' : 'Your request was not reviewed in time. Nothing was changed.';
+  const notice: StagedAction = {
+    id: `${terms.id}.notice`,
+    tool: `system:approval-${why}`,
+    kind: 'send_content',
+    args: { text },
+    effect: 'write',
+    idempotent: false,
+    gate: 'none',
+    summary: `tell the contact the request was ${why}`,
+  };
+  return { turnId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], state: 'pending', createdAt: now.toISOString(), attempts: 0 };
+}
+
+async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
+  const loaded = await loadPinned(deps.session, tenantId, id);
+  if (!loaded || loaded.terms.kind !== 'approval') return { result: 'not-found', id };
+  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { result: 'tampered', id };
+  return loaded;
+}
+
+/**
+ * Approve performs exactly the pinned call, once: the status moves from pending in one script that
+ * also writes the outbox entry, so two approvers or a double click perform it once. Reject and
+ * expiry perform nothing the model asked for; the contact is told nothing was changed.
+ */
+export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: string, decision: 'approve' | 'reject'): Promise<ApprovalOutcome> {
+  const loaded = await loadVerified(deps, tenantId, id);
+  if (!('terms' in loaded)) return loaded;
+  const entry: OutboxEntry =
+    decision === 'approve'
+      ? { turnId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, state: 'pending', createdAt: deps.now.toISOString(), attempts: 0 }
+      : noticeEntry(loaded, 'rejected', deps.now);
+  const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
+  if (result === 'tampered') return { result: 'tampered', id };
+  if (result === 'expired') return expireOne(deps, loaded);
+  if (result !== 'ok') return { result: 'already-decided', id, status: result };
+  await publishCommitted(deps.publisher, entry);
+  return { result: decision === 'approve' ? 'approved' : 'rejected', id };
+}
+
+async function expireOne(deps: ApprovalDeps, loaded: LoadedPinned): Promise<ApprovalOutcome> {
+  const entry = noticeEntry(loaded, 'expired', deps.now);
+  const result = await decidePinned(deps.session, loaded, 'expired', entry, deps.now);
+  if (result === 'ok') await publishCommitted(deps.publisher, entry);
+  return result === 'ok' ? { result: 'expired', id: loaded.terms.id } : { result: 'already-decided', id: loaded.terms.id, status: result };
+}
+
+/** Expires every approval of the tenant whose hour has passed (the sweeper calls this). */
+export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string): Promise<number> {
+  const due = (await deps.session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }))) as string[];
+  let expired = 0;
+  for (const id of due) {
+    const loaded = await loadVerified(deps, tenantId, id);
+    if (!('terms' in loaded)) continue;
+    if ((await expireOne(deps, loaded)).result === 'expired') expired++;
+  }
+  return expired;
+}
+
+export interface ApprovalView {
+  id: string;
+  status: string;
+  card: string;
+  tool: string;
+  args: string;
+  contactId: string;
+  turnId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export async function listApprovals(session: RedisSession, tenantId: string): Promise<ApprovalView[]> {
+  const ids = (await session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, -1))) as string[];
+  const views: ApprovalView[] = [];
+  for (const id of ids) {
+    const loaded = await loadPinned(session, tenantId, id);
+    if (!loaded) continue;
+    const first = loaded.terms.pinned[0];
+    views.push({ id, status: loaded.status, card: loaded.terms.card, tool: first?.tool ?? '', args: first?.args ?? '{}', contactId: loaded.terms.contactId, turnId: loaded.terms.turnId, createdAt: loaded.terms.createdAt, expiresAt: loaded.terms.expiresAt });
+  }
+  return views;
+}

@@ -1,0 +1,103 @@
+import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import { TTL, tenantKeys } from '../storage/keys.js';
+import { parseJson, type RedisSession } from '../storage/redis-session.js';
+import { PinnedTermsSchema, type PinnedTerms } from './pinned-terms.js';
+
+export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
+
+export class PinnedTermsImmutableError extends Error {
+  override name = 'PinnedTermsImmutableError';
+}
+
+type Multi = Parameters<Parameters<RedisSession['multi']>[0]>[0];
+
+/** Queues the row's creation inside the turn's commit MULTI: terms and status, both SET NX. */
+export function queuePinnedRow(m: Multi, terms: PinnedTerms): void {
+  const keys = tenantKeys(terms.tenantId);
+  m.set(keys.pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds });
+  m.set(keys.pinnedStatus(terms.id), 'pending', { nx: true, ex: TTL.pinnedSeconds });
+  if (terms.kind === 'approval') m.zadd(keys.approvalQueue, { score: Date.parse(terms.expiresAt), member: terms.id });
+}
+
+/**
+ * Writes terms outside a commit. Existing terms are never replaced: a second write for the same
+ * id is refused, which is the only write path to a row's terms.
+ */
+export async function writePinnedTerms(session: RedisSession, terms: PinnedTerms): Promise<void> {
+  const written = await session.one((r) => r.set(tenantKeys(terms.tenantId).pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds }));
+  if (written !== 'OK') throw new PinnedTermsImmutableError(`the pinned terms of ${terms.id} already exist and cannot be changed`);
+}
+
+export interface LoadedPinned {
+  terms: PinnedTerms;
+  /** The exact stored text, so the decision can check nothing changed in between. */
+  raw: string;
+  status: PinnedStatus;
+}
+
+export async function loadPinned(session: RedisSession, tenantId: string, id: string): Promise<LoadedPinned | null> {
+  const keys = tenantKeys(tenantId);
+  const [raw, status] = await session.pipeline((p) => {
+    p.get(keys.pinnedTerms(id));
+    p.get(keys.pinnedStatus(id));
+  });
+  if (typeof raw !== 'string' || typeof status !== 'string') return null;
+  const parsed = PinnedTermsSchema.safeParse(parseJson(raw));
+  if (!parsed.success || parsed.data.tenantId !== tenantId) return null;
+  return { terms: parsed.data, raw, status: status as PinnedStatus };
+}
+
+/**
+ * The one decision on a pending row, atomically: only `pending` moves, only if the stored terms
+ * are byte-for-byte the ones the caller verified (SHA-1 of the text) and not expired; in the same
+ * script the outbox entry that performs the decision is written. Two approvers, a double click or
+ * a replayed button: the first wins, the others get the status it left.
+ */
+const DECIDE_SCRIPT = `
+local status = redis.call('GET', KEYS[1])
+if status ~= 'pending' then return status or 'missing' end
+local terms = redis.call('GET', KEYS[2])
+if not terms or redis.sha1hex(terms) ~= ARGV[1] then return 'tampered' end
+local expired = tonumber(ARGV[2]) > tonumber(ARGV[3])
+if ARGV[4] == 'expired' then
+  if not expired then return 'not-expired' end
+elseif expired then
+  -- Left pending: the expiry job moves it and tells the contact nothing was changed.
+  return 'expired'
+end
+redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL')
+redis.call('ZREM', KEYS[5], ARGV[8])
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[7])
+  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
+end
+return 'ok'
+`;
+
+export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'missing' | PinnedStatus;
+
+export async function sha1Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export async function decidePinned(
+  session: RedisSession,
+  loaded: LoadedPinned,
+  decision: Exclude<PinnedStatus, 'pending' | 'expired'> | 'expired',
+  entry: OutboxEntry | null,
+  now: Date,
+): Promise<DecideResult> {
+  const { terms } = loaded;
+  const keys = tenantKeys(terms.tenantId);
+  const entryId = entry?.turnId ?? 'none';
+  const termsSha1 = await sha1Hex(loaded.raw);
+  const result = await session.one((r) =>
+    r.eval(
+      DECIDE_SCRIPT,
+      [keys.pinnedStatus(terms.id), keys.pinnedTerms(terms.id), keys.outbox(entryId), keys.outboxPending, keys.approvalQueue],
+      [termsSha1, String(now.getTime()), String(Date.parse(terms.expiresAt)), decision, entry ? JSON.stringify(entry) : '', entryId, String(TTL.outboxSeconds), terms.id],
+    ),
+  );
+  return String(result) as DecideResult;
+}

@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from 'hono';
+import { secretsEqual } from '../security/constant-time.js';
+import { assertSafeId } from '../storage/keys.js';
+import type { TenantConfig } from '../tenants/tenant-config.js';
+import { loadTenant, sha256Hex } from '../tenants/tenant-store.js';
+import type { TenantSecrets } from '../tenants/tenant-secrets.js';
+import type { AppContext } from './app-context.js';
+import { jsonError } from './errors.js';
+
+export type TenantApiContext = AppContext & { Variables: AppContext['Variables'] & { tenant: { config: TenantConfig; secrets: TenantSecrets } } };
+
+/**
+ * Tenant-authenticated JSON API (until the dashboard's session login exists): the tenant's
+ * secret in `x-staged-agent-secret`, compared in constant time. A tenant can reach only its own
+ * `:tenant` path.
+ */
+export function tenantAuth(): MiddlewareHandler<TenantApiContext> {
+  return async (c, next) => {
+    const tenantId = c.req.param('tenant') ?? '';
+    try {
+      assertSafeId('tenant id', tenantId);
+    } catch {
+      return jsonError(c, 404, 'unknown tenant');
+    }
+    const provided = c.req.header('x-staged-agent-secret');
+    if (!provided) return jsonError(c, 401, 'missing x-staged-agent-secret header');
+    const loaded = await loadTenant(c.get('services').redis(), tenantId);
+    if (!loaded.found) return jsonError(c, 404, `unknown tenant "${tenantId}"`);
+    if ('broken' in loaded) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, loaded.broken);
+    if (!(await secretsEqual(await sha256Hex(provided), loaded.secrets.webhookSecretSha256))) return jsonError(c, 401, `wrong x-staged-agent-secret for tenant "${tenantId}"`);
+    c.set('tenant', { config: loaded.config, secrets: loaded.secrets });
+    await next();
+  };
+}

@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
+import { tenantKeys } from '../../src/storage/keys.js';
+import type { RedisSession } from '../../src/storage/redis-session.js';
+import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
+import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { readLedger } from '../../outbox/ledger.js';
+import { OutboxEntrySchema } from '../../outbox/outbox-entry.js';
+import type { OutboxPublisher } from '../../outbox/publisher.js';
+import { action, callsFor, client, connect, dropTenant, entryFor, FLOW_BROCHURE, FLOW_TOUR, newSubscriber, performed, startTestSandbox, uniqueId, writeEntry } from './outbox-fixtures.js';
+
+/**
+ * deliverOutboxEntry against the real wire: the Upstash bridge over Redis and the ManyChat
+ * sandbox. Every assertion about "performed" reads the sandbox's recorded calls.
+ */
+let sandbox: ManyChatSandbox;
+let session: RedisSession;
+const tenantId = uniqueId('obx');
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  session = connect();
+});
+
+afterAll(async () => {
+  await dropTenant(session, tenantId);
+  await sandbox.close();
+});
+
+function deliver(turnId: string, timeoutMs?: number) {
+  return deliverOutboxEntry({ session, tenantId, turnId, manychat: client(sandbox, timeoutMs) });
+}
+
+async function storedEntry(turnId: string) {
+  return OutboxEntrySchema.parse(JSON.parse((await session.one((r) => r.get<string>(tenantKeys(tenantId).outbox(turnId)))) ?? 'null'));
+}
+
+async function isPending(turnId: string): Promise<boolean> {
+  return (await session.one((r) => r.zscore(tenantKeys(tenantId).outboxPending, turnId))) !== null;
+}
+
+describe('deliverOutboxEntry', () => {
+  it('performs every action once, in order, and closes the entry', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } }),
+        action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } }),
+        action(turnId, 3, { kind: 'set_field', args: { field: 'preferred_class', value: 'yoga' } }),
+        action(turnId, 4, { kind: 'send_content', args: { text: 'See you soon!' } }),
+        action(turnId, 5, { kind: 'remove_tag', args: { tag: 'human_handoff' } }),
+      ]),
+    );
+    const result = await deliver(turnId);
+    expect(result.outcome).toBe('done');
+    expect(result.entryState).toBe('done');
+    expect(result.actions.map((a) => a.state)).toEqual(['done', 'done', 'done', 'done', 'done']);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow', 'addTagByName', 'setCustomFieldByName', 'sendContent', 'removeTagByName']);
+    expect(sandbox.subscriber('2000001', sub)).toMatchObject({ tags: ['interested'], customFields: { preferred_class: 'yoga' } });
+    expect((await storedEntry(turnId)).state).toBe('done');
+    expect(await isPending(turnId)).toBe(false);
+
+    // QStash delivers at least once: a second delivery performs nothing.
+    const again = await deliver(turnId);
+    expect(again.outcome).toBe('done');
+    expect(callsFor(sandbox, sub)).toHaveLength(5);
+  });
+
+  it('sendFlow answering 429, then 500, then 200 is performed exactly once, and later actions wait for it', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_TOUR, flowName: 'studio_tour' } }),
+        action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } }),
+      ]),
+    );
+    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '429', retryAfterSeconds: 7 });
+    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '500' });
+
+    const first = await deliver(turnId);
+    expect(first).toMatchObject({ outcome: 'retry', retryAfterSeconds: 7, entryState: 'pending' });
+    expect(first.actions.map((a) => a.state)).toEqual(['pending', 'pending']);
+    expect(first.actions[0]?.detail).toMatch(/HTTP 429/);
+
+    const second = await deliver(turnId);
+    expect(second.outcome).toBe('retry');
+    expect(second.retryAfterSeconds).toBeUndefined();
+    expect(second.actions[0]?.detail).toMatch(/HTTP 500/);
+
+    const third = await deliver(turnId);
+    expect(third.outcome).toBe('done');
+    expect(third.actions.map((a) => [a.state, a.attempts])).toEqual([
+      ['done', 3],
+      ['done', 1],
+    ]);
+    const calls = callsFor(sandbox, sub);
+    expect(calls.map((c) => `${c.path.split('/').pop()}:${c.status}`)).toEqual(['sendFlow:429', 'sendFlow:500', 'sendFlow:200', 'addTagByName:200']);
+    expect(performed(calls)).toEqual(['sendFlow', 'addTagByName']);
+    expect((await storedEntry(turnId)).attempts).toBe(3);
+  });
+
+  it('a tag answering 500 twice is retried until performed', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    sandbox.injectFault({ path: '/addTagByName', count: 2, kind: '500' });
+    expect((await deliver(turnId)).outcome).toBe('retry');
+    expect((await deliver(turnId)).outcome).toBe('retry');
+    const done = await deliver(turnId);
+    expect(done.outcome).toBe('done');
+    expect(done.actions[0]).toMatchObject({ state: 'done', attempts: 3 });
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+    expect(sandbox.subscriber('2000001', sub)?.tags).toEqual(['interested']);
+  });
+
+  it('a crash between claim and call: the send becomes unknown and is never resent; an idempotent action is performed', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const send = action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
+    const tag = action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [send, tag]));
+    // What an isolate that died right after claiming leaves behind.
+    const claimed = JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 });
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [send.id]: claimed, [tag.id]: claimed }));
+
+    const result = await deliver(turnId);
+    expect(result.outcome).toBe('done');
+    expect(result.entryState).toBe('failed');
+    expect(result.actions.map((a) => a.state)).toEqual(['unknown', 'done']);
+    expect(result.actions[0]?.detail).toMatch(/may have been performed/);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+
+    // Not resent on a later delivery either.
+    await deliver(turnId);
+    expect(callsFor(sandbox, sub).filter((c) => c.path.endsWith('/sendFlow'))).toHaveLength(0);
+
+    // Visible to the tenant: in the dead-letter list and the ledger.
+    const letters = await listDeadLetters(session, tenantId);
+    expect(letters.find((l) => l.actionId === send.id)).toMatchObject({ state: 'unknown', currentState: 'unknown', kind: 'send_flow', idempotent: false, contactId: sub });
+    expect((await readLedger({ session, tenantId, turnId })).get(send.id)?.state).toBe('unknown');
+  });
+
+  it('a send that times out becomes unknown (at most once); an idempotent one that times out is retried', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_content', args: { text: 'Hello' } }),
+        action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } }),
+      ]),
+    );
+    sandbox.injectFault({ path: '/sendContent', count: 1, kind: 'hang' });
+    sandbox.injectFault({ path: '/addTagByName', count: 1, kind: 'hang' });
+    const first = await deliver(turnId, 300);
+    expect(first.outcome).toBe('retry');
+    expect(first.actions.map((a) => a.state)).toEqual(['unknown', 'pending']);
+    expect(first.actions[0]?.detail).toMatch(/no answer within 300 ms/);
+
+    const second = await deliver(turnId, 300);
+    expect(second.outcome).toBe('done');
+    expect(second.entryState).toBe('failed');
+    expect(second.actions.map((a) => a.state)).toEqual(['unknown', 'done']);
+    const calls = callsFor(sandbox, sub);
+    expect(calls.filter((c) => c.path.endsWith('/sendContent'))).toHaveLength(1);
+    expect(performed(calls)).toEqual(['addTagByName']);
+  });
+
+  it('a permanent refusal is dead with the API\'s words; later actions still run; 3011 outside the 24 h window is dead', async () => {
+    const sub = newSubscriber(sandbox, { lastInteraction: new Date(Date.now() - 2 * 86_400_000).toISOString() });
+    const turnId = uniqueId('turn_');
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_content', args: { text: 'Late hello' } }),
+        action(turnId, 2, { kind: 'add_tag', args: { tag: 'no_such_tag' } }),
+        action(turnId, 3, { kind: 'set_field', args: { field: 'preferred_class', value: 'pilates' } }),
+      ]),
+    );
+    const result = await deliver(turnId);
+    expect(result.outcome).toBe('done');
+    expect(result.entryState).toBe('failed');
+    expect(result.actions.map((a) => a.state)).toEqual(['dead', 'dead', 'done']);
+    expect(result.actions[0]?.detail).toMatch(/HTTP 400 code 3011: .*24 hours/);
+    expect(result.actions[1]?.detail).toMatch(/Tag does not exist: "no_such_tag"/);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['setCustomFieldByName']);
+    const letters = (await listDeadLetters(session, tenantId)).filter((l) => l.turnId === turnId);
+    expect(letters.map((l) => [l.actionId, l.state]).sort()).toEqual([
+      [`${turnId}.a1`, 'dead'],
+      [`${turnId}.a2`, 'dead'],
+    ]);
+  });
+
+  it('an action with malformed arguments is dead without a call', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'send_flow', args: { flowName: 'brochure' } })]));
+    const result = await deliver(turnId);
+    expect(result.actions[0]).toMatchObject({ state: 'dead' });
+    expect(result.actions[0]?.detail).toMatch(/not sent: invalid send_flow arguments/);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+  });
+
+  it('live_chat is recorded as done without a call (ManyChat has no such endpoint)', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'live_chat', args: {} })]));
+    const result = await deliver(turnId);
+    expect(result.actions[0]).toMatchObject({ state: 'done' });
+    expect(result.actions[0]?.detail).toMatch(/nothing was called/);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+  });
+
+  it('the same delivery 10 times at once performs each action once', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } }),
+        action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } }),
+        action(turnId, 3, { kind: 'send_content', args: { text: 'Enjoy the brochure' } }),
+      ]),
+    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => deliver(turnId)));
+    const outcomes = results.map((r) => r.outcome);
+    // One holds the lease and works; the rest answer busy (or done, if they read after it finished).
+    expect(outcomes.every((o) => o === 'done' || o === 'busy')).toBe(true);
+    expect(outcomes.filter((o) => o === 'busy').length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.outcome === 'done').every((r) => r.actions.every((a) => a.state === 'done' && a.attempts === 1))).toBe(true);
+    // The busy ones come back later (QStash retries) and find the work done.
+    const later = await Promise.all(Array.from({ length: 9 }, () => deliver(turnId)));
+    expect(new Set(later.map((r) => r.outcome))).toEqual(new Set(['done']));
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow', 'addTagByName', 'sendContent']);
+    expect(callsFor(sandbox, sub)).toHaveLength(3);
+  });
+
+  it('an entry that does not exist is not_found and leaves the pending set', async () => {
+    const turnId = uniqueId('turn_');
+    await session.one((r) => r.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: turnId }));
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'not_found', actions: [] });
+    expect(await isPending(turnId)).toBe(false);
+  });
+});
+
+describe('re-driving dead letters', () => {
+  const published: { tenantId: string; turnId: string }[] = [];
+  const publisher: OutboxPublisher = {
+    publish: async (message) => {
+      published.push(message);
+    },
+  };
+
+  it('a dead idempotent action goes back to pending, off the list, is published and then performed', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'vip' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [tag]));
+    expect((await deliver(turnId)).actions[0]?.state).toBe('dead'); // the page has no "vip" tag yet
+
+    sandbox.addPage({
+      pageId: '2000001',
+      apiKey: '2000001:outbox-test-key',
+      tags: [
+        { id: 1, name: 'interested' },
+        { id: 2, name: 'human_handoff' },
+        { id: 3, name: 'vip' },
+      ],
+      customFields: [{ id: 11, name: 'preferred_class', type: 'text' }],
+      flows: [FLOW_BROCHURE, FLOW_TOUR],
+    });
+    const redriven = await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: tag.id });
+    expect(redriven).toMatchObject({ ok: true, state: 'pending', published: true });
+    expect(published).toContainEqual({ tenantId, turnId });
+    expect(await isPending(turnId)).toBe(true);
+    expect((await listDeadLetters(session, tenantId)).some((l) => l.actionId === tag.id)).toBe(false);
+
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'done', entryState: 'done' });
+    expect(result.actions[0]).toMatchObject({ state: 'done', attempts: 2 });
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+  });
+
+  it('an unknown send is re-driven only with sendAnyway', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const send = action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [send]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [send.id]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }) }));
+    expect((await deliver(turnId)).actions[0]?.state).toBe('unknown');
+
+    const refused = await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: send.id });
+    expect(refused).toMatchObject({ ok: false, status: 409 });
+    expect(refused.ok ? '' : refused.error).toMatch(/sendAnyway/);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+
+    const forced = await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: send.id, sendAnyway: true });
+    expect(forced).toMatchObject({ ok: true, state: 'pending' });
+    expect((await deliver(turnId)).actions[0]).toMatchObject({ state: 'done' });
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
+  });
+
+  it('a done action cannot be re-driven', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [tag]));
+    await deliver(turnId);
+    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: tag.id })).toMatchObject({ ok: false, status: 409 });
+    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: 'nope' })).toMatchObject({ ok: false, status: 404 });
+  });
+});

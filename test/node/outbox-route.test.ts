@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { QSTASH_DEV_CREDENTIALS } from '../../dev/qstash-broker.js';
+import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
+import { createApp } from '../../src/app.js';
+import { tenantKeys } from '../../src/storage/keys.js';
+import type { RedisSession } from '../../src/storage/redis-session.js';
+import { leaseKey } from '../../outbox/ledger.js';
+import type { OutboxPublisher } from '../../outbox/publisher.js';
+import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
+import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, WEBHOOK_SECRET, writeEntry } from './outbox-fixtures.js';
+
+/**
+ * The HTTP surface of the outbox through the Worker's Hono app (run in Node here; the e2e test
+ * runs the same code in workerd): signature checks, status codes QStash acts on, the dead-letter API.
+ */
+const PUBLIC_URL = 'https://agent.example.test';
+const DELIVER_URL = `${PUBLIC_URL}/v1/outbox/deliver`;
+
+let sandbox: ManyChatSandbox;
+let session: RedisSession;
+let env: Record<string, string>;
+const published: { tenantId: string; turnId: string }[] = [];
+const publisher: OutboxPublisher = { publish: async (m) => void published.push(m) };
+const app = createApp((services) => ({ ...services, publisher: () => publisher }));
+const tenantId = uniqueId('obr');
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  session = connect();
+  env = { ...inject('workerEnv'), PUBLIC_URL, MANYCHAT_API_URL: sandbox.url };
+  await seedTenant(session, tenantId);
+});
+
+afterAll(async () => {
+  await dropTenant(session, tenantId);
+  await sandbox.close();
+});
+
+async function newEntry(kinds: ('send_flow' | 'add_tag')[] = ['send_flow', 'add_tag']) {
+  const sub = newSubscriber(sandbox);
+  const turnId = uniqueId('turn_');
+  const actions = kinds.map((kind, i) =>
+    action(turnId, i + 1, kind === 'send_flow' ? { kind, args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } } : { kind, args: { tag: 'interested' } }),
+  );
+  await writeEntry(session, entryFor(tenantId, turnId, sub, actions));
+  return { sub, turnId, body: JSON.stringify({ tenantId, turnId }) };
+}
+
+function post(body: string, headers: Record<string, string> = {}) {
+  return app.request('/v1/outbox/deliver', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }, env);
+}
+
+async function signed(body: string, overrides: Partial<Parameters<typeof signQStashDelivery>[0]> = {}) {
+  return post(body, { 'Upstash-Signature': await signQStashDelivery({ key: QSTASH_DEV_CREDENTIALS.currentSigningKey, url: DELIVER_URL, body, ...overrides }) });
+}
+
+async function stillPending(turnId: string) {
+  return (await session.one((r) => r.zscore(tenantKeys(tenantId).outboxPending, turnId))) !== null;
+}
+
+describe('POST /v1/outbox/deliver', () => {
+  it('a delivery signed with the current key performs the actions once and answers 200 with a summary', async () => {
+    const { sub, turnId, body } = await newEntry();
+    const res = await signed(body);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ tenantId, turnId, outcome: 'done', entryState: 'done', actions: [{ state: 'done' }, { state: 'done' }] });
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow', 'addTagByName']);
+    // A duplicate delivery (QStash is at least once) performs nothing more.
+    expect((await signed(body)).status).toBe(200);
+    expect(callsFor(sandbox, sub)).toHaveLength(2);
+  });
+
+  it('a delivery signed with the next key (key rotation) is accepted', async () => {
+    const { sub, body } = await newEntry(['add_tag']);
+    expect((await signed(body, { key: QSTASH_DEV_CREDENTIALS.nextSigningKey })).status).toBe(200);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+  });
+
+  it.each([
+    ['unsigned', async (body: string) => post(body)],
+    ['signed with a key that is not ours', async (body: string) => signed(body, { key: 'sig_forged000000000000000000000' })],
+    ['expired', async (body: string) => signed(body, { issuedAt: Math.floor(Date.now() / 1000) - 900 })],
+    ['signed for another body (body altered)', async (body: string) => signed(body, { hashOf: body.replace('turn_', 'turn_x') })],
+    ['signed for another URL', async (body: string) => signed(body, { url: 'https://evil.example/v1/outbox/deliver' })],
+    ['issued by someone other than Upstash', async (body: string) => signed(body, { issuer: 'NotUpstash' })],
+    ['a malformed token', async (body: string) => post(body, { 'Upstash-Signature': 'not.a.jwt' })],
+  ])('%s → 401 and nothing performed', async (_name, send) => {
+    const { sub, turnId, body } = await newEntry();
+    const res = await send(body);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: expect.stringMatching(/Upstash-Signature/) });
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect(await stillPending(turnId)).toBe(true);
+  });
+
+  it('a body altered after signing is refused even when it names a real entry', async () => {
+    const a = await newEntry(['add_tag']);
+    const b = await newEntry(['add_tag']);
+    const signature = await signQStashDelivery({ key: QSTASH_DEV_CREDENTIALS.currentSigningKey, url: DELIVER_URL, body: a.body });
+    const res = await post(b.body, { 'Upstash-Signature': signature });
+    expect(res.status).toBe(401);
+    expect(callsFor(sandbox, a.sub)).toHaveLength(0);
+    expect(callsFor(sandbox, b.sub)).toHaveLength(0);
+  });
+
+  it('a signed body that is not a delivery message is 400', async () => {
+    expect((await signed('{not json')).status).toBe(400);
+    const res = await signed(JSON.stringify({ tenantId }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid delivery body', details: [expect.stringMatching(/turnId/)] });
+  });
+
+  it('an unknown tenant or entry is 489 with Upstash-NonRetryable-Error (QStash stops retrying)', async () => {
+    const unknownTenant = await signed(JSON.stringify({ tenantId: uniqueId('nobody'), turnId: 'turn_x' }));
+    expect(unknownTenant.status).toBe(489);
+    expect(unknownTenant.headers.get('Upstash-NonRetryable-Error')).toBe('true');
+    const unknownTurn = await signed(JSON.stringify({ tenantId, turnId: uniqueId('turn_') }));
+    expect(unknownTurn.status).toBe(489);
+    expect(unknownTurn.headers.get('Upstash-NonRetryable-Error')).toBe('true');
+  });
+
+  it('ManyChat 429 → 503 with its Retry-After; 500 → 503 without (QStash backs off itself)', async () => {
+    const { sub, body } = await newEntry(['send_flow']);
+    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '429', retryAfterSeconds: 5 });
+    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '500' });
+    const first = await signed(body);
+    expect(first.status).toBe(503);
+    expect(first.headers.get('Retry-After')).toBe('5');
+    const second = await signed(body);
+    expect(second.status).toBe(503);
+    expect(second.headers.get('Retry-After')).toBeNull();
+    expect((await signed(body)).status).toBe(200);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
+  });
+
+  it('while another delivery holds the entry: 409 with Retry-After 1, nothing performed', async () => {
+    const { sub, turnId, body } = await newEntry(['send_flow']);
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'someone-else', { px: 5000 }));
+    const res = await signed(body);
+    expect(res.status).toBe(409);
+    expect(res.headers.get('Retry-After')).toBe('1');
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+  });
+
+  it('a body over 64 KB is 413 before anything else', async () => {
+    expect((await post('x'.repeat(64 * 1024 + 1))).status).toBe(413);
+  });
+});
+
+describe('dead-letter API', () => {
+  const headers = { 'x-staged-agent-secret': WEBHOOK_SECRET, 'content-type': 'application/json' };
+
+  it('needs the tenant secret', async () => {
+    expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, {}, env)).status).toBe(401);
+    expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers: { 'x-staged-agent-secret': 'wrong' } }, env)).status).toBe(401);
+    expect((await app.request(`/v1/outbox/dead-letters/${uniqueId('nobody')}`, { headers }, env)).status).toBe(404);
+  });
+
+  it('lists an unknown send and re-drives it only with sendAnyway', async () => {
+    const { sub, turnId, body } = await newEntry(['send_flow']);
+    const actionId = `${turnId}.a1`;
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [actionId]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }) }));
+    expect((await signed(body)).status).toBe(200);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+
+    const list = await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env);
+    expect(list.status).toBe(200);
+    const listed = (await list.json()) as { deadLetters: { actionId: string; state: string; currentState: string }[] };
+    expect(listed.deadLetters.find((l) => l.actionId === actionId)).toMatchObject({ state: 'unknown', currentState: 'unknown' });
+
+    const redrive = (payload: object) => app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify(payload) }, env);
+    const refused = await redrive({ turnId, actionId });
+    expect(refused.status).toBe(409);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+
+    const forced = await redrive({ turnId, actionId, sendAnyway: true });
+    expect(forced.status).toBe(200);
+    expect(await forced.json()).toMatchObject({ ok: true, published: true, delivery: { outcome: 'done', actions: [{ state: 'done' }] } });
+    expect(published).toContainEqual({ tenantId, turnId });
+    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
+    expect((await redrive({ turnId })).status).toBe(400);
+  });
+});
