@@ -3,7 +3,7 @@ import type { DeliveryMessage } from './outbox-entry.js';
 
 export interface OutboxPublisher {
   /** Asks QStash to deliver the turn's outbox entry; the turn id is the deduplication id. */
-  publish(message: DeliveryMessage, opts?: { delaySeconds?: number; kind?: 'deliver' | 'finish-turn' }): Promise<void>;
+  publish(message: DeliveryMessage, opts?: { delaySeconds?: number }): Promise<void>;
 }
 
 export const DELIVERY_PATH = '/v1/outbox/deliver';
@@ -12,11 +12,10 @@ export function qstashPublisher(config: { qstashUrl: string; qstashToken: string
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {
     async publish(message, opts) {
-      const kind = opts?.kind ?? 'deliver';
       await client.publishJSON({
         url: `${config.publicUrl.replace(/\/$/, '')}${DELIVERY_PATH}`,
         body: message,
-        deduplicationId: `${kind}-${message.tenantId}-${message.turnId}`,
+        deduplicationId: `deliver-${message.tenantId}-${message.turnId}`,
         retries: 5,
         ...(opts?.delaySeconds ? { delay: opts.delaySeconds } : {}),
       });

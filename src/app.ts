@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
 import { tenantApiRoutes } from './tenants/tenant-api.js';
+import { finishTurnRoutes } from './turn/finish-turn-route.js';
 import { EnvError, parseEnv, type AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError } from './http/errors.js';
@@ -10,6 +11,7 @@ import { selectModel } from './models/select-model.js';
 import { RedisSession } from './storage/redis-session.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import { qstashPublisher } from '../outbox/publisher.js';
+import { qstashTurnJobs } from './turn/finish-turn-job.js';
 import { deadLetterRoutes } from '../outbox/dead-letter-route.js';
 import { deliveryRoutes } from '../outbox/delivery-route.js';
 
@@ -18,6 +20,7 @@ export function defaultServices(env: AppEnv): Services {
     env,
     redis: () => RedisSession.connect(env.UPSTASH_REDIS_REST_URL, env.UPSTASH_REDIS_REST_TOKEN),
     publisher: () => qstashPublisher({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    turnJobs: () => qstashTurnJobs({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
     model: (config) => selectModel(env, config),
     guardrails: defaultGuardrails,
     fetch: (input, init) => fetch(input, init),
@@ -45,6 +48,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/health', healthRoute());
   app.route('/v1/manychat', manyChatRoutes());
   app.route('/v1/tenants', tenantApiRoutes());
+  app.route('/v1/turns', finishTurnRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -4,12 +4,15 @@ import type { RedisSession } from '../storage/redis-session.js';
 import type { TenantConfig } from '../tenants/tenant-config.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
+import type { TurnJobPublisher } from '../turn/finish-turn-job.js';
 
 /** What a request handler may use. Built from the environment; tests replace parts of it. */
 export interface Services {
   env: AppEnv;
   redis(): RedisSession;
   publisher(): OutboxPublisher;
+  /** Delayed jobs that finish deferred turns. */
+  turnJobs(): TurnJobPublisher;
   model(config: TenantConfig): SelectedModel;
   guardrails: readonly Guardrail[];
   /** Outbound fetch for the ManyChat / Messenger APIs. */

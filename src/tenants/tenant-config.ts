@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkToolOrder } from '../../tools/canonical-order.js';
+import { GuardrailSettingsSchema } from '../../guardrails/settings.js';
 import { checkManifest, ManifestSchema } from '../../tools/manifest.js';
 
 /**
@@ -56,6 +57,10 @@ export const TenantConfigSchema = z.object({
   /** Time budget of a synchronous turn; ManyChat waits ~10 s. */
   deadlineMs: z.number().int().min(500).max(9500).default(8000),
   fallbackReply: z.string().min(1),
+  /** Sent at the deadline when a turn is still running (empty: an empty Dynamic Block). */
+  holdingReply: z.string().max(2000).default(''),
+  /** A deferred turn keeps running in the background until this many ms after it arrived. */
+  asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(45_000),
   flows: z.array(FlowSchema).default([]),
   tags: z.array(TagSchema).default([]),
   fields: z.array(FieldSchema).default([]),
@@ -76,6 +81,8 @@ export const TenantConfigSchema = z.object({
   handoff: HandoffSchema,
   /** Conversation turns kept per contact. */
   historyTurns: z.number().int().min(0).max(50).default(10),
+  /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
+  guardrails: GuardrailSettingsSchema.prefault({}),
 });
 
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;

@@ -2,35 +2,67 @@ import type { InboundMessage } from '../domain/inbound-message.js';
 import type { OutgoingReply, TurnRecord } from '../domain/turn-record.js';
 import type { TenantConfig } from '../tenants/tenant-config.js';
 import { awaitTurnRecord, claimDelivery } from './claim.js';
-import { runTurn, type TurnDeps } from './run-turn.js';
+import type { TurnJobPublisher } from './finish-turn-job.js';
+import { runTurn, type DeferralState, type TurnDeps } from './run-turn.js';
+
+/** Kept between the response deadline and ManyChat's own limit, for the network. */
+export const RESPONSE_MARGIN_MS = 250;
+/** The finish-turn job runs this long after the background run's own deadline. */
+export const FINISH_JOB_GRACE_SECONDS = 15;
+
+export interface InboundDeps extends TurnDeps {
+  turnJobs: TurnJobPublisher;
+  /** Keeps the isolate alive for a deferred turn (ExecutionContext.waitUntil). */
+  waitUntil: (promise: Promise<unknown>) => void;
+}
 
 export type InboundOutcome =
   | { kind: 'turn'; record: TurnRecord }
+  /** Not finished at the deadline: answered now, finished in the background, replied through the outbox. */
+  | { kind: 'deferred'; turnId: string; reply: OutgoingReply }
   /** A duplicate delivery: the first turn's reply, or null if it is not finished by the deadline. */
   | { kind: 'duplicate'; turnId: string; reply: OutgoingReply | null };
 
-/** Claim the delivery, then either run the turn or attach to the one already running. */
-export async function handleInbound(deps: TurnDeps, inbound: InboundMessage, config: TenantConfig, startedAt: number, newTurnId: () => string): Promise<InboundOutcome> {
+function sleepUntil(at: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - performance.now())));
+}
+
+/** Claim the delivery, then run the turn (deferring it at the deadline) or attach to the one already running. */
+export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, config: TenantConfig, startedAt: number, newTurnId: () => string): Promise<InboundOutcome> {
   const turnId = newTurnId();
-  const deadlineAt = startedAt + config.deadlineMs;
+  const responseDeadline = startedAt + config.deadlineMs - RESPONSE_MARGIN_MS;
   const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId);
   if (!claim.claimed) {
-    const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (deadlineAt - performance.now()), (raw) =>
+    const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>
       raw && typeof raw === 'object' && 'reply' in raw ? (raw as TurnRecord) : null,
     );
     return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record?.reply ?? null };
   }
-  const record = await runTurn(deps, {
+  const deferral: DeferralState = { deferred: false, committing: false };
+  const turn = runTurn(deps, {
     turnId,
     inbound,
     config,
     history: claim.history,
-    deadlineAt,
+    deadlineAt: startedAt + config.asyncDeadlineMs,
     startedAt,
     roundTripsBeforeModel: deps.session.roundTrips,
     inHandoffUntil: claim.inHandoffUntil,
+    deferral,
   });
-  return { kind: 'turn', record };
+  const first = await Promise.race([turn.then((record) => ({ record })), sleepUntil(responseDeadline).then(() => null)]);
+  if (first) return { kind: 'turn', record: first.record };
+  // A commit already under way is quick and decides the reply; wait for it.
+  if (deferral.committing) return { kind: 'turn', record: await turn };
+  deferral.deferred = true;
+  deps.waitUntil(turn.catch((err: unknown) => console.error(`deferred turn ${turnId} failed: ${err instanceof Error ? err.message : String(err)}`)));
+  try {
+    await deps.turnJobs.publishFinishTurn({ turnId, inbound }, Math.ceil(config.asyncDeadlineMs / 1000) + FINISH_JOB_GRACE_SECONDS);
+  } catch (err) {
+    // The background run may still finish; if the isolate dies too, this turn is lost — say so loudly.
+    console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { kind: 'deferred', turnId, reply: { text: config.holdingReply, quickReplies: [] } };
 }
 
 export function newTurnId(): string {

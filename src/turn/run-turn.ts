@@ -3,6 +3,8 @@ import type { InboundMessage } from '../domain/inbound-message.js';
 import type { TurnRecord } from '../domain/turn-record.js';
 import type { Decision } from '../domain/verdict.js';
 import type { RedisSession } from '../storage/redis-session.js';
+import { TTL, tenantKeys } from '../storage/keys.js';
+import type { StagedAction } from '../domain/staged-action.js';
 import type { TenantConfig } from '../tenants/tenant-config.js';
 import { sha256Hex } from '../tenants/tenant-store.js';
 import { runGuardrails } from '../../guardrails/pipeline.js';
@@ -29,23 +31,34 @@ export interface TurnDeps {
   now?: () => Date;
 }
 
+/**
+ * Shared between the webhook (which may stop waiting at the deadline) and the turn (which may
+ * be committing). JavaScript runs one of them at a time, so whichever flips its flag first
+ * decides: a turn that started committing is awaited; a deferred one commits its reply through
+ * the outbox.
+ */
+export interface DeferralState {
+  deferred: boolean;
+  committing: boolean;
+}
+
 export interface TurnContext {
   turnId: string;
   inbound: InboundMessage;
   config: TenantConfig;
   history: HistoryEntry[];
-  /** When the turn must be answered (epoch ms). */
+  /** The model is aborted so the turn can still finish by this time (performance.now() ms). */
   deadlineAt: number;
   startedAt: number;
   /** Round trips the ingress already spent (auth + claim). */
   roundTripsBeforeModel: number;
   inHandoffUntil: string | null;
+  deferral: DeferralState;
 }
 
 /** Time kept back from the model for guardrails and the commit. */
-export function modelBudgetMs(ctx: TurnContext, now: number): number {
-  const total = ctx.deadlineAt - ctx.startedAt;
-  const reserve = Math.min(1500, Math.round(total * 0.15));
+export function modelBudgetMs(ctx: Pick<TurnContext, 'deadlineAt' | 'startedAt'>, now: number): number {
+  const reserve = Math.min(1500, Math.round((ctx.deadlineAt - ctx.startedAt) * 0.15));
   return Math.max(0, ctx.deadlineAt - reserve - now);
 }
 
@@ -138,9 +151,6 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     ];
   }
   const createdAt = now().toISOString();
-  const entry: OutboxEntry | null = outcome.committed.length
-    ? { turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: outcome.committed, state: 'pending', createdAt, attempts: 0 }
-    : null;
 
   const record: TurnRecord = {
     turnId,
@@ -175,7 +185,25 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
 
   const commitStarted = performance.now();
   const before = deps.session.roundTrips;
-  record.redisRoundTrips.afterModel = 1;
+  ctx.deferral.committing = true;
+  if (ctx.deferral.deferred) {
+    // The webhook has answered already: the reply goes out through the outbox, before the actions.
+    record.deferred = true;
+    const claimed = await deps.session.one((r) => r.set(tenantKeys(config.tenantId).commitClaim(turnId), '1', { nx: true, ex: TTL.turnSeconds }));
+    if (claimed !== 'OK') {
+      record.notes.push('another run of this deferred turn committed it; this run committed nothing');
+      return record;
+    }
+    if (outcome.reply.text) {
+      const send: StagedAction = { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args: { text: outcome.reply.text }, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
+      record.committed = [send, ...record.committed];
+    }
+  }
+  const entry: OutboxEntry | null = record.committed.length
+    ? { turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: record.committed, state: 'pending', createdAt, attempts: 0 }
+    : null;
+  // Stored with the record, so counted ahead: what was spent so far plus the commit's one MULTI.
+  record.redisRoundTrips.afterModel = deps.session.roundTrips - before + 1;
   record.timings.totalMs = Math.round(performance.now() - ctx.startedAt);
   await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil, pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals] });
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;

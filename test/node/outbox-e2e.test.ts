@@ -2,19 +2,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
 import { QSTASH_DEV_CREDENTIALS } from '../../dev/qstash-broker.js';
+import { freePort } from '../../dev/redis-server.js';
 import { DEV_UPSTASH_TOKEN, ROOT, seedDemoTenant, startLocalStack, type LocalStack } from '../../dev/stack.js';
 import { tenantKeys } from '../../src/storage/keys.js';
 import { RedisSession } from '../../src/storage/redis-session.js';
 import { qstashPublisher } from '../../outbox/publisher.js';
 import { sweepOutbox } from '../../outbox/sweeper.js';
 import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
-import { action, dropTenant, entryFor, performed, uniqueId, writeEntry } from './outbox-fixtures.js';
+import { action, entryFor, performed, uniqueId, writeEntry } from './outbox-fixtures.js';
 
 /**
  * The whole path over real HTTP: ManyChat webhook → Worker (wrangler dev, workerd) → commit →
  * QStash broker → signed delivery to /v1/outbox/deliver → ManyChat sandbox. The offline rule
- * model answers "send me the brochure" by staging the brochure flow. Every test uses its own
- * tenant (the demo config under a fresh id) and its own contact, because Redis is shared.
+ * model answers "send me the brochure" by staging the brochure flow. The stack gets a Redis of its
+ * own (REDIS_URL points at a free port, so the stack starts one), because the Worker's cron sweep
+ * walks every tenant and must not publish other tests' entries; each test also has its own contact.
  */
 const BROCHURE_NS = 'content20250101000000_000001';
 
@@ -22,16 +24,20 @@ let stack: LocalStack;
 let session: RedisSession;
 let workerUrl: string;
 const tenantId = uniqueId('e2e');
+const savedRedisUrl = process.env.REDIS_URL;
 
 beforeAll(async () => {
+  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
   stack = await startLocalStack({ withWorker: true, qstashRetryBaseMs: 200, stateDir: join(ROOT, '.local', 'test-outbox-e2e') });
+  expect(stack.redis.owned).toBe(true);
   workerUrl = stack.facts.workerUrl ?? '';
   await seedDemoTenant(stack.upstash.url, DEV_UPSTASH_TOKEN, tenantId);
   session = RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
 }, 120_000);
 
 afterAll(async () => {
-  if (session) await dropTenant(session, tenantId);
+  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
+  else process.env.REDIS_URL = savedRedisUrl;
   await stack?.close();
 });
 
@@ -109,6 +115,20 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
     const publisher = qstashPublisher({ qstashUrl: stack.qstash.url, qstashToken: QSTASH_DEV_CREDENTIALS.token, publicUrl: workerUrl });
     const swept = await sweepOutbox({ session, publisher, olderThanMs: 0, tenantIds: [tenantId] });
     expect(swept).toMatchObject({ stale: 1, published: 1, failed: 0 });
+    await until('the swept delivery', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
+    await settle();
+    expect(performed(calls(contact))).toEqual(['sendFlow']);
+    expect(await isPending(turnId)).toBe(false);
+  });
+
+  it('the Worker\'s cron handler sweeps an entry stuck past the timeout and it is delivered once', async () => {
+    const contact = newContact();
+    const turnId = uniqueId('turn_');
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+    await writeEntry(session, entryFor(tenantId, turnId, contact, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } })], tenMinutesAgo));
+    // wrangler dev runs the `scheduled` handler on this path, as the cron trigger would.
+    const res = await fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    expect(res.status).toBe(200);
     await until('the swept delivery', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
     await settle();
     expect(performed(calls(contact))).toEqual(['sendFlow']);

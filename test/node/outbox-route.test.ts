@@ -133,13 +133,16 @@ describe('POST /v1/outbox/deliver', () => {
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
   });
 
-  it('while another delivery holds the entry: 409 with Retry-After 1, nothing performed', async () => {
+  it('while another delivery holds the entry: 409 with Retry-After = what is left of its lease, nothing performed', async () => {
     const { sub, turnId, body } = await newEntry(['send_flow']);
-    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'someone-else', { px: 5000 }));
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'someone-else', { px: 4500 }));
     const res = await signed(body);
     expect(res.status).toBe(409);
-    expect(res.headers.get('Retry-After')).toBe('1');
+    expect(res.headers.get('Retry-After')).toBe('5');
     expect(callsFor(sandbox, sub)).toHaveLength(0);
+    // Almost expired: never less than 1 s.
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'someone-else', { px: 900 }));
+    expect((await signed(body)).headers.get('Retry-After')).toBe('1');
   });
 
   it('a body over 64 KB is 413 before anything else', async () => {

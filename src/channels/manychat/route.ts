@@ -74,15 +74,26 @@ export function manyChatRoutes() {
     if (provided === undefined) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
     const text = webhook.value.text ?? contact.last_input_text ?? '';
     if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
-    const { reply, turnId, duplicateOf } = await runMessageTurn(services, session, tenant.config, webhook.value, text, startedAt);
+    const { reply, turnId, duplicateOf, deferred } = await runMessageTurn(services, session, tenant.config, webhook.value, text, startedAt, waitUntilOf(c));
     c.header('x-turn-id', turnId);
     if (duplicateOf) c.header('x-duplicate-of', duplicateOf);
+    if (deferred) c.header('x-turn-deferred', '1');
     return c.json(await dynamicBlockFor(reply, c.req.url, secret, tenantId, contact.id));
   });
   return app;
 }
 
-async function runMessageTurn(services: Services, session: RedisSession, config: TenantConfig, webhook: ManyChatWebhook, text: string, startedAt: number) {
+/** ExecutionContext.waitUntil where the runtime gives one (workerd); elsewhere the promise just runs. */
+export function waitUntilOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): (p: Promise<unknown>) => void {
+  try {
+    const ctx = c.executionCtx;
+    return (p) => ctx.waitUntil(p);
+  } catch {
+    return () => {};
+  }
+}
+
+async function runMessageTurn(services: Services, session: RedisSession, config: TenantConfig, webhook: ManyChatWebhook, text: string, startedAt: number, waitUntil: (p: Promise<unknown>) => void) {
   const receivedAt = new Date();
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
@@ -97,12 +108,13 @@ async function runMessageTurn(services: Services, session: RedisSession, config:
   };
   const model = services.model(config);
   const outcome = await handleInbound(
-    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET },
+    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, turnJobs: services.turnJobs(), waitUntil },
     inbound,
     config,
     startedAt,
     newTurnId,
   );
-  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId, duplicateOf: null };
-  return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId, duplicateOf: outcome.turnId };
+  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId, duplicateOf: null, deferred: false };
+  if (outcome.kind === 'deferred') return { reply: outcome.reply, turnId: outcome.turnId, duplicateOf: null, deferred: true };
+  return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId, duplicateOf: outcome.turnId, deferred: false };
 }

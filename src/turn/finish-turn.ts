@@ -1,0 +1,45 @@
+import { parseJson, type RedisSession } from '../storage/redis-session.js';
+import { tenantKeys } from '../storage/keys.js';
+import type { TurnRecord } from '../domain/turn-record.js';
+import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { FinishTurnJob } from './finish-turn-job.js';
+import type { HistoryEntry } from './prompt.js';
+import { runTurn, type TurnDeps } from './run-turn.js';
+
+export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord };
+
+/** One round trip: is the turn done, and the context a rerun needs. */
+async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: string, contactId: string) {
+  const keys = tenantKeys(tenantId);
+  const [record, history, handoff] = await session.pipeline((p) => {
+    p.get(keys.turn(turnId));
+    p.lrange(keys.history(contactId), 0, -1);
+    p.get(keys.handoff(contactId));
+  });
+  const entries = (Array.isArray(history) ? history : []).map((h) => parseJson(h) as HistoryEntry | null).filter((h): h is HistoryEntry => !!h && typeof h.text === 'string');
+  return { done: record != null, history: entries, inHandoffUntil: typeof handoff === 'string' ? handoff : null };
+}
+
+/**
+ * The delayed "finish turn" job: a no-op when the turn was committed, else the turn runs again
+ * from the start as a deferred turn (its commit is claimed by turn id, so a background run that
+ * is somehow still alive and this one cannot both commit).
+ */
+export async function finishTurn(deps: TurnDeps, config: TenantConfig, job: FinishTurnJob): Promise<FinishOutcome> {
+  const { inbound, turnId } = job;
+  const inputs = await loadRerunInputs(deps.session, config.tenantId, turnId, inbound.contactId);
+  if (inputs.done) return { kind: 'already-done', turnId };
+  const startedAt = performance.now();
+  const record = await runTurn(deps, {
+    turnId,
+    inbound,
+    config,
+    history: inputs.history,
+    deadlineAt: startedAt + config.asyncDeadlineMs,
+    startedAt,
+    roundTripsBeforeModel: deps.session.roundTrips,
+    inHandoffUntil: inputs.inHandoffUntil,
+    deferral: { deferred: true, committing: false },
+  });
+  return { kind: 'finished', record };
+}
