@@ -25,8 +25,8 @@ import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry }
  *
  * Concurrency: QStash delivers at least once, and the sweeper may publish an entry again, so
  * several deliveries of one entry can run at the same time. A per-entry lease (`SET NX PX`) lets
- * one of them work; the others answer `busy` and QStash tries them later, when they find the work
- * done. Each claim re-checks and renews the lease inside the ledger script, so a delivery that lost
+ * one of them work; the others answer `busy` (come back when the lease runs out) and QStash tries
+ * them later, when they find the work done — or, if the holder died, take over. Each claim re-checks and renews the lease inside the ledger script, so a delivery that lost
  * its lease (an isolate frozen for longer than the lease) cannot start another call.
  *
  * Per action, by ledger state:
@@ -78,8 +78,18 @@ export interface DeliverInput {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
-/** A busy delivery asks to be tried again this soon; the holder is usually done by then. */
+/**
+ * A busy delivery asks to come back when the holder's lease runs out, at least after this. Not a
+ * fixed 1 s: if the holder died mid-delivery its lease stays for up to 30 s, and QStash's few
+ * retries (5) would all be spent answering busy, leaving the entry to the sweeper. A duplicate of
+ * a live delivery loses nothing by waiting: it only finds the work done.
+ */
 export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+function busyRetryAfter(remainingLeaseMs: unknown): number {
+  const ms = Number(remainingLeaseMs);
+  return Number.isFinite(ms) && ms > 0 ? Math.max(BUSY_RETRY_AFTER_SECONDS, Math.ceil(ms / 1000)) : BUSY_RETRY_AFTER_SECONDS;
+}
 
 const LIVE_CHAT_NOTE = 'recorded only: the ManyChat public API has no live-chat assignment endpoint, so nothing was called';
 
@@ -173,9 +183,10 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   const fence: Fence = { leaseKey: lease, token, leaseMs };
   const ref: LedgerRef = { session, tenantId, turnId };
 
-  // One round trip: try the lease, read the entry and its ledger.
-  const [leaseReply, rawEntry, rawLedger] = await session.pipeline((p) => {
+  // One round trip: try the lease (and see how long the holder's has left), read the entry and its ledger.
+  const [leaseReply, leasePttl, rawEntry, rawLedger] = await session.pipeline((p) => {
     p.set(lease, token, { nx: true, px: leaseMs });
+    p.pttl(lease);
     p.get(keys.outbox(turnId));
     p.hgetall(keys.ledger(turnId));
   });
@@ -198,7 +209,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     if (haveLease) await session.one((r) => r.eval(RELEASE_LEASE_LUA, [lease], [token]));
     return { outcome: 'done', entryState: entry.state === 'pending' ? finalState(entry, rows) : entry.state, actions: summary(entry, rows) };
   }
-  if (!haveLease) return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
+  if (!haveLease) return { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) };
 
   const record = (id: string, t: Transition) => {
     if (t.row) rows.set(id, t.row);

@@ -1,7 +1,7 @@
-import { Receiver } from '@upstash/qstash';
 import { Hono, type Context } from 'hono';
 import type { AppContext } from '../src/http/app-context.js';
-import { jsonError, parseJsonText, readBodyLimited } from '../src/http/errors.js';
+import { jsonError, parseJsonText } from '../src/http/errors.js';
+import { verifyQStashRequest } from '../src/http/qstash-signature.js';
 import { assertSafeId } from '../src/storage/keys.js';
 import { loadTenant } from '../src/tenants/tenant-store.js';
 import { deliverOutboxEntry, type DeliveryResult } from './deliver-entry.js';
@@ -10,8 +10,6 @@ import { DeliveryMessageSchema } from './outbox-entry.js';
 import { DELIVERY_PATH } from './publisher.js';
 
 export const DELIVERY_BODY_LIMIT = 64 * 1024;
-/** Seconds of clock skew tolerated on the signature's nbf/exp (QStash's clock vs the edge's). */
-export const SIGNATURE_CLOCK_TOLERANCE_S = 5;
 
 /**
  * QStash answers: any 2xx is done; other statuses are retried (honouring Retry-After); 489 with
@@ -33,7 +31,8 @@ function answer(c: Context<AppContext>, tenantId: string, turnId: string, result
       if (result.retryAfterSeconds !== undefined) c.header('Retry-After', String(result.retryAfterSeconds));
       return c.json(body, 503);
     case 'busy':
-      // Another delivery of this entry holds the lease; try again shortly and find it done.
+      // Another delivery of this entry holds the lease: come back when it has run out (≥ 1 s)
+      // and find the work done, or take over from a holder that died.
       c.header('Retry-After', String(result.retryAfterSeconds ?? 1));
       return c.json(body, 409);
     case 'not_found':
@@ -45,24 +44,12 @@ function answer(c: Context<AppContext>, tenantId: string, turnId: string, result
 export function deliveryRoutes() {
   const app = new Hono<AppContext>();
   app.post('/deliver', async (c) => {
-    const body = await readBodyLimited(c, DELIVERY_BODY_LIMIT);
-    if (!body.ok) return jsonError(c, body.status, body.error);
-
+    // Any failure (bad key, expired, wrong URL, body altered, malformed token) is the same 401.
+    const verified = await verifyQStashRequest(c, DELIVERY_PATH, DELIVERY_BODY_LIMIT);
+    if (!verified.ok) return jsonError(c, verified.status, verified.error);
     const services = c.get('services');
-    const { env } = services;
-    const signature = c.req.header('Upstash-Signature');
-    if (!signature) return jsonError(c, 401, 'missing Upstash-Signature header');
-    const receiver = new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY });
-    try {
-      // The URL QStash signed is the one the publisher asked for, not whatever Host this request has.
-      await receiver.verify({ signature, body: body.text, url: `${env.PUBLIC_URL.replace(/\/$/, '')}${DELIVERY_PATH}`, clockTolerance: SIGNATURE_CLOCK_TOLERANCE_S });
-    } catch {
-      // Any failure (bad key, expired, wrong URL, body altered, malformed token) is the same 401;
-      // the reason is not echoed to an unauthenticated caller.
-      return jsonError(c, 401, 'invalid Upstash-Signature');
-    }
 
-    const json = parseJsonText(body.text);
+    const json = parseJsonText(verified.body);
     if (!json.ok) return jsonError(c, 400, json.error);
     const message = DeliveryMessageSchema.safeParse(json.value);
     if (!message.success) return jsonError(c, 400, 'invalid delivery body', message.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
@@ -81,7 +68,7 @@ export function deliveryRoutes() {
     if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
 
     const manychat = createManyChatClient({
-      baseUrl: env.MANYCHAT_API_URL,
+      baseUrl: services.env.MANYCHAT_API_URL,
       apiKey: tenant.secrets.manychatApiKey,
       fetch: services.fetch,
       timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS,

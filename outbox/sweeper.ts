@@ -10,7 +10,9 @@ import type { OutboxPublisher } from './publisher.js';
  * make a second delivery of a finished entry perform nothing.
  *
  * A published entry's score is moved to "now" (ZADD XX: only if still pending), so it is swept
- * again only after another `olderThanMs`, not on every cron tick.
+ * again only after another `olderThanMs`, not on every cron tick. A publish inside QStash's
+ * deduplication window (10 minutes after the last publish with that id) is accepted and dropped
+ * by QStash; it counts as published here, and a later sweep gets through.
  */
 
 /** Older than this and not yet done: published again. Above QStash's first retry delays (12 s, 2.5 min). */

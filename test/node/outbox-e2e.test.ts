@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
 import { QSTASH_DEV_CREDENTIALS } from '../../dev/qstash-broker.js';
 import { freePort } from '../../dev/redis-server.js';
@@ -34,6 +34,12 @@ beforeAll(async () => {
   await seedDemoTenant(stack.upstash.url, DEV_UPSTASH_TOKEN, tenantId);
   session = RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
 }, 120_000);
+
+// A test that fails early must not leave a fault or a publish failure for the next one.
+afterEach(() => {
+  stack?.manychat.reset();
+  stack?.qstash.failNextPublishes(0);
+});
 
 afterAll(async () => {
   if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
@@ -127,7 +133,7 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
     await writeEntry(session, entryFor(tenantId, turnId, contact, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } })], tenMinutesAgo));
     // wrangler dev runs the `scheduled` handler on this path, as the cron trigger would.
-    const res = await fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    const res = await fetch(`${workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
     expect(res.status).toBe(200);
     await until('the swept delivery', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
     await settle();

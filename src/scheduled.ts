@@ -1,0 +1,27 @@
+import { expireDueApprovals } from './approvals/decide-approval.js';
+import type { Services } from './http/app-context.js';
+import { TENANT_INDEX_KEY } from './storage/keys.js';
+import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
+
+/**
+ * The cron's work: publish stuck outbox entries again, and expire approvals whose hour has
+ * passed (their contacts are told nothing was changed). Counts and ids only in the log.
+ */
+export async function runScheduledWork(services: Services, now = new Date()): Promise<void> {
+  const session = services.redis();
+  const publisher = services.publisher();
+  const result = await sweepOutbox({ session, publisher, olderThanMs: DEFAULT_SWEEP_AFTER_MS, now });
+  console.log(`outbox sweep: ${result.tenants} tenants, ${result.stale} stale, ${result.published} published, ${result.failed} failed`);
+  for (const e of result.errors) console.warn(`outbox sweep: ${e}`);
+
+  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
+  let expired = 0;
+  for (const tenantId of tenantIds) {
+    try {
+      expired += await expireDueApprovals({ session, publisher, pinSecret: services.env.SESSION_SECRET, now }, tenantId);
+    } catch (err) {
+      console.warn(`approval expiry for tenant ${tenantId.slice(0, 60)} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (expired) console.log(`approvals expired: ${expired}`);
+}
