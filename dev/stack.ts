@@ -34,6 +34,8 @@ export interface LocalStack {
   worker: ChildProcess | null;
   /** The env the Worker runs with (also written to `.local/worker.env`). */
   workerEnv: Record<string, string>;
+  /** Kills `wrangler dev` (and whatever the Worker was doing) and starts it again on the same port. */
+  restartWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,8 @@ function startWrangler(port: number, envFile: string, log: (line: string) => voi
   const bin = join(ROOT, 'node_modules', '.bin', 'wrangler');
   const child = spawn(bin, ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--env-file', envFile, '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', '0'], {
     cwd: ROOT,
+    // Its own process group, so stopping it also stops the workerd it spawns.
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true' },
   });
@@ -87,6 +91,14 @@ function startWrangler(port: number, envFile: string, log: (line: string) => voi
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
   return child;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
 }
 
 /** Starts Redis (or reuses one), the three stand-ins and optionally the Worker; seeds the demo tenant. */
@@ -122,13 +134,16 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   await writeFile(envFile, Object.entries(workerEnv).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n', { mode: 0o600 });
 
   let worker: ChildProcess | null = null;
-  const closeAll = async () => {
+  const stopWorker = async (signal: NodeJS.Signals) => {
     if (worker && worker.exitCode === null) {
       const exited = new Promise<void>((r) => worker!.once('exit', () => r()));
-      worker.kill('SIGTERM');
+      killGroup(worker, signal);
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (worker.exitCode === null) worker.kill('SIGKILL');
+      if (worker.exitCode === null) killGroup(worker, 'SIGKILL');
     }
+  };
+  const closeAll = async () => {
+    await stopWorker('SIGTERM');
     await Promise.allSettled([manychat.close(), qstash.close(), upstash.close()]);
     await redis.close();
   };
@@ -157,7 +172,15 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     },
     offlineModel: !workerEnv.OPENAI_API_KEY,
   };
-  return { facts, redis, upstash, qstash, manychat, worker, workerEnv, close: closeAll };
+  const restartWorker = async () => {
+    if (!workerPort || !workerUrl) throw new Error('this stack runs no Worker');
+    await stopWorker('SIGKILL');
+    worker = startWrangler(workerPort, envFile, log);
+    stack.worker = worker;
+    await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
+  };
+  const stack: LocalStack = { facts, redis, upstash, qstash, manychat, worker, workerEnv, restartWorker, close: closeAll };
+  return stack;
 }
 
 export async function writeStackFacts(facts: StackFacts, stateDir = join(ROOT, '.local')): Promise<string> {

@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET, demoTenantConfig } from '../../dev/demo-tenant.js';
+import { startModelSandbox, safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
+import { freePort } from '../../dev/redis-server.js';
+import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
+import { RedisSession } from '../../src/storage/redis-session.js';
+import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
+import { DEMO_MANYCHAT_API_KEY } from '../../dev/demo-tenant.js';
+
+/**
+ * A model turn slower than ManyChat waits, over real HTTP: wrangler dev (workerd) talks to a
+ * scripted OpenAI-compatible model server whose first call takes 12 s. The webhook must answer
+ * at the deadline; the reply and the staged flow then reach the ManyChat sandbox through QStash,
+ * once and in order. Then the same with the Worker killed mid-turn: the delayed finish-turn job
+ * runs the turn again on the restarted Worker.
+ */
+let stack: LocalStack;
+let models: ModelSandbox;
+const savedRedisUrl = process.env.REDIS_URL;
+const BROCHURE_NS = 'content20250101000000_000001';
+
+beforeAll(async () => {
+  models = await startModelSandbox();
+  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
+  stack = await startLocalStack({
+    withWorker: true,
+    qstashRetryBaseMs: 200,
+    stateDir: join(ROOT, '.local', 'test-slow-turn'),
+    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
+  else process.env.REDIS_URL = savedRedisUrl;
+  await stack?.close();
+  await models?.close();
+});
+
+async function tenantWithContact(asyncDeadlineMs: number) {
+  const tenantId = `slow${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
+  const saved = await saveTenant(RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN), { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs }, {
+    webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
+    manychatApiKey: DEMO_MANYCHAT_API_KEY,
+  });
+  if (!saved.ok) throw new Error(saved.problems.join('; '));
+  const contactId = String(Math.floor(1e9 + Math.random() * 8e9));
+  stack.manychat.addSubscriber({ pageId: DEMO_PAGE_ID, id: contactId, firstName: 'Ada' });
+  return { tenantId, contactId };
+}
+
+const brochureStep = (latencyMs: number, text: string) => ({
+  latencyMs,
+  calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+  reply: { text, escalate: false, confidence: 0.9, reason: 'asked for the brochure' },
+});
+
+async function postWebhook(tenantId: string, contactId: string) {
+  return fetch(`${stack.facts.workerUrl}/v1/manychat/${tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-staged-agent-secret': DEMO_WEBHOOK_SECRET },
+    body: JSON.stringify({ contact: { id: contactId }, text: 'Can you send me the brochure?' }),
+  });
+}
+
+async function callsFor(contactId: string, count: number, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const calls = stack.manychat.calls().filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId && c.outcome === 'ok');
+    if (calls.length >= count || Date.now() > until) return calls;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('a 12 s model turn', () => {
+  it('is answered before the deadline; reply then flow are delivered once, in order, through the outbox', async () => {
+    const { tenantId, contactId } = await tenantWithContact(20_000);
+    models.script({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId), steps: [brochureStep(12_000, 'Here is the brochure you asked for.')] });
+    const res = await postWebhook(tenantId, contactId);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-turn-deferred')).toBe('1');
+    const body = (await res.json()) as { content: { messages: { text: string }[] } };
+    expect(body.content.messages[0]?.text).toBe('One moment please…');
+    // Answered while the model was still thinking: nothing performed yet.
+    expect(stack.manychat.calls().filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId)).toEqual([]);
+
+    const calls = await callsFor(contactId, 2, 30_000);
+    expect(calls.map((c) => c.path)).toEqual(['/fb/sending/sendContent', '/fb/sending/sendFlow']);
+    expect(JSON.stringify(calls[0]?.body)).toContain('Here is the brochure you asked for.');
+    expect((calls[1]?.body as { flow_ns: string }).flow_ns).toBe(BROCHURE_NS);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
+  }, 60_000);
+
+  it('whose Worker is killed mid-turn is completed once by the finish-turn job', async () => {
+    const { tenantId, contactId } = await tenantWithContact(15_000);
+    const id = safetyIdentifierFor(tenantId, contactId);
+    models.script({ safetyIdentifier: id, steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')] });
+    const res = await postWebhook(tenantId, contactId);
+    expect(res.headers.get('x-turn-deferred')).toBe('1');
+    await stack.restartWorker(); // the background continuation dies with its isolate
+    // The job is due asyncDeadline (15 s) + 15 s after the deferral.
+    const calls = await callsFor(contactId, 2, 60_000);
+    expect(calls.map((c) => c.path)).toEqual(['/fb/sending/sendContent', '/fb/sending/sendFlow']);
+    expect(JSON.stringify(calls[0]?.body)).toContain('reply from the rerun');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
+    expect(models.calls({ safetyIdentifier: id })).toHaveLength(2);
+  }, 120_000);
+});
