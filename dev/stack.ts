@@ -46,6 +46,8 @@ export interface StackOptions {
   /** Extra variables for the Worker (e.g. OPENAI_BASE_URL of a scripted model server). */
   workerVars?: Record<string, string>;
   qstashRetryBaseMs?: number;
+  /** ManyChat's per-endpoint rate limits in the sandbox (default on; benchmarks turn them off). */
+  manychatRateLimits?: boolean;
   log?: (line: string) => void;
   /** Where to write stack.json / worker.env. Default `.local/`. */
   stateDir?: string;
@@ -108,7 +110,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const redis = await ensureRedis();
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
   const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
-  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()] });
+  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
 
   const workerPort = opts.withWorker ? (opts.workerPort ?? (await freePort())) : null;
