@@ -332,3 +332,19 @@ describe('startup', () => {
     await expect(startUpstashRedisRest({ redisUrl: inject('redisUrl'), token: '' })).rejects.toThrow(/token/);
   });
 });
+
+describe('Upstash-only Lua shebang flags', () => {
+  const script = '#!lua flags=allow-key-locking\nreturn redis.call("INCR", KEYS[1])';
+  it('accepts allow-key-locking as Upstash does (Redis alone refuses it), through EVAL and then EVALSHA', async () => {
+    await expect(direct.eval(script, 1, `${P}lock`)).rejects.toThrow(/Unexpected flag/);
+    const s = redis.createScript<number>(script);
+    expect(await s.eval([`${P}lock`], [])).toBe(1);
+    // The client's hash is of the original text; the bridge maps it to the script Redis holds.
+    expect(await s.evalsha([`${P}lock`], [])).toBe(2);
+    expect(await s.exec([`${P}lock`], [])).toBe(3);
+  });
+  it('keeps the flags Redis knows', async () => {
+    expect(await redis.eval('#!lua flags=no-writes, allow-key-locking\nreturn 7', [], [])).toBe(7);
+    await expect(redis.eval('#!lua flags=no-writes,allow-key-locking\nreturn redis.call("SET", KEYS[1], 1)', [`${P}nw`], [])).rejects.toThrow(/Write commands are not allowed/);
+  });
+});

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';
+import { acceptUpstashScriptFlags } from './upstash-redis-rest/script-flags.js';
 
 // ioredis is CommonJS; loading it through require keeps its named exports intact under every
 // loader (Vite's module runner, which runs the test global setup, drops them on an ESM import).
@@ -115,7 +116,7 @@ function toCommand(value: unknown, where: string): Cmd {
     if (typeof arg === 'string' || typeof arg === 'number' || typeof arg === 'boolean') return String(arg);
     throw new HttpError(400, `argument ${i + 1} of ${where} is ${arg === null ? 'null' : typeof arg}; only strings, numbers and booleans are allowed`);
   });
-  return [name, ...args];
+  return acceptUpstashScriptFlags([name, ...args]);
 }
 
 function toCommandList(value: unknown): Cmd[] {

@@ -76,6 +76,8 @@ const ExpectationBase = z
     /** HTTP status of every delivery. Default 200. */
     status: z.number().int().optional(),
     decision: decision.optional(),
+    /** Substrings of the turn record's decisionReason (case-insensitive), e.g. the deciding guardrail's name. */
+    reasonContains: z.array(z.string()).optional(),
     /** Substrings of the webhook's reply text (case-insensitive). */
     replyContains: z.array(z.string()).optional(),
     replyNotContains: z.array(z.string()).optional(),
@@ -162,7 +164,7 @@ export const CaseSchema = z
     tags: z.array(z.string()).default([]),
     tenant: z
       .object({
-        /** Deep-merged over the demo tenant (dev/demo-tenant.ts): objects merge, arrays and scalars replace. */
+        /** Deep-merged over the demo tenant (dev/demo-tenant.ts): objects merge, arrays and scalars replace, null removes. */
         overrides: z.record(z.string(), z.unknown()).default({}),
       })
       .strict()
@@ -213,7 +215,8 @@ export async function loadCases(dir: string): Promise<EvalCase[]> {
   const cases: EvalCase[] = [];
   const names = new Map<string, string>();
   for (const file of files) {
-    const rel = relative(process.cwd(), file) || file;
+    const fromCwd = relative(process.cwd(), file);
+    const rel = fromCwd && !fromCwd.startsWith('..') ? fromCwd : file;
     let raw: unknown;
     try {
       raw = JSON.parse(await readFile(file, 'utf8'));
@@ -236,11 +239,14 @@ export function replyInput(step: CaseStep): unknown {
   return { escalate: false, confidence: 0.9, reason: 'scripted', ...step.reply };
 }
 
-/** Objects merge recursively; arrays and scalars replace. */
+/** Objects merge recursively; arrays and scalars replace; `null` removes the key. */
 export function deepMerge<T>(base: T, override: unknown): T {
   if (!isPlainObject(base) || !isPlainObject(override)) return (override === undefined ? base : override) as T;
   const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(override)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  for (const [k, v] of Object.entries(override)) {
+    if (v === null) delete out[k];
+    else out[k] = k in out ? deepMerge(out[k], v) : v;
+  }
   return out as T;
 }
 

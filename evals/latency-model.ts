@@ -1,3 +1,5 @@
+import { RESPONSE_MARGIN_MS } from '../src/turn/handle-inbound.js';
+
 /**
  * A latency model for one hosted-model call (one AI SDK step), calibrated on public figures for
  * small OpenAI models (/work/shared/references/injection-latency-risks.md §4; figures, sources and
@@ -170,9 +172,13 @@ export function promptTokensOf(stepIndex: number, historyTurns = 0): number {
 
 // ---- the product's deadline ------------------------------------------------------------------------
 
-/** Mirrors src/turn/run-turn.ts `modelBudgetMs`: the model gets the deadline minus a reserve. */
-export function modelBudgetMs(deadlineMs: number): number {
-  return deadlineMs - Math.min(1500, Math.round(deadlineMs * 0.15));
+/**
+ * Model time past which the webhook cannot answer with the turn's own reply: the tenant deadline
+ * minus the response margin of src/turn/handle-inbound.ts. A turn slower than this is deferred
+ * (answered with the holding reply, finished in the background) or, without deferral, falls back.
+ */
+export function responseBudgetMs(deadlineMs: number): number {
+  return deadlineMs - RESPONSE_MARGIN_MS;
 }
 
 // ---- quantiles of the fit (for the README and tests) -----------------------------------------------

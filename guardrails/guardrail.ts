@@ -4,6 +4,7 @@ import type { StagedAction } from '../src/domain/staged-action.js';
 import type { ModelStepRecord } from '../src/domain/turn-record.js';
 import type { VerdictOutcome } from '../src/domain/verdict.js';
 import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { HistoryEntry } from '../src/turn/prompt.js';
 
 /** Everything a guardrail may look at: the finished turn, nothing it could act with. */
 export interface GuardrailInput {
@@ -16,6 +17,11 @@ export interface GuardrailInput {
   config: TenantConfig;
   /** The instructions the model saw (leak checks compare against them). */
   instructions: string;
+  /**
+   * The conversation before this message, as the model saw it. Optional: without it a "yes
+   * please" to the agent's offer is judged on its own words only (and escalates if it stages).
+   */
+  history?: readonly HistoryEntry[];
 }
 
 export interface GuardrailResult {

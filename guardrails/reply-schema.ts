@@ -2,9 +2,13 @@ import { ReplySchema } from '../src/domain/reply.js';
 import { escalate, pass, veto, type Guardrail } from './guardrail.js';
 
 /**
- * The reply parses and fits the channel: Messenger text is at most 2000 characters; ManyChat's
- * Dynamic Block allows at most 11 quick replies, captions of at most 20 characters. A missing
- * reply escalates (the model failed to end its turn); a malformed or oversized one is vetoed.
+ * The reply parses and fits the channel: Messenger text is at most 2000 characters (counted in
+ * UTF-16 units, which is never fewer than the characters Messenger counts); ManyChat's Dynamic
+ * Block allows at most 11 quick replies, captions of at most 20 characters. Captions must be
+ * distinct and not blank (two identical buttons are ambiguous; a blank one is refused by
+ * ManyChat), and the text carries no control characters other than line breaks and tabs. A
+ * missing reply escalates (the model failed to end its turn); a malformed or oversized one is
+ * vetoed.
  */
 export const MAX_TEXT_CHARS = 2000;
 export const MAX_QUICK_REPLIES = 11;
@@ -23,6 +27,15 @@ export const replySchemaGuardrail: Guardrail = {
     if (qr.length > MAX_QUICK_REPLIES) return veto(`${qr.length} quick replies; ManyChat allows ${MAX_QUICK_REPLIES}`);
     const long = qr.find((c) => c.length > MAX_CAPTION_CHARS);
     if (long) return veto(`quick reply "${long}" is longer than ${MAX_CAPTION_CHARS} characters`);
+    if (qr.some((c) => !c.trim())) return veto('a quick reply caption is blank');
+    const seen = new Set<string>();
+    for (const c of qr) {
+      const key = c.trim().toLowerCase();
+      if (seen.has(key)) return veto(`quick reply "${c}" appears twice`);
+      seen.add(key);
+    }
+    // Control characters other than \t \n \r render as garbage or break the channel's JSON consumers.
+    if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(reply.text)) return veto('the reply text contains control characters');
     return pass();
   },
 };

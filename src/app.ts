@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
 import { tenantApiRoutes } from './tenants/tenant-api.js';
+import { handoffReleaseRoutes } from './handoff/release-route.js';
 import { finishTurnRoutes } from './turn/finish-turn-route.js';
 import { EnvError, parseEnv, type AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
@@ -47,6 +48,8 @@ export function createApp(override?: ServiceOverrides) {
   });
   app.route('/v1/health', healthRoute());
   app.route('/v1/manychat', manyChatRoutes());
+  // Before the tenant API: its `/:tenant/*` auth middleware would otherwise run a second time.
+  app.route('/v1/tenants', handoffReleaseRoutes());
   app.route('/v1/tenants', tenantApiRoutes());
   app.route('/v1/turns', finishTurnRoutes());
   app.route('/v1/outbox', deliveryRoutes());

@@ -45,6 +45,8 @@ export function tenantKeys(tenantId: string) {
     /** The tenant's approval queue, scored by expiry (ms). */
     approvalQueue: `${t}:approvals`,
     deadLetters: `${t}:dead-letters`,
+    /** @upstash/ratelimit keys (sliding windows, each with its own TTL) live under this prefix. */
+    rateLimitPrefix: `${t}:rl`,
   };
 }
 

@@ -4,6 +4,7 @@ import type { TenantConfig } from '../tenants/tenant-config.js';
 import { markAsData } from '../../tools/data-marking.js';
 import type { TurnToolset } from '../../tools/registry.js';
 import { gateOf, type ToolDeclaration } from '../../tools/manifest.js';
+import { canaryLine } from '../../guardrails/canary.js';
 
 export interface HistoryEntry {
   role: 'contact' | 'agent';
@@ -13,9 +14,10 @@ export interface HistoryEntry {
 
 /**
  * The instructions for one turn: persona, then generic rules (the core carries no tool's name or
- * prose beyond `reply`), then each tool marked read or write in canonical order.
+ * prose beyond `reply`), then each tool marked read or write in canonical order, then, when
+ * given, the turn's leak canary (last, so the cacheable prefix stays byte-identical).
  */
-export function buildInstructions(config: TenantConfig, toolset: TurnToolset): string {
+export function buildInstructions(config: TenantConfig, toolset: TurnToolset, canary?: string): string {
   const toolLines = toolset.order
     .filter((name) => name !== 'reply')
     .map((name) => {
@@ -34,6 +36,7 @@ export function buildInstructions(config: TenantConfig, toolset: TurnToolset): s
     '- End every turn by calling `reply` exactly once, after any other tool calls. Set `escalate` to true only when a human must take over. Set `confidence` honestly.',
     '',
     toolLines.length ? `Tools:\n${toolLines.join('\n')}` : 'You have no tools other than `reply`.',
+    ...(canary ? ['', canaryLine(canary)] : []),
   ].join('\n');
 }
 

@@ -9,6 +9,7 @@ import type { TenantConfig } from '../tenants/tenant-config.js';
 import { sha256Hex } from '../tenants/tenant-store.js';
 import { runGuardrails } from '../../guardrails/pipeline.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
+import { newCanary } from '../../guardrails/canary.js';
 import { commitTurn, publishCommitted } from '../../outbox/commit.js';
 import type { OutboxEntry } from '../../outbox/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
@@ -84,7 +85,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     try {
       toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
       notes.push(...toolset.refused);
-      instructions = buildInstructions(config, toolset);
+      instructions = buildInstructions(config, toolset, newCanary());
       const controller = new AbortController();
       const budget = modelBudgetMs(ctx, performance.now());
       const timer = setTimeout(() => controller.abort(new Error('turn deadline')), budget);
@@ -124,7 +125,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   } else {
     const judged = await runGuardrails(
       deps.guardrails,
-      { inbound, rawReply, reply: loop.kind === 'reply' ? loop.reply : null, staged: staging.actions, steps: loop.steps, config, instructions },
+      { inbound, rawReply, reply: loop.kind === 'reply' ? loop.reply : null, staged: staging.actions, steps: loop.steps, config, instructions, history: ctx.history },
       config.thresholds.guardrailTimeoutMs,
     );
     verdicts = judged.verdicts;

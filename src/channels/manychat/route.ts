@@ -14,6 +14,7 @@ import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
 import { manyChatMessageKey } from './message-key.js';
+import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
@@ -74,6 +75,14 @@ export function manyChatRoutes() {
     if (provided === undefined) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
     const text = webhook.value.text ?? contact.last_input_text ?? '';
     if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
+    // Before the claim and the model: a limited message costs one Redis round trip and nothing else.
+    // Duplicates of a delivery (ManyChat retries) join the first turn and are not counted again.
+    const deliveryKey = await manyChatMessageKey(webhook.value, text, new Date());
+    const limited = await checkRateLimit(session, tenantId, contact.id, tenant.config.guardrails.rateLimit, { deliveryKey });
+    if (!limited.ok) {
+      c.header('x-rate-limited', limited.scope);
+      return c.json(toDynamicBlock({ text: limited.reply, quickReplies: [] }, c.req.url, () => ({})));
+    }
     const { reply, turnId, duplicateOf, deferred } = await runMessageTurn(services, session, tenant.config, webhook.value, text, startedAt, waitUntilOf(c));
     c.header('x-turn-id', turnId);
     if (duplicateOf) c.header('x-duplicate-of', duplicateOf);

@@ -1,0 +1,415 @@
+/**
+ * `npm run bench` — webhook throughput and latency of the Worker under load on the local stack,
+ * next to a bare Hono handler on the same workerd, measured in the same run.
+ *
+ *   npm run bench -- [--duration S] [--connections N] [--warmup S] [--json FILE]
+ *
+ * - The stack (Redis, Upstash REST bridge, QStash broker, ManyChat sandbox, model sandbox) and
+ *   both `wrangler dev` workers run in a child process, so the load generator (autocannon, here)
+ *   does not share an event loop with the stand-ins. Loopback only.
+ * - The model is the model sandbox with a zero-latency default script, so what is measured is the
+ *   Worker: auth, rate limit, claim, prompt, the AI SDK loop over HTTP, guardrails, the commit.
+ * - Every request is a new turn: a fresh contact id and message key per request.
+ * - Scenarios: the bare handler; no-tool turns; staging turns (the flow is committed and published
+ *   to QStash; QStash deliveries are paused during the run so the outbox does not load the Worker).
+ * - Redis round trips per turn come from the turn records; workerd memory is sampled from /proc
+ *   (RSS of the whole process, not per turn).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import autocannon, { type Result } from 'autocannon';
+import { demoTenantConfig } from '../dev/demo-tenant.js';
+import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
+import { freePort } from '../dev/redis-server.js';
+import { ROOT, startLocalStack, type LocalStack } from '../dev/stack.js';
+import type { TurnRecord } from '../src/domain/turn-record.js';
+import { tenantKeys } from '../src/storage/keys.js';
+import { parseJson, RedisSession } from '../src/storage/redis-session.js';
+import type { TenantConfigInput } from '../src/tenants/tenant-config.js';
+import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
+import { deepMerge } from './case-format.js';
+import { writeText } from './report.js';
+import { fmtMs, mean, percentile, table } from './stats.js';
+
+interface ServedFacts {
+  workerUrl: string;
+  bareUrl: string;
+  modelUrl: string;
+  upstash: { url: string; token: string };
+  qstashUrl: string;
+  workerWranglerPid: number;
+  bareWranglerPid: number;
+}
+
+const READY = 'BENCH_READY ';
+
+// ---- child: serve the stack ------------------------------------------------------------------------
+
+function startBareWorker(port: number, log: (l: string) => void): ChildProcess {
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), ['dev', '-c', join(ROOT, 'evals', 'bare-worker', 'wrangler.toml'), '--local', '--ip', '127.0.0.1', '--port', String(port), '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
+  });
+  const forward = (b: Buffer) => b.toString().split('\n').filter((l) => l.trim()).forEach((l) => log(`[bare] ${l}`));
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  return child;
+}
+
+async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+async function serve(): Promise<void> {
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
+  const stack: LocalStack = await startLocalStack({
+    withWorker: true,
+    stateDir: join(ROOT, '.local', 'bench'),
+    log: (l) => (/ERROR|✘/.test(l) ? log(l) : undefined),
+    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
+  });
+  const barePort = await freePort();
+  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined));
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const stop = async () => {
+    bare.kill('SIGTERM');
+    await stack.close();
+    await model.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  await waitFor(`${bareUrl}/v1/health`, 60_000);
+  const facts: ServedFacts = {
+    workerUrl: stack.facts.workerUrl!,
+    bareUrl,
+    modelUrl: model.url,
+    upstash: stack.facts.upstash,
+    qstashUrl: stack.facts.qstash.url,
+    workerWranglerPid: stack.worker!.pid!,
+    bareWranglerPid: bare.pid!,
+  };
+  process.stdout.write(`${READY}${JSON.stringify(facts)}\n`);
+}
+
+// ---- parent: measure -----------------------------------------------------------------------------
+
+/** `root` and its descendants, minus the subtrees rooted at `exclude` (Linux /proc). */
+function processTree(root: number, exclude: number[] = []): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    if (exclude.includes(pid)) return;
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
+}
+
+/** Descendant pids of `root` whose command name is workerd (Linux /proc). */
+function workerdPids(root: number): number[] {
+  const children = new Map<number, number[]>();
+  const comm = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      comm.set(Number(entry), name);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of children.get(pid) ?? []) {
+      if ((comm.get(c) ?? '').includes('workerd')) out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** utime + stime of the processes, in seconds (Linux clock ticks at 100 Hz). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}
+
+function pidsByName(name: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function rssMb(pids: number[]): { rss: number; hwm: number } | null {
+  let rss = 0;
+  let hwm = 0;
+  for (const pid of pids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      hwm += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      return null;
+    }
+  }
+  return pids.length ? { rss, hwm } : null;
+}
+
+interface Scenario {
+  name: string;
+  /** CPU use during the scenario, in % of one CPU, per process group. */
+  cpu?: Record<string, number>;
+  rps: number;
+  requests: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  statusCodes: Record<string, number>;
+}
+
+let seq = 0;
+const base = 900_000_000_000 + (Date.now() % 1_000_000) * 1000;
+
+async function load(name: string, url: string, secret: string | null, seconds: number, connections: number): Promise<Scenario> {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(secret ? { 'x-staged-agent-secret': secret } : {}) },
+        setupRequest: (req) => {
+          const n = ++seq;
+          return { ...req, body: JSON.stringify({ contact: { id: String(base + n), first_name: 'Bench' }, text: 'Hello! Can you send me the brochure?', message_key: `bench-${base}-${n}` }) };
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
+  const r: Result = await instance;
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, Number(v.count)]));
+  const total = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    name,
+    rps: total / r.duration,
+    requests: total,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    max: latencies.length ? Math.max(...latencies) : NaN,
+    statusCodes,
+  };
+}
+
+async function script(modelUrl: string, steps: unknown[]): Promise<void> {
+  const res = await fetch(`${modelUrl}/__model/scripts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ safetyIdentifier: '*', steps, loop: true }) });
+  if (!res.ok) throw new Error(`model sandbox refused the script: ${await res.text()}`);
+}
+
+const reply = { text: 'Hello! How can I help?', escalate: false, confidence: 0.9, reason: 'bench' };
+
+async function measure(): Promise<number> {
+  const args = parseArgs({
+    options: { duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  }).values;
+  if (args.help) {
+    console.log('usage: npm run bench -- [--duration S (default 10)] [--connections N (default 10)] [--warmup S (default 3)] [--json FILE]');
+    return 0;
+  }
+  const seconds = Number(args.duration ?? 10);
+  const connections = Number(args.connections ?? 10);
+  const warmup = Number(args.warmup ?? 3);
+  if (!(seconds > 0 && seconds <= 120 && connections >= 1 && connections <= 200 && warmup >= 0 && warmup <= 60)) {
+    console.error('--duration must be 1..120 s, --connections 1..200, --warmup 0..60 s');
+    return 2;
+  }
+
+  console.log('bench: starting the local stack, the Worker and the bare Hono worker (child process)…');
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'evals', 'bench.ts'), '--serve'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr: string[] = [];
+  child.stderr?.on('data', (b: Buffer) => stderr.push(...b.toString().split('\n').filter(Boolean).slice(-20)));
+  const facts = await new Promise<ServedFacts>((resolveFacts, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      if (line.startsWith(READY)) resolveFacts(JSON.parse(line.slice(READY.length)) as ServedFacts);
+    });
+    child.once('exit', (code) => reject(new Error(`the stack process exited (${code}): ${stderr.slice(-10).join('\n')}`)));
+  });
+  const stopChild = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 8000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  try {
+    const session = RedisSession.connect(facts.upstash.url, facts.upstash.token);
+    const tenantId = `bench-${Date.now().toString(36)}`;
+    const secret = `bench-secret-${Math.random().toString(36).slice(2)}`;
+    const config = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), { guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } } });
+    const saved = await saveTenant(session, { ...config, tenantId }, { webhookSecretSha256: await sha256Hex(secret), manychatApiKey: '1000001:demo-manychat-key' });
+    if (!saved.ok) throw new Error(`bench tenant is invalid: ${saved.problems.join('; ')}`);
+    const workerUrl = `${facts.workerUrl}/v1/manychat/${tenantId}`;
+    const bareUrl = `${facts.bareUrl}/v1/manychat/${tenantId}`;
+    const productPids = workerdPids(facts.workerWranglerPid);
+    const barePids = workerdPids(facts.bareWranglerPid);
+
+    await script(facts.modelUrl, [{ reply, latencyMs: 0 }]);
+    console.log(`warm-up ${warmup} s each…`);
+    if (warmup) {
+      await load('warm-up bare', bareUrl, null, warmup, connections);
+      await load('warm-up worker', workerUrl, secret, warmup, connections);
+    }
+    const groups: Record<string, number[]> = {
+      'Worker workerd': productPids,
+      'Worker wrangler (node)': processTree(facts.workerWranglerPid).filter((p) => !productPids.includes(p)),
+      'bare workerd': barePids,
+      'stand-ins (node: bridge, broker, sandboxes)': processTree(child.pid!, [facts.workerWranglerPid, facts.bareWranglerPid]),
+      'redis-server': pidsByName('redis-server'),
+    };
+    const measured = async (name: string, url: string, secretOrNull: string | null): Promise<Scenario> => {
+      const before = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, cpuSeconds(p)]));
+      const selfBefore = process.cpuUsage();
+      const started = performance.now();
+      const result = await load(name, url, secretOrNull, seconds, connections);
+      const wall = (performance.now() - started) / 1000;
+      const self = process.cpuUsage(selfBefore);
+      const cpu = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, (100 * (cpuSeconds(p) - before[k]!)) / wall]));
+      cpu['load generator (autocannon)'] = (100 * (self.user + self.system)) / 1e6 / wall;
+      return { ...result, cpu };
+    };
+    const sampleRecords = async (n: number): Promise<TurnRecord[]> => {
+      const ids = (await session.one((r) => r.zrange(tenantKeys(tenantId).turnLog, -Math.min(n, 300), -1))) as string[];
+      const raws = ids.length ? ((await session.pipeline((p) => ids.forEach((id) => p.get(tenantKeys(tenantId).turn(id))))) as unknown[]) : [];
+      return raws.map((raw) => parseJson(raw) as TurnRecord | null).filter((r): r is TurnRecord => !!r);
+    };
+    const memBefore = rssMb(productPids);
+    let memPeak = memBefore?.rss ?? 0;
+    const sampler = setInterval(() => {
+      const m = rssMb(productPids);
+      if (m) memPeak = Math.max(memPeak, m.rss);
+    }, 250);
+
+    console.log(`measuring ${seconds} s per scenario, ${connections} connections…`);
+    const bare = await measured('bare Hono handler (same workerd)', bareUrl, null);
+    const noTool = await measured('Worker: no-tool turn', workerUrl, secret);
+    const noToolRecords = await sampleRecords(noTool.ok);
+    await script(facts.modelUrl, [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { ...reply, text: 'The brochure is on its way.' }, latencyMs: 0 }]);
+    await fetch(`${facts.qstashUrl}/__dev/pause`, { method: 'POST' });
+    const staging = await measured('Worker: staging turn (flow committed + published)', workerUrl, secret);
+    const stagingRecords = await sampleRecords(staging.ok);
+    clearInterval(sampler);
+    const memAfter = rssMb(productPids);
+    const bareMem = rssMb(barePids);
+
+    // Redis round trips and stage timings from the turn records of the measured turns.
+    const byKind = (staged: boolean) => (staged ? stagingRecords : noToolRecords);
+    const trips = (rs: TurnRecord[]) => rs.map((r) => r.redisRoundTrips.beforeModel + r.redisRoundTrips.afterModel);
+    const tripLine = (label: string, rs: TurnRecord[]) => {
+      const t = trips(rs);
+      const dist = [...new Set(t)].sort().map((v) => `${v}: ${t.filter((x) => x === v).length}`).join(', ');
+      return `  ${label}: mean ${mean(t).toFixed(2)} (before model ${mean(rs.map((r) => r.redisRoundTrips.beforeModel)).toFixed(2)}, after ${mean(rs.map((r) => r.redisRoundTrips.afterModel)).toFixed(2)}); distribution {${dist}}; n=${t.length}`;
+    };
+
+    const rows = [bare, noTool, staging].map((s) => [s.name, s.rps.toFixed(0), String(s.requests), fmtMs(s.p50), fmtMs(s.p95), fmtMs(s.p99), fmtMs(s.max), `${s.non2xx + s.errors}`]);
+    console.log(`\nWebhook under load (${connections} connections, ${seconds} s each, loopback, zero-latency scripted model; ${(await import('node:os')).cpus().length} CPUs shared by load generator, workerd and the stand-ins):`);
+    console.log(table(['scenario', 'req/s', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx+errors'], rows));
+    console.log(`\nRatio to the bare Hono handler: throughput no-tool ${(noTool.rps / bare.rps).toFixed(3)}× (${(bare.rps / noTool.rps).toFixed(1)}× slower), staging ${(staging.rps / bare.rps).toFixed(3)}×; p50 latency no-tool ${(noTool.p50 / bare.p50).toFixed(1)}×, staging ${(staging.p50 / bare.p50).toFixed(1)}×`);
+    for (const s of [bare, noTool, staging]) if (s.non2xx + s.errors) console.log(`  ${s.name}: status codes ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}`);
+    console.log('\nCPU during each scenario (% of one CPU):');
+    const groupNames = Object.keys(bare.cpu ?? {});
+    console.log(table(['process', ...[bare, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))], groupNames.map((g) => [g, ...[bare, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)])));
+    console.log(`\nRedis round trips per turn (turn records of the last ${noToolRecords.length} no-tool and ${stagingRecords.length} staging turns measured):`);
+    console.log(tripLine('no-tool turns', byKind(false)));
+    console.log(tripLine('staging turns', byKind(true)));
+    const tm = (k: keyof TurnRecord['timings'], rs: TurnRecord[]) => fmtMs(percentile(rs.map((r) => r.timings[k]), 50));
+    console.log(`  stage timings p50 (ms) in the Worker — no-tool: load ${tm('loadMs', byKind(false))}, model ${tm('modelMs', byKind(false))}, guardrails ${tm('guardrailsMs', byKind(false))}, total ${tm('totalMs', byKind(false))}; staging: load ${tm('loadMs', byKind(true))}, model ${tm('modelMs', byKind(true))}, guardrails ${tm('guardrailsMs', byKind(true))}, total ${tm('totalMs', byKind(true))}`);
+    console.log('\nMemory:');
+    if (memBefore && memAfter) {
+      console.log(`  Worker workerd RSS: ${memBefore.rss.toFixed(0)} MB after warm-up, ${memAfter.rss.toFixed(0)} MB after ${noTool.requests + staging.requests} more turns, peak sampled ${memPeak.toFixed(0)} MB (high-water ${memAfter.hwm.toFixed(0)} MB); bare worker workerd RSS ${bareMem ? bareMem.rss.toFixed(0) : '?'} MB.`);
+      console.log('  Memory per turn: not measured. workerd does not expose per-request isolate heap, RSS moves with the allocator and GC rather than per turn, and the dev runtime holds the module graph; the RSS above is context only.');
+    } else console.log('  not measured (no /proc entry for workerd found).');
+
+    if (args.json) {
+      await writeText(resolve(args.json), JSON.stringify({ seconds, connections, bare, noTool, staging, redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) }, memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem } }, null, 2));
+      console.log(`\nJSON: ${resolve(args.json)}`);
+    }
+    return noTool.ok > 0 && staging.ok > 0 ? 0 : 1;
+  } finally {
+    await stopChild();
+  }
+}
+
+if (process.argv.includes('--serve')) {
+  serve().catch((err) => {
+    console.error(`bench stack failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+} else {
+  measure().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { demoTenantConfig } from '../dev/demo-tenant.js';
+import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
+import { ROOT, startLocalStack, type LocalStack } from '../dev/stack.js';
+import { RedisSession } from '../src/storage/redis-session.js';
+import type { TenantConfig, TenantConfigInput } from '../src/tenants/tenant-config.js';
+import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
+import { deepMerge, type EvalCase } from './case-format.js';
+
+/**
+ * What a run needs: the local stack with `wrangler dev`, the Worker pointed at the model sandbox
+ * (`OPENAI_API_MODE=chat`, so the real `@ai-sdk/openai` chat provider talks to it), and a Redis
+ * session on the Upstash REST bridge for reading turn records.
+ */
+export interface EvalEnvironment {
+  stack: LocalStack;
+  workerUrl: string;
+  /** Null with --live. */
+  model: ModelSandbox | null;
+  session: RedisSession;
+  live: boolean;
+  /** Error lines the Worker (wrangler dev) logged during the run, distinct, at most 50. */
+  workerErrors: string[];
+  close(): Promise<void>;
+}
+
+export interface EnvironmentOptions {
+  live?: boolean;
+  log?: (line: string) => void;
+  /** QStash broker retry base (ms); small so fault cases settle fast. */
+  qstashRetryBaseMs?: number;
+}
+
+export class LiveModelUnavailable extends Error {
+  override name = 'LiveModelUnavailable';
+}
+
+export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promise<EvalEnvironment> {
+  const live = opts.live ?? false;
+  if (live && !process.env.OPENAI_API_KEY) {
+    throw new LiveModelUnavailable('--live needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL, OPENAI_API_MODE) in the environment; none is set.');
+  }
+  const model = live ? null : await startModelSandbox();
+  const workerErrors: string[] = [];
+  const log = (line: string) => {
+    opts.log?.(line);
+    // wrangler prints "✘ [ERROR] …" (with colour codes) for uncaught errors and console.error.
+    const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+    if (/\[worker\].*(\[ERROR\]|unhandled|Uncaught)/.test(plain) && workerErrors.length < 50) {
+      const text = plain.replace(/^\[worker\]\s*(✘\s*)?/, '').trim();
+      if (!workerErrors.includes(text)) workerErrors.push(text);
+    }
+  };
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({
+      withWorker: true,
+      stateDir: join(ROOT, '.local', 'evals'),
+      qstashRetryBaseMs: opts.qstashRetryBaseMs ?? 100,
+      log,
+      workerVars: model ? { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' } : {},
+    });
+  } catch (err) {
+    await model?.close();
+    throw err;
+  }
+  const session = RedisSession.connect(stack.facts.upstash.url, stack.facts.upstash.token);
+  return {
+    stack,
+    workerUrl: stack.facts.workerUrl!,
+    model,
+    session,
+    live,
+    workerErrors,
+    close: async () => {
+      await stack.close();
+      await model?.close();
+    },
+  };
+}
+
+/** One case's world: its own tenant, its own ManyChat page (so faults and rate limits are its own), its contacts. */
+export interface CaseWorld {
+  tenantId: string;
+  secret: string;
+  config: TenantConfig;
+  pageId: string;
+  contacts: Map<string, string>;
+}
+
+let pageCounter = 0;
+let contactCounter = 0;
+const runTag = randomBytes(3).toString('hex');
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'case';
+}
+
+const FIELD_TYPES: Record<string, 'text' | 'number' | 'boolean' | 'date'> = { text: 'text', number: 'number', boolean: 'boolean', date: 'date' };
+
+export class TenantSetupError extends Error {
+  override name = 'TenantSetupError';
+}
+
+/** Seeds a unique tenant (demo + the case's overrides), a ManyChat page for it, and its contacts. */
+export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string): Promise<CaseWorld> {
+  const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
+  const secret = `secret-${randomBytes(8).toString('hex')}`;
+  const pageId = String(5_000_000 + pageCounter);
+  const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
+  const input = { ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides), tenantId };
+  const saved = await saveTenant(env.session, input, { webhookSecretSha256: await sha256Hex(secret), manychatApiKey: apiKey });
+  if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
+  const config = saved.config;
+  env.stack.manychat.addPage({
+    pageId,
+    apiKey,
+    tags: config.tags.map((t, i) => ({ id: i + 1, name: t.name })),
+    customFields: config.fields.map((f, i) => ({ id: 100 + i, name: f.name, type: FIELD_TYPES[f.type] ?? 'text' })),
+    flows: config.flows.map((f) => f.ns),
+  });
+  const contacts = new Map<string, string>();
+  for (const turn of c.turns) {
+    if (contacts.has(turn.contact)) continue;
+    const id = String(800_000_000_000 + ++contactCounter);
+    env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval' });
+    contacts.set(turn.contact, id);
+  }
+  return { tenantId, secret, config, pageId, contacts };
+}

@@ -1,0 +1,147 @@
+import { demoTenantConfig } from '../dev/demo-tenant.js';
+import type { TenantConfig, TenantConfigInput } from '../src/tenants/tenant-config.js';
+import { deepMerge, loadCases, replyInput, type CaseStep } from './case-format.js';
+import { drawStep, mulberry32, responseBudgetMs, outputTokensOf, presetFor, promptTokensOf, seedOf, type LatencyPreset } from './latency-model.js';
+import { fmtMs, fmtPct, fmtRatio, percentile, table } from './stats.js';
+import { KIND_LABEL, readToolNames, scriptKind, type TurnKind } from './turn-kind.js';
+
+/**
+ * Offline estimate (no stack): every scripted turn of the cases is simulated `draws` times with
+ * model latencies from the latency model, plus a fixed runtime overhead. Per turn kind: p50, p95,
+ * p99 of the time a turn takes (uncapped) and the share that would pass the deadline (model time
+ * over the model budget = deferred, or the fallback). Staging-only turns are also simulated as
+ * the naive loop (stage in call 1, reply in call 2).
+ */
+export interface EstimateOptions {
+  casesDir: string;
+  draws?: number;
+  seed?: string;
+  preset?: string;
+  deadlineMs?: number;
+  /** Runtime overhead added to every turn (ms); measure it with `npm run eval`. */
+  overheadMs?: number;
+}
+
+export interface EstimateRow {
+  kind: Exclude<TurnKind, 'deferred'> | 'staging-only-naive';
+  label: string;
+  turns: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  pastDeadline: number;
+  samples: number;
+}
+
+export interface Estimate {
+  preset: LatencyPreset;
+  deadlineMs: number;
+  budgetMs: number;
+  overheadMs: number;
+  draws: number;
+  rows: EstimateRow[];
+  overall: { samples: number; pastDeadline: number };
+  ratio: { ours: number; naive: number };
+  skippedTurns: number;
+}
+
+function outTokens(step: Pick<CaseStep, 'calls' | 'text'> & { reply?: unknown }): number {
+  const calls = (step.calls ?? []).map((c) => ({ tool: c.tool, argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}) }));
+  if (step.reply !== undefined) calls.push({ tool: 'reply', argumentsText: JSON.stringify(step.reply) });
+  return outputTokensOf(calls, step.text ?? '');
+}
+
+export async function estimate(opts: EstimateOptions): Promise<Estimate> {
+  const preset = presetFor(opts.preset);
+  const draws = opts.draws ?? 20_000;
+  const deadlineMs = opts.deadlineMs ?? 8000;
+  const budgetMs = responseBudgetMs(deadlineMs);
+  const overheadMs = opts.overheadMs ?? 40;
+  const seed = opts.seed ?? '1';
+  const cases = await loadCases(opts.casesDir);
+  const samples = new Map<EstimateRow['kind'], { values: number[]; past: number; turns: number }>();
+  const add = (kind: EstimateRow['kind'], values: number[], past: number) => {
+    const s = samples.get(kind) ?? { values: [], past: 0, turns: 0 };
+    s.values.push(...values);
+    s.past += past;
+    s.turns++;
+    samples.set(kind, s);
+  };
+  let skipped = 0;
+  for (const c of cases) {
+    const config = deepMerge<TenantConfigInput>(demoTenantConfig('x'), c.tenant.overrides);
+    const reads = readToolNames({ tools: (config.tools ?? []) as TenantConfig['tools'] });
+    for (const [ti, turn] of c.turns.entries()) {
+      const kind = scriptKind(turn, reads);
+      if (!kind) {
+        skipped++;
+        continue;
+      }
+      const steps = turn.model.slice(0, turn.expect.modelCalls ?? 2).map((s) => ({ ...s, reply: replyInput(s) }));
+      const rand = mulberry32(seedOf(seed, 'estimate', c.name, ti));
+      const ours: number[] = [];
+      const naive: number[] = [];
+      let past = 0;
+      let pastNaive = 0;
+      for (let d = 0; d < draws; d++) {
+        let model = 0;
+        steps.forEach((s, i) => (model += drawStep(preset, rand, promptTokensOf(i, ti), outTokens(s)).totalMs));
+        if (model + overheadMs > budgetMs) past++;
+        ours.push(model + overheadMs);
+        if (kind === 'staging-only') {
+          const s = steps[0]!;
+          const two = drawStep(preset, rand, promptTokensOf(0, ti), outTokens({ calls: s.calls })).totalMs + drawStep(preset, rand, promptTokensOf(1, ti), outTokens({ reply: s.reply })).totalMs;
+          if (two + overheadMs > budgetMs) pastNaive++;
+          naive.push(two + overheadMs);
+        }
+      }
+      add(kind, ours, past);
+      if (kind === 'staging-only') add('staging-only-naive', naive, pastNaive);
+    }
+  }
+  const order: EstimateRow['kind'][] = ['no-tool', 'staging-only', 'read-then-reply', 'other', 'staging-only-naive'];
+  const rows: EstimateRow[] = order
+    .filter((k) => samples.has(k))
+    .map((kind) => {
+      const s = samples.get(kind)!;
+      return {
+        kind,
+        label: kind === 'staging-only-naive' ? 'staging only — naive 2-step baseline' : KIND_LABEL[kind],
+        turns: s.turns,
+        p50: percentile(s.values, 50),
+        p95: percentile(s.values, 95),
+        p99: percentile(s.values, 99),
+        pastDeadline: s.past,
+        samples: s.values.length,
+      };
+    });
+  const product = rows.filter((r) => r.kind !== 'staging-only-naive');
+  const p95 = (k: EstimateRow['kind']) => rows.find((r) => r.kind === k)?.p95 ?? NaN;
+  return {
+    preset,
+    deadlineMs,
+    budgetMs,
+    overheadMs,
+    draws,
+    rows,
+    overall: { samples: product.reduce((a, r) => a + r.samples, 0), pastDeadline: product.reduce((a, r) => a + r.pastDeadline, 0) },
+    ratio: { ours: p95('staging-only') / p95('no-tool'), naive: p95('staging-only-naive') / p95('no-tool') },
+    skippedTurns: skipped,
+  };
+}
+
+export function renderEstimate(e: Estimate): string {
+  return [
+    `Offline estimate — latency model ${e.preset.id} (TTFT median ${e.preset.ttftMedianMs} ms @${e.preset.refPromptTokens} prompt tokens, p95/p50 ${e.preset.ttftP95OverP50}, ${e.preset.speedMedianTps} tok/s), ${e.draws} draws per scripted turn,`,
+    `runtime overhead ${e.overheadMs} ms, deadline ${e.deadlineMs} ms (the webhook answers by ${e.budgetMs} ms). No stack was started.`,
+    table(
+      ['turn kind', 'turns', 'p50', 'p95', 'p99', 'past deadline'],
+      e.rows.map((r) => [r.label, String(r.turns), fmtMs(r.p50), fmtMs(r.p95), fmtMs(r.p99), fmtPct(r.pastDeadline, r.samples)]),
+    ),
+    `Deferred share at the deadline (all kinds, equal weight per scripted turn): ${fmtPct(e.overall.pastDeadline, e.overall.samples)}`,
+    `p95(staging only) / p95(no tool): ours ${fmtRatio(e.ratio.ours)}, naive 2-step ${fmtRatio(e.ratio.naive)}`,
+    e.skippedTurns ? `(${e.skippedTurns} turns without a model call or with a scripted model error were left out)` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}

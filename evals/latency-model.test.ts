@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { drawStep, LATENCY_PRESETS, mulberry32, normalQuantile, presetFor, responseBudgetMs, seedOf, ttftQuantile } from './latency-model.js';
+import { percentile } from './stats.js';
+
+describe('latency model', () => {
+  it('fits the TTFT lognormal to the calibration figures (median and p95/p50)', () => {
+    for (const p of Object.values(LATENCY_PRESETS)) {
+      expect(ttftQuantile(p, 0.5)).toBeCloseTo(p.ttftMedianMs, 6);
+      expect(ttftQuantile(p, 0.95) / ttftQuantile(p, 0.5)).toBeCloseTo(p.ttftP95OverP50, 6);
+      expect(p.sources.length).toBeGreaterThan(0);
+    }
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+  });
+
+  it('draws reproduce the fit (seeded) and add output time', () => {
+    const p = presetFor('gpt-4.1-mini');
+    const rand = mulberry32(seedOf('test'));
+    const ttft: number[] = [];
+    const total: number[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const d = drawStep(p, rand, p.refPromptTokens, 60);
+      ttft.push(d.ttftMs);
+      total.push(d.totalMs);
+    }
+    expect(percentile(ttft, 50) / p.ttftMedianMs).toBeGreaterThan(0.96);
+    expect(percentile(ttft, 50) / p.ttftMedianMs).toBeLessThan(1.04);
+    expect(percentile(ttft, 95) / percentile(ttft, 50)).toBeGreaterThan(4.6);
+    expect(percentile(ttft, 95) / percentile(ttft, 50)).toBeLessThan(5.4);
+    // 60 tokens at ~77 tok/s ≈ 0.8 s on top of the TTFT
+    expect(percentile(total, 50) - percentile(ttft, 50)).toBeGreaterThan(600);
+    expect(percentile(total, 50) - percentile(ttft, 50)).toBeLessThan(1000);
+    expect(Math.max(...total)).toBeLessThanOrEqual(p.maxMs);
+  });
+
+  it('is deterministic for a seed and varies with it', () => {
+    const p = presetFor();
+    const a = drawStep(p, mulberry32(seedOf('s', 'case', 0)), 1500, 40).totalMs;
+    const b = drawStep(p, mulberry32(seedOf('s', 'case', 0)), 1500, 40).totalMs;
+    const c = drawStep(p, mulberry32(seedOf('s', 'case', 1)), 1500, 40).totalMs;
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+  });
+
+  it('knows when the webhook can no longer wait for the model', () => {
+    expect(responseBudgetMs(8000)).toBeLessThan(8000);
+    expect(responseBudgetMs(8000)).toBeGreaterThan(7000);
+    expect(() => presetFor('gpt-9')).toThrow(/unknown latency preset/);
+  });
+});

@@ -1,0 +1,180 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { CaseResult, TurnObservation } from './run-case.js';
+import { fmtMs, fmtPct, fmtRatio, mean, percentile, table } from './stats.js';
+import { KIND_LABEL, TURN_KINDS, type TurnKind } from './turn-kind.js';
+
+export interface KindStats {
+  kind: TurnKind;
+  label: string;
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  modelCallsPerTurn: number;
+  latencies: number[];
+}
+
+/** Time to the turn's own reply (webhook, or the outbox-sent reply of a deferred turn), by script kind. */
+export interface ReplyStats {
+  label: string;
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  deferred: number;
+  /** Turns whose reply was never seen (not counted in the percentiles). */
+  missing: number;
+  values: number[];
+}
+
+export interface Summary {
+  /** Turns whose model calls all had latencies drawn from the latency model. */
+  kinds: KindStats[];
+  turnsTotal: number;
+  turnsModelled: number;
+  deferred: number;
+  deadlinePathTurns: number;
+  overhead: { n: number; p50: number; p95: number };
+  baseline: { noTool: ReplyStats; ours: ReplyStats; naive: ReplyStats; ratioOurs: number; ratioNaive: number };
+  correctness: { cases: number; passed: number; failed: number; variants: number; variantsPassed: number; variantsFailed: number; failedNames: string[] };
+  redisRoundTrips: { n: number; mean: number; max: number };
+}
+
+function stats(kind: KindStats['kind'], turns: TurnObservation[]): KindStats {
+  const latencies = turns.map((t) => t.latencyMs!).filter((v) => v !== null && Number.isFinite(v));
+  return {
+    kind,
+    label: KIND_LABEL[kind],
+    n: turns.length,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    modelCallsPerTurn: mean(turns.map((t) => t.modelCalls)),
+    latencies,
+  };
+}
+
+const modelled = (t: TurnObservation) => t.latencyMs !== null && (t.scripted ? t.scripted.modelled : true);
+
+function replyStats(label: string, turns: TurnObservation[]): ReplyStats {
+  const values = turns.map((t) => t.replyLatencyMs).filter((v): v is number => v !== null && Number.isFinite(v));
+  return { label, n: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), deferred: turns.filter((t) => t.deferred).length, missing: turns.length - values.length, values };
+}
+
+export function summarize(results: CaseResult[]): Summary {
+  const product = results.filter((r) => r.variant === 'product');
+  const variants = results.filter((r) => r.variant !== 'product');
+  const productTurns = product.flatMap((r) => r.turns);
+  const m = productTurns.filter(modelled);
+  const kinds = TURN_KINDS.map((k) => stats(k, m.filter((t) => t.kind === k)));
+  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => t.scriptKind === 'no-tool' && t.scripted?.modelled));
+  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => t.scriptKind === 'staging-only' && t.scripted?.modelled));
+  const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
+  const overheads = productTurns.map((t) => t.overheadMs).filter((v): v is number => v !== null && Number.isFinite(v));
+  const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);
+  return {
+    kinds,
+    turnsTotal: productTurns.length,
+    turnsModelled: m.length,
+    deferred: m.filter((t) => t.deferred).length,
+    deadlinePathTurns: m.filter((t) => t.scripted?.path === 'deadline').length,
+    overhead: { n: overheads.length, p50: percentile(overheads, 50), p95: percentile(overheads, 95) },
+    baseline: { noTool: noToolReply, ours, naive, ratioOurs: ours.p95 / noToolReply.p95, ratioNaive: naive.p95 / noToolReply.p95 },
+    correctness: {
+      cases: product.length,
+      passed: product.filter((r) => r.passed).length,
+      failed: product.filter((r) => !r.passed).length,
+      variants: variants.length,
+      variantsPassed: variants.filter((r) => r.passed).length,
+      variantsFailed: variants.filter((r) => !r.passed).length,
+      failedNames: results.filter((r) => !r.passed).map((r) => (r.repeat ? `${r.name}#${r.repeat + 1}` : r.name)),
+    },
+    redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
+  };
+}
+
+export function renderTable(s: Summary, context: { deadlineMs: number; preset: string; live: boolean }): string {
+  const rows = s.kinds.map((k) => [k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99), Number.isFinite(k.modelCallsPerTurn) ? k.modelCallsPerTurn.toFixed(2) : '–']);
+  const out = [
+    `Turn latency at the webhook (ms), turns whose model calls took ${context.live ? 'real (live) model time' : `latencies drawn from the latency model (${context.preset})`}:`,
+    table(['turn kind', 'turns', 'p50', 'p95', 'p99', 'model calls/turn'], rows),
+    `  (${s.turnsModelled} of ${s.turnsTotal} turns; the other ${s.turnsTotal - s.turnsModelled} had fixed scripted latencies (deadline, error and mechanics cases) and count for correctness and overhead only; p99 of fewer than 100 turns is close to the max)`,
+    '',
+    `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
+    `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
+    `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n})`,
+    '',
+    'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',
+    table(
+      ['', 'turns', 'p50', 'p95', 'p99', 'deferred', 'p95 / p95(no tool)'],
+      [s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => [r.label, String(r.n), fmtMs(r.p50), fmtMs(r.p95), fmtMs(r.p99), String(r.deferred), i === 0 ? '1.00×' : fmtRatio(i === 1 ? s.baseline.ratioOurs : s.baseline.ratioNaive)]),
+    ),
+    `  p95(staging only)/p95(no tool): ours ${fmtRatio(s.baseline.ratioOurs)}, naive loop ${fmtRatio(s.baseline.ratioNaive)}${[s.baseline.noTool, s.baseline.ours, s.baseline.naive].some((r) => r.missing) ? `; replies never seen: ${[s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r) => r.missing).join('/')}` : ''}. Few turns make tails noisy: use --repeat N, or --estimate.`,
+    '',
+    `Correctness: ${s.correctness.passed}/${s.correctness.cases} cases passed, ${s.correctness.failed} failed; naive variants ${s.correctness.variantsPassed}/${s.correctness.variants} passed.`,
+  ];
+  if (s.correctness.failedNames.length) out.push(`Failed: ${s.correctness.failedNames.join(', ')}`);
+  return out.join('\n');
+}
+
+// ---- SVG ------------------------------------------------------------------------------------------
+
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A strip plot per turn kind: every turn a dot, p50 and p95 marked, the deadline as a red line. */
+export function renderSvg(s: Summary, context: { deadlineMs: number; title: string }): string {
+  type Row = { label: string; n: number; p50: number; p95: number; latencies: number[]; color: string };
+  const kindColor = (k: TurnKind) => (k === 'deferred' ? '#d33' : k === 'other' ? '#777' : '#2a62b8');
+  const rows: Row[] = [
+    ...s.kinds.map((k) => ({ label: `${k.label} (webhook)`, n: k.n, p50: k.p50, p95: k.p95, latencies: k.latencies, color: kindColor(k.kind) })),
+    ...[s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => ({ label: ['baseline: no tool', 'baseline: staging, ours', 'baseline: staging, naive 2-call'][i]!, n: r.n, p50: r.p50, p95: r.p95, latencies: r.values, color: i === 2 ? '#b36b00' : '#2a8a5a' })),
+  ].filter((r) => r.latencies.length);
+  const width = 960;
+  const left = 260;
+  const right = 30;
+  const top = 60;
+  const rowH = 56;
+  const height = top + Math.max(1, rows.length) * rowH + 60;
+  const maxV = Math.max(context.deadlineMs * 1.05, ...rows.flatMap((r) => r.latencies)) || 1000;
+  const stepS = maxV > 20_000 ? 5 : maxV > 8000 ? 1 : 0.5;
+  const x = (ms: number) => left + ((width - left - right) * ms) / maxV;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${left}" y="24" font-size="15" font-weight="600">${esc(context.title)}</text>`,
+    `<text x="${left}" y="42" fill="#555">per turn kind: webhook latency; baseline rows: time to the turn's reply. ● a turn, ┃ p50, ╎ p95; red: deadline (${(context.deadlineMs / 1000).toFixed(1)} s)</text>`,
+  ];
+  for (let t = 0; t <= maxV / 1000 + 1e-9; t += stepS) {
+    const xx = x(t * 1000);
+    parts.push(`<line x1="${xx}" y1="${top - 6}" x2="${xx}" y2="${height - 50}" stroke="#eee"/>`, `<text x="${xx}" y="${height - 34}" text-anchor="middle" fill="#555">${t.toFixed(stepS < 1 ? 1 : 0)}</text>`);
+  }
+  parts.push(`<text x="${(left + width - right) / 2}" y="${height - 14}" text-anchor="middle" fill="#555">seconds</text>`);
+  const dx = x(context.deadlineMs);
+  parts.push(`<line x1="${dx}" y1="${top - 10}" x2="${dx}" y2="${height - 50}" stroke="#d33" stroke-width="2"/>`);
+  rows.forEach((r, i) => {
+    const cy = top + i * rowH + rowH / 2;
+    const color = r.color;
+    parts.push(`<text x="${left - 10}" y="${cy - 4}" text-anchor="end">${esc(r.label)}</text>`, `<text x="${left - 10}" y="${cy + 12}" text-anchor="end" fill="#777">n=${r.n} p50 ${fmtMs(r.p50)} p95 ${fmtMs(r.p95)} ms</text>`);
+    parts.push(`<line x1="${left}" y1="${cy}" x2="${width - right}" y2="${cy}" stroke="#f3f3f3"/>`);
+    r.latencies.forEach((v, j) => {
+      const jitter = (((j * 7919) % 17) / 16 - 0.5) * (rowH * 0.5);
+      parts.push(`<circle cx="${x(v).toFixed(1)}" cy="${(cy + jitter).toFixed(1)}" r="3" fill="${color}" fill-opacity="0.55"/>`);
+    });
+    if (Number.isFinite(r.p50)) parts.push(`<line x1="${x(r.p50)}" y1="${cy - rowH * 0.4}" x2="${x(r.p50)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="2.5"/>`);
+    if (Number.isFinite(r.p95)) parts.push(`<line x1="${x(r.p95)}" y1="${cy - rowH * 0.4}" x2="${x(r.p95)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="1.5" stroke-dasharray="4 3"/>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+export async function writeText(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, text);
+}
+
+export function reportPaths(dir: string, stamp = new Date().toISOString().replace(/[:.]/g, '-')) {
+  return { svg: join(dir, `latency-${stamp}.svg`), latestSvg: join(dir, 'latency-latest.svg') };
+}

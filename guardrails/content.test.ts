@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
+import { findCardNumbers, luhnValid } from './card-numbers.js';
+import { contentGuardrail, MAX_CHECKED_CHARS } from './content.js';
+
+const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(contentGuardrail, turnInput(spec));
+
+describe('card numbers (Luhn + network prefix)', () => {
+  it.each(['4111111111111111', '4111 1111 1111 1111', '4111-1111-1111-1111', '5500 0000 0000 0004', '3782 822463 10005', '6011111111111117', 'card: 4012888888881881.'])('finds %s', (text) => {
+    expect(findCardNumbers(text)).toHaveLength(1);
+  });
+
+  it('finds a card followed by another number in the same digit run', () => {
+    expect(findCardNumbers('ref 4111 1111 1111 1111 2')).toEqual(['…1111']);
+  });
+
+  it.each([
+    ['a Luhn-invalid card-like number', '4111111111111112'],
+    ['a Luhn-valid number with no card prefix', '1234567812345670'],
+    ['a phone number', '+1 415 555 0123'],
+    ['an order number', 'order #20261129001'],
+    ['a 12-digit number', '411111111111'],
+    ['a 20-digit run', '41111111111111111111'],
+    ['a date and time', '2026-11-29 12:00'],
+  ])('ignores %s', (_name, text) => {
+    expect(findCardNumbers(text)).toEqual([]);
+  });
+
+  it('luhnValid', () => {
+    expect(luhnValid('79927398713')).toBe(true);
+    expect(luhnValid('79927398710')).toBe(false);
+  });
+});
+
+describe('content guardrail', () => {
+  it('passes an ordinary reply', async () => {
+    expect((await judge({ reply: { text: 'We are open 7 to 21, Monday to Saturday.' } })).outcome).toBe('pass');
+  });
+
+  it('vetoes a card number in the reply, naming only its last four digits', async () => {
+    const v = await judge({ reply: { text: 'Your card 4111 1111 1111 1111 is on file.' } });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('…1111');
+    expect(v.reason).not.toContain('4111 1111');
+  });
+
+  it('vetoes a card number recorded in a field, and in a quick reply', async () => {
+    expect((await judge({ staged: [act.field('email', '4111111111111111')] })).outcome).toBe('veto');
+    expect((await judge({ reply: { text: 'ok', quickReplies: ['4111111111111111'] } })).outcome).toBe('veto');
+  });
+
+  it('card blocking can be turned off', async () => {
+    const config = testConfig({}, { content: { blockCardNumbers: false } });
+    expect((await judge({ config, reply: { text: '4111 1111 1111 1111' } })).outcome).toBe('pass');
+  });
+
+  it('vetoes forbidden PII patterns from config, case-insensitive by default', async () => {
+    const config = testConfig({}, { content: { piiPatterns: [{ name: 'IBAN', pattern: String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b` }, { name: 'SSN', pattern: String.raw`\b\d{3}-\d{2}-\d{4}\b` }] } });
+    const iban = await judge({ config, reply: { text: 'Pay to de89 3704 0044 0532 0130 00 please' } });
+    expect(iban.outcome).toBe('veto');
+    expect(iban.reason).toContain('"IBAN"');
+    expect(iban.reason).not.toContain('3704');
+    expect((await judge({ config, staged: [act.field('email', 'ssn 123-45-6789')] })).outcome).toBe('veto');
+    expect((await judge({ config, reply: { text: 'Class 1 starts at 10-15.' } })).outcome).toBe('pass');
+  });
+
+  it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
+    const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
+    for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor']) {
+      const v = await judge({ config, reply: { text } });
+      expect(v.outcome, text).toBe('veto');
+      expect(v.reason).toContain('denied phrase');
+    }
+    for (const text of ['A carefree moneybox', 'competitors', 'free parking, and money back if unhappy']) {
+      expect((await judge({ config, reply: { text } })).outcome, text).toBe('pass');
+    }
+  });
+
+  it('deny phrases also apply to quick replies but not to stored field values', async () => {
+    const config = testConfig({}, { content: { denyPhrases: ['yoga'] } });
+    expect((await judge({ config, reply: { text: 'ok', quickReplies: ['Yoga'] } })).outcome).toBe('veto');
+    expect((await judge({ config, reply: { text: 'ok' }, staged: [act.field('preferred_class', 'yoga')] })).outcome).toBe('pass');
+  });
+
+  it('fails closed on text too long to check', async () => {
+    const v = await judge({ reply: { text: 'a'.repeat(MAX_CHECKED_CHARS + 1) } });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('not checked');
+  });
+});

@@ -1,0 +1,96 @@
+import type { GuardrailSettings } from './settings.js';
+import { findCardNumbers } from './card-numbers.js';
+import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
+import { normalizeText } from './text-normalize.js';
+
+/**
+ * Content: what the contact would read (the reply, its quick replies, any staged send_content
+ * text) must not contain a phrase on the tenant's deny-list, a payment card number, or text
+ * matching one of the tenant's forbidden PII patterns. Recorded field values are checked for
+ * card numbers and PII patterns too (a card number must not be stored in ManyChat either).
+ * A hit vetoes; the veto reason names the rule and never repeats the matched PII.
+ *
+ * Deny phrases match as whole words after normalisation (NFKC, case, zero-width characters,
+ * any run of spaces/punctuation between the phrase's words): "free money" catches "FREE-money"
+ * but not "carefree moneybox". Inflections are not matched unless listed; evasions such as
+ * spelling out letters or homoglyphs outside NFKC are not caught.
+ *
+ * Text longer than MAX_CHECKED_CHARS is vetoed without running patterns (reply-schema vetoes
+ * it anyway): tenant regexes then always run on bounded input.
+ */
+export const MAX_CHECKED_CHARS = 4000;
+
+interface Compiled {
+  deny: RegExp | null;
+  pii: { name: string; re: RegExp }[];
+}
+
+const cache = new Map<string, Compiled>();
+const CACHE_LIMIT = 200;
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Compiled once per distinct settings (an isolate serves many turns of few tenants). */
+export function compileContentRules(settings: GuardrailSettings['content']): Compiled {
+  const key = JSON.stringify([settings.denyPhrases, settings.piiPatterns]);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const phrases = settings.denyPhrases
+    .map((p) => normalizeText(p).split(/[^\p{L}\p{N}]+/u).filter(Boolean))
+    .filter((words) => words.length)
+    .map((words) => words.map(escapeRegex).join('[^\\p{L}\\p{N}]+'));
+  const compiled: Compiled = {
+    deny: phrases.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${phrases.join('|')})(?![\\p{L}\\p{N}])`, 'u') : null,
+    pii: settings.piiPatterns.map((p) => ({ name: p.name, re: new RegExp(p.pattern, p.caseInsensitive ? 'iu' : 'u') })),
+  };
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+interface Checked {
+  where: string;
+  text: string;
+  /** Deny phrases apply to what the contact reads; stored field values get PII checks only. */
+  denyPhrases: boolean;
+}
+
+function targets({ reply, staged }: GuardrailInput): Checked[] {
+  const out: Checked[] = [];
+  if (reply) {
+    out.push({ where: 'the reply', text: reply.text, denyPhrases: true });
+    for (const q of reply.quickReplies ?? []) out.push({ where: 'a quick reply', text: q, denyPhrases: true });
+  }
+  for (const a of staged) {
+    if (a.kind === 'send_content') out.push({ where: a.summary, text: JSON.stringify(a.args), denyPhrases: true });
+    if (a.kind === 'set_field' && typeof a.args.value === 'string') out.push({ where: a.summary.replace(/ to .*/, ''), text: a.args.value, denyPhrases: false });
+  }
+  return out;
+}
+
+export const contentGuardrail: Guardrail = {
+  name: 'content',
+  check(input) {
+    const settings = input.config.guardrails.content;
+    const rules = compileContentRules(settings);
+    const problems: string[] = [];
+    for (const t of targets(input)) {
+      if (t.text.length > MAX_CHECKED_CHARS) {
+        problems.push(`${t.where} is longer than ${MAX_CHECKED_CHARS} characters and was not checked`);
+        continue;
+      }
+      if (settings.blockCardNumbers) {
+        const cards = findCardNumbers(t.text);
+        if (cards.length) problems.push(`${t.where} contains a payment card number (${cards.join(', ')})`);
+      }
+      for (const p of rules.pii) if (p.re.test(t.text)) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
+      if (t.denyPhrases && rules.deny) {
+        const m = rules.deny.exec(normalizeText(t.text));
+        if (m) problems.push(`${t.where} contains the denied phrase "${m[0]}"`);
+      }
+    }
+    return problems.length ? veto(problems.join('; ')) : pass();
+  },
+};

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { turnInput, verdictOf } from '../test/support/guardrail-input.js';
+import { MAX_CAPTION_CHARS, MAX_QUICK_REPLIES, MAX_TEXT_CHARS, replySchemaGuardrail } from './reply-schema.js';
+
+const judge = (rawReply: unknown) => verdictOf(replySchemaGuardrail, { ...turnInput(), rawReply });
+const ok = { text: 'Hello!', escalate: false, confidence: 0.9, reason: 'r' };
+
+describe('reply-schema', () => {
+  it('passes a well-formed reply at the channel limits', async () => {
+    expect((await judge(ok)).outcome).toBe('pass');
+    expect((await judge({ ...ok, text: 'x'.repeat(MAX_TEXT_CHARS) })).outcome).toBe('pass');
+    const captions = Array.from({ length: MAX_QUICK_REPLIES }, (_, i) => `Option ${i}`.padEnd(MAX_CAPTION_CHARS, '.'));
+    expect((await judge({ ...ok, quickReplies: captions })).outcome).toBe('pass');
+    expect((await judge({ ...ok, text: 'line one\nline two\ttabbed' })).outcome).toBe('pass');
+  });
+
+  it('escalates a missing reply (the model did not end its turn)', async () => {
+    expect((await judge(null)).outcome).toBe('escalate');
+  });
+
+  it.each([
+    ['a reply without its typed fields', { text: 'hi' }, 'schema'],
+    ['escalate given as a string', { ...ok, escalate: 'true' }, 'schema'],
+    ['confidence out of range', { ...ok, confidence: 1.5 }, 'schema'],
+    ['empty text', { ...ok, text: '   ' }, 'empty'],
+    ['text over 2000 characters', { ...ok, text: 'x'.repeat(MAX_TEXT_CHARS + 1) }, '2001 characters'],
+    ['12 quick replies', { ...ok, quickReplies: Array.from({ length: 12 }, (_, i) => `q${i}`) }, 'schema'],
+    ['a 21-character caption', { ...ok, quickReplies: ['x'.repeat(21)] }, 'schema'],
+    ['a blank caption', { ...ok, quickReplies: ['  '] }, 'blank'],
+    ['duplicate captions', { ...ok, quickReplies: ['Yes', 'yes '] }, 'twice'],
+    ['control characters', { ...ok, text: 'hi\u0000there' }, 'control characters'],
+  ])('vetoes %s', async (_name, raw, why) => {
+    const v = await judge(raw);
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain(why);
+  });
+});

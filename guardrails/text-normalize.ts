@@ -1,0 +1,77 @@
+/**
+ * Text normalisation shared by the text-reading guardrails. Untrusted text is normalised before
+ * any pattern runs, so trivial disguises (full-width letters, zero-width joiners, odd quotes,
+ * line breaks inside a phrase) do not slip past a pattern written in plain ASCII.
+ */
+
+/** Zero-width and invisible format characters attackers insert to split trigger words. */
+const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
+
+/**
+ * NFKC, invisible characters removed, quotes unified, lower case, runs of spaces collapsed. Line
+ * breaks are kept (as single `\n`): a fake "SYSTEM:" header is recognised by starting a line.
+ */
+export function normalizeText(text: string): string {
+  return normalizeKeepCase(text).toLowerCase();
+}
+
+/** normalizeText without the lower-casing, for the few patterns where case is the signal. */
+export function normalizeKeepCase(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(/[\u2018\u2019\u201A\u201B\u2032\u00B4`]/g, "'")
+    .replace(/[\u201C\u201D\u201E\u201F\u2033]/g, '"')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n[\s]*/g, '\n')
+    .trim();
+}
+
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
+
+/** A second reading of normalised text with common digit/symbol-for-letter swaps undone. */
+export function unLeet(normalized: string): string {
+  // Only inside words: "1gn0re" becomes "ignore", but "at 10:00" keeps its digits' neighbours.
+  return normalized.replace(/[a-z0-9@$!]+/g, (w) => (/[a-z]/.test(w) && /[0-9@$!]/.test(w) ? w.replace(/[013457@$!]/g, (c) => LEET[c] ?? c) : w));
+}
+
+/** Normalised words: letters and digits, apostrophes kept inside a word ("don't"). */
+export function wordsOf(text: string): string[] {
+  return normalizeText(text)
+    .split(/[^\p{L}\p{N}']+/u)
+    .map((w) => w.replace(/^'+|'+$/g, ''))
+    .filter(Boolean);
+}
+
+/**
+ * A crude English stem so "prices", "pricing" and "price" meet. Not a linguistic stemmer: it
+ * only has to make a contact's word and a configured name agree often enough.
+ */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
+  else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
+  else if (w.endsWith('es') && w.length > 4 && /(ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && w.length > 3) w = w.slice(0, -1);
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+/** Words too common to show what a message is about. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but if of in on at to for from by with without about as into onto over under up down out off ' +
+    'is are was were be been being am do does did done have has had having will would shall should can could may might must ' +
+    'i me my mine we us our you your yours he him his she her they them their it its this that these those there here ' +
+    'what which who whom whose when where why how all any some no not nor so than too very just also only ' +
+    'please thanks thank hi hello hey ok okay yes yeah want wants wanted like need needs get got give send sent asked ask ' +
+    'new week day one two more most much many'
+  ).split(' '),
+);
+
+/** Stems of the significant words of a text (stop words and words under 3 characters dropped). */
+export function significantStems(text: string): Set<string> {
+  return new Set(wordsOf(text).filter((w) => w.length >= 3 && !STOP_WORDS.has(w)).map(stem));
+}
