@@ -55,6 +55,7 @@ export interface TurnRecord {
   pendingConfirmation: string | null;
   approvals: string[];
   deferred: boolean;
+  /** commitMs is known only after the record is written: 0 in the stored record, set on the returned one. */
   timings: { totalMs: number; loadMs: number; modelMs: number; guardrailsMs: number; commitMs: number };
   redisRoundTrips: { beforeModel: number; afterModel: number };
   startedAt: string;

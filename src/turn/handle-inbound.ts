@@ -38,6 +38,13 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
     );
     return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record?.reply ?? null };
   }
+  // Published before the turn runs (and not awaited on the reply's path): if this isolate dies at
+  // any point before the commit, the job runs the turn again later; if it commits, the job finds
+  // the record and does nothing.
+  const finishJob = deps.turnJobs
+    .publishFinishTurn({ turnId, inbound }, Math.ceil(config.asyncDeadlineMs / 1000) + FINISH_JOB_GRACE_SECONDS)
+    .catch((err: unknown) => console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`));
+  deps.waitUntil(finishJob);
   const deferral: DeferralState = { deferred: false, committing: false };
   const turn = runTurn(deps, {
     turnId,
@@ -56,12 +63,6 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
   if (deferral.committing) return { kind: 'turn', record: await turn };
   deferral.deferred = true;
   deps.waitUntil(turn.catch((err: unknown) => console.error(`deferred turn ${turnId} failed: ${err instanceof Error ? err.message : String(err)}`)));
-  try {
-    await deps.turnJobs.publishFinishTurn({ turnId, inbound }, Math.ceil(config.asyncDeadlineMs / 1000) + FINISH_JOB_GRACE_SECONDS);
-  } catch (err) {
-    // The background run may still finish; if the isolate dies too, this turn is lost — say so loudly.
-    console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`);
-  }
   return { kind: 'deferred', turnId, reply: { text: config.holdingReply, quickReplies: [] } };
 }
 

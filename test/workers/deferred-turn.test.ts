@@ -91,6 +91,17 @@ describe('a turn slower than the deadline', () => {
     expect(await again.json()).toEqual({ outcome: 'already-done', turnId });
   }, 15_000);
 
+  it('every turn publishes its finish-turn job up front; for a turn that committed, the job is a no-op', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const app = appWith(scriptedModel([brochureCall]));
+    const res = await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'brochure please' });
+    expect(res.headers.get('x-turn-deferred')).toBeNull();
+    await app.settle();
+    expect(app.finishJobs.map((j) => j.job.turnId)).toEqual([res.headers.get('x-turn-id')]);
+    const job = await postFinishJob(app, app.finishJobs[0]!.job);
+    expect(await job.json()).toEqual({ outcome: 'already-done', turnId: res.headers.get('x-turn-id') });
+  });
+
   it('a finish-turn job that is unsigned or altered is refused with 401', async () => {
     const app = appWith(scriptedModel([brochureCall]));
     const job: FinishTurnJob = { turnId: 'turn_x', inbound: { tenantId: 'demo', channel: 'manychat', contactId: '1', messageKey: 'k', text: 'hi', contact: { fields: {} }, receivedAt: new Date().toISOString() } };
