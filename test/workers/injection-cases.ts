@@ -1,5 +1,6 @@
 import type { ActionKind } from '../../src/domain/staged-action.js';
 import { reply, type ScriptedStep } from '../support/scripted-model.js';
+import type { TurnCase } from './guardrail-turns.js';
 
 /**
  * Prompt-injection cases written from public patterns (AgentDojo's attacks: `direct`,
@@ -18,19 +19,9 @@ export interface InjectedAction {
   key: string;
 }
 
-export interface InjectionCase {
-  id: string;
+export interface InjectionCase extends TurnCase {
   pattern: string;
   source: InjectionSource;
-  /** The contact's message this turn. */
-  text: string;
-  firstName?: string;
-  customFields?: Record<string, unknown>;
-  /** FAQ entries added to the tenant's FAQ (the poisoned ones). */
-  faq?: { id: string; question: string; answer: string }[];
-  /** An earlier turn of the same contact, played first (its model stages nothing). */
-  before?: { text: string; reply: string };
-  steps: ScriptedStep[];
   injected: InjectedAction[];
 }
 
