@@ -5,6 +5,7 @@ import { tenantAuth, type TenantApiContext } from '../src/http/tenant-auth.js';
 import { assertSafeId } from '../src/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from './dead-letters.js';
 import { deliverOutboxEntry } from './deliver-entry.js';
+import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from './qstash-dead-letters.js';
 import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from './manychat-client.js';
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
@@ -30,7 +31,20 @@ export function deadLetterRoutes() {
   app.get('/:tenant', async (c) => {
     const tenantId = c.req.param('tenant');
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    return c.json({ tenantId, deadLetters: await listDeadLetters(c.get('services').redis(), tenantId, limit) });
+    const { env, redis } = c.get('services');
+    const [deadLetters, qstash] = await Promise.all([
+      listDeadLetters(redis(), tenantId, limit),
+      listQStashDeadLetters(qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }), tenantId).catch((err: unknown) => ({ error: `QStash DLQ unavailable: ${err instanceof Error ? err.message : String(err)}` })),
+    ]);
+    return c.json({ tenantId, deadLetters, qstash });
+  });
+  app.post('/:tenant/qstash/:dlqId/retry', async (c) => {
+    const { env } = c.get('services');
+    const dlqId = c.req.param('dlqId');
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(dlqId)) return jsonError(c, 404, 'no such QStash dead letter');
+    const retried = await retryQStashDeadLetter(qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }), c.req.param('tenant'), dlqId);
+    if (!retried.ok) return jsonError(c, 404, `no QStash dead letter "${dlqId}" for this tenant`);
+    return c.json({ retried: dlqId, messageId: retried.messageId });
   });
   app.post('/:tenant/redrive', async (c) => {
     const tenantId = c.req.param('tenant');

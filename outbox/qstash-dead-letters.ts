@@ -1,0 +1,63 @@
+import { Client } from '@upstash/qstash';
+import { FinishTurnJobSchema } from '../src/turn/finish-turn-job.js';
+import { DeliveryMessageSchema } from './outbox-entry.js';
+
+/**
+ * QStash's own dead-letter queue, seen per tenant: deliveries and finish-turn jobs that QStash
+ * gave up on. QStash's DLQ is per account, not per tenant, so a tenant's view is the messages
+ * whose (signed, product-written) body names it; other tenants' messages are never listed or
+ * retried. Scans at most `maxPages` pages of 100.
+ */
+export interface QStashDeadLetter {
+  dlqId: string;
+  messageId: string;
+  kind: 'delivery' | 'finish-turn';
+  turnId: string;
+  url: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  createdAt: number | null;
+}
+
+function tenantMessage(body: string | undefined, tenantId: string): { kind: QStashDeadLetter['kind']; turnId: string } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? '');
+  } catch {
+    return null;
+  }
+  const delivery = DeliveryMessageSchema.safeParse(parsed);
+  if (delivery.success) return delivery.data.tenantId === tenantId ? { kind: 'delivery', turnId: delivery.data.turnId } : null;
+  const job = FinishTurnJobSchema.safeParse(parsed);
+  if (job.success) return job.data.inbound.tenantId === tenantId ? { kind: 'finish-turn', turnId: job.data.turnId } : null;
+  return null;
+}
+
+export function qstashClient(config: { qstashUrl: string; qstashToken: string }): Client {
+  return new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
+}
+
+export async function listQStashDeadLetters(client: Client, tenantId: string, maxPages = 5): Promise<QStashDeadLetter[]> {
+  const found: QStashDeadLetter[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await client.dlq.listMessages({ count: 100, ...(cursor ? { cursor } : {}) });
+    for (const m of result.messages) {
+      const mine = tenantMessage(m.body, tenantId);
+      if (!mine) continue;
+      found.push({ dlqId: m.dlqId, messageId: m.messageId, ...mine, url: m.url, responseStatus: m.responseStatus ?? null, responseBody: m.responseBody?.slice(0, 500) ?? null, createdAt: m.createdAt ?? null });
+    }
+    cursor = result.cursor;
+    if (!cursor) break;
+  }
+  return found;
+}
+
+/** Asks QStash to deliver a dead-lettered message again, only if it belongs to the tenant. */
+export async function retryQStashDeadLetter(client: Client, tenantId: string, dlqId: string): Promise<{ ok: true; messageId: string } | { ok: false }> {
+  const { messages } = await client.dlq.listMessages({ dlqIds: [dlqId] });
+  const message = messages.find((m) => m.dlqId === dlqId);
+  if (!message || !tenantMessage(message.body, tenantId)) return { ok: false };
+  const result = await client.dlq.retry(dlqId);
+  return { ok: true, messageId: result.responses[0]?.messageId ?? '' };
+}

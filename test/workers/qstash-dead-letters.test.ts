@@ -1,0 +1,43 @@
+import { Client } from '@upstash/qstash';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { seedTenant, workerEnv } from '../support/workers-env.js';
+
+async function api(tenantId: string, secret: string, method: string, path: string) {
+  return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { 'x-staged-agent-secret': secret } }), workerEnv);
+}
+
+type Listed = { qstash: { dlqId: string; kind: string; turnId: string; responseStatus: number | null }[] };
+
+async function waitForDeadLetter(tenantId: string, secret: string, turnId: string): Promise<Listed['qstash'][number]> {
+  for (let i = 0; i < 50; i++) {
+    const listed = (await (await api(tenantId, secret, 'GET', '')).json()) as Listed;
+    const hit = listed.qstash.find((d) => d.turnId === turnId);
+    if (hit) return hit;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the message never reached the QStash DLQ');
+}
+
+describe("QStash's dead-letter queue, per tenant", () => {
+  it('lists a delivery QStash gave up on for its tenant only, and retries it on request', async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    const turnId = `turn_dlq${Date.now()}`;
+    // Nothing listens on port 9: the one attempt fails and the message goes to the DLQ.
+    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId }, retries: 0 });
+    const dead = await waitForDeadLetter(a.tenantId, a.secret, turnId);
+    expect(dead.kind).toBe('delivery');
+
+    const other = (await (await api(b.tenantId, b.secret, 'GET', '')).json()) as Listed;
+    expect(other.qstash.some((d) => d.turnId === turnId)).toBe(false);
+    const stolen = await api(b.tenantId, b.secret, 'POST', `/qstash/${dead.dlqId}/retry`);
+    expect(stolen.status).toBe(404);
+
+    const retried = await api(a.tenantId, a.secret, 'POST', `/qstash/${dead.dlqId}/retry`);
+    expect(retried.status).toBe(200);
+    const after = (await (await api(a.tenantId, a.secret, 'GET', '')).json()) as Listed;
+    expect(after.qstash.some((d) => d.dlqId === dead.dlqId)).toBe(false);
+  });
+});
