@@ -1,10 +1,9 @@
 import type { OutgoingReply } from '../../domain/turn-record.js';
 
 /**
- * ManyChat Dynamic Block v2 response. Quick replies with a callback become
- * `dynamic_block_callback` buttons that post their signed payload back to our webhook; plain
- * suggestions are omitted from buttons (ManyChat has no caption-only quick reply) and the text
- * already carries them.
+ * ManyChat Dynamic Block v2 response. Every quick reply becomes a `dynamic_block_callback` button
+ * that posts its signed payload back to our webhook (ManyChat has no caption-only quick reply):
+ * a confirmation's Yes/No, or a model suggestion whose caption becomes the contact's next message.
  */
 export interface DynamicBlockResponse {
   version: 'v2';
@@ -15,15 +14,13 @@ export interface DynamicBlockResponse {
   };
 }
 
-export function toDynamicBlock(reply: OutgoingReply, callbackUrl: string, signed: (cb: NonNullable<OutgoingReply['quickReplies'][number]['callback']>) => Record<string, unknown>): DynamicBlockResponse {
+export function toDynamicBlock(reply: OutgoingReply, callbackUrl: string, payloads: Record<string, unknown>[] = []): DynamicBlockResponse {
   return {
     version: 'v2',
     content: {
       messages: reply.text ? [{ type: 'text', text: reply.text }] : [],
       actions: [],
-      quick_replies: reply.quickReplies
-        .filter((q) => q.callback)
-        .map((q) => ({ type: 'dynamic_block_callback' as const, caption: q.caption, url: callbackUrl, method: 'post' as const, payload: signed(q.callback!) })),
+      quick_replies: reply.quickReplies.map((q, i) => ({ type: 'dynamic_block_callback' as const, caption: q.caption, url: callbackUrl, method: 'post' as const, payload: payloads[i] ?? {} })),
     },
   };
 }

@@ -18,12 +18,11 @@ export const ManyChatContactSchema = z
   })
   .loose();
 
-export const ManyChatCallbackSchema = z.object({
-  kind: z.enum(['confirm']),
-  pendingId: z.string().min(1).max(200),
-  answer: z.enum(['yes', 'no']),
-  nonce: z.string().min(1).max(200),
-});
+/** A button we issued (signed; see src/approvals/callback-signature.ts). */
+export const ManyChatCallbackSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('confirm'), pendingId: z.string().min(1).max(200), answer: z.enum(['yes', 'no']), nonce: z.string().min(1).max(200) }),
+  z.object({ kind: z.literal('suggest'), text: z.string().min(1).max(100), nonce: z.string().min(1).max(200) }),
+]);
 
 const Wrapped = z.object({
   contact: ManyChatContactSchema,

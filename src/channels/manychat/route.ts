@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { InboundMessage } from '../../domain/inbound-message.js';
 import type { OutgoingReply } from '../../domain/turn-record.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
-import { signCallback, verifyCallback } from '../../approvals/callback-signature.js';
+import { signCallback, verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 import type { AppContext, Services } from '../../http/app-context.js';
 import { jsonError, parseJsonText, readBodyLimited } from '../../http/errors.js';
 import { secretsEqual } from '../../security/constant-time.js';
@@ -19,15 +19,18 @@ import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
 
-/** Quick replies with a callback become signed dynamic_block_callback buttons. */
+/** Every quick reply becomes a signed button: a confirmation's Yes/No, or a model suggestion. */
 async function dynamicBlockFor(reply: OutgoingReply, url: string, secret: string, tenantId: string, contactId: string) {
-  const signed = await Promise.all(
-    reply.quickReplies.map(async (q) =>
-      q.callback ? { contact: { id: contactId }, callback: { kind: 'confirm', ...q.callback }, sig: await signCallback(secret, { tenantId, contactId, ...q.callback }) } : null,
-    ),
+  const payloads = await Promise.all(
+    reply.quickReplies.map(async (q) => {
+      const claim: CallbackClaim = q.callback
+        ? { kind: 'confirm', tenantId, contactId, ...q.callback }
+        : { kind: 'suggest', tenantId, contactId, text: q.caption, nonce: crypto.randomUUID().replace(/-/g, '') };
+      const { tenantId: _t, contactId: _c, ...callback } = claim;
+      return { contact: { id: contactId }, callback, sig: await signCallback(secret, claim) };
+    }),
   );
-  let i = 0;
-  return toDynamicBlock(reply, url, () => signed[i++] ?? {});
+  return toDynamicBlock(reply, url, payloads);
 }
 
 /**
@@ -64,26 +67,38 @@ export function manyChatRoutes() {
 
     const { callback, sig, contact } = webhook.value;
     const secret = services.env.SESSION_SECRET;
+    let text: string;
+    let messageKey: string;
     if (callback) {
       // A button press: only the signature we issued authorises it; the header alone does not.
-      const claim = { tenantId, contactId: contact.id, pendingId: callback.pendingId, answer: callback.answer, nonce: callback.nonce };
+      const claim: CallbackClaim =
+        callback.kind === 'confirm'
+          ? { kind: 'confirm', tenantId, contactId: contact.id, pendingId: callback.pendingId, answer: callback.answer, nonce: callback.nonce }
+          : { kind: 'suggest', tenantId, contactId: contact.id, text: callback.text, nonce: callback.nonce };
       if (!sig || !(await verifyCallback(secret, claim, sig))) return jsonError(c, 401, 'callback signature is missing or does not match');
-      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: secret, now: new Date() }, claim);
-      c.header('x-confirmation-outcome', answer.outcome);
-      return c.json(toDynamicBlock({ text: answer.text, quickReplies: [] }, c.req.url, () => ({})));
+      if (claim.kind === 'confirm') {
+        const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: secret, now: new Date() }, claim);
+        c.header('x-confirmation-outcome', answer.outcome);
+        return c.json(toDynamicBlock({ text: answer.text, quickReplies: [] }, c.req.url));
+      }
+      // A suggestion: its caption is the contact's next message; the button's nonce makes every
+      // press of it (and ManyChat's retries) one delivery.
+      text = claim.text;
+      messageKey = `qr:${claim.nonce}`;
+    } else {
+      if (provided === undefined) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
+      text = webhook.value.text ?? contact.last_input_text ?? '';
+      if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
+      messageKey = await manyChatMessageKey(webhook.value, text, new Date());
     }
-    if (provided === undefined) return jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
-    const text = webhook.value.text ?? contact.last_input_text ?? '';
-    if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
     // Before the claim and the model: a limited message costs one Redis round trip and nothing else.
     // Duplicates of a delivery (ManyChat retries) join the first turn and are not counted again.
-    const deliveryKey = await manyChatMessageKey(webhook.value, text, new Date());
-    const limited = await checkRateLimit(session, tenantId, contact.id, tenant.config.guardrails.rateLimit, { deliveryKey });
+    const limited = await checkRateLimit(session, tenantId, contact.id, tenant.config.guardrails.rateLimit, { deliveryKey: messageKey });
     if (!limited.ok) {
       c.header('x-rate-limited', limited.scope);
-      return c.json(toDynamicBlock({ text: limited.reply, quickReplies: [] }, c.req.url, () => ({})));
+      return c.json(toDynamicBlock({ text: limited.reply, quickReplies: [] }, c.req.url));
     }
-    const { reply, turnId, duplicateOf, deferred } = await runMessageTurn(services, session, tenant.config, webhook.value, text, startedAt, waitUntilOf(c));
+    const { reply, turnId, duplicateOf, deferred } = await runMessageTurn(services, session, tenant.config, webhook.value, text, messageKey, startedAt, waitUntilOf(c));
     c.header('x-turn-id', turnId);
     if (duplicateOf) c.header('x-duplicate-of', duplicateOf);
     if (deferred) c.header('x-turn-deferred', '1');
@@ -102,7 +117,7 @@ export function waitUntilOf(c: { executionCtx: { waitUntil(p: Promise<unknown>):
   }
 }
 
-async function runMessageTurn(services: Services, session: RedisSession, config: TenantConfig, webhook: ManyChatWebhook, text: string, startedAt: number, waitUntil: (p: Promise<unknown>) => void) {
+async function runMessageTurn(services: Services, session: RedisSession, config: TenantConfig, webhook: ManyChatWebhook, text: string, messageKey: string, startedAt: number, waitUntil: (p: Promise<unknown>) => void) {
   const receivedAt = new Date();
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
@@ -110,7 +125,7 @@ async function runMessageTurn(services: Services, session: RedisSession, config:
     tenantId: config.tenantId,
     channel: 'manychat',
     contactId: contact.id,
-    messageKey: await manyChatMessageKey(webhook, text, receivedAt),
+    messageKey,
     text,
     contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}) },
     receivedAt: receivedAt.toISOString(),
