@@ -17,7 +17,10 @@ export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
   return kind === 'lookup_contact' || kind === 'search_faq' ? 'read' : 'write';
 }
 
-function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy): Tool {
+/** Kinds whose output can be the reply itself (`answers_directly`). */
+const DIRECT_ANSWER_KINDS: ReadonlySet<ToolInstance['kind']> = new Set(['search_faq']);
+
+function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, declaration: ToolDeclaration): Tool {
   switch (instance.kind) {
     case 'send_flow':
       return sendFlowTool(instance, ctx, policy);
@@ -30,7 +33,7 @@ function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePo
     case 'lookup_contact':
       return lookupContactTool(instance, ctx);
     case 'search_faq':
-      return searchFaqTool(instance, ctx);
+      return searchFaqTool(instance, ctx, declaration.answers_directly === true);
   }
 }
 
@@ -59,6 +62,7 @@ export function registrationProblem(instance: ToolInstance, manifest: Manifest, 
   const kindEffect = effectOfKind(instance.kind);
   if (kindEffect === 'read' && declaration.effect !== 'read') return `tool "${instance.name}" only reads, but its manifest declares effect ${declaration.effect}; it was not registered`;
   if (kindEffect === 'write' && declaration.effect === 'read') return `tool "${instance.name}" stages actions, but its manifest declares effect read; it was not registered`;
+  if (declaration.answers_directly && !DIRECT_ANSWER_KINDS.has(instance.kind)) return `tool "${instance.name}" (${instance.kind}) has no output a contact can read, so it cannot answer directly; it was not registered`;
   return null;
 }
 
@@ -88,7 +92,7 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]):
     }
     const declaration = ctx.config.manifest[instance.name]!;
     const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write', gate: gateOf(declaration) };
-    byName.set(instance.name, buildInstance(instance, ctx, policy));
+    byName.set(instance.name, buildInstance(instance, ctx, policy, declaration));
     declarations[instance.name] = declaration;
   }
   byName.set(REPLY_TOOL_NAME, replyTool());

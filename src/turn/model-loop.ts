@@ -91,6 +91,8 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       }
     }
     steps.push(record);
+    const direct = directAnswer(record, input.toolset);
+    if (direct) return { kind: 'reply', reply: direct, steps };
     if (reply && !needsAnotherStep) return { kind: 'reply', reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, steps };
@@ -110,6 +112,22 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   }
   // Unreachable: the loop returns on its last step.
   return { kind: 'no-reply', why: 'loop ended', steps };
+}
+
+/**
+ * A tool declared `answers_directly` that came back `ok` is the reply (its output is written for
+ * the contact), provided every other call of the step was staged: nothing else needs the model.
+ */
+function directAnswer(step: ModelStepRecord, toolset: TurnToolset): Reply | null {
+  const results = step.toolResults.filter((r) => r.toolName !== REPLY_TOOL_NAME);
+  const answers = results.filter((r) => toolset.declarations[r.toolName]?.answers_directly && r.status === 'ok' && isToolEnvelope(r.output));
+  if (!answers.length || results.some((r) => !answers.includes(r) && r.status !== 'staged')) return null;
+  return {
+    text: answers.map((r) => (r.output as { content: string }).content).join('\n\n'),
+    escalate: false,
+    confidence: 1,
+    reason: `answered directly by ${answers.map((r) => r.toolName).join(', ')}`,
+  };
 }
 
 export function errorText(err: unknown): string {

@@ -103,6 +103,38 @@ describe('canonical tool order reaches the model', () => {
   });
 });
 
+describe('answers_directly: the tool output is the reply', () => {
+  it('a FAQ hit ends the turn after one model call with the entry\'s answer', async () => {
+    const demo = demoTenantConfig();
+    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
+    const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] }, { reply: reply('never needed') }]);
+    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'what are your opening hours?' });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe('We are open Monday to Saturday, 7:00 to 21:00.');
+    const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
+    expect(record.decision).toBe('pass');
+    expect(record.modelReply?.reason).toBe('answered directly by search_faq');
+  });
+
+  it('no FAQ hit is not an answer: the model reads it and replies in a second call', async () => {
+    const demo = demoTenantConfig();
+    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
+    const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'helicopter landing' } }] }, { reply: reply('I do not know that one.') }]);
+    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'can I land a helicopter?' });
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe('I do not know that one.');
+  });
+
+  it('a kind with no contact-readable output cannot be declared answers_directly: refused at registration', async () => {
+    const demo = demoTenantConfig();
+    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, lookup_contact: { effect: 'read', answers_directly: true } } });
+    const model = scriptedModel([{ reply: reply('Hi!') }]);
+    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
+    expect(offeredTools(model)).not.toContain('lookup_contact');
+    expect((await turnRecord(tenantId, res.headers.get('x-turn-id')!)).notes.join(' ')).toContain('cannot answer directly');
+  });
+});
+
 describe('typed results decide the one-call ending', () => {
   it('a tool result that is not `staged` (a read) forces the second call even when the model replied', async () => {
     const { tenantId, secret } = await seedTenant();

@@ -32,12 +32,18 @@ export function rankFaq(config: TenantConfig, query: string, limit = 3) {
     .map((r) => r.entry);
 }
 
-export function searchFaqTool(instance: ToolInstance, ctx: ToolContext) {
+/**
+ * Searches the tenant's FAQ. Declared `answers_directly`, the best entry's answer (tenant-written
+ * text) is itself the reply: status `ok` with the answer, and the turn ends without a second model
+ * call; no match is plain content, which the model must read and answer.
+ */
+export function searchFaqTool(instance: ToolInstance, ctx: ToolContext, answersDirectly = false) {
   return tool({
     description: instance.description,
     inputSchema: z.object({ query: z.string().min(1).max(500) }),
     execute: async ({ query }) => {
       const hits = rankFaq(ctx.config, query);
+      if (answersDirectly) return hits[0] ? envelope.ok(hits[0].answer) : 'No FAQ entry matches.';
       if (!hits.length) return envelope.ok('No FAQ entry matches.');
       return envelope.ok(markAsData('faq', JSON.stringify(hits)));
     },
