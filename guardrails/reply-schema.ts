@@ -16,10 +16,13 @@ export const MAX_CAPTION_CHARS = 20;
 
 export const replySchemaGuardrail: Guardrail = {
   name: 'reply-schema',
-  check({ rawReply }) {
+  check({ rawReply, reply: accepted }) {
     if (rawReply == null) return escalate('the model gave no reply');
     const parsed = ReplySchema.safeParse(rawReply);
     if (!parsed.success) return veto(`the reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    // A well-formed reply the loop set aside (it came with a call that needed another step, and
+    // the model gave none after) is no reply: the turn must not pass on it.
+    if (!accepted) return escalate('the model ended without a reply the turn could use');
     const reply = parsed.data;
     if (!reply.text.trim()) return veto('the reply text is empty');
     if (reply.text.length > MAX_TEXT_CHARS) return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);

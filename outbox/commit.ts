@@ -4,6 +4,7 @@ import { TTL, tenantKeys } from '../src/storage/keys.js';
 import type { HistoryEntry } from '../src/turn/prompt.js';
 import type { OutboxEntry } from './outbox-entry.js';
 import { queuePinnedRow } from '../src/approvals/pinned-store.js';
+import { ConditionalWrites } from '../src/storage/conditional-writes.js';
 import type { PinnedTerms } from '../src/approvals/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 
@@ -21,33 +22,37 @@ export interface CommitInput {
 }
 
 /**
- * Writes the finished turn in one atomic MULTI: the record, its outbox entry, the conversation
- * history and the turn log. A crash before it leaves nothing; after it, everything. The record
- * key is also what duplicates wait for, so they see the turn only once it is complete.
+ * Writes the finished turn in one atomic step: the record, its outbox entry, pinned rows, the
+ * conversation history, the turn log. A crash before it leaves nothing; after it, everything.
+ * The record key is the commit's own claim: if a record for this turn exists (another run of the
+ * same turn — a deferred turn's background run and its finish-turn rerun — committed first),
+ * nothing is written and this returns false. Duplicates wait for the record key, so they see
+ * the turn only once it is complete.
  */
-export async function commitTurn(session: RedisSession, input: CommitInput): Promise<void> {
+export async function commitTurn(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
   const keys = tenantKeys(record.tenantId);
-  await session.multi((m) => {
-    m.set(keys.turn(record.turnId), JSON.stringify(record), { ex: TTL.turnSeconds });
-    m.zadd(keys.turnLog, { score: Date.parse(record.startedAt), member: record.turnId });
-    m.zremrangebyrank(keys.turnLog, 0, -TURN_LOG_LIMIT - 1);
-    if (input.history.length) {
-      const historyKey = keys.history(record.contactId);
-      m.rpush(historyKey, ...input.history.map((h) => JSON.stringify(h)));
-      m.ltrim(historyKey, -Math.max(1, input.historyLimit * 2), -1);
-      m.expire(historyKey, TTL.historySeconds);
-    }
-    if (entry) {
-      m.set(keys.outbox(record.turnId), JSON.stringify(entry), { ex: TTL.outboxSeconds });
-      m.zadd(keys.outboxPending, { score: Date.parse(entry.createdAt), member: record.turnId });
-    }
-    for (const terms of input.pinned) queuePinnedRow(m, terms);
-    if (input.handoffUntil) {
-      const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
-      m.set(keys.handoff(record.contactId), input.handoffUntil, { ex: seconds });
-    }
-  });
+  const w = new ConditionalWrites(keys.turn(record.turnId));
+  w.call('SET', keys.turn(record.turnId), JSON.stringify(record), 'EX', TTL.turnSeconds);
+  w.call('ZADD', keys.turnLog, Date.parse(record.startedAt), record.turnId);
+  w.call('ZREMRANGEBYRANK', keys.turnLog, 0, -TURN_LOG_LIMIT - 1);
+  if (input.history.length) {
+    const historyKey = keys.history(record.contactId);
+    w.call('RPUSH', historyKey, ...input.history.map((h) => JSON.stringify(h)));
+    w.call('LTRIM', historyKey, -Math.max(1, input.historyLimit * 2), -1);
+    w.call('EXPIRE', historyKey, TTL.historySeconds);
+  }
+  if (entry) {
+    w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
+    w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
+  }
+  for (const terms of input.pinned) queuePinnedRow(w, terms);
+  if (input.handoffUntil) {
+    const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
+    w.call('SET', keys.handoff(record.contactId), input.handoffUntil, 'EX', seconds);
+  }
+  const written = await session.one((r) => r.eval(w.script, w.keys, w.argv));
+  return Number(written) === 1;
 }
 
 /**

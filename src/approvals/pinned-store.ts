@@ -2,6 +2,7 @@ import type { OutboxEntry } from '../../outbox/outbox-entry.js';
 import { TTL, tenantKeys } from '../storage/keys.js';
 import { parseJson, type RedisSession } from '../storage/redis-session.js';
 import { PinnedTermsSchema, type PinnedTerms } from './pinned-terms.js';
+import type { ConditionalWrites } from '../storage/conditional-writes.js';
 
 export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
 
@@ -9,14 +10,12 @@ export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';
 }
 
-type Multi = Parameters<Parameters<RedisSession['multi']>[0]>[0];
-
-/** Queues the row's creation inside the turn's commit MULTI: terms and status, both SET NX. */
-export function queuePinnedRow(m: Multi, terms: PinnedTerms): void {
+/** Queues the row's creation inside the turn's commit: terms and status, both SET NX. */
+export function queuePinnedRow(w: ConditionalWrites, terms: PinnedTerms): void {
   const keys = tenantKeys(terms.tenantId);
-  m.set(keys.pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds });
-  m.set(keys.pinnedStatus(terms.id), 'pending', { nx: true, ex: TTL.pinnedSeconds });
-  if (terms.kind === 'approval') m.zadd(keys.approvalQueue, { score: Date.parse(terms.expiresAt), member: terms.id });
+  w.call('SET', keys.pinnedTerms(terms.id), JSON.stringify(terms), 'NX', 'EX', TTL.pinnedSeconds);
+  w.call('SET', keys.pinnedStatus(terms.id), 'pending', 'NX', 'EX', TTL.pinnedSeconds);
+  if (terms.kind === 'approval') w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);
 }
 
 /**

@@ -30,8 +30,6 @@ export function tenantKeys(tenantId: string) {
     secrets: `${t}:secrets`,
     claim: (messageKey: string) => `${t}:claim:${encodePart(messageKey)}`,
     turn: (turnId: string) => `${t}:turn:${assertSafeId('turn id', turnId)}`,
-    /** Claimed by the one run of a deferred turn that may commit it. */
-    commitClaim: (turnId: string) => `${t}:turn:${assertSafeId('turn id', turnId)}:commit`,
     turnLog: `${t}:turns`,
     history: (contactId: string) => `${t}:history:${encodePart(contactId)}`,
     handoff: (contactId: string) => `${t}:handoff:${encodePart(contactId)}`,

@@ -3,7 +3,6 @@ import type { InboundMessage } from '../domain/inbound-message.js';
 import type { TurnRecord } from '../domain/turn-record.js';
 import type { Decision } from '../domain/verdict.js';
 import type { RedisSession } from '../storage/redis-session.js';
-import { TTL, tenantKeys } from '../storage/keys.js';
 import type { StagedAction } from '../domain/staged-action.js';
 import type { TenantConfig } from '../tenants/tenant-config.js';
 import { sha256Hex } from '../tenants/tenant-store.js';
@@ -131,6 +130,11 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     verdicts = judged.verdicts;
     decision = judged.outcome;
     decisionReason = judged.reason;
+    // Fail closed whatever the guardrails say: a turn without a usable reply never passes.
+    if (loop.kind !== 'reply' && decision === 'pass') {
+      decision = 'escalate';
+      decisionReason = `no usable reply: ${loop.why}`;
+    }
   }
   const guardrailsMs = Math.round(performance.now() - guardStarted);
 
@@ -190,11 +194,6 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   if (ctx.deferral.deferred) {
     // The webhook has answered already: the reply goes out through the outbox, before the actions.
     record.deferred = true;
-    const claimed = await deps.session.one((r) => r.set(tenantKeys(config.tenantId).commitClaim(turnId), '1', { nx: true, ex: TTL.turnSeconds }));
-    if (claimed !== 'OK') {
-      record.notes.push('another run of this deferred turn committed it; this run committed nothing');
-      return record;
-    }
     if (outcome.reply.text) {
       const send: StagedAction = { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args: { text: outcome.reply.text }, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
       record.committed = [send, ...record.committed];
@@ -206,7 +205,12 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   // Stored with the record, so counted ahead: what was spent so far plus the commit's one MULTI.
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before + 1;
   record.timings.totalMs = Math.round(performance.now() - ctx.startedAt);
-  await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil, pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals] });
+  const committed = await commitTurn(deps.session, { record, entry, history: inbound.text ? history : [], historyLimit: config.historyTurns, handoffUntil: outcome.handoffUntil, pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals] });
+  if (!committed) {
+    // Another run of this turn (its background run, or the finish-turn rerun) committed first.
+    record.notes.push('another run of this turn committed it first; this run wrote nothing');
+    return record;
+  }
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
   if (entry) {

@@ -122,3 +122,34 @@ describe('a turn that must not happen performs nothing the model staged', () => 
     expect(String(entry?.actions[0]?.args.text)).toMatch(/Sorry/);
   }, 15_000);
 });
+
+describe('fail closed on a turn without a usable reply', () => {
+  it('a reply set aside in step 1 (it came with a read) and no reply in step 2 → escalate; the staged tag is not committed', async () => {
+    const model = scriptedModel([
+      { calls: [{ tool: 'lookup_contact', input: {} }], reply: reply('I will get a human.', { escalate: true, confidence: 0.1 }) },
+      { calls: [{ tool: 'tag_contact', input: { tag: 'interested' } }] },
+    ]);
+    const { tenantId, turnId } = await sendBrochureTurn(appWith(model), 'please tag me as interested');
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const record = await turnRecord(tenantId, turnId);
+    expect(record.staged.map((a) => a.kind)).toEqual(['add_tag']);
+    expect(record.decision).toBe('escalate');
+    expect(record.committed.every((a) => a.tool.startsWith('system:'))).toBe(true);
+  });
+});
+
+describe('the commit is claimed by the turn id', () => {
+  it('a second commit of the same turn (another run of it) writes nothing', async () => {
+    const model = scriptedModel(brochureSteps());
+    const { tenantId, turnId } = await sendBrochureTurn(appWith(model));
+    const record = await turnRecord(tenantId, turnId);
+    const entry = await outboxEntry(tenantId, turnId);
+    const { commitTurn } = await import('../../outbox/commit.js');
+    const { session } = await import('../support/workers-env.js');
+    const rerun = { ...record, reply: { text: 'a second run', quickReplies: [] } };
+    const written = await commitTurn(session(), { record: rerun, entry: entry && { ...entry, actions: [...entry.actions, ...entry.actions] }, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
+    expect(written).toBe(false);
+    expect((await turnRecord(tenantId, turnId)).reply.text).toBe('Sending you the brochure now.');
+    expect(await outboxEntry(tenantId, turnId)).toEqual(entry);
+  });
+});
