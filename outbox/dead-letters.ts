@@ -91,9 +91,8 @@ export interface RedriveInput {
  * entry whose actions are all terminal, which the next delivery closes again), then the row is
  * reset and taken off the list in one script, then the entry is published.
  *
- * The publish reuses the turn's deduplication id (the publisher's rule), so within QStash's
- * dedup window (10 minutes) it is swallowed; the entry then waits for the sweeper, or the caller
- * delivers at once (the dead-letter API does).
+ * The publish carries its own deduplication label (QStash's window would swallow a reuse of the
+ * turn's id); the dead-letter API also delivers at once so the tenant sees the result.
  */
 export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveResult> {
   const { session, tenantId, turnId, actionId } = input;
@@ -127,7 +126,7 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
   const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
   if (!reset.applied) return { ok: false, status: 409, error: `action "${actionId}" changed state while being re-driven (now ${reset.row?.state ?? 'absent'})` };
   try {
-    await input.publisher.publish({ tenantId, turnId });
+    await input.publisher.publish({ tenantId, turnId }, { attempt: `redrive${Date.now()}` });
     return { ok: true, turnId, actionId, state: 'pending', published: true };
   } catch (err) {
     // Not fatal: the entry is in the pending set and the sweeper publishes it again.

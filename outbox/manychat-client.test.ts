@@ -112,3 +112,11 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('soon')).toBeUndefined();
   });
 });
+
+describe('gateway timeouts are ambiguous, server errors are not', () => {
+  it('408 and 504 may have been performed: timeout (a send becomes unknown); 500/502/503 and 429 are retryable', () => {
+    expect(classifyResponse(504, '', null)).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(classifyResponse(408, '', null)).toMatchObject({ ok: false, kind: 'timeout' });
+    for (const status of [429, 500, 502, 503]) expect(classifyResponse(status, '', null)).toMatchObject({ ok: false, kind: 'retryable', status });
+  });
+});

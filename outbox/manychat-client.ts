@@ -92,7 +92,11 @@ function parseEnvelope(text: string): Envelope | null {
 /** Maps one HTTP answer to a result. The `status` string decides success, not only the HTTP code. */
 export function classifyResponse(status: number, text: string, retryAfter: string | null): ManyChatResult {
   const body = parseEnvelope(text);
-  if (status === 429 || status >= 500 || status === 408) {
+  // 408 and 504 are a proxy giving up while ManyChat may still be working: the call may have
+  // been performed, like a client timeout (a send is then `unknown`, never resent). 429 and the
+  // other 5xx are ManyChat refusing or failing the request: not performed, safe to retry.
+  if (status === 408 || status === 504) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${envelopeMessage(body, 'the gateway timed out')}` };
+  if (status === 429 || status >= 500) {
     const retryAfterSeconds = parseRetryAfter(retryAfter);
     return {
       ok: false,

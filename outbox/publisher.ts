@@ -2,8 +2,13 @@ import { Client } from '@upstash/qstash';
 import type { DeliveryMessage } from './outbox-entry.js';
 
 export interface OutboxPublisher {
-  /** Asks QStash to deliver the turn's outbox entry; the turn id is the deduplication id. */
-  publish(message: DeliveryMessage, opts?: { delaySeconds?: number }): Promise<void>;
+  /**
+   * Asks QStash to deliver the turn's outbox entry. The turn id is the deduplication id, so a
+   * retried publish is one message; a later publish on purpose (the sweeper, a re-drive) passes
+   * an `attempt` label so QStash's deduplication window cannot swallow it. A second delivery of
+   * an entry is harmless: the lease and the ledger make it perform nothing twice.
+   */
+  publish(message: DeliveryMessage, opts?: { delaySeconds?: number; attempt?: string }): Promise<void>;
 }
 
 export const DELIVERY_PATH = '/v1/outbox/deliver';
@@ -15,7 +20,7 @@ export function qstashPublisher(config: { qstashUrl: string; qstashToken: string
       await client.publishJSON({
         url: `${config.publicUrl.replace(/\/$/, '')}${DELIVERY_PATH}`,
         body: message,
-        deduplicationId: `deliver-${message.tenantId}-${message.turnId}`,
+        deduplicationId: `deliver-${message.tenantId}-${message.turnId}${opts?.attempt ? `-${opts.attempt}` : ''}`,
         retries: 5,
         ...(opts?.delaySeconds ? { delay: opts.delaySeconds } : {}),
       });

@@ -5,14 +5,13 @@ import type { OutboxPublisher } from './publisher.js';
 /**
  * The outbox sweeper (cron): publishes again every outbox entry that has sat in a tenant's
  * `outboxPending` set longer than `olderThanMs`, so a committed turn whose first publish failed
- * (or whose QStash message ran out of retries) is still delivered. Publishing is safe to repeat:
- * the publisher uses the turn id as QStash's deduplication id, and the delivery lease and ledger
- * make a second delivery of a finished entry perform nothing.
+ * (or whose QStash message ran out of retries) is still delivered. Each sweep publishes with its
+ * own deduplication label, so QStash's deduplication window (10 minutes per its docs, 90 days per
+ * the SDK's JSDoc) cannot swallow it; a second delivery is safe: the lease and the ledger make it
+ * perform nothing twice.
  *
  * A published entry's score is moved to "now" (ZADD XX: only if still pending), so it is swept
- * again only after another `olderThanMs`, not on every cron tick. A publish inside QStash's
- * deduplication window (10 minutes after the last publish with that id) is accepted and dropped
- * by QStash; it counts as published here, and a later sweep gets through.
+ * again only after another `olderThanMs`, not on every cron tick.
  */
 
 /** Older than this and not yet done: published again. Above QStash's first retry delays (12 s, 2.5 min). */
@@ -70,7 +69,7 @@ export async function sweepOutbox(input: SweepInput): Promise<SweepResult> {
     for (const turnId of turnIds) {
       result.stale++;
       try {
-        await publisher.publish({ tenantId: t.tenantId, turnId });
+        await publisher.publish({ tenantId: t.tenantId, turnId }, { attempt: `sweep${now.getTime()}` });
         result.published++;
         touched.push({ key: t.keys.outboxPending, turnId });
       } catch (err) {

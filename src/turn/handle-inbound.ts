@@ -36,7 +36,8 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
     const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>
       raw && typeof raw === 'object' && 'reply' in raw ? (raw as TurnRecord) : null,
     );
-    return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record?.reply ?? null };
+    // A deferred turn's reply goes out through the outbox; repeating it here would send it twice.
+    return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record && !record.deferred ? record.reply : null };
   }
   // Published before the turn runs (and not awaited on the reply's path): if this isolate dies at
   // any point before the commit, the job runs the turn again later; if it commits, the job finds

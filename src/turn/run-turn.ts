@@ -28,6 +28,12 @@ export interface TurnDeps {
   publisher: OutboxPublisher;
   /** Signs pinned confirmation/approval terms (SESSION_SECRET). */
   pinSecret: string;
+  /**
+   * Runs work past the response (ExecutionContext.waitUntil). Given, the QStash publish after the
+   * commit does not hold the webhook's reply (a slow QStash must not cost ManyChat's 10 s); a
+   * failed publish is caught by the sweeper either way.
+   */
+  background?: (work: Promise<unknown>) => void;
   now?: () => Date;
 }
 
@@ -214,8 +220,11 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
   if (entry) {
-    const published = await publishCommitted(deps.publisher, entry);
-    if (!published.published) record.notes.push(`QStash publish failed (${published.error}); the sweeper will publish it again`);
+    const publishing = publishCommitted(deps.publisher, entry).then((published) => {
+      if (!published.published) console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
+    });
+    if (deps.background) deps.background(publishing);
+    else await publishing;
   }
   return record;
 }

@@ -132,7 +132,7 @@ async function runMessageTurn(services: Services, session: RedisSession, config:
   };
   const model = services.model(config);
   const outcome = await handleInbound(
-    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, turnJobs: services.turnJobs(), waitUntil },
+    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, turnJobs: services.turnJobs(), waitUntil, background: waitUntil },
     inbound,
     config,
     startedAt,
