@@ -4,6 +4,8 @@ import type { SandboxPage, SandboxSubscriber } from './manychat-sandbox.js';
 /** The demo tenant `npm start` seeds, documented in the README. Dev-only credentials. */
 export const DEMO_TENANT_ID = 'demo';
 export const DEMO_WEBHOOK_SECRET = 'demo-webhook-secret';
+/** The demo tenant's admin credential for its JSON API (`Authorization: Bearer …`). */
+export const DEMO_ADMIN_SECRET = 'demo-admin-secret';
 export const DEMO_PAGE_ID = '1000001';
 export const DEMO_MANYCHAT_API_KEY = `${DEMO_PAGE_ID}:demo-manychat-key`;
 export const DEMO_CONTACT_ID = '4242';

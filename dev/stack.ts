@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisSession } from '../src/storage/redis-session.js';
 import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
-import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET } from './demo-tenant.js';
+import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
@@ -21,7 +21,7 @@ export interface StackFacts {
   upstash: { url: string; token: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   manychat: { url: string; callsUrl: string; faultsUrl: string };
-  demo: { tenantId: string; webhookSecret: string; contactId: string; manychatApiKey: string; dashboard: { url: string | null; user: string; password: string } };
+  demo: { tenantId: string; webhookSecret: string; adminSecret: string; contactId: string; manychatApiKey: string; dashboard: { url: string | null; user: string; password: string } };
   offlineModel: boolean;
 }
 
@@ -58,6 +58,7 @@ export async function seedDemoTenant(upstashUrl: string, token: string, tenantId
   const session = RedisSession.connect(upstashUrl, token);
   const saved = await saveTenant(session, demoTenantConfig(tenantId), {
     webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
+    adminSecretSha256: await sha256Hex(DEMO_ADMIN_SECRET),
     manychatApiKey: DEMO_MANYCHAT_API_KEY,
   });
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
@@ -168,6 +169,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     demo: {
       tenantId: DEMO_TENANT_ID,
       webhookSecret: DEMO_WEBHOOK_SECRET,
+      adminSecret: DEMO_ADMIN_SECRET,
       contactId: DEMO_CONTACT_ID,
       manychatApiKey: DEMO_MANYCHAT_API_KEY,
       dashboard: { url: workerUrl ? `${workerUrl}/dashboard` : null, user: DEMO_DASHBOARD_LOGIN.user, password: DEMO_DASHBOARD_LOGIN.password },

@@ -25,7 +25,7 @@ const RedriveBodySchema = z.object({
  */
 export function deadLetterRoutes() {
   const app = new Hono<TenantApiContext>();
-  // The tenant's secret in x-staged-agent-secret, as the rest of the tenant JSON API. (Hono's
+  // The tenant admin secret (Authorization: Bearer), as the rest of the tenant JSON API. (Hono's
   // `/:tenant/*` also matches `/:tenant`.)
   app.use('/:tenant/*', tenantAuth());
   app.get('/:tenant', async (c) => {

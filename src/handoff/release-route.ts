@@ -7,7 +7,7 @@ import { assertSafeId, tenantKeys } from '../storage/keys.js';
  * `POST /v1/tenants/:tenant/contacts/:contact/release` — ends a contact's handoff early: deletes
  * the silence window `t:{tenant}:handoff:{contact}` the escalation set, so the agent answers the
  * contact's next message. Authenticated like the tenant API (the tenant's secret in
- * `x-staged-agent-secret`, constant-time). It does not remove the handoff tag at ManyChat: that
+ * the tenant admin secret, constant-time). It does not remove the handoff tag at ManyChat: that
  * tag is the tenant's live-chat marker and their team clears it where they work.
  *
  * Answers `{ tenantId, contactId, released }`; `released` is false when the contact was not in a

@@ -19,6 +19,7 @@ export const API_KEY = `${PAGE_ID}:outbox-test-key`;
 export const FLOW_BROCHURE = 'content20250101000000_000001';
 export const FLOW_TOUR = 'content20250101000000_000002';
 export const WEBHOOK_SECRET = 'outbox-test-webhook-secret';
+export const ADMIN_SECRET = 'outbox-test-admin-secret';
 
 export async function startTestSandbox(): Promise<ManyChatSandbox> {
   return startManyChatSandbox({
@@ -83,7 +84,7 @@ export function entryFor(tenantId: string, turnId: string, contactId: string, ac
 
 /** A tenant whose ManyChat key is the test page's (needed by the HTTP routes and the sweeper). */
 export async function seedTenant(session: RedisSession, tenantId: string): Promise<void> {
-  const saved = await saveTenant(session, { ...demoTenantConfig(tenantId), tenantId }, { webhookSecretSha256: await sha256Hex(WEBHOOK_SECRET), manychatApiKey: API_KEY });
+  const saved = await saveTenant(session, { ...demoTenantConfig(tenantId), tenantId }, { webhookSecretSha256: await sha256Hex(WEBHOOK_SECRET), adminSecretSha256: await sha256Hex(ADMIN_SECRET), manychatApiKey: API_KEY });
   if (!saved.ok) throw new Error(saved.problems.join('; '));
 }
 

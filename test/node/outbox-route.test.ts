@@ -7,7 +7,7 @@ import type { RedisSession } from '../../src/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
-import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, WEBHOOK_SECRET, writeEntry } from './outbox-fixtures.js';
+import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, ADMIN_SECRET, writeEntry } from './outbox-fixtures.js';
 
 /**
  * The HTTP surface of the outbox through the Worker's Hono app (run in Node here; the e2e test
@@ -151,11 +151,11 @@ describe('POST /v1/outbox/deliver', () => {
 });
 
 describe('dead-letter API', () => {
-  const headers = { 'x-staged-agent-secret': WEBHOOK_SECRET, 'content-type': 'application/json' };
+  const headers = { authorization: `Bearer ${ADMIN_SECRET}`, 'content-type': 'application/json' };
 
   it('needs the tenant secret', async () => {
     expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, {}, env)).status).toBe(401);
-    expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers: { 'x-staged-agent-secret': 'wrong' } }, env)).status).toBe(401);
+    expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers: { authorization: 'Bearer wrong' } }, env)).status).toBe(401);
     expect((await app.request(`/v1/outbox/dead-letters/${uniqueId('nobody')}`, { headers }, env)).status).toBe(404);
   });
 

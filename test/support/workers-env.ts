@@ -18,15 +18,17 @@ export function uniqueId(prefix: string): string {
 }
 
 /** A fresh tenant (demo config plus overrides) with its own webhook secret. */
-export async function seedTenant(overrides: Partial<TenantConfigInput> = {}): Promise<{ tenantId: string; secret: string }> {
+export async function seedTenant(overrides: Partial<TenantConfigInput> = {}): Promise<{ tenantId: string; secret: string; adminSecret: string }> {
   const tenantId = uniqueId('t');
   const secret = `secret-${tenantId}`;
+  const adminSecret = `admin-${tenantId}`;
   const saved = await saveTenant(session(), { ...demoTenantConfig(tenantId), ...overrides, tenantId }, {
     webhookSecretSha256: await sha256Hex(secret),
+    adminSecretSha256: await sha256Hex(adminSecret),
     manychatApiKey: DEMO_MANYCHAT_API_KEY,
   });
   if (!saved.ok) throw new Error(saved.problems.join('; '));
-  return { tenantId, secret };
+  return { tenantId, secret, adminSecret };
 }
 
 /** A contact id the ManyChat sandbox knows (so performed actions succeed). */

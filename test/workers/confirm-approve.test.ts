@@ -13,7 +13,7 @@ type Block = { content: { messages: { text: string }[]; quick_replies: { caption
 const noPublish: OutboxPublisher = { publish: async () => {} };
 
 async function confirmTurn() {
-  const { tenantId, secret } = await seedTenant();
+  const { tenantId, secret, adminSecret } = await seedTenant();
   const contactId = await newContact();
   const model = scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates as your preferred class?') }]);
   const app = appWith(model);
@@ -80,39 +80,48 @@ describe('confirm once: the contact confirms with a button', () => {
 });
 
 async function destructiveTurn(text = 'please remove my interested tag', replyText = 'A team member will review removing the tag.') {
-  const { tenantId, secret } = await seedTenant();
+  const { tenantId, secret, adminSecret } = await seedTenant();
   const contactId = await newContact();
   const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply(replyText) }]);
   const res = await appWith(model).post(tenantId, secret, { contact: { id: contactId, first_name: 'Ada' }, text });
   const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
-  return { tenantId, secret, contactId, record, approvalId: record.approvals[0]! };
+  return { tenantId, secret, adminSecret, contactId, record, approvalId: record.approvals[0]! };
 }
 
 describe('approval: a destructive action waits for a tenant approval of the exact call', () => {
+  it('the webhook secret cannot approve: the tenant API takes only the admin secret', async () => {
+    const { tenantId, secret, adminSecret, approvalId } = await destructiveTurn();
+    const withWebhookSecret = await tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/approve`);
+    expect(withWebhookSecret.status).toBe(401);
+    expect(((await withWebhookSecret.json()) as { error: string }).error).toContain('wrong admin secret');
+    expect(await outboxEntry(tenantId, approvalId)).toBeNull();
+    expect((await tenantApi(tenantId, adminSecret, 'GET', '/approvals')).status).toBe(200);
+  });
+
   it('stage → an approval row with a card; nothing committed; listed in the queue', async () => {
-    const { tenantId, secret, record, approvalId } = await destructiveTurn();
+    const { tenantId, adminSecret, record, approvalId } = await destructiveTurn();
     expect(record.decision).toBe('pass');
     expect(record.committed).toEqual([]);
     expect(approvalId).toMatch(/^ap_/);
-    const list = (await (await tenantApi(tenantId, secret, 'GET', '/approvals')).json()) as { approvals: { id: string; card: string; args: string; status: string }[] };
+    const list = (await (await tenantApi(tenantId, adminSecret, 'GET', '/approvals')).json()) as { approvals: { id: string; card: string; args: string; status: string }[] };
     expect(list.approvals).toHaveLength(1);
     expect(list.approvals[0]).toMatchObject({ id: approvalId, status: 'pending', args: '{"tag":"interested"}' });
     expect(list.approvals[0]!.card).toContain('Reversible afterwards with "tag_contact"');
   });
 
   it('approve performs exactly the pinned call once, even with two concurrent approvers', async () => {
-    const { tenantId, secret, approvalId } = await destructiveTurn();
-    const [a, b] = await Promise.all([tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/approve`), tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/approve`)]);
+    const { tenantId, adminSecret, approvalId } = await destructiveTurn();
+    const [a, b] = await Promise.all([tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`), tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`)]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const entry = await outboxEntry(tenantId, approvalId);
     expect(entry?.actions.map((x) => [x.kind, x.args])).toEqual([['remove_tag', { tag: 'interested' }]]);
-    const again = await tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/reject`);
+    const again = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/reject`);
     expect(again.status).toBe(409);
   });
 
   it('reject performs nothing the model asked; the contact is told nothing changed', async () => {
-    const { tenantId, secret, approvalId } = await destructiveTurn();
-    const res = await tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/reject`);
+    const { tenantId, adminSecret, approvalId } = await destructiveTurn();
+    const res = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/reject`);
     expect(res.status).toBe(200);
     expect(await outboxEntry(tenantId, approvalId)).toBeNull();
     const notice = await outboxEntry(tenantId, `${approvalId}.notice`);
@@ -121,25 +130,25 @@ describe('approval: a destructive action waits for a tenant approval of the exac
   });
 
   it('expiry performs nothing; a late approve is refused', async () => {
-    const { tenantId, secret, approvalId } = await destructiveTurn();
+    const { tenantId, adminSecret, approvalId } = await destructiveTurn();
     const later = new Date(Date.now() + 2 * 3600 * 1000);
     const expired = await expireDueApprovals({ session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later }, tenantId);
     expect(expired).toBe(1);
     expect(await outboxEntry(tenantId, approvalId)).toBeNull();
     expect((await outboxEntry(tenantId, `${approvalId}.notice`))?.actions[0]?.kind).toBe('send_content');
-    const late = await tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/approve`);
+    const late = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`);
     expect(late.status).toBe(409);
     expect(await outboxEntry(tenantId, approvalId)).toBeNull();
   });
 
   it('pinned terms cannot be changed: a rewrite is refused, a change behind the code is detected', async () => {
-    const { tenantId, secret, approvalId } = await destructiveTurn();
+    const { tenantId, adminSecret, approvalId } = await destructiveTurn();
     const loaded = await loadPinned(session(), tenantId, approvalId);
     const altered = { ...loaded!.terms, actions: loaded!.terms.actions.map((a) => ({ ...a, args: { tag: 'human_handoff' } })) };
     await expect(writePinnedTerms(session(), altered)).rejects.toThrow(PinnedTermsImmutableError);
     // Behind the code's back: overwrite the stored text directly.
     await session().one((r) => r.set(tenantKeys(tenantId).pinnedTerms(approvalId), JSON.stringify(altered)));
-    const res = await tenantApi(tenantId, secret, 'POST', `/approvals/${approvalId}/approve`);
+    const res = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`);
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: string }).error).toContain('integrity');
     expect(await outboxEntry(tenantId, approvalId)).toBeNull();
@@ -166,7 +175,7 @@ describe('approval: a destructive action waits for a tenant approval of the exac
     const b = await seedTenant();
     const outcome = await decideApproval({ session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: new Date() }, b.tenantId, a.approvalId, 'approve');
     expect(outcome.result).toBe('not-found');
-    const viaApi = await tenantApi(b.tenantId, b.secret, 'POST', `/approvals/${a.approvalId}/approve`);
+    const viaApi = await tenantApi(b.tenantId, b.adminSecret, 'POST', `/approvals/${a.approvalId}/approve`);
     expect(viaApi.status).toBe(404);
     expect(await outboxEntry(a.tenantId, a.approvalId)).toBeNull();
   });

@@ -10,20 +10,20 @@ function release(app: AppUnderTest, tenantId: string, contactId: string, secret:
   return app.fetch(
     new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/${encodeURIComponent(contactId)}/release`, {
       method: 'POST',
-      headers: secret === null ? {} : { 'x-staged-agent-secret': secret },
+      headers: secret === null ? {} : { authorization: `Bearer ${secret}` },
     }),
   );
 }
 
 /** A contact whose turn escalated (the model asked for a human): silenced for the tenant's window. */
 async function handedOff() {
-  const { tenantId, secret } = await seedTenant();
+  const { tenantId, secret, adminSecret } = await seedTenant();
   const contactId = await newContact();
   const model = scriptedModel([{ reply: reply('Let me get a human.', { escalate: true, reason: 'wants a refund' }) }, { reply: reply('Hello again, how can I help?') }]);
   const app = appWith(model);
   const res = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I want to talk to a person about a refund' });
   const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
-  return { tenantId, secret, contactId, app, model, record, block: (await res.json()) as Block };
+  return { tenantId, secret, adminSecret, contactId, app, model, record, block: (await res.json()) as Block };
 }
 
 describe('handoff: the contact is told a human will follow up, and the model stays silent', () => {
@@ -41,8 +41,8 @@ describe('handoff: the contact is told a human will follow up, and the model sta
 
 describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
   it('deletes the handoff key; the next message is answered by the model again', async () => {
-    const { tenantId, secret, contactId, app, model } = await handedOff();
-    const res = await release(app, tenantId, contactId, secret);
+    const { tenantId, secret, adminSecret, contactId, app, model } = await handedOff();
+    const res = await release(app, tenantId, contactId, adminSecret);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ tenantId, contactId, released: true });
     expect(await session().one((r) => r.get(tenantKeys(tenantId).handoff(contactId)))).toBeNull();
@@ -52,8 +52,8 @@ describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
   });
 
   it('is idempotent: releasing a contact not in a handoff answers released: false', async () => {
-    const { tenantId, secret } = await seedTenant();
-    const res = await release(appWith(scriptedModel([])), tenantId, '12345', secret);
+    const { tenantId, adminSecret } = await seedTenant();
+    const res = await release(appWith(scriptedModel([])), tenantId, '12345', adminSecret);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ released: false });
   });
@@ -61,9 +61,10 @@ describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
   it.each([
     ['no secret', null, 401],
     ['a wrong secret', 'nope', 401],
+    ['the webhook secret', 'webhook', 401],
   ] as const)('%s → %i and the contact stays silenced', async (_name, secret, status) => {
-    const { tenantId, contactId, app } = await handedOff();
-    const res = await release(app, tenantId, contactId, secret);
+    const { tenantId, contactId, app, secret: webhookSecret } = await handedOff();
+    const res = await release(app, tenantId, contactId, secret === 'webhook' ? webhookSecret : secret);
     expect(res.status).toBe(status);
     expect(await session().one((r) => r.get(tenantKeys(tenantId).handoff(contactId)))).toBeTruthy();
   });
@@ -71,16 +72,16 @@ describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
   it("another tenant's secret cannot release this tenant's contact", async () => {
     const { tenantId, contactId, app } = await handedOff();
     const other = await seedTenant();
-    expect((await release(app, tenantId, contactId, other.secret)).status).toBe(401);
+    expect((await release(app, tenantId, contactId, other.adminSecret)).status).toBe(401);
     expect(await session().one((r) => r.get(tenantKeys(tenantId).handoff(contactId)))).toBeTruthy();
   });
 
   it('an unknown tenant → 404; a contact id that cannot be a key → 400; GET → 404', async () => {
     const app = appWith(scriptedModel([]));
     expect((await release(app, 'no_such_tenant_zz', '1', 'x')).status).toBe(404);
-    const { tenantId, secret } = await seedTenant();
-    expect((await release(app, tenantId, 'a b', secret)).status).toBe(400);
-    const get = await app.fetch(new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/1/release`, { headers: { 'x-staged-agent-secret': secret } }));
+    const { tenantId, adminSecret } = await seedTenant();
+    expect((await release(app, tenantId, 'a b', adminSecret)).status).toBe(400);
+    const get = await app.fetch(new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/1/release`, { headers: { authorization: `Bearer ${adminSecret}` } }));
     expect(get.status).toBe(404);
   });
 });

@@ -14,7 +14,7 @@ describe('the registry enforces the manifest', () => {
     const demo = demoTenantConfig();
     const manifest = { ...demo.manifest } as Record<string, unknown>;
     delete manifest.lookup_contact;
-    const { tenantId, secret } = await seedTenant({ manifest: manifest as typeof demo.manifest });
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: manifest as typeof demo.manifest });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).not.toContain('lookup_contact');
@@ -22,20 +22,20 @@ describe('the registry enforces the manifest', () => {
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.decision).toBe('pass');
     expect(record.notes.join(' ')).toContain(`tool "lookup_contact" is not declared in tenant "${tenantId}"'s manifest`);
-    const drift = (await (await tenantApi(tenantId, secret, 'GET', '/manifest')).json()) as { drift: { registeredNotDeclared: string[]; declaredNotRegistered: string[] } };
+    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as { drift: { registeredNotDeclared: string[]; declaredNotRegistered: string[] } };
     expect(drift.drift.registeredNotDeclared).toEqual(['lookup_contact']);
   });
 
   it('a declared tool that was never registered is reported as drift', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, send_voucher: { effect: 'write', confirm: 'never' } } });
-    const drift = (await (await tenantApi(tenantId, secret, 'GET', '/manifest')).json()) as { drift: { declaredNotRegistered: string[] } };
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, send_voucher: { effect: 'write', confirm: 'never' } } });
+    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as { drift: { declaredNotRegistered: string[] } };
     expect(drift.drift.declaredNotRegistered).toEqual(['send_voucher']);
   });
 
   it('a kind declared with the wrong effect is refused (a read tool declared write)', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'write', confirm: 'never' } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'write', confirm: 'never' } } });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).not.toContain('search_faq');
@@ -43,7 +43,7 @@ describe('the registry enforces the manifest', () => {
   });
 
   it('the prompt marks writes and carries each tool\'s guidance from the manifest', async () => {
-    const { tenantId, secret } = await seedTenant();
+    const { tenantId, secret, adminSecret } = await seedTenant();
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     const system = JSON.stringify(model.doGenerateCalls[0]?.prompt[0]);
@@ -69,16 +69,16 @@ describe('canonical tool order reaches the model', () => {
   });
 
   it('a tenant toolOrder with the rest entry is applied', async () => {
-    const { tenantId, secret } = await seedTenant({ toolOrder: ['reply', REST_ENTRY, 'lookup_contact'] });
+    const { tenantId, secret, adminSecret } = await seedTenant({ toolOrder: ['reply', REST_ENTRY, 'lookup_contact'] });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).toEqual(['reply', 'record_choice', 'search_faq', 'send_media', 'tag_contact', 'untag_contact', 'lookup_contact']);
   });
 
   it('an invalid toolOrder is refused when saved', async () => {
-    const { tenantId, secret } = await seedTenant();
+    const { tenantId, secret, adminSecret } = await seedTenant();
     const bad = { ...demoTenantConfig(tenantId), toolOrder: ['nope', 'reply'] };
-    const res = await tenantApi(tenantId, secret, 'PUT', '/config', bad);
+    const res = await tenantApi(tenantId, adminSecret, 'PUT', '/config', bad);
     expect(res.status).toBe(400);
     const body = (await res.json()) as { details: string[] };
     expect(body.details).toContain('toolOrder names "nope", which is not a tool');
@@ -86,7 +86,7 @@ describe('canonical tool order reaches the model', () => {
   });
 
   it('an invalid toolOrder that reaches prompt assembly fails the turn cleanly: error, fallback, nothing staged, no model call', async () => {
-    const { tenantId, secret } = await seedTenant();
+    const { tenantId, secret, adminSecret } = await seedTenant();
     const stored = { ...demoTenantConfig(tenantId), toolOrder: ['nope', REST_ENTRY] };
     // Bypass validation, as a stale or hand-edited config would.
     await session().one((r) => r.set(tenantKeys(tenantId).config, JSON.stringify(stored)));
@@ -106,7 +106,7 @@ describe('canonical tool order reaches the model', () => {
 describe('answers_directly: the tool output is the reply', () => {
   it('a FAQ hit ends the turn after one model call with the entry\'s answer', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
     const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] }, { reply: reply('never needed') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'what are your opening hours?' });
     expect(model.doGenerateCalls).toHaveLength(1);
@@ -118,7 +118,7 @@ describe('answers_directly: the tool output is the reply', () => {
 
   it('no FAQ hit is not an answer: the model reads it and replies in a second call', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
     const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'helicopter landing' } }] }, { reply: reply('I do not know that one.') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'can I land a helicopter?' });
     expect(model.doGenerateCalls).toHaveLength(2);
@@ -127,7 +127,7 @@ describe('answers_directly: the tool output is the reply', () => {
 
   it('a kind with no contact-readable output cannot be declared answers_directly: refused at registration', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret } = await seedTenant({ manifest: { ...demo.manifest, lookup_contact: { effect: 'read', answers_directly: true } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, lookup_contact: { effect: 'read', answers_directly: true } } });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).not.toContain('lookup_contact');
@@ -137,7 +137,7 @@ describe('answers_directly: the tool output is the reply', () => {
 
 describe('typed results decide the one-call ending', () => {
   it('a tool result that is not `staged` (a read) forces the second call even when the model replied', async () => {
-    const { tenantId, secret } = await seedTenant();
+    const { tenantId, secret, adminSecret } = await seedTenant();
     const model = scriptedModel([
       { calls: [{ tool: 'lookup_contact', input: {} }], reply: reply('Replying before reading.') },
       { reply: reply('Now with the data.') },

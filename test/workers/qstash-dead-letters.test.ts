@@ -4,7 +4,7 @@ import { createApp } from '../../src/app.js';
 import { seedTenant, workerEnv } from '../support/workers-env.js';
 
 async function api(tenantId: string, secret: string, method: string, path: string) {
-  return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { 'x-staged-agent-secret': secret } }), workerEnv);
+  return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { authorization: `Bearer ${secret}` } }), workerEnv);
 }
 
 type Listed = { qstash: { dlqId: string; kind: string; turnId: string; responseStatus: number | null }[] };
@@ -27,17 +27,17 @@ describe("QStash's dead-letter queue, per tenant", () => {
     const turnId = `turn_dlq${Date.now()}`;
     // Nothing listens on port 9: the one attempt fails and the message goes to the DLQ.
     await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId }, retries: 0 });
-    const dead = await waitForDeadLetter(a.tenantId, a.secret, turnId);
+    const dead = await waitForDeadLetter(a.tenantId, a.adminSecret, turnId);
     expect(dead.kind).toBe('delivery');
 
-    const other = (await (await api(b.tenantId, b.secret, 'GET', '')).json()) as Listed;
+    const other = (await (await api(b.tenantId, b.adminSecret, 'GET', '')).json()) as Listed;
     expect(other.qstash.some((d) => d.turnId === turnId)).toBe(false);
-    const stolen = await api(b.tenantId, b.secret, 'POST', `/qstash/${dead.dlqId}/retry`);
+    const stolen = await api(b.tenantId, b.adminSecret, 'POST', `/qstash/${dead.dlqId}/retry`);
     expect(stolen.status).toBe(404);
 
-    const retried = await api(a.tenantId, a.secret, 'POST', `/qstash/${dead.dlqId}/retry`);
+    const retried = await api(a.tenantId, a.adminSecret, 'POST', `/qstash/${dead.dlqId}/retry`);
     expect(retried.status).toBe(200);
-    const after = (await (await api(a.tenantId, a.secret, 'GET', '')).json()) as Listed;
+    const after = (await (await api(a.tenantId, a.adminSecret, 'GET', '')).json()) as Listed;
     expect(after.qstash.some((d) => d.dlqId === dead.dlqId)).toBe(false);
   });
 });
