@@ -98,7 +98,12 @@ const RELEASE_LEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return 
 
 const ArgsByKind = {
   send_flow: z.object({ flowNs: z.string().min(1) }),
-  send_content: z.object({ text: z.string().min(1), messageTag: z.string().min(1).optional() }),
+  send_content: z.object({
+    text: z.string().min(1),
+    messageTag: z.string().min(1).optional(),
+    /** Signed buttons (ManyChat v2 quick replies) written by the turn; passed through as they are. */
+    quickReplies: z.array(z.object({ type: z.literal('dynamic_block_callback'), caption: z.string().min(1).max(20), url: z.url(), method: z.literal('post'), payload: z.record(z.string(), z.unknown()) })).max(11).optional(),
+  }),
   add_tag: z.object({ tag: z.string().min(1) }),
   remove_tag: z.object({ tag: z.string().min(1) }),
   set_field: z.object({ field: z.string().min(1), value: z.unknown() }),
@@ -119,7 +124,7 @@ async function perform(manychat: ManyChatClient, entry: OutboxEntry, action: Sta
     }
     case 'send_content': {
       const a = ArgsByKind.send_content.safeParse(action.args);
-      return a.success ? manychat.sendContent(contact, { text: a.data.text }, a.data.messageTag) : refuse(`invalid send_content arguments: ${z.prettifyError(a.error)}`);
+      return a.success ? manychat.sendContent(contact, { text: a.data.text, ...(a.data.quickReplies ? { quickReplies: a.data.quickReplies } : {}) }, a.data.messageTag) : refuse(`invalid send_content arguments: ${z.prettifyError(a.error)}`);
     }
     case 'add_tag':
     case 'remove_tag': {

@@ -22,7 +22,7 @@ export type ManyChatFailure = Exclude<ManyChatResult, { ok: true }>;
 
 export interface ManyChatClient {
   sendFlow(subscriberId: string, flowNs: string): Promise<ManyChatResult>;
-  sendContent(subscriberId: string, content: { text: string }, messageTag?: string): Promise<ManyChatResult>;
+  sendContent(subscriberId: string, content: { text: string; quickReplies?: unknown[] }, messageTag?: string): Promise<ManyChatResult>;
   addTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
   removeTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
   setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ManyChatResult>;
@@ -148,7 +148,7 @@ export function createManyChatClient(opts: ManyChatClientOptions): ManyChatClien
     sendContent: (subscriberId, content, messageTag) =>
       post('/fb/sending/sendContent', {
         subscriber_id: subscriberIdValue(subscriberId),
-        data: { version: 'v2', content: { messages: [{ type: 'text', text: content.text }] } },
+        data: { version: 'v2', content: { messages: [{ type: 'text', text: content.text }], ...(content.quickReplies?.length ? { quick_replies: content.quickReplies } : {}) } },
         ...(messageTag ? { message_tag: messageTag } : {}),
       }),
     addTagByName: (subscriberId, tagName) => post('/fb/subscriber/addTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),

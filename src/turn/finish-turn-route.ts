@@ -25,7 +25,15 @@ export function finishTurnRoutes() {
     }
     const model = services.model(tenant.config);
     const outcome = await finishTurn(
-      { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET },
+      {
+        session,
+        model: model.model,
+        modelId: model.modelId,
+        guardrails: services.guardrails,
+        publisher: services.publisher(),
+        pinSecret: services.env.SESSION_SECRET,
+        callbackUrl: `${services.env.PUBLIC_URL.replace(/\/$/, '')}/v1/manychat/${tenant.config.tenantId}`,
+      },
       tenant.config,
       job.data,
     );

@@ -16,6 +16,7 @@ import { ToolOrderError } from '../../tools/canonical-order.js';
 import { buildTurnTools, type TurnToolset } from '../../tools/registry.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { decide } from './decide.js';
+import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
 import { buildInstructions, buildMessages, type HistoryEntry } from './prompt.js';
@@ -34,6 +35,8 @@ export interface TurnDeps {
    * failed publish is caught by the sweeper either way.
    */
   background?: (work: Promise<unknown>) => void;
+  /** Where the contact's buttons post back (the tenant's ManyChat webhook URL). */
+  callbackUrl?: string;
   now?: () => Date;
 }
 
@@ -201,7 +204,10 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     // The webhook has answered already: the reply goes out through the outbox, before the actions.
     record.deferred = true;
     if (outcome.reply.text) {
-      const send: StagedAction = { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args: { text: outcome.reply.text }, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
+      // Buttons (a confirmation's Yes/No, suggestions) go with it, signed now as the webhook would.
+      const quickReplies = deps.callbackUrl && outcome.reply.quickReplies.length ? await signedQuickReplies(outcome.reply, deps.callbackUrl, deps.pinSecret, config.tenantId, inbound.contactId) : [];
+      const args = quickReplies.length ? { text: outcome.reply.text, quickReplies } : { text: outcome.reply.text };
+      const send: StagedAction = { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
       record.committed = [send, ...record.committed];
     }
   }

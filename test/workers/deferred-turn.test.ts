@@ -64,6 +64,25 @@ describe('a turn slower than the deadline', () => {
     ]);
   }, 15_000);
 
+  it("keeps its confirmation buttons: the outbox's sendContent carries signed Yes/No that work", async () => {
+    const { tenantId, secret } = await seedTenant({ deadlineMs: 600, asyncDeadlineMs: 5000 });
+    const contactId = await newContact();
+    const app = appWith(scriptedModel([{ delayMs: 1500, calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'yoga' } }], reply: reply('Shall I note yoga as your preferred class?') }]));
+    const res = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I prefer yoga' });
+    expect(res.headers.get('x-turn-deferred')).toBe('1');
+    await app.settle();
+    const turnId = res.headers.get('x-turn-id')!;
+    const record = await turnRecord(tenantId, turnId);
+    const send = (await outboxEntry(tenantId, turnId))?.actions[0];
+    expect(send?.kind).toBe('send_content');
+    const buttons = send?.args.quickReplies as { caption: string; url: string; payload: Record<string, unknown> }[];
+    expect(buttons.map((b) => b.caption)).toEqual(['Yes', 'No']);
+    expect(buttons[0]!.url).toBe(`${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}/v1/manychat/${tenantId}`);
+    const yes = await app.post(tenantId, null, buttons[0]!.payload);
+    expect(yes.headers.get('x-confirmation-outcome')).toBe('confirmed');
+    expect((await outboxEntry(tenantId, record.pendingConfirmation!))?.actions.map((a) => a.kind)).toEqual(['set_field']);
+  }, 15_000);
+
   it('whose background run died is completed by the finish-turn job, once', async () => {
     const { tenantId, secret } = await seedTenant({ deadlineMs: 600, asyncDeadlineMs: 5000 });
     const { model, release } = gatedModel();

@@ -1,4 +1,5 @@
 import type { OutgoingReply } from '../../domain/turn-record.js';
+import type { CallbackQuickReply } from './signed-quick-replies.js';
 
 /**
  * ManyChat Dynamic Block v2 response. Every quick reply becomes a `dynamic_block_callback` button
@@ -10,17 +11,17 @@ export interface DynamicBlockResponse {
   content: {
     messages: { type: 'text'; text: string }[];
     actions: never[];
-    quick_replies: { type: 'dynamic_block_callback'; caption: string; url: string; method: 'post'; payload: Record<string, unknown> }[];
+    quick_replies: CallbackQuickReply[];
   };
 }
 
-export function toDynamicBlock(reply: OutgoingReply, callbackUrl: string, payloads: Record<string, unknown>[] = []): DynamicBlockResponse {
+export function toDynamicBlock(reply: Pick<OutgoingReply, 'text'>, quickReplies: CallbackQuickReply[] = []): DynamicBlockResponse {
   return {
     version: 'v2',
     content: {
       messages: reply.text ? [{ type: 'text', text: reply.text }] : [],
       actions: [],
-      quick_replies: reply.quickReplies.map((q, i) => ({ type: 'dynamic_block_callback' as const, caption: q.caption, url: callbackUrl, method: 'post' as const, payload: payloads[i] ?? {} })),
+      quick_replies: quickReplies,
     },
   };
 }

@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import type { InboundMessage } from '../../domain/inbound-message.js';
 import type { OutgoingReply } from '../../domain/turn-record.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
-import { signCallback, verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
+import { verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
+import { signedQuickReplies } from './signed-quick-replies.js';
 import type { AppContext, Services } from '../../http/app-context.js';
 import { jsonError, parseJsonText, readBodyLimited } from '../../http/errors.js';
 import { secretsEqual } from '../../security/constant-time.js';
@@ -18,20 +19,6 @@ import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
-
-/** Every quick reply becomes a signed button: a confirmation's Yes/No, or a model suggestion. */
-async function dynamicBlockFor(reply: OutgoingReply, url: string, secret: string, tenantId: string, contactId: string) {
-  const payloads = await Promise.all(
-    reply.quickReplies.map(async (q) => {
-      const claim: CallbackClaim = q.callback
-        ? { kind: 'confirm', tenantId, contactId, ...q.callback }
-        : { kind: 'suggest', tenantId, contactId, text: q.caption, nonce: crypto.randomUUID().replace(/-/g, '') };
-      const { tenantId: _t, contactId: _c, ...callback } = claim;
-      return { contact: { id: contactId }, callback, sig: await signCallback(secret, claim) };
-    }),
-  );
-  return toDynamicBlock(reply, url, payloads);
-}
 
 /**
  * `POST /v1/manychat/:tenant` — ManyChat External Request / Dynamic Block. Authenticated by the
@@ -79,7 +66,7 @@ export function manyChatRoutes() {
       if (claim.kind === 'confirm') {
         const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: secret, now: new Date() }, claim);
         c.header('x-confirmation-outcome', answer.outcome);
-        return c.json(toDynamicBlock({ text: answer.text, quickReplies: [] }, c.req.url));
+        return c.json(toDynamicBlock({ text: answer.text }));
       }
       // A suggestion: its caption is the contact's next message; the button's nonce makes every
       // press of it (and ManyChat's retries) one delivery.
@@ -96,15 +83,22 @@ export function manyChatRoutes() {
     const limited = await checkRateLimit(session, tenantId, contact.id, tenant.config.guardrails.rateLimit, { deliveryKey: messageKey });
     if (!limited.ok) {
       c.header('x-rate-limited', limited.scope);
-      return c.json(toDynamicBlock({ text: limited.reply, quickReplies: [] }, c.req.url));
+      return c.json(toDynamicBlock({ text: limited.reply }));
     }
     const { reply, turnId, duplicateOf, deferred } = await runMessageTurn(services, session, tenant.config, webhook.value, text, messageKey, startedAt, waitUntilOf(c));
     c.header('x-turn-id', turnId);
     if (duplicateOf) c.header('x-duplicate-of', duplicateOf);
     if (deferred) c.header('x-turn-deferred', '1');
-    return c.json(await dynamicBlockFor(reply, c.req.url, secret, tenantId, contact.id));
+    return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), secret, tenantId, contact.id)));
   });
   return app;
+}
+
+/** Buttons post back to this webhook, without the query string. */
+function callbackUrl(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  url.search = '';
+  return url.toString();
 }
 
 /** ExecutionContext.waitUntil where the runtime gives one (workerd); elsewhere the promise just runs. */
@@ -132,7 +126,7 @@ async function runMessageTurn(services: Services, session: RedisSession, config:
   };
   const model = services.model(config);
   const outcome = await handleInbound(
-    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, turnJobs: services.turnJobs(), waitUntil, background: waitUntil },
+    { session, model: model.model, modelId: model.modelId, guardrails: services.guardrails, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, turnJobs: services.turnJobs(), waitUntil, background: waitUntil, callbackUrl: `${services.env.PUBLIC_URL.replace(/\/$/, '')}/v1/manychat/${config.tenantId}` },
     inbound,
     config,
     startedAt,
