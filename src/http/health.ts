@@ -27,7 +27,7 @@ export function healthRoute() {
       }),
     ]);
     const model = env.OPENAI_API_KEY
-      ? { kind: 'openai', configured: true, baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', apiMode: env.OPENAI_API_MODE }
+      ? { kind: 'openai', configured: true, customBaseUrl: Boolean(env.OPENAI_BASE_URL), apiMode: env.OPENAI_API_MODE }
       : { kind: 'offline-rule-model', configured: true, note: 'no OPENAI_API_KEY: the offline rule model answers' };
     const ok = redisProbe.ok && qstashProbe.ok;
     return c.json({ ok, version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);

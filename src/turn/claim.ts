@@ -19,7 +19,9 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
     p.lrange(keys.history(contactId), 0, -1);
     p.get(keys.handoff(contactId));
   });
-  if (setResult !== 'OK') return { claimed: false, existingTurnId: String(owner) };
+  // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
+  // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
+  if (setResult !== 'OK') return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
   const entries = (Array.isArray(history) ? history : [])
     .map((h) => parseJson(h) as HistoryEntry | null)
     .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');

@@ -33,6 +33,7 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
   const responseDeadline = startedAt + config.deadlineMs - RESPONSE_MARGIN_MS;
   const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId);
   if (!claim.claimed) {
+    if (!claim.existingTurnId) return { kind: 'duplicate', turnId: '', reply: null };
     const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>
       raw && typeof raw === 'object' && 'reply' in raw ? (raw as TurnRecord) : null,
     );
