@@ -153,3 +153,28 @@ describe('the commit is claimed by the turn id', () => {
     expect(await outboxEntry(tenantId, turnId)).toEqual(entry);
   });
 });
+
+describe('nothing performs a side effect during the model loop', () => {
+  it('a turn that stages a flow, a tag and a field has called ManyChat zero times when it returns (pass or veto)', async () => {
+    const { sandboxCallsFor } = await import('../support/workers-env.js');
+    const steps = () => [
+      {
+        calls: [
+          { tool: 'send_media', input: { flow: 'brochure' } },
+          { tool: 'tag_contact', input: { tag: 'interested' } },
+          { tool: 'record_choice', input: { field: 'preferred_class', value: 'yoga' } },
+        ],
+        reply: reply('Sending the brochure; I noted yoga.'),
+      },
+    ];
+    for (const guardrails of [defaultGuardrails, [...defaultGuardrails, vetoing]]) {
+      const { tenantId, secret } = await seedTenant();
+      const contactId = await newContact();
+      const res = await appWith(scriptedModel(steps()), guardrails).post(tenantId, secret, { contact: { id: contactId }, text: 'send me the brochure, tag me interested, I prefer yoga' });
+      const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
+      expect(record.staged).toHaveLength(3);
+      // The test stack's QStash delivers nowhere (PUBLIC_URL is closed), so only the loop could have called.
+      expect(await sandboxCallsFor(contactId)).toEqual([]);
+    }
+  });
+});
