@@ -59,8 +59,12 @@ export const TenantConfigSchema = z.object({
   fallbackReply: z.string().min(1),
   /** Sent at the deadline when a turn is still running (empty: an empty Dynamic Block). */
   holdingReply: z.string().max(2000).default(''),
-  /** A deferred turn keeps running in the background until this many ms after it arrived. */
-  asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(45_000),
+  /**
+   * A deferred turn keeps running in the background until this many ms after it arrived. The
+   * default stays inside Workers' waitUntil allowance (about 30 s after the response, which goes
+   * out at the 8 s deadline); a run cut short anyway is finished by the finish-turn job.
+   */
+  asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(35_000),
   flows: z.array(FlowSchema).default([]),
   tags: z.array(TagSchema).default([]),
   fields: z.array(FieldSchema).default([]),
