@@ -4,7 +4,7 @@ import type { StagedAction } from '../../src/domain/staged-action.js';
 import { RedisSession } from '../../src/storage/redis-session.js';
 import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../src/storage/keys.js';
 import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
-import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import { demoSandboxPage, demoTenantConfig } from '../../dev/demo-tenant.js';
 import { createManyChatClient, type ManyChatClient } from '../../outbox/manychat-client.js';
 import type { OutboxEntry } from '../../outbox/outbox-entry.js';
 
@@ -23,18 +23,8 @@ export const ADMIN_SECRET = 'outbox-test-admin-secret';
 
 export async function startTestSandbox(): Promise<ManyChatSandbox> {
   return startManyChatSandbox({
-    pages: [
-      {
-        pageId: PAGE_ID,
-        apiKey: API_KEY,
-        tags: [
-          { id: 1, name: 'interested' },
-          { id: 2, name: 'human_handoff' },
-        ],
-        customFields: [{ id: 11, name: 'preferred_class', type: 'text' }],
-        flows: [FLOW_BROCHURE, FLOW_TOUR],
-      },
-    ],
+    // The demo page's tags, fields and flows, under this suite's own page id and key.
+    pages: [{ ...demoSandboxPage(), pageId: PAGE_ID, apiKey: API_KEY }],
     // Retries within a second would otherwise hit the sandbox's per-second limits in a busy test.
     enforceRateLimits: false,
   });
