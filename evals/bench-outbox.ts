@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { DEMO_PAGE_ID } from '../dev/demo-tenant.js';
 import { freePort } from '../dev/redis-server.js';
 import { DEV_UPSTASH_TOKEN, ROOT, seedDemoTenant, startLocalStack } from '../dev/stack.js';
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import { RedisSession } from '../src/storage/redis-session.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import { RedisSession } from '../core/storage/redis-session.js';
 import { commitTurn, publishCommitted } from '../outbox/commit.js';
-import type { OutboxEntry } from '../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../core/outbox-entry.js';
 import { qstashPublisher } from '../outbox/publisher.js';
 import { percentile } from './stats.js';
 

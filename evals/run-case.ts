@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { safetyIdentifierFor, type RecordedModelCall, type ScriptStep } from '../dev/model-sandbox.js';
 import type { RecordedCall } from '../dev/manychat-sandbox.js';
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import { tenantKeys } from '../src/storage/keys.js';
-import { parseJson } from '../src/storage/redis-session.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import { tenantKeys } from '../core/storage/keys.js';
+import { parseJson } from '../core/storage/redis-session.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { replyInput, type CaseStep, type CaseTurn, type EvalCase, type Expectation, type ExpectationCore } from './case-format.js';
 import { setupCaseWorld, type CaseWorld, type EvalEnvironment } from './environment.js';
 import { checkExpectation, formatAction, formatCall, type ActionView, type CallView, type DeliveryView, type Observed } from './expectations.js';

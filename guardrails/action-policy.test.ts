@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
-import type { StagedAction } from '../src/domain/staged-action.js';
+import type { StagedAction } from '../core/staged-action.js';
 import { actionPolicyGuardrail, mediaProblem } from './action-policy.js';
 
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(actionPolicyGuardrail, turnInput(spec));

@@ -1,6 +1,6 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
-import { gateOf } from '../tools/manifest.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import { gateOf } from '../core/tenant/manifest.js';
 import { coerceFieldValue } from '../tools/builtins/set-field.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
 import { checkMessagingWindow } from './messaging-window.js';

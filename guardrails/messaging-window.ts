@@ -1,5 +1,5 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { GuardrailSettings, MessageTag } from './settings.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { GuardrailSettings, MessageTag } from '../core/tenant/guardrail-settings.js';
 
 /**
  * Meta's 24-hour standard messaging window: a page may message a contact freely only within 24 h

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ActionKindSchema, isIdempotentKind, type StagedAction } from '../src/domain/staged-action.js';
-import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import { ActionKindSchema, isIdempotentKind, type StagedAction } from '../core/staged-action.js';
+import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { parseLedgerRow, resetForRedrive } from './ledger.js';
-import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from './outbox-entry.js';
+import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
 
 /**

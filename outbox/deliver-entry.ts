@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { StagedAction } from '../src/domain/staged-action.js';
-import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import type { StagedAction } from '../core/staged-action.js';
+import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { actsIdempotently, deadLetterFor } from './dead-letters.js';
 import {
   claimAction,
@@ -17,7 +17,7 @@ import {
   type Transition,
 } from './ledger.js';
 import type { ManyChatClient, ManyChatFailure, ManyChatResult } from './manychat-client.js';
-import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from './outbox-entry.js';
+import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 
 /**
  * Performs one committed outbox entry's actions, in order, against ManyChat — exactly once where

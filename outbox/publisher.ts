@@ -1,5 +1,5 @@
 import { Client } from '@upstash/qstash';
-import type { DeliveryMessage } from './outbox-entry.js';
+import type { DeliveryMessage } from '../core/outbox-entry.js';
 
 export interface OutboxPublisher {
   /**

@@ -1,6 +1,6 @@
 import { Client } from '@upstash/qstash';
-import { FinishTurnJobSchema } from '../src/turn/finish-turn-job.js';
-import { DeliveryMessageSchema } from './outbox-entry.js';
+import { FinishTurnJobSchema } from '../core/finish-turn-job.js';
+import { DeliveryMessageSchema } from '../core/outbox-entry.js';
 
 /**
  * QStash's own dead-letter queue, seen per tenant: deliveries and finish-turn jobs that QStash

@@ -1,20 +1,20 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
-import { tenantApiRoutes } from './tenants/tenant-api.js';
-import { handoffReleaseRoutes } from './handoff/release-route.js';
-import { finishTurnRoutes } from './turn/finish-turn-route.js';
+import { tenantApiRoutes } from './routes/tenant-api.js';
+import { handoffReleaseRoutes } from './routes/handoff-release.js';
+import { finishTurnRoutes } from './routes/finish-turn.js';
 import { EnvError, parseEnv, type AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError } from './http/errors.js';
-import { healthRoute } from './http/health.js';
+import { healthRoute } from './routes/health.js';
 import { selectModel } from './models/select-model.js';
-import { RedisSession } from './storage/redis-session.js';
+import { RedisSession } from '../core/storage/redis-session.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import { qstashPublisher } from '../outbox/publisher.js';
-import { qstashTurnJobs } from './turn/finish-turn-job.js';
-import { deadLetterRoutes } from '../outbox/dead-letter-route.js';
-import { deliveryRoutes } from '../outbox/delivery-route.js';
+import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
+import { deadLetterRoutes } from './routes/dead-letters.js';
+import { deliveryRoutes } from './routes/outbox-delivery.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {

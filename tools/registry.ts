@@ -1,8 +1,9 @@
 import { tool, type Tool } from 'ai';
-import { ReplySchema } from '../src/domain/reply.js';
-import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
-import { canonicalToolOrder, compareCodeUnits, REST_ENTRY } from './canonical-order.js';
-import { gateOf, type Manifest, type ToolDeclaration } from './manifest.js';
+import { ReplySchema } from '../core/reply.js';
+import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
+import { canonicalToolOrder } from './canonical-order.js';
+import { compareCodeUnits, REST_ENTRY } from '../core/tenant/tool-order.js';
+import { gateOf, type Manifest, type ToolDeclaration } from '../core/tenant/manifest.js';
 import { lookupContactTool } from './builtins/lookup-contact.js';
 import { searchFaqTool } from './builtins/search-faq.js';
 import { sendFlowTool } from './builtins/send-flow.js';

@@ -1,10 +1,10 @@
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { publishCommitted } from '../../outbox/commit.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { timingSafeEqual } from '../security/constant-time.js';
-import type { RedisSession } from '../storage/redis-session.js';
+import { timingSafeEqual } from '../../core/security/constant-time.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned } from './pinned-store.js';
-import { verifyTerms } from './pinned-terms.js';
+import { verifyTerms } from '../../core/pinned-terms.js';
 
 export interface ConfirmationAnswer {
   /** What the contact is told. */

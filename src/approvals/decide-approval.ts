@@ -1,11 +1,11 @@
 import { publishCommitted } from '../../outbox/commit.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import type { StagedAction } from '../domain/staged-action.js';
-import { tenantKeys } from '../storage/keys.js';
-import type { RedisSession } from '../storage/redis-session.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
-import { verifyTerms } from './pinned-terms.js';
+import { verifyTerms } from '../../core/pinned-terms.js';
 
 export interface ApprovalDeps {
   session: RedisSession;

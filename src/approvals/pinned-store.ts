@@ -1,8 +1,9 @@
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
-import { TTL, tenantKeys } from '../storage/keys.js';
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { PinnedTermsSchema, type PinnedTerms } from './pinned-terms.js';
-import type { ConditionalWrites } from '../storage/conditional-writes.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
+import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
+import { sha1Hex } from '../../core/security/digest.js';
+import type { ConditionalWrites } from '../../core/storage/conditional-writes.js';
 
 export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
 
@@ -75,10 +76,6 @@ return 'ok'
 
 export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'missing' | PinnedStatus;
 
-export async function sha1Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 export async function decidePinned(
   session: RedisSession,

@@ -1,9 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
-import { secretsEqual } from '../security/constant-time.js';
-import { assertSafeId } from '../storage/keys.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
-import { loadTenant, sha256Hex } from '../tenants/tenant-store.js';
-import type { TenantSecrets } from '../tenants/tenant-secrets.js';
+import { secretsEqual } from '../../core/security/constant-time.js';
+import { assertSafeId } from '../../core/storage/keys.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { loadTenant } from '../tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
+import type { TenantSecrets } from '../../core/tenant/tenant-secrets.js';
 import type { AppContext } from './app-context.js';
 import { jsonError } from './errors.js';
 

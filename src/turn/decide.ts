@@ -1,8 +1,8 @@
-import type { Reply } from '../domain/reply.js';
-import type { StagedAction } from '../domain/staged-action.js';
-import type { OutgoingReply } from '../domain/turn-record.js';
-import type { Decision } from '../domain/verdict.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { Reply } from '../../core/reply.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { OutgoingReply } from '../../core/turn-record.js';
+import type { Decision } from '../../core/verdict.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 
 export interface DecisionOutcome {
   reply: OutgoingReply;

@@ -1,9 +1,9 @@
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { tenantKeys } from '../storage/keys.js';
-import type { TurnRecord } from '../domain/turn-record.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
-import type { FinishTurnJob } from './finish-turn-job.js';
-import type { HistoryEntry } from './prompt.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import type { FinishTurnJob } from '../../core/finish-turn-job.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
 import { runTurn, type TurnDeps } from './run-turn.js';
 
 export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord };

@@ -1,25 +1,27 @@
 import type { LanguageModel } from 'ai';
-import type { InboundMessage } from '../domain/inbound-message.js';
-import type { TurnRecord } from '../domain/turn-record.js';
-import type { Decision } from '../domain/verdict.js';
-import type { RedisSession } from '../storage/redis-session.js';
-import type { StagedAction } from '../domain/staged-action.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
-import { sha256Hex } from '../tenants/tenant-store.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import type { Decision } from '../../core/verdict.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+
+import { sha256Hex } from '../../core/security/digest.js';
 import { runGuardrails } from '../../guardrails/pipeline.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { newCanary } from '../../guardrails/canary.js';
 import { commitTurn, publishCommitted } from '../../outbox/commit.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { ToolOrderError } from '../../tools/canonical-order.js';
+import { ToolOrderError } from '../../core/tenant/tool-order.js';
 import { buildTurnTools, type TurnToolset } from '../../tools/registry.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { decide } from './decide.js';
 import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
-import { buildInstructions, buildMessages, type HistoryEntry } from './prompt.js';
+import { buildInstructions, buildMessages } from './prompt.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
 
 export interface TurnDeps {
   session: RedisSession;

@@ -1,12 +1,13 @@
 import { inject } from 'vitest';
 import { startManyChatSandbox, type ManyChatSandbox, type RecordedCall } from '../../dev/manychat-sandbox.js';
-import type { StagedAction } from '../../src/domain/staged-action.js';
-import { RedisSession } from '../../src/storage/redis-session.js';
-import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../src/storage/keys.js';
-import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
 import { demoSandboxPage, demoTenantConfig } from '../../dev/demo-tenant.js';
 import { createManyChatClient, type ManyChatClient } from '../../outbox/manychat-client.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 
 /**
  * Shared set-up for the outbox's Node tests: a private ManyChat sandbox per test file (faults and

@@ -1,9 +1,9 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { envelope } from '../result-envelope.js';
+import { envelope } from '../../core/tool-envelope.js';
 import type { ToolContext, WritePolicy } from '../tool-context.js';
 import { stagedMessage } from '../staged-message.js';
-import type { FieldConfig, ToolInstance } from '../../src/tenants/tenant-config.js';
+import type { FieldConfig, ToolInstance } from '../../core/tenant/tenant-config.js';
 
 /** Checks a value against the field's type and choices; returns a refusal sentence or the typed value. */
 export function coerceFieldValue(field: FieldConfig, value: unknown): { ok: true; value: string | number | boolean } | { ok: false; why: string } {

@@ -1,9 +1,9 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { envelope } from '../result-envelope.js';
+import { envelope } from '../../core/tool-envelope.js';
 import type { ToolContext, WritePolicy } from '../tool-context.js';
 import { stagedMessage } from '../staged-message.js';
-import type { ToolInstance } from '../../src/tenants/tenant-config.js';
+import type { ToolInstance } from '../../core/tenant/tenant-config.js';
 
 /** Stages adding or removing one of the tenant's configured tags. */
 export function tagContactTool(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, mode: 'add' | 'remove') {

@@ -1,4 +1,4 @@
-import type { OutgoingReply } from '../../domain/turn-record.js';
+import type { OutgoingReply } from '../../../core/turn-record.js';
 import type { CallbackQuickReply } from './signed-quick-replies.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { OutgoingReply } from '../../domain/turn-record.js';
+import type { OutgoingReply } from '../../../core/turn-record.js';
 import { signCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 
 /** A ManyChat v2 quick reply that posts its signed payload back to our webhook. */

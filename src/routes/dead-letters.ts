@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { jsonError, parseJsonText, readBodyLimited } from '../src/http/errors.js';
-import { tenantAuth, type TenantApiContext } from '../src/http/tenant-auth.js';
-import { assertSafeId } from '../src/storage/keys.js';
-import { listDeadLetters, redriveDeadLetter } from './dead-letters.js';
-import { deliverOutboxEntry } from './deliver-entry.js';
-import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from './qstash-dead-letters.js';
-import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from './manychat-client.js';
+import { jsonError, parseJsonText, readBodyLimited } from '../http/errors.js';
+import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
+import { assertSafeId } from '../../core/storage/keys.js';
+import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
+import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../../outbox/qstash-dead-letters.js';
+import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from '../../outbox/manychat-client.js';
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 

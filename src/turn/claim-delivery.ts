@@ -1,6 +1,6 @@
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { TTL, tenantKeys } from '../storage/keys.js';
-import type { HistoryEntry } from './prompt.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
 
 export type ClaimResult =
   | { claimed: true; history: HistoryEntry[]; inHandoffUntil: string | null }

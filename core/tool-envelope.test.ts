@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNearMissEnvelope, isToolEnvelope } from './result-envelope.js';
+import { isNearMissEnvelope, isToolEnvelope } from './tool-envelope.js';
 
 describe('result envelope recognition is strict', () => {
   it('recognises exactly { content, effects: [], status }', () => {

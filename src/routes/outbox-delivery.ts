@@ -1,13 +1,13 @@
 import { Hono, type Context } from 'hono';
-import type { AppContext } from '../src/http/app-context.js';
-import { jsonError, parseJsonText } from '../src/http/errors.js';
-import { verifyQStashRequest } from '../src/http/qstash-signature.js';
-import { assertSafeId } from '../src/storage/keys.js';
-import { loadTenant } from '../src/tenants/tenant-store.js';
-import { deliverOutboxEntry, type DeliveryResult } from './deliver-entry.js';
-import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from './manychat-client.js';
-import { DeliveryMessageSchema } from './outbox-entry.js';
-import { DELIVERY_PATH } from './publisher.js';
+import type { AppContext } from '../http/app-context.js';
+import { jsonError, parseJsonText } from '../http/errors.js';
+import { verifyQStashRequest } from '../http/qstash-signature.js';
+import { assertSafeId } from '../../core/storage/keys.js';
+import { loadTenant } from '../tenants/tenant-store.js';
+import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
+import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from '../../outbox/manychat-client.js';
+import { DeliveryMessageSchema } from '../../core/outbox-entry.js';
+import { DELIVERY_PATH } from '../../outbox/publisher.js';
 
 export const DELIVERY_BODY_LIMIT = 64 * 1024;
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
 import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
-import { assertSafeId, tenantKeys } from '../storage/keys.js';
+import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
 
 /**
  * `POST /v1/tenants/:tenant/contacts/:contact/release` — ends a contact's handoff early: deletes

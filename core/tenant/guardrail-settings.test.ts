@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { demoTenantConfig } from '../dev/demo-tenant.js';
-import { parseTenantConfig } from '../src/tenants/tenant-config.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import { parseTenantConfig } from './tenant-config.js';
 import { regexProblem } from './regex-safety.js';
-import { GuardrailSettingsSchema } from './settings.js';
+import { GuardrailSettingsSchema } from './guardrail-settings.js';
 
 describe('guardrail settings', () => {
   it('a config without `guardrails` reads with safe defaults', () => {

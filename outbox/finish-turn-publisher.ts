@@ -1,21 +1,11 @@
 import { Client } from '@upstash/qstash';
-import { z } from 'zod';
-import { InboundMessageSchema } from '../domain/inbound-message.js';
-
-/**
- * The guarantee behind a deferred turn: a delayed QStash job that runs the turn again from the
- * start if the isolate that deferred it died. Safe because nothing was performed before the
- * commit, and the commit of a deferred turn is claimed by turn id, so it happens once.
- */
-export const FINISH_TURN_PATH = '/v1/turns/finish';
-
-export const FinishTurnJobSchema = z.object({ turnId: z.string(), inbound: InboundMessageSchema });
-export type FinishTurnJob = z.infer<typeof FinishTurnJobSchema>;
+import { FINISH_TURN_PATH, type FinishTurnJob } from '../core/finish-turn-job.js';
 
 export interface TurnJobPublisher {
   publishFinishTurn(job: FinishTurnJob, delaySeconds: number): Promise<void>;
 }
 
+/** Publishes a turn's delayed "finish turn" job (dedup id per tenant and turn). */
 export function qstashTurnJobs(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): TurnJobPublisher {
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { checkToolOrder } from '../../tools/canonical-order.js';
-import { GuardrailSettingsSchema } from '../../guardrails/settings.js';
-import { checkManifest, ManifestSchema } from '../../tools/manifest.js';
+import { checkToolOrder } from './tool-order.js';
+import { GuardrailSettingsSchema } from './guardrail-settings.js';
+import { checkManifest, ManifestSchema } from './manifest.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is

@@ -3,7 +3,7 @@ import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
 import { jsonError, parseJsonText, readBodyLimited } from '../http/errors.js';
 import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
 import { manifestDrift } from '../../tools/registry.js';
-import { saveTenant } from './tenant-store.js';
+import { saveTenant } from '../tenants/tenant-store.js';
 
 /** `/v1/tenants/:tenant/…` — config, manifest drift and the approval queue, per tenant. */
 export function tenantApiRoutes() {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StagedActionSchema } from '../src/domain/staged-action.js';
+import { StagedActionSchema } from './staged-action.js';
 
 /**
  * What the outbox must perform for one committed turn: its actions in order. The entry is

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../http/app-context.js';
 
 async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = performance.now();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { canonicalJson } from '../domain/canonical-json.js';
-import { StagedActionSchema } from '../domain/staged-action.js';
-import { timingSafeEqual } from '../security/constant-time.js';
+import { canonicalJson } from './canonical-json.js';
+import { StagedActionSchema } from './staged-action.js';
+import { timingSafeEqual } from './security/constant-time.js';
 
 /**
  * The pinned terms of a pending confirmation or an approval: the exact calls (tool and

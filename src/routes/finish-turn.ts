@@ -3,8 +3,8 @@ import type { AppContext } from '../http/app-context.js';
 import { jsonError, parseJsonText } from '../http/errors.js';
 import { verifyQStashRequest } from '../http/qstash-signature.js';
 import { loadTenant } from '../tenants/tenant-store.js';
-import { FINISH_TURN_PATH, FinishTurnJobSchema } from './finish-turn-job.js';
-import { finishTurn } from './finish-turn.js';
+import { FINISH_TURN_PATH, FinishTurnJobSchema } from '../../core/finish-turn-job.js';
+import { finishTurn } from '../turn/finish-turn.js';
 
 /** `POST /v1/turns/finish` — QStash's delayed job for a deferred turn; signature required. */
 export function finishTurnRoutes() {

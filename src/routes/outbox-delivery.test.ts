@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { RedisSession } from '../src/storage/redis-session.js';
-import { TTL, TENANT_INDEX_KEY, tenantKeys } from '../src/storage/keys.js';
-import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
-import { demoTenantConfig } from '../dev/demo-tenant.js';
-import type { OutboxEntry } from './outbox-entry.js';
-import { signQStashDelivery } from './testing/qstash-signature.js';
+import { createApp } from '../app.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { TTL, TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { saveTenant } from '../tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
+import { signQStashDelivery } from '../../test/support/qstash-signature.js';
 
 /**
  * The delivery endpoint inside workerd (the Receiver's jose + Web Crypto path), with ManyChat
