@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
-/** What a performed action does at the ManyChat (or Messenger) API. */
-export const ActionKindSchema = z.enum(['send_flow', 'send_content', 'add_tag', 'remove_tag', 'set_field', 'live_chat']);
-export type ActionKind = z.infer<typeof ActionKindSchema>;
+import { ACTION_KIND_NAMES, type ActionKind } from './actions/index.js';
+
+export type { ActionKind };
+
+/** What a performed action does at the ManyChat (or Messenger) API (core/actions/, one file a kind). */
+export const ActionKindSchema = z.enum(ACTION_KIND_NAMES);
 
 export const StagedActionSchema = z.object({
   id: z.string(),
@@ -19,7 +22,3 @@ export const StagedActionSchema = z.object({
 });
 export type StagedAction = z.infer<typeof StagedActionSchema>;
 
-/** Send-type actions deliver content twice if retried: ManyChat has no idempotency key. */
-export function isIdempotentKind(kind: ActionKind): boolean {
-  return kind === 'add_tag' || kind === 'remove_tag' || kind === 'set_field' || kind === 'live_chat';
-}

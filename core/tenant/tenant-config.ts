@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
 import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
@@ -31,10 +32,21 @@ export const FieldSchema = z.object({
 
 export const FaqEntrySchema = z.object({ id: z.string().min(1), question: z.string().min(1), answer: z.string().min(1) });
 
-/** A built-in tool kind instantiated by the tenant under its own name. */
+/** Tools that only read: they return data and stage nothing. */
+export const READ_TOOL_KINDS = ['lookup_contact', 'search_faq'] as const;
+export type ReadToolKind = (typeof READ_TOOL_KINDS)[number];
+
+export function isReadToolKind(kind: string): kind is ReadToolKind {
+  return (READ_TOOL_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * A built-in tool kind instantiated by the tenant under its own name: a read tool, or a staging
+ * tool for an action kind that offers one (core/actions/).
+ */
 export const ToolInstanceSchema = z.object({
   name,
-  kind: z.enum(['send_flow', 'add_tag', 'remove_tag', 'set_field', 'lookup_contact', 'search_faq']),
+  kind: z.enum([...STAGEABLE_KIND_NAMES, ...READ_TOOL_KINDS]),
   description: z.string().min(1),
 });
 

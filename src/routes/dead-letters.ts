@@ -66,7 +66,7 @@ export function deadLetterRoutes() {
     const manychat = createManyChatClient({ baseUrl: services.env.MANYCHAT_API_URL, apiKey: c.get('tenant').secrets.manychatApiKey, fetch: services.fetch, timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.data.turnId, manychat });
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.data.turnId, apis: { manychat } });
     return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
   });
   return app;

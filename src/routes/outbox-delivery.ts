@@ -73,7 +73,7 @@ export function deliveryRoutes() {
       fetch: services.fetch,
       timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS,
     });
-    const result = await deliverOutboxEntry({ session, tenantId, turnId, manychat });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
     // Ids and outcome only: action details can quote contact data.
     console.log(`outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`);
     return answer(c, tenantId, turnId, result);

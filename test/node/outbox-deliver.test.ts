@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 function deliver(turnId: string, timeoutMs?: number) {
-  return deliverOutboxEntry({ session, tenantId, turnId, manychat: client(sandbox, timeoutMs) });
+  return deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat: client(sandbox, timeoutMs) } });
 }
 
 async function storedEntry(turnId: string) {

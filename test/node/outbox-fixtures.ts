@@ -6,7 +6,8 @@ import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import { sha256Hex } from '../../core/security/digest.js';
 import { demoSandboxPage, demoTenantConfig } from '../../dev/demo-tenant.js';
-import { createManyChatClient, type ManyChatClient } from '../../outbox/manychat-client.js';
+import { createManyChatClient } from '../../outbox/manychat-client.js';
+import type { ManyChatApi } from '../../core/actions/channel-api.js';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
 
 /**
@@ -49,7 +50,7 @@ export function newSubscriber(sandbox: ManyChatSandbox, opts: { lastInteraction?
   return id;
 }
 
-export function client(sandbox: ManyChatSandbox, timeoutMs = 2000): ManyChatClient {
+export function client(sandbox: ManyChatSandbox, timeoutMs = 2000): ManyChatApi {
   return createManyChatClient({ baseUrl: sandbox.url, apiKey: API_KEY, fetch: (input, init) => fetch(input, init), timeoutMs });
 }
 
