@@ -33,3 +33,11 @@ export type LedgerRow = z.infer<typeof LedgerRowSchema>;
 /** The body QStash carries to the delivery endpoint: ids only, the entry is read from Redis. */
 export const DeliveryMessageSchema = z.object({ tenantId: z.string(), turnId: z.string() });
 export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
+
+/**
+ * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
+ * tenant's approval, a notice): pending, never attempted, its actions in the order given.
+ */
+export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date }): OutboxEntry {
+  return { turnId: input.entryId, tenantId: input.tenantId, channel: input.channel, contactId: input.contactId, actions: input.actions, state: 'pending', createdAt: input.now.toISOString(), attempts: 0 };
+}

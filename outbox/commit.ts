@@ -3,7 +3,7 @@ import type { RedisSession } from '../core/storage/redis-session.js';
 import { TTL, tenantKeys } from '../core/storage/keys.js';
 import type { HistoryEntry } from '../core/history-entry.js';
 import type { OutboxEntry } from '../core/outbox-entry.js';
-import { queuePinnedRow } from '../src/approvals/pinned-store.js';
+import { queuePinnedRow } from '../core/storage/pinned-rows.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
@@ -29,7 +29,7 @@ export interface CommitInput {
  * nothing is written and this returns false. Duplicates wait for the record key, so they see
  * the turn only once it is complete.
  */
-export async function commitTurn(session: RedisSession, input: CommitInput): Promise<boolean> {
+export async function writeTurnCommit(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
   const keys = tenantKeys(record.tenantId);
   const w = new ConditionalWrites(keys.turn(record.turnId));

@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '../../core/outbox-entry.js';
+import { buildOutboxEntry, type OutboxEntry } from '../../core/outbox-entry.js';
 import { publishCommitted } from '../../outbox/commit.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { timingSafeEqual } from '../../core/security/constant-time.js';
@@ -31,7 +31,7 @@ export async function answerConfirmation(
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
-      ? { turnId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, state: 'pending', createdAt: deps.now.toISOString(), attempts: 0 }
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now })
       : null;
   const result = await decidePinned(deps.session, loaded, claim.answer === 'yes' ? 'confirmed' : 'declined', entry, deps.now);
   if (result === 'expired') return { text: 'That request has expired; nothing was changed.', outcome: 'expired' };

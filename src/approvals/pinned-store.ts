@@ -3,20 +3,11 @@ import { TTL, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
-import type { ConditionalWrites } from '../../core/storage/conditional-writes.js';
 
 export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
 
 export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';
-}
-
-/** Queues the row's creation inside the turn's commit: terms and status, both SET NX. */
-export function queuePinnedRow(w: ConditionalWrites, terms: PinnedTerms): void {
-  const keys = tenantKeys(terms.tenantId);
-  w.call('SET', keys.pinnedTerms(terms.id), JSON.stringify(terms), 'NX', 'EX', TTL.pinnedSeconds);
-  w.call('SET', keys.pinnedStatus(terms.id), 'pending', 'NX', 'EX', TTL.pinnedSeconds);
-  if (terms.kind === 'approval') w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);
 }
 
 /**

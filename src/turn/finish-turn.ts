@@ -4,7 +4,8 @@ import type { TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
-import { runTurn, type TurnDeps } from './run-turn.js';
+import { runTurn } from './run-turn.js';
+import type { TurnDeps } from './turn-context.js';
 
 export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord };
 

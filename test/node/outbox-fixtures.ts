@@ -61,7 +61,7 @@ export function action(turnId: string, n: number, spec: ActionSpec): StagedActio
   return { id: `${turnId}.a${n}`, tool: `tool_${spec.kind}`, effect: 'write', gate: 'none', summary: `${spec.kind} ${JSON.stringify(spec.args)}`, ...spec, idempotent };
 }
 
-/** Writes an entry as commitTurn does: the entry and its pending-set member in one MULTI. */
+/** Writes an entry as writeTurnCommit does: the entry and its pending-set member in one MULTI. */
 export async function writeEntry(session: RedisSession, entry: OutboxEntry): Promise<void> {
   const keys = tenantKeys(entry.tenantId);
   await session.multi((m) => {
