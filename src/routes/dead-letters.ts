@@ -1,12 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { jsonError, parseJsonText, readBodyLimited } from '../http/errors.js';
-import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
+import type { TenantContext } from '../http/app-context.js';
+import { jsonError, parseJsonBody } from '../http/errors.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { channelApisFor } from '../tenants/channel-apis.js';
 import { assertSafeId } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../../outbox/qstash-dead-letters.js';
-import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from '../../outbox/manychat-client.js';
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
@@ -24,16 +26,16 @@ const RedriveBodySchema = z.object({
  * QStash's deduplication window; see `redriveDeadLetter`).
  */
 export function deadLetterRoutes() {
-  const app = new Hono<TenantApiContext>();
+  const app = new Hono<TenantContext>();
   // The tenant admin secret (Authorization: Bearer), as the rest of the tenant JSON API. (Hono's
   // `/:tenant/*` also matches `/:tenant`.)
-  app.use('/:tenant/*', tenantAuth());
+  app.use('/:tenant/*', requireAdminSecret());
   app.get('/:tenant', async (c) => {
     const tenantId = c.req.param('tenant');
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    const { env, redis } = c.get('services');
+    const { env } = c.get('services');
     const [deadLetters, qstash] = await Promise.all([
-      listDeadLetters(redis(), tenantId, limit),
+      listDeadLetters(c.get('session'), tenantId, limit),
       listQStashDeadLetters(qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }), tenantId).catch((err: unknown) => ({ error: `QStash DLQ unavailable: ${err instanceof Error ? err.message : String(err)}` })),
     ]);
     return c.json({ tenantId, deadLetters, qstash });
@@ -46,27 +48,22 @@ export function deadLetterRoutes() {
     if (!retried.ok) return jsonError(c, 404, `no QStash dead letter "${dlqId}" for this tenant`);
     return c.json({ retried: dlqId, messageId: retried.messageId });
   });
-  app.post('/:tenant/redrive', async (c) => {
+  app.post('/:tenant/redrive', limitBody(REDRIVE_BODY_LIMIT), async (c) => {
     const tenantId = c.req.param('tenant');
-    const body = await readBodyLimited(c, REDRIVE_BODY_LIMIT);
-    if (!body.ok) return jsonError(c, body.status, body.error);
-    const json = parseJsonText(body.text);
-    if (!json.ok) return jsonError(c, 400, json.error);
-    const parsed = RedriveBodySchema.safeParse(json.value);
-    if (!parsed.success) return jsonError(c, 400, 'invalid re-drive body', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+    const parsed = parseJsonBody(c, await c.req.text(), RedriveBodySchema, 're-drive body');
+    if (!parsed.ok) return parsed.response;
     try {
-      assertSafeId('turn id', parsed.data.turnId);
+      assertSafeId('turn id', parsed.value.turnId);
     } catch (err) {
       return jsonError(c, 400, err instanceof Error ? err.message : 'invalid turn id');
     }
     const services = c.get('services');
-    const session = services.redis();
-    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.data });
+    const session = c.get('session');
+    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.value });
     if (!redriven.ok) return jsonError(c, redriven.status, redriven.error);
-    const manychat = createManyChatClient({ baseUrl: services.env.MANYCHAT_API_URL, apiKey: c.get('tenant').secrets.manychatApiKey, fetch: services.fetch, timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.data.turnId, apis: { manychat } });
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });
     return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
   });
   return app;

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
-import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
+import type { TenantContext } from '../http/app-context.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
 
 /**
@@ -14,8 +15,8 @@ import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
  * handoff (releasing is idempotent).
  */
 export function handoffReleaseRoutes() {
-  const app = new Hono<TenantApiContext>();
-  app.post('/:tenant/contacts/:contact/release', tenantAuth(), async (c) => {
+  const app = new Hono<TenantContext>();
+  app.post('/:tenant/contacts/:contact/release', requireAdminSecret(), async (c) => {
     const tenantId = c.req.param('tenant');
     const contactId = c.req.param('contact');
     try {
@@ -23,7 +24,7 @@ export function handoffReleaseRoutes() {
     } catch {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
-    const deleted = await c.get('services').redis().one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
+    const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
     return c.json({ tenantId, contactId, released: deleted > 0 });
   });
   return app;

@@ -15,10 +15,11 @@ async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ o
 export function healthRoute() {
   const app = new Hono<AppContext>();
   app.get('/', async (c) => {
-    const { env, redis } = c.get('services');
+    const { env } = c.get('services');
+    const session = c.get('session');
     const [redisProbe, qstashProbe] = await Promise.all([
       probe(async () => {
-        const pong = await redis().one((r) => r.ping());
+        const pong = await session.one((r) => r.ping());
         if (pong !== 'PONG') throw new Error(`unexpected PING reply ${String(pong)}`);
       }),
       probe(async () => {

@@ -1,26 +1,28 @@
 import { Hono } from 'hono';
 import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
-import { jsonError, parseJsonText, readBodyLimited } from '../http/errors.js';
-import { tenantAuth, type TenantApiContext } from '../http/tenant-auth.js';
+import type { TenantContext } from '../http/app-context.js';
+import { jsonError, parseJsonText } from '../http/errors.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
+import { limitBody } from '../http/middleware/body-limit.js';
 import { manifestDrift } from '../../tools/registry.js';
 import { saveTenant } from '../tenants/tenant-store.js';
 
+export const CONFIG_BODY_LIMIT = 256 * 1024;
+
 /** `/v1/tenants/:tenant/…` — config, manifest drift and the approval queue, per tenant. */
 export function tenantApiRoutes() {
-  const app = new Hono<TenantApiContext>();
-  app.use('/:tenant/*', tenantAuth());
+  const app = new Hono<TenantContext>();
+  app.use('/:tenant/*', requireAdminSecret());
 
   app.get('/:tenant/config', (c) => c.json(c.get('tenant').config));
 
-  app.put('/:tenant/config', async (c) => {
-    const body = await readBodyLimited(c, 256 * 1024);
-    if (!body.ok) return jsonError(c, body.status, body.error);
-    const json = parseJsonText(body.text);
+  app.put('/:tenant/config', limitBody(CONFIG_BODY_LIMIT), async (c) => {
+    const json = parseJsonText(await c.req.text());
     if (!json.ok) return jsonError(c, 400, json.error);
     const tenantId = c.req.param('tenant');
     if (typeof json.value !== 'object' || json.value === null) return jsonError(c, 400, 'config must be a JSON object');
     // The path names the tenant; a body cannot write another tenant's config.
-    const saved = await saveTenant(c.get('services').redis(), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
+    const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
     if (!saved.ok) return jsonError(c, 400, 'invalid tenant config', saved.problems);
     return c.json({ ok: true, config: saved.config });
   });
@@ -30,14 +32,14 @@ export function tenantApiRoutes() {
     return c.json({ manifest: config.manifest, drift: manifestDrift(config) });
   });
 
-  app.get('/:tenant/approvals', async (c) => c.json({ approvals: await listApprovals(c.get('services').redis(), c.req.param('tenant')) }));
+  app.get('/:tenant/approvals', async (c) => c.json({ approvals: await listApprovals(c.get('session'), c.req.param('tenant')) }));
 
   for (const action of ['approve', 'reject'] as const) {
     app.post(`/:tenant/approvals/:id/${action}`, async (c) => {
       const id = c.req.param('id');
       if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
       const services = c.get('services');
-      const outcome = await decideApproval({ session: services.redis(), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, c.req.param('tenant'), id, action);
+      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, c.req.param('tenant'), id, action);
       switch (outcome.result) {
         case 'not-found':
           return jsonError(c, 404, `no approval "${id}"`);
