@@ -5,7 +5,9 @@ import type { Backend } from './upstash-redis-rest/execute.js';
 import { errorText, HttpError } from './upstash-redis-rest/http-error.js';
 import { handle, onClientError, sendJson } from './upstash-redis-rest/http.js';
 import { newRedis } from './upstash-redis-rest/ioredis.js';
+import { readRedisVersion } from './upstash-redis-rest/redis-version.js';
 import { sha256 } from './upstash-redis-rest/request.js';
+import { SyncTokens } from './upstash-redis-rest/sync-token.js';
 
 export { MAX_BODY_BYTES } from './upstash-redis-rest/request.js';
 
@@ -14,8 +16,12 @@ export { MAX_BODY_BYTES } from './upstash-redis-rest/request.js';
  * client works offline. Wire facts: /work/shared/protocols/upstash-qstash.md section A.
  *
  * Routes: POST `/` (one command, flat JSON array), POST `/pipeline` and POST `/multi-exec` (2-D arrays).
- * Every answer is JSON. Not implemented (the client never uses them): path-style commands
- * (`/set/k/v`), `?_token=`, SSE subscribe, `Upstash-Response-Format: resp2`, read-your-writes sync tokens.
+ * Every answer is JSON; successful ones carry an `upstash-sync-token` header (read-your-writes, sync-token.ts).
+ * Upstash's own answers where Redis differs: `COPY k k`, `SCAN … WITHTYPE`, the Lua flag
+ * `allow-key-locking` (upstash-extensions.ts, script-flags.ts). A command unknown only because the
+ * local Redis is too old gets an error saying which version it needs (redis-version.ts).
+ * Not implemented (the client never uses them): path-style commands (`/set/k/v`), `?_token=`,
+ * SSE subscribe, `Upstash-Response-Format: resp2`.
  *
  * Modules: request parsing and auth (`request.ts`), which commands are refused (`command-policy.ts`),
  * running them on the shared connection or a borrowed one (`execute.ts`, `connection-pool.ts`),
@@ -35,6 +41,8 @@ export interface RunningServer {
   /** http://HOST:PORT, usable as the client's `url`. */
   url: string;
   port: number;
+  /** `redis_version` of the Redis behind the bridge, e.g. "7.0.15". */
+  redisVersion: string;
   close(): Promise<void>;
 }
 
@@ -50,11 +58,13 @@ export async function startUpstashRedisRest(opts: UpstashRedisRestOptions): Prom
     shared.disconnect();
     throw new Error(`startUpstashRedisRest: cannot reach Redis at ${opts.redisUrl}: ${errorText(err)}`);
   }
-  const backend: Backend = { shared, pool: new ConnectionPool(() => newRedis(opts.redisUrl), POOL_SIZE) };
+  const redisVersion = await readRedisVersion(shared);
+  const backend: Backend = { shared, pool: new ConnectionPool(() => newRedis(opts.redisUrl), POOL_SIZE), redisVersion };
   const tokenDigest = sha256(opts.token);
+  const syncTokens = new SyncTokens();
   const server = createServer((req, res) => {
     handle(req, backend, tokenDigest).then(
-      (body) => sendJson(res, 200, body),
+      (body) => sendJson(res, 200, body, { 'upstash-sync-token': syncTokens.next() }),
       (err: unknown) => {
         const status = err instanceof HttpError ? err.status : 500;
         sendJson(res, status, { error: errorText(err) }, status === 405 ? { allow: 'POST' } : {});
@@ -74,6 +84,7 @@ export async function startUpstashRedisRest(opts: UpstashRedisRestOptions): Prom
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    redisVersion,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -92,6 +103,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     token,
     port: Number(process.env.UPSTASH_REDIS_REST_PORT ?? 8079),
   });
-  console.log(`Upstash REST bridge on ${running.url}\nUPSTASH_REDIS_REST_URL=${running.url}\nUPSTASH_REDIS_REST_TOKEN=${token}`);
+  console.log(`Upstash REST bridge on ${running.url} (Redis ${running.redisVersion})\nUPSTASH_REDIS_REST_URL=${running.url}\nUPSTASH_REDIS_REST_TOKEN=${token}`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
 }

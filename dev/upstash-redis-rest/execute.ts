@@ -3,10 +3,13 @@ import type { ConnectionPool } from './connection-pool.js';
 import { HttpError, isRedisError } from './http-error.js';
 import { Command, type Redis } from './ioredis.js';
 import { encode, type Item } from './reply-encoding.js';
+import { explainRedisError } from './redis-version.js';
 
 export interface Backend {
   shared: Redis;
   pool: ConnectionPool;
+  /** The local Redis's version, to say so when a command is unknown because Redis is too old. */
+  redisVersion: string;
 }
 
 /**
@@ -44,7 +47,7 @@ export async function runPipeline(backend: Backend, cmds: Cmd[], base64: boolean
   return refusals.map((why) => {
     if (why !== undefined) return { error: why };
     const [err, reply] = results[next++] ?? [new Error('ERR no reply from Redis'), null];
-    return err ? { error: err.message } : { result: encode(reply, base64) };
+    return err ? { error: explainRedisError(err.message, backend.redisVersion) } : { result: encode(reply, base64) };
   });
 }
 
@@ -67,9 +70,9 @@ export async function runTransaction(backend: Backend, cmds: Cmd[], base64: bool
     } catch (err) {
       if (!isRedisError(err)) throw err;
       // ioredis attaches the queue-time errors that caused EXECABORT; they say what was wrong.
-      const causes = ((err as Error & { previousErrors?: Error[] }).previousErrors ?? []).map((e) => e.message);
+      const causes = ((err as Error & { previousErrors?: Error[] }).previousErrors ?? []).map((e) => explainRedisError(e.message, backend.redisVersion));
       throw new HttpError(400, [err.message, ...causes].join(' '));
     }
-    return results.map(([err, reply]) => (err ? { error: err.message } : { result: encode(reply, base64) }));
+    return results.map(([err, reply]) => (err ? { error: explainRedisError(err.message, backend.redisVersion) } : { result: encode(reply, base64) }));
   });
 }

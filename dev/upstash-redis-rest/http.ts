@@ -6,6 +6,7 @@ import { refusal } from './command-policy.js';
 import { runOne, runPipeline, runTransaction, type Backend } from './execute.js';
 import { errorText, HttpError, isRedisError } from './http-error.js';
 import { encode, type Item, type Json } from './reply-encoding.js';
+import { explainRedisError } from './redis-version.js';
 import { checkAuth, header, readBody, toCommand, toCommandList } from './request.js';
 
 type Route = (backend: Backend, body: unknown, base64: boolean) => Promise<Json | Item | Item[]>;
@@ -18,7 +19,7 @@ const routes: Record<string, Route> = {
     try {
       return { result: encode(await runOne(backend, cmd), base64) };
     } catch (err) {
-      throw isRedisError(err) ? new HttpError(400, err.message) : err;
+      throw isRedisError(err) ? new HttpError(400, explainRedisError(err.message, backend.redisVersion)) : err;
     }
   },
   '/pipeline': (backend, body, base64) => runPipeline(backend, toCommandList(body), base64),

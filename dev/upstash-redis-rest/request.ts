@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Cmd } from './command-policy.js';
 import { HttpError } from './http-error.js';
 import { acceptUpstashScriptFlags } from './script-flags.js';
+import { withUpstashExtensions } from './upstash-extensions.js';
 
 /** Bodies above this are answered 413 without being buffered. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -18,7 +19,7 @@ export function toCommand(value: unknown, where: string): Cmd {
     if (typeof arg === 'string' || typeof arg === 'number' || typeof arg === 'boolean') return String(arg);
     throw new HttpError(400, `argument ${i + 1} of ${where} is ${arg === null ? 'null' : typeof arg}; only strings, numbers and booleans are allowed`);
   });
-  return acceptUpstashScriptFlags([name, ...args]);
+  return withUpstashExtensions(acceptUpstashScriptFlags([name, ...args]));
 }
 
 export function toCommandList(value: unknown): Cmd[] {
