@@ -8,10 +8,10 @@ import { NotOffered } from '../parse.js';
 const FEATURES: [RegExp, string][] = [
   [/^\/v2\/(queues|enqueue)(\/|$)/, 'queues'],
   [/^\/v2\/topics(\/|$)/, 'URL groups (topics)'],
-  [/^\/v2\/(flowControl|globalParallelism)(\/|$)/, 'the flow-control management API (flow-control keys on messages are kept and filterable, not enforced)'],
+  [/^\/v2\/(flowControl|globalParallelism)(\/|$)/, 'flow-control management API (flow-control keys on messages are kept and filterable, their limits not enforced)'],
   [/^\/v2\/(workflows|wait|notify)(\/|$)/, 'workflows'],
   [/^\/v2\/keys\/rotate$/, 'signing-key rotation'],
-  [/^\/llm\//, 'the LLM API'],
+  [/^\/llm\//, 'LLM API'],
 ];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
