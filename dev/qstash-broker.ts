@@ -26,7 +26,7 @@ import { devMessageView, type DevMessageView } from './qstash-broker/views.js';
  * is a 400. Labels (`Upstash-Label`) and flow control (`Upstash-Flow-Control-*`) are kept on
  * messages, DLQ entries, logs and schedules.
  * Not offered, answered 501 naming the endpoint: queues, URL groups, the flow-control management
- * API, workflows, key rotation. Flow-control limits are reported but not enforced.
+ * API, workflows, key rotation. Flow control on publish (parallelism, rate per period) is applied.
  * Dev-only (no auth, not in QStash): GET /__dev/messages[/{id}], POST /__dev/pause, /__dev/resume,
  * /__dev/fail-publish {"count":N}, /__dev/schedules/{id}/trigger.
  *
@@ -35,7 +35,7 @@ import { devMessageView, type DevMessageView } from './qstash-broker/views.js';
  * instead of e^(2.5n) seconds; 3xx responses are failures (no redirect following); cursors are
  * opaque sequence numbers.
  *
- * Layout (dev/qstash-broker/): engine.ts (store, delivery loop), delivery.ts (one signed attempt),
+ * Layout (dev/qstash-broker/): engine.ts (store, delivery loop), delivery.ts (one signed attempt), flow-control.ts,
  * dead-letters.ts, event-log.ts, scheduler.ts, filters.ts + paging.ts (list/bulk queries), parse.ts
  * (publish headers), views.ts (API shapes), http.ts (plumbing), routes/*.ts (one file per API group).
  *

@@ -1,3 +1,4 @@
+import { DAY_MS, parseRetryAfter } from './parse.js';
 import { signDelivery } from './sign.js';
 import type { Message, Outcome } from './types.js';
 import { headerLists } from './views.js';
@@ -51,4 +52,15 @@ export function callbackPayload(msg: Message, outcome: Outcome, retried: number,
     ...(msg.scheduleId === undefined ? {} : { scheduleId: msg.scheduleId }),
     ...(dlqId === undefined ? {} : { dlqId }),
   };
+}
+
+/** Retry-After beats Upstash-Retry-Delay beats the dev backoff min(base·2^n, max). */
+export function retryDelayMs(msg: Message, retried: number, outcome: Outcome, cfg: { retryBaseMs: number; maxRetryDelayMs: number }): number {
+  const fromHeader = parseRetryAfter(outcome.headers?.get('retry-after') ?? null, Date.now());
+  if (fromHeader !== undefined) return fromHeader;
+  if (msg.retryDelay) {
+    const ms = msg.retryDelay.fn(retried);
+    if (Number.isFinite(ms)) return Math.min(Math.max(0, Math.round(ms)), DAY_MS);
+  }
+  return Math.min(cfg.retryBaseMs * 2 ** retried, cfg.maxRetryDelayMs);
 }

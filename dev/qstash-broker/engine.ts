@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeadLetters } from './dead-letters.js';
-import { callbackPayload, errorText, sendAttempt } from './delivery.js';
+import { callbackPayload, errorText, retryDelayMs, sendAttempt } from './delivery.js';
 import { EventLog } from './event-log.js';
-import { DAY_MS, parseRetryAfter, type PublishSpec } from './parse.js';
+import { FlowGate } from './flow-control.js';
+import type { PublishSpec } from './parse.js';
 import type { Message, NewMessage, Outcome } from './types.js';
 
 /**
@@ -37,6 +38,7 @@ export class Engine {
   private readonly dedup = new Map<string, { messageId: string; expiresAt: number }>();
   private readonly running = new Set<Promise<void>>();
   private readonly inflight = new Set<AbortController>();
+  private readonly flow = new FlowGate();
   private paused = false;
   private closed = false;
 
@@ -121,9 +123,15 @@ export class Engine {
 
   private launch(msg: Message): void {
     if (this.closed || this.paused || !isWaiting(msg)) return;
+    const gate = this.flow.admit(msg, Date.now());
+    if (gate.kind === 'later') return this.arm(msg, gate.at);
+    if (gate.kind === 'queued') return void (msg.nextDeliveryAt = undefined); // launched again when the key has room
     const run: Promise<void> = this.attempt(msg)
       .catch((err: unknown) => this.cfg.log(`internal error delivering ${msg.messageId}: ${errorText(err)}`))
-      .finally(() => this.running.delete(run));
+      .finally(() => {
+        this.running.delete(run);
+        for (const next of this.flow.release(msg)) this.launch(next);
+      });
     this.running.add(run);
   }
 
@@ -192,22 +200,11 @@ export class Engine {
       this.toDlq(msg, outcome, nonRetryable ? 'non-retryable' : `after ${retried + 1} attempts`);
       return;
     }
-    const delay = this.retryDelay(msg, retried, outcome);
+    const delay = retryDelayMs(msg, retried, outcome, this.cfg);
     msg.state = 'RETRY';
     this.events.record(msg, 'RETRY', { nextDeliveryTime: Date.now() + delay });
     this.cfg.log(`attempt ${retried + 1} of ${msg.messageId} failed (${what}); retry in ${delay} ms`);
     this.arm(msg, Date.now() + delay);
-  }
-
-  /** Retry-After beats Upstash-Retry-Delay beats the dev backoff min(base·2^n, max). */
-  private retryDelay(msg: Message, retried: number, outcome: Outcome): number {
-    const fromHeader = parseRetryAfter(outcome.headers?.get('retry-after') ?? null, Date.now());
-    if (fromHeader !== undefined) return fromHeader;
-    if (msg.retryDelay) {
-      const ms = msg.retryDelay.fn(retried);
-      if (Number.isFinite(ms)) return Math.min(Math.max(0, Math.round(ms)), DAY_MS);
-    }
-    return Math.min(this.cfg.retryBaseMs * 2 ** retried, this.cfg.maxRetryDelayMs);
   }
 
   private toDlq(msg: Message, outcome: Outcome, why: string): void {

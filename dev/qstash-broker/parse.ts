@@ -90,7 +90,7 @@ export interface PublishSpec {
   flowControl?: FlowControl;
 }
 
-/** `Upstash-Flow-Control-Key` + `-Value` ("parallelism=2, rate=10, period=1m"). Kept and reported, not enforced. */
+/** `Upstash-Flow-Control-Key` + `-Value` ("parallelism=2, rate=10, period=1m"). Enforced by flow-control.ts. */
 export interface FlowControl {
   key: string;
   parallelism?: number;

@@ -8,7 +8,7 @@ import { NotOffered } from '../parse.js';
 const FEATURES: [RegExp, string][] = [
   [/^\/v2\/(queues|enqueue)(\/|$)/, 'queues'],
   [/^\/v2\/topics(\/|$)/, 'URL groups (topics)'],
-  [/^\/v2\/(flowControl|globalParallelism)(\/|$)/, 'flow-control management API (flow-control keys on messages are kept and filterable, their limits not enforced)'],
+  [/^\/v2\/(flowControl|globalParallelism)(\/|$)/, 'flow-control management API (the parallelism and rate of flowControl on publish are applied)'],
   [/^\/v2\/(workflows|wait|notify)(\/|$)/, 'workflows'],
   [/^\/v2\/keys\/rotate$/, 'signing-key rotation'],
   [/^\/llm\//, 'LLM API'],
