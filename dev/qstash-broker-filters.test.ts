@@ -91,6 +91,9 @@ describe('messages.cancel: filters and count', () => {
     expect(await client.messages.cancel({ filter: { host: 'example.org', path: '/host-test' } })).toEqual({ cancelled: 1 });
     expect([stateOf(com), stateOf(org), stateOf(orgOther)]).toEqual(['CREATED', 'CANCELLED', 'CREATED']);
     expect(await client.messages.cancel({ filter: { url: ['https://example.com/host-test', 'https://example.org/other-path'] } })).toEqual({ cancelled: 2 });
+    expect(await client.messages.cancel({ filter: { callerIp: '10.9.9.9' } })).toEqual({ cancelled: 0 });
+    expect(await client.messages.cancel({ filter: { callerIp: ['10.9.9.9', '127.0.0.1'], label: 't3' } })).toEqual({ cancelled: 1 });
+    expect(stateOf(lab3)).toBe('CANCELLED');
   });
 
   it('an unknown filter is a 400 naming it, and cancels nothing', async () => {

@@ -121,6 +121,18 @@ describe('schedules', () => {
     expect((await fetch(`${broker.url}/__dev/schedules/scd_nope/trigger`, { method: 'POST' })).status).toBe(404);
   });
 
+  it('a failed scheduled message is found in the DLQ and the logs by its scheduleId', async () => {
+    await fresh();
+    const { scheduleId } = await client.schedules.create({ destination: dest.url('/scheduled-fail', 500), cron: '0 0 1 1 *', retries: 0 });
+    const other = await client.schedules.create({ destination: dest.url('/scheduled-fail-2', 500), cron: '0 0 1 1 *', retries: 0 });
+    const messageId = broker.triggerSchedule(scheduleId)!;
+    broker.triggerSchedule(other.scheduleId);
+    await until(() => broker.messages().filter((m) => m.state === 'FAILED').length === 2, 'both in the DLQ');
+    expect((await client.dlq.listMessages({ filter: { scheduleId } })).messages.map((m) => m.messageId)).toEqual([messageId]);
+    expect(new Set((await client.logs({ filter: { scheduleId } })).logs.map((l) => l.messageId))).toEqual(new Set([messageId]));
+    expect(Object.values((await client.schedules.get(scheduleId)).lastScheduleStates ?? {})).toEqual(['FAIL']);
+  });
+
   it('rejects a bad cron, a seconds field, a bad schedule id and a missing cron with a 400 naming the problem', async () => {
     await fresh();
     const create = (cron: string, scheduleId?: string) => client.schedules.create({ destination: 'https://example.com/', cron, scheduleId });

@@ -53,6 +53,11 @@ export function tokenMatches(header: string | undefined, token: string): boolean
   return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
 }
 
+/** The publisher's address as QStash reports it: plain IPv4 rather than Node's IPv4-mapped IPv6 form. */
+export function callerIp(req: IncomingMessage): string | undefined {
+  return req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+}
+
 export function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);

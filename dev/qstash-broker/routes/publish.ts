@@ -1,4 +1,4 @@
-import { decodeSegment, readBody, route, sendJson, webHeaders, type Route } from '../http.js';
+import { callerIp, decodeSegment, readBody, route, sendJson, webHeaders, type Route } from '../http.js';
 import { BadRequest, NotOffered, parseDestination, parsePublishHeaders } from '../parse.js';
 import type { BrokerParts } from './parts.js';
 
@@ -48,7 +48,7 @@ export function publishRoutes({ engine, signingKeys, maybeFailPublish }: BrokerP
         const raw = match[1] ?? '';
         // A URL group name may be percent-encoded like any path segment; a URL is appended raw.
         const url = parseDestination(raw.includes('://') ? raw : decodeSegment(raw));
-        const r = engine.publish({ url, spec: parsePublishHeaders(webHeaders(req)), body, callerIp: req.socket.remoteAddress });
+        const r = engine.publish({ url, spec: parsePublishHeaders(webHeaders(req)), body, callerIp: callerIp(req) });
         sendJson(res, r.deduplicated ? 202 : 200, publishAnswer(r));
       },
       true,
@@ -66,7 +66,7 @@ export function publishRoutes({ engine, signingKeys, maybeFailPublish }: BrokerP
           throw err;
         }
       });
-      const results = prepared.map((p) => engine.publish({ ...p, callerIp: req.socket.remoteAddress }));
+      const results = prepared.map((p) => engine.publish({ ...p, callerIp: callerIp(req) }));
       sendJson(res, 200, results.map(publishAnswer));
     }),
     route('GET', /^\/v2\/keys$/, ({ res }) => sendJson(res, 200, signingKeys)),

@@ -1,4 +1,4 @@
-import { decodeSegment, HttpError, readBody, route, sendJson, webHeaders, type Route } from '../http.js';
+import { callerIp, decodeSegment, HttpError, readBody, route, sendJson, webHeaders, type Route } from '../http.js';
 import { BadRequest, NotOffered, parseDestination, parsePublishHeaders } from '../parse.js';
 import type { BrokerParts } from './parts.js';
 
@@ -28,7 +28,7 @@ export function scheduleRoutes({ scheduler }: BrokerParts): Route[] {
         const destination = parseDestination(raw.includes('://') ? raw : decodeSegment(raw));
         const spec = parsePublishHeaders(headers);
         const body = await readBody(req);
-        const scheduleId = scheduler.upsert({ scheduleId: headers.get('upstash-schedule-id') ?? undefined, cron, destination, spec, body, callerIp: req.socket.remoteAddress });
+        const scheduleId = scheduler.upsert({ scheduleId: headers.get('upstash-schedule-id') ?? undefined, cron, destination, spec, body, callerIp: callerIp(req) });
         sendJson(res, 200, { scheduleId });
       },
       true,
