@@ -115,7 +115,6 @@ export async function startQStashBroker(opts: QStashBrokerOptions): Promise<QSta
     setFailPublishes: (count) => {
       failPublishes = Math.max(0, Math.floor(count));
     },
-    log,
   };
   const v2 = [...publishRoutes(parts), ...messageRoutes(parts), ...dlqRoutes(parts), ...scheduleRoutes(parts), ...logRoutes(parts), ...notOfferedRoutes()];
   const dev = devRoutes(parts);
