@@ -19,6 +19,8 @@ export const DEV_SESSION_SECRET = 'dev-session-secret-change-me-in-production';
 export interface StackFacts {
   workerUrl: string | null;
   redisUrl: string;
+  /** `redis_version` of that Redis: commands newer than it fail through the REST bridge. */
+  redisVersion: string;
   upstash: { url: string; token: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   manychat: { url: string; callsUrl: string; faultsUrl: string };
@@ -164,6 +166,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const facts: StackFacts = {
     workerUrl,
     redisUrl: redis.url,
+    redisVersion: upstash.redisVersion,
     upstash: { url: upstash.url, token: DEV_UPSTASH_TOKEN },
     qstash: { url: qstash.url, ...QSTASH_DEV_CREDENTIALS },
     manychat: { url: manychat.url, callsUrl: `${manychat.url}/__sandbox/calls`, faultsUrl: `${manychat.url}/__sandbox/faults` },
