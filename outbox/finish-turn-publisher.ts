@@ -1,5 +1,6 @@
 import { Client } from '@upstash/qstash';
 import { FINISH_TURN_PATH, type FinishTurnJob } from '../core/finish-turn-job.js';
+import { tenantLabel } from './publisher.js';
 
 export interface TurnJobPublisher {
   publishFinishTurn(job: FinishTurnJob, delaySeconds: number): Promise<void>;
@@ -14,6 +15,7 @@ export function qstashTurnJobs(config: { qstashUrl: string; qstashToken: string;
         url: `${config.publicUrl.replace(/\/$/, '')}${FINISH_TURN_PATH}`,
         body: job,
         deduplicationId: `finish-${job.inbound.tenantId}-${job.turnId}`,
+        label: tenantLabel(job.inbound.tenantId),
         delay: delaySeconds,
         retries: 3,
       });
