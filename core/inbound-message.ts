@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { TenantIdSchema } from './tenant/tenant-id.js';
 
 /** One inbound delivery from any channel, after ingress validation. */
 export const InboundMessageSchema = z.object({
-  tenantId: z.string(),
+  tenantId: TenantIdSchema,
   channel: z.enum(['manychat', 'messenger']),
   contactId: z.string(),
   /** Identifies the delivery: retries and concurrent duplicates share it. */

@@ -1,3 +1,5 @@
+import { isTenantId } from '../tenant/tenant-id.js';
+
 /**
  * Every Redis key the product writes. Tenant data lives under `t:{tenant}:` so a read or write
  * can only reach the tenant it names; ids are validated before they reach a key.
@@ -24,7 +26,8 @@ export const TTL = {
 } as const;
 
 export function tenantKeys(tenantId: string) {
-  const t = `t:${assertSafeId('tenant id', tenantId)}`;
+  if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
+  const t = `t:${tenantId}`;
   return {
     config: `${t}:config`,
     secrets: `${t}:secrets`,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
+import { TenantIdSchema } from './tenant-id.js';
 import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
@@ -61,7 +62,7 @@ export const HandoffSchema = z.object({
 
 export const TenantConfigSchema = z.object({
   version: z.literal(1),
-  tenantId: z.string(),
+  tenantId: TenantIdSchema,
   displayName: z.string().min(1),
   persona: z.string().min(1),
   /** Hosted model id; ignored by the offline rule model. */

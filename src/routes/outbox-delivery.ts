@@ -5,6 +5,7 @@ import { limitBody } from '../http/middleware/body-limit.js';
 import { requireQStashSignature } from '../http/middleware/qstash-signature.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
 import { assertSafeId } from '../../core/storage/keys.js';
+import { isTenantId } from '../../core/tenant/tenant-id.js';
 import { loadTenant } from '../tenants/tenant-store.js';
 import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import { DeliveryMessageSchema } from '../../core/outbox-entry.js';
@@ -48,8 +49,8 @@ export function deliveryRoutes() {
     const message = parseJsonBody(c, c.get('signedBody'), DeliveryMessageSchema, 'delivery body');
     if (!message.ok) return message.response;
     const { tenantId, turnId } = message.value;
+    if (!isTenantId(tenantId)) return nonRetryable(c, 'tenant id is not 1–63 lower-case letters, digits and hyphens');
     try {
-      assertSafeId('tenant id', tenantId);
       assertSafeId('turn id', turnId);
     } catch (err) {
       return nonRetryable(c, err instanceof Error ? err.message : 'invalid id');

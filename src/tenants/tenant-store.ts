@@ -6,7 +6,8 @@ import { TenantSecretsSchema, type TenantSecrets } from '../../core/tenant/tenan
 export type TenantLoad =
   | { found: false }
   | { found: true; config: TenantConfig; secrets: TenantSecrets }
-  | { found: true; broken: string[] };
+  /** The stored config no longer validates; its secrets, when readable, still authenticate the tenant. */
+  | { found: true; broken: string[]; secrets: TenantSecrets | null };
 
 /** One round trip: the config and the secrets together. */
 export async function loadTenant(session: RedisSession, tenantId: string): Promise<TenantLoad> {
@@ -18,8 +19,8 @@ export async function loadTenant(session: RedisSession, tenantId: string): Promi
   if (rawConfig == null || rawSecrets == null) return { found: false };
   const parsed = parseTenantConfig(parseJson(rawConfig), 'load');
   const secrets = TenantSecretsSchema.safeParse(parseJson(rawSecrets));
-  if (!parsed.ok) return { found: true, broken: parsed.problems };
-  if (!secrets.success) return { found: true, broken: ['stored secrets do not match their schema'] };
+  if (!secrets.success) return { found: true, broken: ['stored secrets do not match their schema'], secrets: null };
+  if (!parsed.ok) return { found: true, broken: parsed.problems, secrets: secrets.data };
   return { found: true, config: parsed.config, secrets: secrets.data };
 }
 

@@ -76,9 +76,12 @@ describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
     expect(await session().one((r) => r.get(tenantKeys(tenantId).handoff(contactId)))).toBeTruthy();
   });
 
-  it('an unknown tenant → 404; a contact id that cannot be a key → 400; GET → 404', async () => {
+  it('an unknown tenant → the same 401 as a wrong secret; a contact id that cannot be a key → 400; GET → 404', async () => {
     const app = appWith(scriptedModel([]));
-    expect((await release(app, 'no_such_tenant_zz', '1', 'x')).status).toBe(404);
+    const unknown = await release(app, 'no-such-tenant-zz', '1', 'x');
+    expect(unknown.status).toBe(401);
+    const { tenantId: known } = await seedTenant();
+    expect(await unknown.json()).toEqual(await (await release(app, known, '1', 'x')).json());
     const { tenantId, adminSecret } = await seedTenant();
     expect((await release(app, tenantId, 'a b', adminSecret)).status).toBe(400);
     const get = await app.fetch(new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/1/release`, { headers: { authorization: `Bearer ${adminSecret}` } }));

@@ -69,10 +69,32 @@ describe('bad input to the ManyChat webhook gets a named 4xx and stages nothing'
     await nothingStaged(tenantId);
   });
 
-  it('unknown tenant → 404 naming it', async () => {
-    const res = await appWith(brochure()).post('no_such_tenant_zz', 'whatever', { contact: { id: '1' }, text: 'hi' });
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: string }).error).toContain('no_such_tenant_zz');
+  it('an unknown tenant is answered exactly as a wrong secret: the same 401, body and all', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const app = appWith(brochure());
+    const body = { contact: { id: '1' }, text: 'hi' };
+    const unknown = await app.post('no-such-tenant-zz', secret, body);
+    const wrong = await app.post(tenantId, `${secret}x`, body);
+    expect([unknown.status, wrong.status]).toEqual([401, 401]);
+    expect(await unknown.json()).toEqual(await wrong.json());
+    // Without a header, too: the unknown tenant looks like any tenant asked without its secret.
+    const [unknownBare, knownBare] = [await app.post('no-such-tenant-zz', null, body), await app.post(tenantId, null, body)];
+    expect(await unknownBare.json()).toEqual(await knownBare.json());
+    // An id that cannot be a tenant id (a ':' would reach into another key space) is just as unknown.
+    expect(await (await app.post('demo:x', secret, body)).json()).toEqual({ error: 'wrong x-staged-agent-secret for this tenant' });
+  });
+
+  it('a broken stored config is shown only to a caller with the secret (503 with its problems); others get the same 401', async () => {
+    const { tenantId, secret } = await seedTenant();
+    await session().one((r) => r.set(tenantKeys(tenantId).config, JSON.stringify({ version: 1, tenantId, persona: '' })));
+    const app = appWith(brochure());
+    const body = { contact: { id: '1' }, text: 'hi' };
+    const wrong = await app.post(tenantId, 'not-the-secret', body);
+    expect(wrong.status).toBe(401);
+    expect(JSON.stringify(await wrong.json())).not.toContain('persona');
+    const right = await app.post(tenantId, secret, body);
+    expect(right.status).toBe(503);
+    expect(((await right.json()) as { details: string[] }).details.join(' ')).toContain('persona');
   });
 
   it('accepts the bare Full Contact Data body with last_input_text', async () => {

@@ -5,7 +5,6 @@ import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
-import { loadTenantFromPath } from '../../http/middleware/tenant.js';
 import { waitUntilOf } from '../../http/wait-until.js';
 import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
 import { turnDeps } from '../../turn/turn-deps.js';
@@ -23,7 +22,7 @@ export const MANYCHAT_BODY_LIMIT = 64 * 1024;
  */
 export function manyChatRoutes() {
   const app = new Hono<ManyChatContext>();
-  app.post('/:tenant', limitBody(MANYCHAT_BODY_LIMIT), loadTenantFromPath(), authenticateManyChatWebhook(), async (c) => {
+  app.post('/:tenant', limitBody(MANYCHAT_BODY_LIMIT), authenticateManyChatWebhook(), async (c) => {
     const auth = c.get('auth');
     const webhook = c.get('webhook');
     const { config } = c.get('tenant');

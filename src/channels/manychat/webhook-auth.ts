@@ -1,9 +1,8 @@
-import type { MiddlewareHandler } from 'hono';
-import { secretsEqual } from '../../../core/security/constant-time.js';
-import { sha256Hex } from '../../../core/security/digest.js';
+import type { Context, MiddlewareHandler } from 'hono';
 import { verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
-import type { AppVariables, LoadedTenant } from '../../http/app-context.js';
+import type { AppContext, AppVariables, LoadedTenant } from '../../http/app-context.js';
 import { jsonError, parseJsonText } from '../../http/errors.js';
+import { logRefusedLookup, lookupTenantFromPath, secretMatches } from '../../http/middleware/tenant.js';
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
 
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
@@ -17,20 +16,32 @@ export type ManyChatContext = {
 };
 
 /**
- * ManyChat's webhook authentication. A message needs the tenant's secret header (compared in
- * constant time against its stored digest). A button press comes back without the header, so
- * only the HMAC on the callback payload we issued authorises it — with or without the header.
- * Without the header, a caller learns nothing about the body: every problem is the same 401.
+ * ManyChat's webhook authentication, with the tenant's loading. A message needs the tenant's
+ * secret header (compared in constant time against its stored digest). A button press comes back
+ * without the header, so only the HMAC on the callback payload we issued authorises it — with or
+ * without the header. Before authentication nothing is told: an unknown tenant answers exactly
+ * as a wrong secret does, a broken stored config is shown (503) only to a caller with the right
+ * secret, and without the header every problem with the body is the same 401.
  */
+function brokenConfig(c: Context, lookup: { tenantId: string; problems: string[] }) {
+  return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
+}
+
 export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext> {
   return async (c, next) => {
-    const { config, secrets } = c.get('tenant');
-    const tenantId = config.tenantId;
+    const lookup = await lookupTenantFromPath(c as unknown as Context<AppContext>);
+    const secrets = lookup.kind === 'found' ? lookup.tenant.secrets : lookup.kind === 'broken' ? lookup.secrets : null;
     const provided = c.req.header(WEBHOOK_SECRET_HEADER);
-    if (provided !== undefined && !(await secretsEqual(await sha256Hex(provided), secrets.webhookSecretSha256))) {
-      return jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for tenant "${tenantId}"`);
-    }
+    const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
     const missing = () => jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
+    if (provided !== undefined && !(await secretMatches(provided, secrets?.webhookSecretSha256))) {
+      if (lookup.kind !== 'found') logRefusedLookup(lookup, 'ManyChat webhook');
+      return wrong();
+    }
+    // Only a caller holding this tenant's secret learns that its configuration needs fixing.
+    if (lookup.kind === 'broken' && provided !== undefined) return brokenConfig(c, lookup);
+    // From here: no header (the body must be a button we signed), or the right one.
+    const tenantId = lookup.kind === 'found' ? lookup.tenant.config.tenantId : lookup.tenantId;
     const json = parseJsonText(await c.req.text());
     if (!json.ok) return provided === undefined ? missing() : jsonError(c, 400, json.error);
     const webhook = parseManyChatWebhook(json.value);
@@ -47,6 +58,12 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
       if (provided === undefined) return missing();
       c.set('auth', { via: 'secret' });
     }
+    if (lookup.kind !== 'found') {
+      // A button we signed for this tenant (we never sign for an unknown one).
+      logRefusedLookup(lookup, 'ManyChat webhook');
+      return lookup.kind === 'broken' ? brokenConfig(c, lookup) : wrong();
+    }
+    c.set('tenant', lookup.tenant);
     c.set('webhook', webhook.value);
     await next();
   };

@@ -1,35 +1,45 @@
-import type { Context, MiddlewareHandler } from 'hono';
-import { assertSafeId } from '../../../core/storage/keys.js';
+import type { Context } from 'hono';
+import { secretsEqual } from '../../../core/security/constant-time.js';
+import { sha256Hex } from '../../../core/security/digest.js';
+import { isTenantId } from '../../../core/tenant/tenant-id.js';
+import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import { loadTenant } from '../../tenants/tenant-store.js';
-import type { AppContext, LoadedTenant, TenantContext } from '../app-context.js';
-import { jsonError } from '../errors.js';
-
-export type TenantLookup = { ok: true; tenant: LoadedTenant } | { ok: false; response: Response };
+import type { AppContext, LoadedTenant } from '../app-context.js';
 
 /**
- * The tenant a `:tenant` path names, in one Redis round trip (config and secrets). An id that
- * cannot be a key is unknown; a stored config that no longer validates is a 503 (the tenant can
- * fix it), its problems logged, not shown.
+ * The tenant a `:tenant` path names, in one Redis round trip (config and secrets), for the
+ * authentication middleware to judge. Nothing here answers the caller: an unknown tenant, a
+ * wrong secret and (before authentication) a broken stored config must look the same to
+ * someone who does not hold the tenant's secret, so the middleware answers all three alike.
  */
+export type TenantLookup =
+  | { kind: 'found'; tenant: LoadedTenant }
+  | { kind: 'unknown'; tenantId: string }
+  | { kind: 'broken'; tenantId: string; problems: string[]; secrets: TenantSecrets | null };
+
 export async function lookupTenantFromPath(c: Context<AppContext>): Promise<TenantLookup> {
   const tenantId = c.req.param('tenant') ?? '';
-  try {
-    assertSafeId('tenant id', tenantId);
-  } catch {
-    return { ok: false, response: jsonError(c, 404, `unknown tenant "${tenantId.slice(0, 60)}"`) };
-  }
+  if (!isTenantId(tenantId)) return { kind: 'unknown', tenantId: tenantId.slice(0, 63) };
   const loaded = await loadTenant(c.get('session'), tenantId);
-  if (!loaded.found) return { ok: false, response: jsonError(c, 404, `unknown tenant "${tenantId}"`) };
-  if ('broken' in loaded) return { ok: false, response: jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, loaded.broken) };
-  return { ok: true, tenant: { config: loaded.config, secrets: loaded.secrets } };
+  if (!loaded.found) return { kind: 'unknown', tenantId };
+  if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
+  return { kind: 'found', tenant: { config: loaded.config, secrets: loaded.secrets } };
 }
 
-/** Loads the path's tenant into `c.var.tenant`; authentication comes after, from what it holds. */
-export function loadTenantFromPath(): MiddlewareHandler<TenantContext> {
-  return async (c, next) => {
-    const found = await lookupTenantFromPath(c as unknown as Context<AppContext>);
-    if (!found.ok) return found.response;
-    c.set('tenant', found.tenant);
-    await next();
-  };
+/** Compared against when there is no stored digest, so an unknown tenant costs what a known one does. */
+const NO_DIGEST = '0'.repeat(64);
+
+/**
+ * Whether `provided` is the secret behind `digest` (a stored SHA-256), in constant time. Without
+ * a digest (unknown tenant, unreadable secrets) the same work is done and the answer is no.
+ */
+export async function secretMatches(provided: string, digest: string | undefined): Promise<boolean> {
+  const equal = await secretsEqual(await sha256Hex(provided), digest ?? NO_DIGEST);
+  return equal && digest !== undefined;
+}
+
+/** Logged, never answered: why a request for this tenant was refused before authentication. */
+export function logRefusedLookup(lookup: Exclude<TenantLookup, { kind: 'found' }>, route: string): void {
+  if (lookup.kind === 'unknown') console.warn(`${route}: unknown tenant "${lookup.tenantId}" (answered 401)`);
+  else console.warn(`${route}: tenant "${lookup.tenantId}" has an invalid stored configuration: ${lookup.problems.join('; ').slice(0, 500)}`);
 }
