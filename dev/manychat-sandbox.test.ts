@@ -347,6 +347,36 @@ describe('fault injection', () => {
     sb = await startManyChatSandbox(fixtures()); // afterEach closes this one
   });
 
+  it('502, 503 and 504 faults answer their status (503 with Retry-After) and change nothing', async () => {
+    sb.injectFault({ path: '/addTag', count: 1, kind: '502' });
+    sb.injectFault({ path: '/addTag', count: 1, kind: '503', retryAfterSeconds: 4 });
+    sb.injectFault({ path: '/addTag', count: 1, kind: '504' });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await post('/fb/subscriber/addTag', { subscriber_id: 501, tag_id: 1 }));
+    expect(answers.map((r) => r.status)).toEqual([502, 503, 504]);
+    expect(answers[1]?.headers.get('retry-after')).toBe('4');
+    expect(answers.every((r) => r.json.status === 'error')).toBe(true);
+    expect(await tagNames()).toEqual(['lead']);
+  });
+
+  it('a slow fault performs the call, late: the answer comes after the delay and the state changed', async () => {
+    sb.injectFault({ path: '/addTag', count: 1, kind: 'slow', delayMs: 400 });
+    const started = Date.now();
+    const r = await post('/fb/subscriber/addTag', { subscriber_id: 501, tag_id: 1 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(r.status).toBe(200);
+    expect((await tagNames()).sort()).toEqual(['lead', 'vip'].sort());
+    expect(sb.calls({ path: '/fb/subscriber/addTag' })).toMatchObject([{ status: 200, outcome: 'ok' }]);
+  });
+
+  it('a slow fault whose client gives up still performs the call (the caller cannot know)', async () => {
+    sb.injectFault({ path: '/addTag', count: 1, kind: 'slow', delayMs: 500 });
+    const err = await post('/fb/subscriber/addTag', { subscriber_id: 501, tag_id: 1 }, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
+    expect((err as Error).name).toBe('TimeoutError');
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await tagNames()).length).toBe(2);
+  });
+
   it('page-scoped faults only hit that page', async () => {
     sb.injectFault({ pageId: PAGE2, count: 1, kind: '500' });
     expect((await post('/fb/subscriber/addTag', { subscriber_id: 501, tag_id: 1 })).status).toBe(200);

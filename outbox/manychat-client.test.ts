@@ -80,10 +80,9 @@ describe('classifyResponse', () => {
     expect(classifyResponse(204, '', null)).toMatchObject({ ok: false, kind: 'timeout' });
   });
 
-  it('429 and 5xx are retryable and carry Retry-After', () => {
+  it('429 and 503 are refusals: retryable, carrying Retry-After', () => {
     expect(classifyResponse(429, '{"status":"error","message":"Too many requests"}', '7')).toEqual({ ok: false, kind: 'retryable', status: 429, message: 'Too many requests', retryAfterSeconds: 7 });
-    expect(classifyResponse(500, 'oops', null)).toEqual({ ok: false, kind: 'retryable', status: 500, message: 'HTTP 500' });
-    expect(classifyResponse(503, '{"status":"error","message":"down"}', null)).toMatchObject({ kind: 'retryable', status: 503, message: 'down' });
+    expect(classifyResponse(503, '{"status":"error","message":"down"}', '3')).toEqual({ ok: false, kind: 'retryable', status: 503, message: 'down', retryAfterSeconds: 3 });
   });
 
   it('400/401/404 errors are permanent with the API words and code (3011 outside 24 h)', () => {
@@ -113,10 +112,10 @@ describe('parseRetryAfter', () => {
   });
 });
 
-describe('gateway timeouts are ambiguous, server errors are not', () => {
-  it('408 and 504 may have been performed: timeout (a send becomes unknown); 500/502/503 and 429 are retryable', () => {
-    expect(classifyResponse(504, '', null)).toMatchObject({ ok: false, kind: 'timeout' });
-    expect(classifyResponse(408, '', null)).toMatchObject({ ok: false, kind: 'timeout' });
-    for (const status of [429, 500, 502, 503]) expect(classifyResponse(status, '', null)).toMatchObject({ ok: false, kind: 'retryable', status });
+describe('server errors and gateway timeouts are ambiguous; only 429 and 503 are refusals', () => {
+  it('500, 502, 504, 408 and other 5xx may have been performed: timeout (a send becomes unknown, never resent)', () => {
+    for (const status of [408, 500, 501, 502, 504, 520]) expect(classifyResponse(status, '', null)).toMatchObject({ ok: false, kind: 'timeout', message: expect.stringContaining(`HTTP ${status}`) });
+    expect(classifyResponse(500, '{"status":"error","message":"oops"}', null)).toEqual({ ok: false, kind: 'timeout', message: 'HTTP 500: oops' });
+    for (const status of [429, 503]) expect(classifyResponse(status, '', null)).toMatchObject({ ok: false, kind: 'retryable', status });
   });
 });

@@ -72,11 +72,13 @@ function parseEnvelope(text: string): Envelope | null {
 /** Maps one HTTP answer to a result. The `status` string decides success, not only the HTTP code. */
 export function classifyResponse(status: number, text: string, retryAfter: string | null): ApiResult {
   const body = parseEnvelope(text);
-  // 408 and 504 are a proxy giving up while ManyChat may still be working: the call may have
-  // been performed, like a client timeout (a send is then `unknown`, never resent). 429 and the
-  // other 5xx are ManyChat refusing or failing the request: not performed, safe to retry.
-  if (status === 408 || status === 504) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${envelopeMessage(body, 'the gateway timed out')}` };
-  if (status === 429 || status >= 500) {
+  // 429 and 503 are refusals: ManyChat did not take the request on, so it was not performed and
+  // is safe to retry (honouring Retry-After). Any other 5xx (500, 502, 504, …) and 408 may have
+  // come after ManyChat performed the call — an error on the way back, a proxy giving up while
+  // it worked — so the outcome is unknown, like a client timeout: a send is never resent
+  // automatically (at most once), an idempotent action is simply tried again.
+  if (status === 408 || (status >= 500 && status !== 503)) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${envelopeMessage(body, status === 408 || status === 504 ? 'the gateway timed out' : 'server error')}` };
+  if (status === 429 || status === 503) {
     const retryAfterSeconds = parseRetryAfter(retryAfter);
     return {
       ok: false,

@@ -5,11 +5,11 @@
  */
 export type ApiResult =
   | { ok: true; /** Said when the call was recorded without calling anything. */ note?: string }
-  /** The API surely did not perform the call (429, 503, …): safe to try again, even for a send. */
+  /** The API refused the call (429, 503): it surely did not perform it, so it is safe to try again, even a send. */
   | { ok: false; kind: 'retryable'; status: number; message: string; retryAfterSeconds?: number }
   /**
-   * No answer in time, the connection failed mid-request, an ambiguous 5xx, or a 2xx that did not
-   * confirm: the call may or may not have happened. Callers must treat the outcome as unknown.
+   * No answer in time, the connection failed mid-request, a 500/502/504/408, or a 2xx that did
+   * not confirm: the call may or may not have happened. Callers must treat the outcome as unknown.
    */
   | { ok: false; kind: 'timeout'; message?: string }
   /** The API refused the call in a way a retry cannot fix (bad id, outside the 24 h window). */

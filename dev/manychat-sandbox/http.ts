@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { mcError, routeManyChat } from './manychat.js';
 import { graphError, routeMessenger } from './messenger.js';
 import { FixtureError, type SandboxState, type SubscriberState } from './state.js';
-import { ReplyError, type Api, type ApiRequest, type CallFilter, type FaultSpec, type Reply, type SandboxSubscriber } from './types.js';
+import { ReplyError, type Api, type ApiRequest, type CallFilter, type FaultKind, type FaultSpec, type Reply, type SandboxSubscriber } from './types.js';
 
 /** The sandbox's HTTP surface: `/__sandbox/*` control routes, everything else goes through the recorded API pipeline. */
 
@@ -31,17 +31,33 @@ function recordedQuery(query: URLSearchParams): Record<string, string> | undefin
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-function faultReply(api: Api, fault: FaultSpec): Reply {
-  const headers = fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : undefined;
-  if (api === 'manychat') {
-    const reply = fault.kind === '429' ? mcError(429, 'Too many requests (injected fault)') : mcError(500, 'Internal server error (injected fault)');
-    return fault.kind === '429' ? { ...reply, headers } : reply;
-  }
+const FAULT_WORDS: Record<Exclude<FaultKind, 'hang' | 'slow'>, string> = {
+  '429': 'Too many requests',
+  '500': 'Internal server error',
+  '502': 'Bad gateway',
+  '503': 'Service unavailable',
+  '504': 'Gateway timeout',
+};
+
+function faultReply(api: Api, fault: FaultSpec & { kind: keyof typeof FAULT_WORDS }): Reply {
+  const status = Number(fault.kind);
+  const headers = fault.retryAfterSeconds !== undefined && (status === 429 || status === 503) ? { 'Retry-After': String(fault.retryAfterSeconds) } : undefined;
   const reply =
-    fault.kind === '429'
-      ? graphError(429, '(#4) Application request limit reached (injected fault)', 4, { is_transient: true })
-      : graphError(500, 'An unexpected error has occurred. Please retry your request later. (injected fault)', 2, { is_transient: true });
-  return fault.kind === '429' ? { ...reply, headers } : reply;
+    api === 'manychat'
+      ? mcError(status, `${FAULT_WORDS[fault.kind]} (injected fault)`)
+      : status === 429
+        ? graphError(429, '(#4) Application request limit reached (injected fault)', 4, { is_transient: true })
+        : graphError(status, `An unexpected error has occurred. Please retry your request later. (${FAULT_WORDS[fault.kind]}, injected fault)`, 2, { is_transient: true });
+  return headers ? { ...reply, headers } : reply;
+}
+
+/** Waits `ms`, or less if the client goes away or the sandbox closes. */
+function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    const any = AbortSignal.any(signals);
+    const timer = setTimeout(resolve, ms);
+    any.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 function notFound(req: ApiRequest): Routed404 {
@@ -88,10 +104,13 @@ async function apiCall(c: Context, deps: AppDeps): Promise<Response> {
     await hang(c.req.raw.signal, deps.closing);
     return new Response(null, { status: 503 }); // nobody is listening any more; never recorded as answered
   }
-  const reply = fault ? faultReply(api, fault) : routed ? run(routed) : missing!.reply;
+  // A slow ManyChat still performs the call: the answer just comes late (or to nobody).
+  if (fault?.kind === 'slow') await pause(fault.delayMs ?? 3000, c.req.raw.signal, deps.closing);
+  const failing = fault && fault.kind !== 'slow' ? fault : undefined;
+  const reply = failing ? faultReply(api, failing as FaultSpec & { kind: keyof typeof FAULT_WORDS }) : routed ? run(routed) : missing!.reply;
   rec.status = reply.status;
   rec.response = structuredClone(reply.body);
-  if (!fault) rec.outcome = reply.status < 400 ? 'ok' : 'error';
+  if (!failing) rec.outcome = reply.status < 400 ? 'ok' : 'error';
   return c.json(reply.body, reply.status as 200, reply.headers);
 }
 

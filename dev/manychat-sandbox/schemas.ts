@@ -57,8 +57,9 @@ export const FaultSchema = z.strictObject({
   path: z.string().startsWith('/').optional(),
   pageId: z.string().min(1).optional(),
   count: z.int().min(1).max(100_000),
-  kind: z.enum(['429', '500', 'hang']),
+  kind: z.enum(['429', '500', '502', '503', '504', 'hang', 'slow']),
   retryAfterSeconds: z.int().min(0).max(86_400).optional(),
+  delayMs: z.int().min(0).max(120_000).optional(),
 });
 
 /** "a.b.0: message" lines, for error bodies that name the bad field. */

@@ -50,7 +50,11 @@ export interface RecordedCall {
   response: unknown;
 }
 
-export type FaultKind = '429' | '500' | 'hang';
+/**
+ * An injected fault: an HTTP status ManyChat or the Graph API may answer with, `hang` (never
+ * answers), or `slow` (answers normally — the call is performed — after `delayMs`).
+ */
+export type FaultKind = '429' | '500' | '502' | '503' | '504' | 'hang' | 'slow';
 
 export interface FaultSpec {
   /** Exact path, or a "/"-prefixed suffix such as "/messages" or "/addTag". Absent: any endpoint. */
@@ -59,8 +63,10 @@ export interface FaultSpec {
   pageId?: string;
   count: number;
   kind: FaultKind;
-  /** Sent as Retry-After on 429 faults. */
+  /** Sent as Retry-After on 429 and 503 faults. */
   retryAfterSeconds?: number;
+  /** How long a `slow` fault waits before answering (default 3000 ms). */
+  delayMs?: number;
 }
 
 export interface CallFilter {

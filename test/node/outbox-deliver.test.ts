@@ -68,7 +68,7 @@ describe('deliverOutboxEntry', () => {
     expect(callsFor(sandbox, sub)).toHaveLength(5);
   });
 
-  it('sendFlow answering 429, then 500, then 200 is performed exactly once, and later actions wait for it', async () => {
+  it('sendFlow answering 429, then 503, then 200 is performed exactly once, and later actions wait for it', async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
     await writeEntry(
@@ -79,7 +79,7 @@ describe('deliverOutboxEntry', () => {
       ]),
     );
     sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '429', retryAfterSeconds: 7 });
-    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '500' });
+    sandbox.injectFault({ path: '/sendFlow', count: 1, kind: '503' });
 
     const first = await deliver(turnId);
     expect(first).toMatchObject({ outcome: 'retry', retryAfterSeconds: 7, entryState: 'pending' });
@@ -89,7 +89,7 @@ describe('deliverOutboxEntry', () => {
     const second = await deliver(turnId);
     expect(second.outcome).toBe('retry');
     expect(second.retryAfterSeconds).toBeUndefined();
-    expect(second.actions[0]?.detail).toMatch(/HTTP 500/);
+    expect(second.actions[0]?.detail).toMatch(/HTTP 503/);
 
     const third = await deliver(turnId);
     expect(third.outcome).toBe('done');
@@ -98,10 +98,35 @@ describe('deliverOutboxEntry', () => {
       ['done', 1],
     ]);
     const calls = callsFor(sandbox, sub);
-    expect(calls.map((c) => `${c.path.split('/').pop()}:${c.status}`)).toEqual(['sendFlow:429', 'sendFlow:500', 'sendFlow:200', 'addTagByName:200']);
+    expect(calls.map((c) => `${c.path.split('/').pop()}:${c.status}`)).toEqual(['sendFlow:429', 'sendFlow:503', 'sendFlow:200', 'addTagByName:200']);
     expect(performed(calls)).toEqual(['sendFlow', 'addTagByName']);
     expect((await storedEntry(turnId)).attempts).toBe(3);
   });
+
+  for (const status of ['500', '502', '504'] as const) {
+    it(`a send answering ${status} may have been performed: it becomes unknown, is never resent, and later actions still run`, async () => {
+      const sub = newSubscriber(sandbox);
+      const turnId = uniqueId('turn_');
+      await writeEntry(
+        session,
+        entryFor(tenantId, turnId, sub, [
+          action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_TOUR, flowName: 'studio_tour' } }),
+          action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } }),
+        ]),
+      );
+      sandbox.injectFault({ path: '/sendFlow', count: 1, kind: status });
+      const first = await deliver(turnId);
+      expect(first.outcome).toBe('done');
+      expect(first.entryState).toBe('failed');
+      expect(first.actions.map((a) => a.state)).toEqual(['unknown', 'done']);
+      expect(first.actions[0]?.detail).toMatch(new RegExp(`HTTP ${status}.*not resent`));
+      // Delivered again (QStash at least once, a sweep): the send is not tried a second time.
+      expect((await deliver(turnId)).outcome).toBe('done');
+      expect(callsFor(sandbox, sub).filter((c) => c.path.endsWith('/sendFlow'))).toHaveLength(1);
+      const letters = await listDeadLetters(session, tenantId);
+      expect(letters.find((l) => l.turnId === turnId)).toMatchObject({ state: 'unknown', kind: 'send_flow', idempotent: false });
+    });
+  }
 
   it('a tag answering 500 twice is retried until performed', async () => {
     const sub = newSubscriber(sandbox);

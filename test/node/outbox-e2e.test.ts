@@ -98,15 +98,15 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
     expect(await isPending(turnId)).toBe(false);
   });
 
-  it('sendFlow answering 429, then 500, then 200 through QStash retries is performed exactly once', async () => {
+  it('sendFlow answering 429, then 503, then 200 through QStash retries is performed exactly once', async () => {
     const contact = newContact();
     stack.manychat.injectFault({ path: '/sendFlow', pageId: DEMO_PAGE_ID, count: 1, kind: '429', retryAfterSeconds: 1 });
-    stack.manychat.injectFault({ path: '/sendFlow', pageId: DEMO_PAGE_ID, count: 1, kind: '500' });
+    stack.manychat.injectFault({ path: '/sendFlow', pageId: DEMO_PAGE_ID, count: 1, kind: '503' });
     await webhook(contact);
     await until('the successful sendFlow', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200), 20_000);
     await settle();
     const attempts = calls(contact).filter((c) => c.path.endsWith('/sendFlow'));
-    expect(attempts.map((c) => c.status)).toEqual([429, 500, 200]);
+    expect(attempts.map((c) => c.status)).toEqual([429, 503, 200]);
     expect(performed(attempts)).toEqual(['sendFlow']);
   });
 
