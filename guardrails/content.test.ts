@@ -64,6 +64,13 @@ describe('content guardrail', () => {
     expect((await judge({ config, reply: { text: 'Class 1 starts at 10-15.' } })).outcome).toBe('pass');
   });
 
+  it('runs a pattern that would freeze a backtracking engine on a 4,000-character reply, and still matches', async () => {
+    // `\d*\d*\d*x` backtracks for over a minute in V8 on 800 digits; on RE2 it returns.
+    const config = testConfig({}, { content: { piiPatterns: [{ name: 'code', pattern: String.raw`\d*\d*\d*x` }] } });
+    expect((await judge({ config, reply: { text: '1'.repeat(3990) } })).outcome).toBe('pass');
+    expect((await judge({ config, reply: { text: `${'1'.repeat(3000)}x` } })).outcome).toBe('veto');
+  });
+
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
     for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor']) {

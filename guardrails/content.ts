@@ -1,4 +1,6 @@
+import { RE2JS } from 're2js';
 import type { GuardrailSettings } from '../core/tenant/guardrail-settings.js';
+import { compileTenantPattern } from '../core/tenant/tenant-pattern.js';
 import { findCardNumbers } from './card-numbers.js';
 import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { normalizeText } from './text-normalize.js';
@@ -21,15 +23,17 @@ import { normalizeText } from './text-normalize.js';
 export const MAX_CHECKED_CHARS = 4000;
 
 interface Compiled {
-  deny: RegExp | null;
-  pii: { name: string; re: RegExp }[];
+  /** Group 1 is the denied phrase as it appears. */
+  deny: RE2JS | null;
+  pii: { name: string; re: RE2JS | null }[];
 }
 
 const cache = new Map<string, Compiled>();
 const CACHE_LIMIT = 200;
 
+/** RE2 quoting of a literal (RE2JS.quote): the phrase matches as written. */
 function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return RE2JS.quote(text);
 }
 
 /** Compiled once per distinct settings (an isolate serves many turns of few tenants). */
@@ -41,9 +45,17 @@ export function compileContentRules(settings: GuardrailSettings['content']): Com
     .map((p) => normalizeText(p).split(/[^\p{L}\p{N}]+/u).filter(Boolean))
     .filter((words) => words.length)
     .map((words) => words.map(escapeRegex).join('[^\\p{L}\\p{N}]+'));
+  // Tenant text, so the linear-time engine: a phrase between non-letters (RE2 has no lookaround).
+  // Built by us from quoted, bounded phrases; should it ever fail to compile, the throw makes the
+  // guardrail escalate (fail closed).
+  const deny = phrases.length ? RE2JS.compile(`(?:^|[^\\p{L}\\p{N}])(${phrases.join('|')})(?:[^\\p{L}\\p{N}]|$)`) : null;
   const compiled: Compiled = {
-    deny: phrases.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${phrases.join('|')})(?![\\p{L}\\p{N}])`, 'u') : null,
-    pii: settings.piiPatterns.map((p) => ({ name: p.name, re: new RegExp(p.pattern, p.caseInsensitive ? 'iu' : 'u') })),
+    deny,
+    pii: settings.piiPatterns.map((p) => {
+      const c = compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive });
+      // A stored pattern that no longer compiles (it was validated at save) is a match: fail closed.
+      return { name: p.name, re: c.ok ? c.pattern : null };
+    }),
   };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
@@ -85,10 +97,10 @@ export const contentGuardrail: Guardrail = {
         const cards = findCardNumbers(t.text);
         if (cards.length) problems.push(`${t.where} contains a payment card number (${cards.join(', ')})`);
       }
-      for (const p of rules.pii) if (p.re.test(t.text)) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
+      for (const p of rules.pii) if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
       if (t.denyPhrases && rules.deny) {
-        const m = rules.deny.exec(normalizeText(t.text));
-        if (m) problems.push(`${t.where} contains the denied phrase "${m[0]}"`);
+        const m = rules.deny.matcher(normalizeText(t.text));
+        if (m.find()) problems.push(`${t.where} contains the denied phrase "${m.group(1)}"`);
       }
     }
     return problems.length ? veto(problems.join('; ')) : pass();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { regexProblem } from './regex-safety.js';
+import { regexProblem } from './tenant-pattern.js';
 
 /**
  * A tenant's guardrail settings: one field of the tenant config (`guardrails`), every part with
@@ -24,7 +24,7 @@ const RegexSource = z
 export const PiiPatternSchema = z.object({
   /** Shown in the veto reason, never the matched text. */
   name: z.string().min(1).max(64),
-  /** A JavaScript regular expression source, checked for compile errors and backtracking risk at save. */
+  /** A regular expression in RE2 syntax (linear-time; no backreferences or lookaround), checked at save. */
   pattern: RegexSource,
   caseInsensitive: z.boolean().default(true),
 });
