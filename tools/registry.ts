@@ -8,6 +8,7 @@ import { lookupContactTool } from './builtins/lookup-contact.js';
 import { searchFaqTool } from './builtins/search-faq.js';
 import { actionKind } from '../core/actions/index.js';
 import { isReadToolKind } from '../core/tenant/tenant-config.js';
+import { runEachCallOnce } from './run-once.js';
 import { stagingTool } from './staging-tool.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
@@ -96,5 +97,5 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]):
   const order = canonicalToolOrder([...byName.keys()], toolOrder ? toolOrder.filter((n) => n === REST_ENTRY || byName.has(n) || !ctx.config.tools.some((t) => t.name === n)) : undefined);
   const tools: Record<string, Tool> = {};
   for (const name of order) tools[name] = byName.get(name)!;
-  return { tools, order, declarations, refused };
+  return { tools: runEachCallOnce(tools), order, declarations, refused };
 }

@@ -9,7 +9,7 @@ const action = (id: string, gate: StagedAction['gate']): StagedAction => ({ id, 
 const staged = [action('open', 'none'), action('asks', 'confirm'), action('waits', 'approval')];
 
 const loops: Record<'reply' | 'no-reply' | 'error', LoopOutcome> = {
-  reply: { kind: 'reply', reply: { text: 'MODEL', escalate: false, confidence: 0.9, reason: 'r', quickReplies: ['More'] }, steps: [] },
+  reply: { kind: 'reply', reply: { text: 'MODEL', escalate: false, confidence: 0.9, reason: 'r', quickReplies: ['More'] }, modelReply: null, steps: [] },
   'no-reply': { kind: 'no-reply', why: 'no reply call', steps: [] },
   error: { kind: 'error', why: 'model down', aborted: false, steps: [] },
 };
@@ -84,7 +84,7 @@ describe('decideTurn: the handoff settings', () => {
     expect(d.handoffUntil).toBe('2026-03-01T10:01:00.000Z');
   });
   it('an empty reply is silence, deferred or not', () => {
-    const empty: LoopOutcome = { kind: 'reply', reply: { text: '', escalate: false, confidence: 1, reason: 'r' }, steps: [] };
+    const empty: LoopOutcome = { kind: 'reply', reply: { text: '', escalate: false, confidence: 1, reason: 'r' }, modelReply: null, steps: [] };
     expect(decideTurn({ ...input(false, 'reply', 'pass', true), loop: empty }).replyRoute).toBe('none');
   });
   it('an outcome outside pass/veto/escalate fails closed to escalate', () => {

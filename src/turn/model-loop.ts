@@ -1,4 +1,5 @@
 import { generateText, type LanguageModel, type ModelMessage, type ToolResultPart } from 'ai';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { ReplySchema, type Reply } from '../../core/reply.js';
 import type { ModelStepRecord, ToolResultRecord } from '../../core/turn-record.js';
 import { isNearMissEnvelope, isToolEnvelope } from '../../core/tool-envelope.js';
@@ -8,7 +9,8 @@ import { REPLY_TOOL_NAME, type TurnToolset } from '../../tools/registry.js';
 export const MAX_MODEL_STEPS = 2;
 
 export type LoopOutcome =
-  | { kind: 'reply'; reply: Reply; steps: ModelStepRecord[] }
+  /** `reply` is what the turn answers; `modelReply` what the model itself said (null: it gave no reply). */
+  | { kind: 'reply'; reply: Reply; modelReply: Reply | null; steps: ModelStepRecord[] }
   | { kind: 'no-reply'; why: string; steps: ModelStepRecord[] }
   | { kind: 'error'; why: string; aborted: boolean; steps: ModelStepRecord[] };
 
@@ -91,11 +93,14 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       }
     }
     steps.push(record);
-    const direct = directAnswer(record, input.toolset);
-    if (direct) return { kind: 'reply', reply: direct, steps };
-    if (reply && !needsAnotherStep) return { kind: 'reply', reply, steps };
+    const direct = step === 0 ? directAnswer(record, input.toolset, reply) : null;
+    if (direct) {
+      input.notes.push(direct.reply.reason);
+      return { kind: 'reply', reply: direct.reply, modelReply: reply, steps };
+    }
+    if (reply && !needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
-      if (reply) return { kind: 'reply', reply, steps };
+      if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
       return { kind: 'no-reply', why: replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
     }
     messages.push(...result.responseMessages);
@@ -116,17 +121,26 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
 
 /**
  * A tool declared `answers_directly` that came back `ok` is the reply (its output is written for
- * the contact), provided every other call of the step was staged: nothing else needs the model.
+ * the contact) — only when its call is the turn's first tool call and nothing else was staged or
+ * read beside it (identical repeats of the call are the same call). The model's own typed
+ * `escalate` and `confidence`, when it gave a reply, stand: the answer's text is the tenant's,
+ * the judgement is the model's.
  */
-function directAnswer(step: ModelStepRecord, toolset: TurnToolset): Reply | null {
-  const results = step.toolResults.filter((r) => r.toolName !== REPLY_TOOL_NAME);
-  const answers = results.filter((r) => toolset.declarations[r.toolName]?.answers_directly && r.status === 'ok' && isToolEnvelope(r.output));
-  if (!answers.length || results.some((r) => !answers.includes(r) && r.status !== 'staged')) return null;
+function directAnswer(step: ModelStepRecord, toolset: TurnToolset, modelReply: Reply | null): { reply: Reply } | null {
+  const calls = step.toolCalls.filter((c) => c.toolName !== REPLY_TOOL_NAME);
+  const first = calls[0];
+  if (!first || !toolset.declarations[first.toolName]?.answers_directly) return null;
+  const key = canonicalJson(first.input);
+  if (calls.some((c) => c.toolName !== first.toolName || canonicalJson(c.input) !== key)) return null;
+  const result = step.toolResults.find((r) => r.toolCallId === first.toolCallId);
+  if (!result || result.status !== 'ok' || !isToolEnvelope(result.output)) return null;
   return {
-    text: answers.map((r) => (r.output as { content: string }).content).join('\n\n'),
-    escalate: false,
-    confidence: 1,
-    reason: `answered directly by ${answers.map((r) => r.toolName).join(', ')}`,
+    reply: {
+      text: result.output.content,
+      escalate: modelReply?.escalate ?? false,
+      confidence: modelReply?.confidence ?? 1,
+      reason: `answered directly by ${first.toolName}`,
+    },
   };
 }
 

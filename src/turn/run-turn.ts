@@ -31,7 +31,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     inbound,
     modelId: deps.modelId,
     steps: loop.steps,
-    modelReply: loop.kind === 'reply' ? loop.reply : null,
+    modelReply: loop.kind === 'reply' ? loop.modelReply : null,
     staged: staging.actions,
     verdicts: judged?.verdicts ?? [],
     decision: decision.decision,
