@@ -76,6 +76,8 @@ describe('expectations', () => {
     committed: [{ kind: 'send_flow', tool: 'send_media', args: { flowName: 'brochure', flowNs: 'ns1' } }],
     performed: [{ call: 'sendFlow', path: '/fb/sending/sendFlow', status: 200, outcome: 'ok', flow: 'brochure' }],
     apiCalls: [{ call: 'sendFlow', path: '/fb/sending/sendFlow', status: 200, outcome: 'ok', flow: 'brochure' }],
+    pending: [],
+    rows: {},
     modelCalls: 1,
     lastPrompt: '[{"role":"user"}]',
     ...over,
