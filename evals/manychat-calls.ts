@@ -37,7 +37,8 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
       return { call: 'sendFlow', ...base, flow: world.config.flows.find((f) => f.ns === ns)?.name ?? ns };
     }
     case 'sendContent':
-      return { call: 'sendContent', ...base, text: JSON.stringify(body.data ?? '') };
+      // The message texts (what the contact reads); the raw data when it carries none.
+      return { call: 'sendContent', ...base, text: sentTexts(c).join('\n') || JSON.stringify(body.data ?? '') };
     case 'addTag':
     case 'addTagByName':
       return { call: 'addTag', ...base, tag: tagName() };

@@ -71,8 +71,12 @@ export interface Observed {
 export const j = (v: unknown) => JSON.stringify(v);
 export const list = (items: string[]) => `[${items.join(', ')}]`;
 
+const MAX_ARGS_SHOWN = 200;
+
 export function formatAction(a: { kind: string; tool?: string; args?: Record<string, unknown> }): string {
-  const args = a.args && Object.keys(a.args).length ? j(a.args) : '';
+  const full = a.args && Object.keys(a.args).length ? j(a.args) : '';
+  // A deferred reply's args carry its signed buttons: long, and not what a reader compares.
+  const args = full.length > MAX_ARGS_SHOWN ? `${full.slice(0, MAX_ARGS_SHOWN)}…` : full;
   return `${a.kind}${a.tool ? `(${a.tool})` : ''}${args}`;
 }
 
