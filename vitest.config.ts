@@ -27,7 +27,7 @@ export default defineConfig({
         ],
         test: {
           name: 'workers',
-          include: ['src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts'],
+          include: ['core/**/*.test.ts', 'src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts'],
           testTimeout: 30_000,
         },
       },

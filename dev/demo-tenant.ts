@@ -1,4 +1,4 @@
-import type { TenantConfigInput } from '../src/tenants/tenant-config.js';
+import type { TenantConfigInput } from '../core/tenant/tenant-config.js';
 import type { SandboxPage, SandboxSubscriber } from './manychat-sandbox.js';
 
 /** The demo tenant `npm start` seeds, documented in the README. Dev-only credentials. */

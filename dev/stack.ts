@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RedisSession } from '../src/storage/redis-session.js';
-import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
+import { RedisSession } from '../core/storage/redis-session.js';
+import { saveTenant } from '../src/tenants/tenant-store.js';
+import { sha256Hex } from '../core/security/digest.js';
 import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
@@ -18,6 +19,8 @@ export const DEV_SESSION_SECRET = 'dev-session-secret-change-me-in-production';
 export interface StackFacts {
   workerUrl: string | null;
   redisUrl: string;
+  /** `redis_version` of that Redis: commands newer than it fail through the REST bridge. */
+  redisVersion: string;
   upstash: { url: string; token: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   manychat: { url: string; callsUrl: string; faultsUrl: string };
@@ -165,6 +168,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const facts: StackFacts = {
     workerUrl,
     redisUrl: redis.url,
+    redisVersion: upstash.redisVersion,
     upstash: { url: upstash.url, token: DEV_UPSTASH_TOKEN },
     qstash: { url: qstash.url, ...QSTASH_DEV_CREDENTIALS },
     manychat: { url: manychat.url, callsUrl: `${manychat.url}/__sandbox/calls`, faultsUrl: `${manychat.url}/__sandbox/faults` },

@@ -4,6 +4,7 @@
  */
 import { startLocalStack, writeStackFacts } from './stack.js';
 import { pingRedis } from './redis-server.js';
+import { commandsNewerThan } from './upstash-redis-rest/redis-version.js';
 
 const preferredPort = Number(process.env.PORT ?? 8787);
 
@@ -20,7 +21,7 @@ async function main() {
 staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
 
   Worker             ${facts.workerUrl}            (health: ${facts.workerUrl}/v1/health)
-  Redis              ${facts.redisUrl}${stack.redis.owned ? '   (started for this run, no persistence)' : '   (reused)'}
+  Redis              ${facts.redisUrl}   version ${facts.redisVersion}${stack.redis.owned ? ', started for this run, no persistence' : ', reused'}${olderThanUpstashNote(facts.redisVersion)}
   Upstash REST       ${facts.upstash.url}     token ${facts.upstash.token}
   QStash broker      ${facts.qstash.url}     messages: ${facts.qstash.url}/__dev/messages
   ManyChat sandbox   ${facts.manychat.url}     calls: ${facts.manychat.callsUrl}
@@ -55,6 +56,12 @@ Ctrl-C stops everything.
       void stop();
     }
   });
+}
+
+/** Upstash runs a recent Redis; say up front which client commands an older local one lacks. */
+function olderThanUpstashNote(version: string): string {
+  const missing = commandsNewerThan(version);
+  return missing ? `\n                     lacks, unlike Upstash (the REST bridge answers them with an error saying so): ${missing}` : '';
 }
 
 async function isPortFree(port: number): Promise<boolean> {

@@ -1,5 +1,5 @@
-import { signTerms, type PinnedTerms } from '../src/approvals/pinned-terms.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import { signTerms, type PinnedTerms } from '../core/pinned-terms.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import type { DeliveryView } from './observed.js';
 import { readRow } from './product-state.js';

@@ -17,13 +17,13 @@ import { canaryLine, newCanary } from '../guardrails/canary.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import type { GuardrailInput } from '../guardrails/guardrail.js';
 import { runGuardrails } from '../guardrails/pipeline.js';
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { ModelStepRecord } from '../src/domain/turn-record.js';
-import { parseTenantConfig, type TenantConfig } from '../src/tenants/tenant-config.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { ModelStepRecord } from '../core/turn-record.js';
+import { parseTenantConfig, type TenantConfig } from '../core/tenant/tenant-config.js';
 import { buildInstructions } from '../src/turn/prompt.js';
 import { markAsData } from '../tools/data-marking.js';
 import { buildTurnTools } from '../tools/registry.js';
-import { envelope } from '../tools/result-envelope.js';
+import { envelope } from '../core/tool-envelope.js';
 import { TurnStaging } from '../tools/staging.js';
 import { mean, percentile, table } from './stats.js';
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:outbox` — commit + delivery through the local stack: entries committed with the
- * product's own `commitTurn` (one MULTI) and `publishCommitted` (QStash broker), delivered by the
+ * product's own `writeTurnCommit` (one MULTI) and `publishCommitted` (QStash broker), delivered by the
  * Worker under wrangler dev to the ManyChat sandbox. Reports throughput (entries performed per
  * second) and commit-to-performed latency p50/p95, measured on this machine in this run.
  * Loopback only; bounded by ENTRIES and CONCURRENCY.
@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { DEMO_PAGE_ID } from '../dev/demo-tenant.js';
 import { freePort } from '../dev/redis-server.js';
 import { DEV_UPSTASH_TOKEN, ROOT, seedDemoTenant, startLocalStack } from '../dev/stack.js';
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import { RedisSession } from '../src/storage/redis-session.js';
-import { commitTurn, publishCommitted } from '../outbox/commit.js';
-import type { OutboxEntry } from '../outbox/outbox-entry.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import { RedisSession } from '../core/storage/redis-session.js';
+import { writeTurnCommit, publishCommitted } from '../outbox/commit.js';
+import type { OutboxEntry } from '../core/outbox-entry.js';
 import { qstashPublisher } from '../outbox/publisher.js';
 import { percentile } from './stats.js';
 
@@ -52,7 +52,7 @@ async function main() {
         const record = { turnId, tenantId, contactId, startedAt: now.toISOString() } as TurnRecord;
         const t0 = performance.now();
         committedAt.set(contactId, Date.now());
-        await commitTurn(session, { record, entry, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
+        await writeTurnCommit(session, { record, entry, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
         await publishCommitted(publisher, entry);
         commitMs.push(performance.now() - t0);
       }

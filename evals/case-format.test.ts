@@ -7,7 +7,7 @@ import { checkExpectation, type Observed } from './expectations.js';
 import { naiveVariant } from './runner.js';
 import { readToolNames, scriptKind } from './turn-kind.js';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 
 const casesDir = join(ROOT, 'evals', 'cases');
 

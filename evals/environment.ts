@@ -4,9 +4,10 @@ import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
 import { ensureRedis, freePort, type RedisHandle } from '../dev/redis-server.js';
 import { ROOT, startLocalStack, type LocalStack } from '../dev/stack.js';
-import { RedisSession } from '../src/storage/redis-session.js';
-import type { TenantConfig, TenantConfigInput } from '../src/tenants/tenant-config.js';
-import { saveTenant, sha256Hex } from '../src/tenants/tenant-store.js';
+import { RedisSession } from '../core/storage/redis-session.js';
+import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
+import { saveTenant } from '../src/tenants/tenant-store.js';
+import { sha256Hex } from '../core/security/digest.js';
 import { deepMerge, type EvalCase } from './case-format.js';
 
 /**

@@ -1,5 +1,5 @@
 import { demoTenantConfig } from '../dev/demo-tenant.js';
-import type { TenantConfig, TenantConfigInput } from '../src/tenants/tenant-config.js';
+import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { deepMerge, loadCases, replyInput, type CaseStep } from './case-format.js';
 import { drawStep, mulberry32, responseBudgetMs, outputTokensOf, presetFor, promptTokensOf, seedOf, type LatencyPreset } from './latency-model.js';
 import { fmtMs, fmtPct, fmtRatio, percentile, table } from './stats.js';

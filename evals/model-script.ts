@@ -1,5 +1,5 @@
 import type { ScriptStep } from '../dev/model-sandbox.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { replyInput, type CaseStep, type CaseTurn, type Expectation, type ExpectationCore } from './case-format.js';
 import { drawStep, mulberry32, outputTokensOf, promptTokensOf, responseBudgetMs, seedOf } from './latency-model.js';
 import type { DeadlinePath, RunCaseOptions } from './turn-observation.js';

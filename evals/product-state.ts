@@ -1,6 +1,6 @@
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import { tenantKeys } from '../src/storage/keys.js';
-import { parseJson } from '../src/storage/redis-session.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import { tenantKeys } from '../core/storage/keys.js';
+import { parseJson } from '../core/storage/redis-session.js';
 import type { EvalEnvironment } from './environment.js';
 import type { ActionView, PendingView } from './observed.js';
 

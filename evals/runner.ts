@@ -1,5 +1,5 @@
 import { demoTenantConfig } from '../dev/demo-tenant.js';
-import type { TenantConfig, TenantConfigInput } from '../src/tenants/tenant-config.js';
+import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { deepMerge, loadCases, parseCase, type CaseTurn, type EvalCase } from './case-format.js';
 import { startEvalEnvironment, type EvalEnvironment } from './environment.js';
 import { presetFor } from './latency-model.js';

@@ -1,5 +1,5 @@
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import type { CaseTurn } from './case-format.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { TurnRecord } from '../src/domain/turn-record.js';
+import type { TurnRecord } from '../core/turn-record.js';
 import { turnForm, turnLabel, type CaseTurn, type TurnForm } from './case-format.js';
 import type { LatencyPreset } from './latency-model.js';
 import type { Observed } from './observed.js';

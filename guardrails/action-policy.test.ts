@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
-import type { StagedAction } from '../src/domain/staged-action.js';
-import { actionPolicyGuardrail, mediaProblem } from './action-policy.js';
+import type { StagedAction } from '../core/staged-action.js';
+import { actionPolicyGuardrail } from './action-policy.js';
+import { mediaProblem } from '../core/actions/send-content.js';
 
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(actionPolicyGuardrail, turnInput(spec));
 
@@ -65,13 +66,13 @@ describe('action-policy: caps and contradictions', () => {
   it('a tag added and removed in one turn', async () => {
     const v = await judge({ staged: [act.tag('newsletter'), act.untag('newsletter')] });
     expect(v.outcome).toBe('veto');
-    expect(v.reason).toContain('both added and removed');
+    expect(v.reason).toContain('tag:newsletter is acted on twice');
   });
 
   it('a field set to two values in one turn', async () => {
     const v = await judge({ staged: [act.field('preferred_class', 'yoga'), act.field('preferred_class', 'pilates')] });
     expect(v.outcome).toBe('veto');
-    expect(v.reason).toContain('two values');
+    expect(v.reason).toContain('field:preferred_class is acted on twice');
   });
 });
 

@@ -1,7 +1,8 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
-import { gateOf } from '../tools/manifest.js';
-import { coerceFieldValue } from '../tools/builtins/set-field.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import { actionKind } from '../core/actions/index.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { gateOf } from '../core/tenant/manifest.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
 import { checkMessagingWindow } from './messaging-window.js';
 
@@ -27,8 +28,6 @@ import { checkMessagingWindow } from './messaging-window.js';
  * - No contradictions: a tag added and removed, or a field set to two values, in one turn.
  * - The 24-hour window for sends (messaging-window.ts).
  */
-const TOOL_KIND_FOR_ACTION: Record<string, string> = { send_flow: 'send_flow', add_tag: 'add_tag', remove_tag: 'remove_tag', set_field: 'set_field' };
-
 export const actionPolicyGuardrail: Guardrail = {
   name: 'action-policy',
   check({ staged, config, inbound }) {
@@ -54,80 +53,46 @@ function provenanceProblem(action: StagedAction, config: TenantConfig): string |
   if (!instance) return `${action.summary}: tool "${action.tool}" is not configured`;
   const declaration = config.manifest[action.tool];
   if (!declaration || declaration.effect === 'read') return `${action.summary}: tool "${action.tool}" is not declared as a write tool`;
-  const expectedKind = TOOL_KIND_FOR_ACTION[action.kind];
-  if (!expectedKind) return `${action.summary}: no configured tool stages ${action.kind} actions`;
-  if (instance.kind !== expectedKind) return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${expectedKind}`;
+  if (!actionKind(action.kind).stageable) return `${action.summary}: no configured tool stages ${action.kind} actions`;
+  if (instance.kind !== action.kind) return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
   const gate = gateOf(declaration);
   if (action.gate !== gate) return `${action.summary}: staged with gate "${action.gate}" but tool "${action.tool}" requires "${gate}"`;
   return null;
 }
 
+/**
+ * The kind's own check against the configuration (core/actions/), then what only policy knows:
+ * the handoff tag and protected tags are the system's (the model asks for a human through the
+ * typed `escalate` field).
+ */
 function argumentProblem(action: StagedAction, config: TenantConfig): string | null {
-  const settings = config.guardrails.actions;
-  switch (action.kind) {
-    case 'send_flow': {
-      const flow = config.flows.find((f) => f.name === action.args.flowName);
-      if (!flow) return `flow "${String(action.args.flowName)}" is not configured`;
-      if (flow.ns !== action.args.flowNs) return `flow "${flow.name}" was staged with namespace "${String(action.args.flowNs)}", not the configured one`;
-      return null;
-    }
-    case 'add_tag':
-    case 'remove_tag': {
-      const tag = String(action.args.tag);
-      if (!config.tags.some((t) => t.name === tag)) return `tag "${tag}" is not configured`;
-      if (tag === config.handoff.tag) return `tag "${tag}" is the handoff tag: only the system hands off (the model sets escalate)`;
-      if (settings.protectedTags.includes(tag)) return `tag "${tag}" is protected: the model may not add or remove it`;
-      return null;
-    }
-    case 'set_field': {
-      const field = config.fields.find((f) => f.name === action.args.field);
-      if (!field) return `field "${String(action.args.field)}" is not configured`;
-      const checked = coerceFieldValue(field, action.args.value);
-      if (!checked.ok) return checked.why;
-      if (checked.value !== action.args.value) return `field "${field.name}" was staged with ${JSON.stringify(action.args.value)}, which is not its typed value`;
-      return null;
-    }
-    case 'send_content':
-      return mediaProblem(action, settings.mediaHosts);
-    default:
-      return null;
-  }
-}
-
-/** Every media URL a send_content carries must be https on an allowed host. */
-export function mediaProblem(action: StagedAction, mediaHosts: readonly string[]): string | null {
-  for (const url of mediaUrls(action.args)) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return `media "${url.slice(0, 80)}" is not a URL`;
-    }
-    if (parsed.protocol !== 'https:') return `media "${parsed.href.slice(0, 80)}" is not https`;
-    const host = parsed.hostname.toLowerCase();
-    const allowed = mediaHosts.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h));
-    if (!allowed) return `media host "${host}" is not in the tenant's media allow-list`;
-  }
+  const kind = actionKind(action.kind);
+  const problem = kind.check(action.args, config);
+  if (problem) return problem;
+  const resource = kind.resource(action.args);
+  if (config.handoff.tag && resource === `tag:${config.handoff.tag}`) return `tag "${config.handoff.tag}" is the handoff tag: only the system hands off (the model sets escalate)`;
+  const protectedTag = config.guardrails.actions.protectedTags.find((t) => resource === `tag:${t}`);
+  if (protectedTag) return `tag "${protectedTag}" is protected: the model may not add or remove it`;
   return null;
 }
 
-/** URLs under the keys ManyChat content uses for media (`url`, `image_url`, `media`…), at any depth. */
-function mediaUrls(value: unknown, key = ''): string[] {
-  if (typeof value === 'string') return /^(?:url|image_url|video_url|audio_url|file_url|media|media_url|src)$/i.test(key) ? [value] : [];
-  if (Array.isArray(value)) return value.flatMap((v) => mediaUrls(v, key));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => mediaUrls(v, k));
-  return [];
-}
-
+/**
+ * Two staged actions on the same resource that are not the same action contradict each other
+ * (a tag added and removed, a field set to two values): the turn does not know what it wants.
+ */
 function contradictions(staged: readonly StagedAction[]): string[] {
   const problems: string[] = [];
-  const added = new Set(staged.filter((a) => a.kind === 'add_tag').map((a) => String(a.args.tag)));
-  for (const a of staged) if (a.kind === 'remove_tag' && added.has(String(a.args.tag))) problems.push(`tag "${String(a.args.tag)}" is both added and removed`);
-  const fieldValues = new Map<string, unknown>();
-  for (const a of staged.filter((x) => x.kind === 'set_field')) {
-    const field = String(a.args.field);
-    if (fieldValues.has(field) && fieldValues.get(field) !== a.args.value) problems.push(`field "${field}" is set to two values`);
-    fieldValues.set(field, a.args.value);
+  const byResource = new Map<string, StagedAction>();
+  for (const action of staged) {
+    const resource = actionKind(action.kind).resource(action.args);
+    if (!resource) continue;
+    const earlier = byResource.get(resource);
+    if (!earlier) {
+      byResource.set(resource, action);
+      continue;
+    }
+    if (earlier.kind === action.kind && canonicalJson(earlier.args) === canonicalJson(action.args)) continue;
+    problems.push(`${resource} is acted on twice in one turn, differently: ${earlier.summary}; ${action.summary}`);
   }
   return problems;
 }

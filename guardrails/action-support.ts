@@ -1,5 +1,5 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GuardrailSettings } from './settings.js';
+import type { GuardrailSettings } from '../core/tenant/guardrail-settings.js';
 import { findCardNumbers } from './card-numbers.js';
 import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { normalizeText } from './text-normalize.js';

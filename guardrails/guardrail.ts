@@ -1,10 +1,10 @@
-import type { InboundMessage } from '../src/domain/inbound-message.js';
-import type { Reply } from '../src/domain/reply.js';
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { ModelStepRecord } from '../src/domain/turn-record.js';
-import type { VerdictOutcome } from '../src/domain/verdict.js';
-import type { TenantConfig } from '../src/tenants/tenant-config.js';
-import type { HistoryEntry } from '../src/turn/prompt.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { Reply } from '../core/reply.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { ModelStepRecord } from '../core/turn-record.js';
+import type { VerdictOutcome } from '../core/verdict.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import type { HistoryEntry } from '../core/history-entry.js';
 
 /** Everything a guardrail may look at: the finished turn, nothing it could act with. */
 export interface GuardrailInput {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { act } from '../test/support/guardrail-input.js';
 import { checkMessagingWindow } from './messaging-window.js';
-import { MessagingWindowSettingsSchema } from './settings.js';
+import { MessagingWindowSettingsSchema } from '../core/tenant/guardrail-settings.js';
 
 const settings = MessagingWindowSettingsSchema.parse({ allowedMessageTags: ['HUMAN_AGENT'] });
 const now = '2026-11-29T12:00:00.000Z';

@@ -1,5 +1,6 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { GuardrailSettings, MessageTag } from './settings.js';
+import { actionKind } from '../core/actions/index.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { GuardrailSettings, MessageTag } from '../core/tenant/guardrail-settings.js';
 
 /**
  * Meta's 24-hour standard messaging window: a page may message a contact freely only within 24 h
@@ -18,12 +19,11 @@ import type { GuardrailSettings, MessageTag } from './settings.js';
  */
 export const WINDOW_MS = 24 * 3600_000;
 export const HUMAN_AGENT_WINDOW_MS = 7 * 24 * 3600_000;
-const SEND_KINDS: ReadonlySet<string> = new Set(['send_flow', 'send_content']);
 
 export type WindowCheck = { ok: true; why: string } | { ok: false; why: string };
 
 export function checkMessagingWindow(action: StagedAction, lastInteraction: string | undefined, receivedAt: string, settings: GuardrailSettings['messagingWindow']): WindowCheck {
-  if (!SEND_KINDS.has(action.kind)) return { ok: true, why: 'not a send' };
+  if (!actionKind(action.kind).messagesContact) return { ok: true, why: 'not a send' };
   const received = Date.parse(receivedAt);
   if (Number.isNaN(received)) return { ok: false, why: 'the turn has no readable receive time' };
   let last = received;

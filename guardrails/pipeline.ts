@@ -1,4 +1,4 @@
-import type { Verdict } from '../src/domain/verdict.js';
+import type { Verdict } from '../core/verdict.js';
 import type { Guardrail, GuardrailInput, GuardrailResult } from './guardrail.js';
 
 export interface PipelineResult {

@@ -1,4 +1,4 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
+import type { StagedAction } from '../core/staged-action.js';
 import { isAffirmative, RequestSupport } from './action-support.js';
 import { escalate, pass, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { AGENT_DIRECTIVES, INJECTION_MARKERS, matchPatterns, mentionsToolNames } from './instruction-patterns.js';

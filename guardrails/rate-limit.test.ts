@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { session, uniqueId } from '../test/support/workers-env.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { checkRateLimit } from './rate-limit.js';
-import { RateLimitSettingsSchema, type RateLimitSettings } from './settings.js';
+import { RateLimitSettingsSchema, type RateLimitSettings } from '../core/tenant/guardrail-settings.js';
 
 const limits = (over: Partial<RateLimitSettings> = {}): RateLimitSettings => RateLimitSettingsSchema.parse(over);
 

@@ -1,8 +1,8 @@
 import { Ratelimit } from '@upstash/ratelimit';
 import type { Redis } from '@upstash/redis/cloudflare';
-import type { RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
-import type { RateLimitSettings } from './settings.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
+import type { RateLimitSettings } from '../core/tenant/guardrail-settings.js';
 
 /**
  * Rate limits, checked by the ManyChat route before a turn (so a limited message costs no claim

@@ -1,4 +1,4 @@
-import { ReplySchema } from '../src/domain/reply.js';
+import { ReplySchema } from '../core/reply.js';
 import { escalate, pass, veto, type Guardrail } from './guardrail.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import type { ModelStepRecord } from '../src/domain/turn-record.js';
-import { isToolEnvelope } from '../tools/result-envelope.js';
+import type { StagedAction } from '../core/staged-action.js';
+import type { ModelStepRecord } from '../core/turn-record.js';
+import { isToolEnvelope } from '../core/tool-envelope.js';
 
 const REPLY_TOOL = 'reply';
 

@@ -1,11 +1,11 @@
-import type { TurnRecord } from '../src/domain/turn-record.js';
-import type { RedisSession } from '../src/storage/redis-session.js';
-import { TTL, tenantKeys } from '../src/storage/keys.js';
-import type { HistoryEntry } from '../src/turn/prompt.js';
-import type { OutboxEntry } from './outbox-entry.js';
-import { queuePinnedRow } from '../src/approvals/pinned-store.js';
-import { ConditionalWrites } from '../src/storage/conditional-writes.js';
-import type { PinnedTerms } from '../src/approvals/pinned-terms.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import { TTL, tenantKeys } from '../core/storage/keys.js';
+import type { HistoryEntry } from '../core/history-entry.js';
+import type { OutboxEntry } from '../core/outbox-entry.js';
+import { queuePinnedRow } from '../core/storage/pinned-rows.js';
+import { ConditionalWrites } from '../core/storage/conditional-writes.js';
+import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 
 const TURN_LOG_LIMIT = 1000;
@@ -29,7 +29,7 @@ export interface CommitInput {
  * nothing is written and this returns false. Duplicates wait for the record key, so they see
  * the turn only once it is complete.
  */
-export async function commitTurn(session: RedisSession, input: CommitInput): Promise<boolean> {
+export async function writeTurnCommit(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
   const keys = tenantKeys(record.tenantId);
   const w = new ConditionalWrites(keys.turn(record.turnId));

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { ActionKindSchema, isIdempotentKind, type StagedAction } from '../src/domain/staged-action.js';
-import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import { actionKind } from '../core/actions/index.js';
+import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
+import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { parseLedgerRow, resetForRedrive } from './ledger.js';
-import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from './outbox-entry.js';
+import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
 
 /**
@@ -30,7 +31,7 @@ export type DeadLetter = z.infer<typeof DeadLetterSchema>;
 
 /** Whether the action may be repeated safely: the flag, and never for a send kind whatever the flag says. */
 export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind'>): boolean {
-  return action.idempotent && isIdempotentKind(action.kind);
+  return action.idempotent && actionKind(action.kind).idempotent;
 }
 
 export function deadLetterFor(entry: OutboxEntry, action: StagedAction, state: 'dead' | 'unknown', detail: string, at: Date): string {

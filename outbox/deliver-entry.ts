@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import type { StagedAction } from '../src/domain/staged-action.js';
-import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import type { StagedAction } from '../core/staged-action.js';
+import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { actsIdempotently, deadLetterFor } from './dead-letters.js';
 import {
   claimAction,
@@ -16,8 +15,9 @@ import {
   type LedgerRef,
   type Transition,
 } from './ledger.js';
-import type { ManyChatClient, ManyChatFailure, ManyChatResult } from './manychat-client.js';
-import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from './outbox-entry.js';
+import { actionKind } from '../core/actions/index.js';
+import type { ApiFailure, ChannelApis } from '../core/actions/channel-api.js';
+import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 
 /**
  * Performs one committed outbox entry's actions, in order, against ManyChat — exactly once where
@@ -41,9 +41,8 @@ import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry }
  *   Timeout / lost connection / unconfirmed 2xx: a send becomes `unknown` (at most once wins over
  *   at least once: ManyChat has no idempotency key, so a resend could deliver twice); an
  *   idempotent action is released and retried.
- * - `live_chat`: ManyChat's public API (and so the sandbox) has no endpoint to assign a
- *   conversation to live chat; the action is recorded `done` with a note saying nothing was called.
- *   The handoff's visible effect is its tag (an ordinary add_tag action).
+ * How each kind is performed on each channel, and whether it is idempotent, is the kind's own
+ * business (core/actions/); this file only keeps the ledger.
  */
 
 export type DeliveryOutcome = 'done' | 'retry' | 'busy' | 'not_found';
@@ -71,7 +70,8 @@ export interface DeliverInput {
   session: RedisSession;
   tenantId: string;
   turnId: string;
-  manychat: ManyChatClient;
+  /** One client per channel the entry may be performed on. */
+  apis: ChannelApis;
   now?: () => Date;
   /** Default 30 s; keep it well above the ManyChat client timeout. */
   leaseMs?: number;
@@ -91,58 +91,10 @@ function busyRetryAfter(remainingLeaseMs: unknown): number {
   return Number.isFinite(ms) && ms > 0 ? Math.max(BUSY_RETRY_AFTER_SECONDS, Math.ceil(ms / 1000)) : BUSY_RETRY_AFTER_SECONDS;
 }
 
-const LIVE_CHAT_NOTE = 'recorded only: the ManyChat public API has no live-chat assignment endpoint, so nothing was called';
-
 /** Releases the lease only if it is still ours (compare-and-delete). */
 const RELEASE_LEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
-const ArgsByKind = {
-  send_flow: z.object({ flowNs: z.string().min(1) }),
-  send_content: z.object({
-    text: z.string().min(1),
-    messageTag: z.string().min(1).optional(),
-    /** Signed buttons (ManyChat v2 quick replies) written by the turn; passed through as they are. */
-    quickReplies: z.array(z.object({ type: z.literal('dynamic_block_callback'), caption: z.string().min(1).max(20), url: z.url(), method: z.literal('post'), payload: z.record(z.string(), z.unknown()) })).max(11).optional(),
-  }),
-  add_tag: z.object({ tag: z.string().min(1) }),
-  remove_tag: z.object({ tag: z.string().min(1) }),
-  set_field: z.object({ field: z.string().min(1), value: z.unknown() }),
-  live_chat: z.object({}),
-} as const;
-
-type PerformResult = ManyChatResult & { note?: string };
-
-/** One ManyChat call for one action. Arguments are checked first: a malformed action is never sent. */
-async function perform(manychat: ManyChatClient, entry: OutboxEntry, action: StagedAction): Promise<PerformResult> {
-  const refuse = (message: string): ManyChatFailure => ({ ok: false, kind: 'permanent', status: 0, message });
-  if (entry.channel !== 'manychat') return refuse(`channel "${entry.channel}": outbox delivery is implemented for ManyChat only`);
-  const contact = entry.contactId;
-  switch (action.kind) {
-    case 'send_flow': {
-      const a = ArgsByKind.send_flow.safeParse(action.args);
-      return a.success ? manychat.sendFlow(contact, a.data.flowNs) : refuse(`invalid send_flow arguments: ${z.prettifyError(a.error)}`);
-    }
-    case 'send_content': {
-      const a = ArgsByKind.send_content.safeParse(action.args);
-      return a.success ? manychat.sendContent(contact, { text: a.data.text, ...(a.data.quickReplies ? { quickReplies: a.data.quickReplies } : {}) }, a.data.messageTag) : refuse(`invalid send_content arguments: ${z.prettifyError(a.error)}`);
-    }
-    case 'add_tag':
-    case 'remove_tag': {
-      const a = ArgsByKind[action.kind].safeParse(action.args);
-      if (!a.success) return refuse(`invalid ${action.kind} arguments: ${z.prettifyError(a.error)}`);
-      return action.kind === 'add_tag' ? manychat.addTagByName(contact, a.data.tag) : manychat.removeTagByName(contact, a.data.tag);
-    }
-    case 'set_field': {
-      const a = ArgsByKind.set_field.safeParse(action.args);
-      if (!a.success || !('value' in action.args)) return refuse(`invalid set_field arguments: ${a.success ? 'value is required' : z.prettifyError(a.error)}`);
-      return manychat.setCustomFieldByName(contact, a.data.field, a.data.value);
-    }
-    case 'live_chat':
-      return { ok: true, note: LIVE_CHAT_NOTE };
-  }
-}
-
-function failureText(r: ManyChatFailure): string {
+function failureText(r: ApiFailure): string {
   switch (r.kind) {
     case 'retryable':
       return `HTTP ${r.status}: ${r.message}${r.retryAfterSeconds !== undefined ? ` (Retry-After ${r.retryAfterSeconds} s)` : ''}`;
@@ -178,20 +130,19 @@ function finalState(entry: OutboxEntry, rows: Map<string, LedgerRow>): 'done' | 
     : 'done';
 }
 
-export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryResult> {
-  const { session, tenantId, turnId, manychat } = input;
-  const now = input.now ?? (() => new Date());
-  const leaseMs = input.leaseMs ?? DEFAULT_LEASE_MS;
-  const keys = tenantKeys(tenantId);
-  const lease = leaseKey(tenantId, turnId);
-  const token = crypto.randomUUID();
-  const fence: Fence = { leaseKey: lease, token, leaseMs };
-  const ref: LedgerRef = { session, tenantId, turnId };
+type Opened =
+  | { kind: 'answered'; result: DeliveryResult }
+  | { kind: 'work'; entry: OutboxEntry; rows: Map<string, LedgerRow> };
 
-  // One round trip: try the lease (and see how long the holder's has left), read the entry and its ledger.
+/**
+ * One round trip: try the lease (and see how long the holder's has left), read the entry and its
+ * ledger. Answers at once when there is nothing this delivery may do.
+ */
+async function openDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence): Promise<Opened> {
+  const keys = tenantKeys(tenantId);
   const [leaseReply, leasePttl, rawEntry, rawLedger] = await session.pipeline((p) => {
-    p.set(lease, token, { nx: true, px: leaseMs });
-    p.pttl(lease);
+    p.set(fence.leaseKey, fence.token, { nx: true, px: fence.leaseMs });
+    p.pttl(fence.leaseKey);
     p.get(keys.outbox(turnId));
     p.hgetall(keys.ledger(turnId));
   });
@@ -202,78 +153,103 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     // sweeper would otherwise publish it forever). An unreadable entry stays for inspection.
     await session.multi((m) => {
       m.zrem(keys.outboxPending, turnId);
-      if (haveLease) m.eval(RELEASE_LEASE_LUA, [lease], [token]);
+      if (haveLease) m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
-    return { outcome: 'not_found', actions: [], problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"` };
+    return { kind: 'answered', result: { outcome: 'not_found', actions: [], problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"` } };
   }
   const entry = parsed.data;
   const rows = ledgerRowsFromReply(rawLedger);
-  const settled = allSettled(entry, rows);
   // Nothing left to perform: a repeated delivery is answered done whoever holds the lease.
-  if (settled && (!haveLease || entry.state !== 'pending')) {
-    if (haveLease) await session.one((r) => r.eval(RELEASE_LEASE_LUA, [lease], [token]));
-    return { outcome: 'done', entryState: entry.state === 'pending' ? finalState(entry, rows) : entry.state, actions: summary(entry, rows) };
+  if (allSettled(entry, rows) && (!haveLease || entry.state !== 'pending')) {
+    if (haveLease) await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
+    return { kind: 'answered', result: { outcome: 'done', entryState: entry.state === 'pending' ? finalState(entry, rows) : entry.state, actions: summary(entry, rows) } };
   }
-  if (!haveLease) return { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) };
+  if (!haveLease) return { kind: 'answered', result: { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) } };
+  return { kind: 'work', entry, rows };
+}
 
-  const record = (id: string, t: Transition) => {
-    if (t.row) rows.set(id, t.row);
-  };
-  let stop: { outcome: 'retry'; retryAfterSeconds?: number } | { outcome: 'busy' } | null = null;
+type ActionStep = { next: 'continue' } | { next: 'stop'; stop: Stop };
+type Stop = { outcome: 'retry'; retryAfterSeconds?: number } | { outcome: 'busy' };
 
+interface ActionRun {
+  ref: LedgerRef;
+  fence: Fence;
+  entry: OutboxEntry;
+  apis: ChannelApis;
+  now: () => Date;
+  record: (id: string, t: Transition) => void;
+}
+
+/** One action through the ledger: claim, call, record. Says whether the delivery goes on. */
+async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRow | undefined): Promise<ActionStep> {
+  const { ref, entry, now, record } = run;
+  const idempotent = actsIdempotently(action);
+  if (row?.state === 'claimed' && !idempotent) {
+    const detail = 'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
+    record(action.id, await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())));
+    return { next: 'continue' };
+  }
+  const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
+  record(action.id, claim);
+  if (!claim.applied) {
+    // Lease lost, or another delivery moved the row: stop and let QStash come back.
+    if (claim.reason === 'lease' || !claim.row || !isTerminal(claim.row.state)) return { next: 'stop', stop: { outcome: 'busy' } };
+    return { next: 'continue' };
+  }
+  const result = await actionKind(action.kind).perform(entry.channel, run.apis, entry.contactId, action.args);
+  if (result.ok) {
+    record(action.id, await markDone(ref, action.id, now(), result.note));
+    return { next: 'continue' };
+  }
+  const detail = failureText(result);
+  if (result.kind === 'retryable' || (result.kind === 'timeout' && idempotent)) {
+    record(action.id, await releaseClaim(ref, action.id, now(), detail));
+    return { next: 'stop', stop: { outcome: 'retry', ...(result.kind === 'retryable' && result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}) } };
+  }
+  if (result.kind === 'timeout') {
+    const why = `${detail}; the call may have been performed, so it is not resent`;
+    record(action.id, await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())));
+    return { next: 'continue' };
+  }
+  record(action.id, await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())));
+  return { next: 'continue' };
+}
+
+export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryResult> {
+  const { session, tenantId, turnId } = input;
+  const now = input.now ?? (() => new Date());
+  const fence: Fence = { leaseKey: leaseKey(tenantId, turnId), token: crypto.randomUUID(), leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS };
+  const opened = await openDelivery(session, tenantId, turnId, fence);
+  if (opened.kind === 'answered') return opened.result;
+  const { entry, rows } = opened;
+  const run: ActionRun = { ref: { session, tenantId, turnId }, fence, entry, apis: input.apis, now, record: (id, t) => t.row && rows.set(id, t.row) };
+  let stop: Stop | null = null;
   for (const action of entry.actions) {
     const row = rows.get(action.id);
     if (row && isTerminal(row.state)) continue;
-    const idempotent = actsIdempotently(action);
-
-    if (row?.state === 'claimed' && !idempotent) {
-      const detail = 'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
-      record(action.id, await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())));
-      continue;
-    }
-
-    const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence });
-    record(action.id, claim);
-    if (!claim.applied) {
-      // Lease lost, or another delivery moved the row: stop and let QStash come back.
-      if (claim.reason === 'lease' || !claim.row || !isTerminal(claim.row.state)) {
-        stop = { outcome: 'busy' };
-        break;
-      }
-      continue;
-    }
-
-    const result = await perform(manychat, entry, action);
-    if (result.ok) {
-      record(action.id, await markDone(ref, action.id, now(), result.note));
-      continue;
-    }
-    const detail = failureText(result);
-    if (result.kind === 'retryable' || (result.kind === 'timeout' && idempotent)) {
-      record(action.id, await releaseClaim(ref, action.id, now(), detail));
-      stop = { outcome: 'retry', ...(result.kind === 'retryable' && result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}) };
+    const step = await deliverAction(run, action, row);
+    if (step.next === 'stop') {
+      stop = step.stop;
       break;
     }
-    if (result.kind === 'timeout') {
-      const why = `${detail}; the call may have been performed, so it is not resent`;
-      record(action.id, await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())));
-      continue;
-    }
-    record(action.id, await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())));
   }
-
   if (stop?.outcome === 'busy') {
     // Not ours any more (or never settled): leave the entry to the delivery that holds the lease.
-    await session.one((r) => r.eval(RELEASE_LEASE_LUA, [lease], [token]));
+    await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
     return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
   }
+  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop);
+}
 
+/** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */
+async function closeDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence, entry: OutboxEntry, rows: Map<string, LedgerRow>, stop: Stop | null): Promise<DeliveryResult> {
+  const keys = tenantKeys(tenantId);
   const allTerminal = allSettled(entry, rows);
   const next: OutboxEntry = { ...entry, state: allTerminal ? finalState(entry, rows) : 'pending', attempts: entry.attempts + 1 };
   await session.multi((m) => {
     m.set(keys.outbox(turnId), JSON.stringify(next), { keepTtl: true });
     if (allTerminal) m.zrem(keys.outboxPending, turnId);
-    m.eval(RELEASE_LEASE_LUA, [lease], [token]);
+    m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });
   const actions = summary(next, rows);
   if (allTerminal) return { outcome: 'done', entryState: next.state, actions };

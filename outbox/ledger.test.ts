@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RedisSession } from '../src/storage/redis-session.js';
-import { tenantKeys } from '../src/storage/keys.js';
+import { RedisSession } from '../core/storage/redis-session.js';
+import { tenantKeys } from '../core/storage/keys.js';
 import { listDeadLetters } from './dead-letters.js';
 import { claimAction, leaseKey, ledgerRowsFromReply, markDead, markDone, markUnknown, readLedger, releaseClaim, resetForRedrive, type LedgerRef } from './ledger.js';
 

@@ -1,6 +1,6 @@
-import { parseJson, type RedisSession } from '../src/storage/redis-session.js';
-import { TTL, tenantKeys } from '../src/storage/keys.js';
-import { LedgerRowSchema, type LedgerRow, type LedgerState } from './outbox-entry.js';
+import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import { TTL, tenantKeys } from '../core/storage/keys.js';
+import { LedgerRowSchema, type LedgerRow, type LedgerState } from '../core/outbox-entry.js';
 
 /**
  * The per-action ledger of one outbox entry: the hash `ledger(turnId)`, field = action id,

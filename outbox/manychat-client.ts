@@ -1,32 +1,12 @@
+import type { ApiFailure, ApiResult, ManyChatApi } from '../core/actions/channel-api.js';
+
 /**
  * A small typed client for the ManyChat public API endpoints the outbox performs
  * (protocols/manychat-messenger.md §2). It never throws for an API or network failure: every
- * call answers a `ManyChatResult` that says whether a retry can help, so the ledger rules in
+ * call answers a `ApiResult` that says whether a retry can help, so the ledger rules in
  * `deliver-entry.ts` can decide without parsing errors. It never logs; the API key is only ever
  * placed in the Authorization header.
  */
-
-export type ManyChatResult =
-  | { ok: true }
-  /** The API surely did not perform the call (429, 5xx): safe to try again, even for a send. */
-  | { ok: false; kind: 'retryable'; status: number; message: string; retryAfterSeconds?: number }
-  /**
-   * No answer in time, the connection failed mid-request, or a 2xx that did not confirm: the call
-   * may or may not have happened. Callers must treat the outcome as unknown.
-   */
-  | { ok: false; kind: 'timeout'; message?: string }
-  /** The API refused the call in a way a retry cannot fix (bad id, 3011 outside the 24 h window). */
-  | { ok: false; kind: 'permanent'; status: number; message: string; code?: number };
-
-export type ManyChatFailure = Exclude<ManyChatResult, { ok: true }>;
-
-export interface ManyChatClient {
-  sendFlow(subscriberId: string, flowNs: string): Promise<ManyChatResult>;
-  sendContent(subscriberId: string, content: { text: string; quickReplies?: unknown[] }, messageTag?: string): Promise<ManyChatResult>;
-  addTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
-  removeTagByName(subscriberId: string, tagName: string): Promise<ManyChatResult>;
-  setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ManyChatResult>;
-}
 
 export interface ManyChatClientOptions {
   /** e.g. https://api.manychat.com (env MANYCHAT_API_URL); a trailing slash is ignored. */
@@ -90,7 +70,7 @@ function parseEnvelope(text: string): Envelope | null {
 }
 
 /** Maps one HTTP answer to a result. The `status` string decides success, not only the HTTP code. */
-export function classifyResponse(status: number, text: string, retryAfter: string | null): ManyChatResult {
+export function classifyResponse(status: number, text: string, retryAfter: string | null): ApiResult {
   const body = parseEnvelope(text);
   // 408 and 504 are a proxy giving up while ManyChat may still be working: the call may have
   // been performed, like a client timeout (a send is then `unknown`, never resent). 429 and the
@@ -115,10 +95,10 @@ export function classifyResponse(status: number, text: string, retryAfter: strin
   return { ok: false, kind: 'permanent', status, message: envelopeMessage(body, `HTTP ${status}`), ...(code !== undefined ? { code } : {}) };
 }
 
-export function createManyChatClient(opts: ManyChatClientOptions): ManyChatClient {
+export function createManyChatClient(opts: ManyChatClientOptions): ManyChatApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
 
-  async function post(path: string, body: Record<string, unknown>): Promise<ManyChatResult> {
+  async function post(path: string, body: Record<string, unknown>): Promise<ApiResult> {
     let res: Response;
     try {
       res = await opts.fetch(`${base}${path}`, {

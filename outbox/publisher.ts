@@ -1,5 +1,5 @@
 import { Client } from '@upstash/qstash';
-import type { DeliveryMessage } from './outbox-entry.js';
+import type { DeliveryMessage } from '../core/outbox-entry.js';
 
 export interface OutboxPublisher {
   /**
@@ -13,6 +13,11 @@ export interface OutboxPublisher {
 
 export const DELIVERY_PATH = '/v1/outbox/deliver';
 
+/** The QStash label every message of a tenant carries (deliveries and finish-turn jobs). */
+export function tenantLabel(tenantId: string): string {
+  return `tenant-${tenantId}`;
+}
+
 export function qstashPublisher(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): OutboxPublisher {
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {
@@ -21,6 +26,8 @@ export function qstashPublisher(config: { qstashUrl: string; qstashToken: string
         url: `${config.publicUrl.replace(/\/$/, '')}${DELIVERY_PATH}`,
         body: message,
         deduplicationId: `deliver-${message.tenantId}-${message.turnId}${opts?.attempt ? `-${opts.attempt}` : ''}`,
+        // The tenant's label narrows QStash look-ups (its DLQ view) to its own messages.
+        label: tenantLabel(message.tenantId),
         retries: 5,
         ...(opts?.delaySeconds ? { delay: opts.delaySeconds } : {}),
       });

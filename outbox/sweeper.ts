@@ -1,5 +1,5 @@
-import type { RedisSession } from '../src/storage/redis-session.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../src/storage/keys.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import type { OutboxPublisher } from './publisher.js';
 
 /**

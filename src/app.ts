@@ -1,20 +1,21 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
-import { tenantApiRoutes } from './tenants/tenant-api.js';
-import { handoffReleaseRoutes } from './handoff/release-route.js';
-import { finishTurnRoutes } from './turn/finish-turn-route.js';
-import { EnvError, parseEnv, type AppEnv } from './env.js';
+import { tenantApiRoutes } from './routes/tenant-api.js';
+import { handoffReleaseRoutes } from './routes/handoff-release.js';
+import { finishTurnRoutes } from './routes/finish-turn.js';
+import type { AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError } from './http/errors.js';
-import { healthRoute } from './http/health.js';
+import { healthRoute } from './routes/health.js';
+import { provideServices } from './http/middleware/services.js';
 import { selectModel } from './models/select-model.js';
-import { RedisSession } from './storage/redis-session.js';
+import { RedisSession } from '../core/storage/redis-session.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import { qstashPublisher } from '../outbox/publisher.js';
-import { qstashTurnJobs } from './turn/finish-turn-job.js';
-import { deadLetterRoutes } from '../outbox/dead-letter-route.js';
-import { deliveryRoutes } from '../outbox/delivery-route.js';
+import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
+import { deadLetterRoutes } from './routes/dead-letters.js';
+import { deliveryRoutes } from './routes/outbox-delivery.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -34,18 +35,7 @@ export type ServiceOverrides = (services: Services) => Services;
 export function createApp(override?: ServiceOverrides) {
   const app = new Hono<AppContext>();
   app.use(secureHeaders());
-  app.use(async (c, next) => {
-    let env: AppEnv;
-    try {
-      env = parseEnv(c.env);
-    } catch (err) {
-      if (err instanceof EnvError) return jsonError(c, 500, 'the Worker is misconfigured', err.problems);
-      throw err;
-    }
-    const services = defaultServices(env);
-    c.set('services', override ? override(services) : services);
-    await next();
-  });
+  app.use(provideServices((env) => (override ? override(defaultServices(env)) : defaultServices(env))));
   app.route('/v1/health', healthRoute());
   app.route('/v1/manychat', manyChatRoutes());
   // Before the tenant API: its `/:tenant/*` auth middleware would otherwise run a second time.

@@ -1,6 +1,6 @@
 import { expireDueApprovals } from './approvals/decide-approval.js';
 import type { Services } from './http/app-context.js';
-import { TENANT_INDEX_KEY } from './storage/keys.js';
+import { TENANT_INDEX_KEY } from '../core/storage/keys.js';
 import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalToolOrder, checkToolOrder, REST_ENTRY, ToolOrderError } from './canonical-order.js';
+import { canonicalToolOrder } from './canonical-order.js';
+import { checkToolOrder, REST_ENTRY, ToolOrderError } from '../core/tenant/tool-order.js';
 
 const tools = ['search_faq', 'reply', 'Zeta', 'add_tag', 'send_media'];
 

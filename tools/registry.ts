@@ -1,20 +1,21 @@
 import { tool, type Tool } from 'ai';
-import { ReplySchema } from '../src/domain/reply.js';
-import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
-import { canonicalToolOrder, compareCodeUnits, REST_ENTRY } from './canonical-order.js';
-import { gateOf, type Manifest, type ToolDeclaration } from './manifest.js';
+import { ReplySchema } from '../core/reply.js';
+import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
+import { canonicalToolOrder } from './canonical-order.js';
+import { compareCodeUnits, REST_ENTRY } from '../core/tenant/tool-order.js';
+import { gateOf, type Manifest, type ToolDeclaration } from '../core/tenant/manifest.js';
 import { lookupContactTool } from './builtins/lookup-contact.js';
 import { searchFaqTool } from './builtins/search-faq.js';
-import { sendFlowTool } from './builtins/send-flow.js';
-import { setFieldTool } from './builtins/set-field.js';
-import { tagContactTool } from './builtins/tag-contact.js';
+import { actionKind } from '../core/actions/index.js';
+import { isReadToolKind } from '../core/tenant/tenant-config.js';
+import { stagingTool } from './staging-tool.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
 export const REPLY_TOOL_NAME = 'reply';
 
 /** Read tools return data; write tools stage. Used for prompt marking and the one-step rule. */
 export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
-  return kind === 'lookup_contact' || kind === 'search_faq' ? 'read' : 'write';
+  return isReadToolKind(kind) ? 'read' : 'write';
 }
 
 /** Kinds whose output can be the reply itself (`answers_directly`). */
@@ -22,18 +23,12 @@ const DIRECT_ANSWER_KINDS: ReadonlySet<ToolInstance['kind']> = new Set(['search_
 
 function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, declaration: ToolDeclaration): Tool {
   switch (instance.kind) {
-    case 'send_flow':
-      return sendFlowTool(instance, ctx, policy);
-    case 'add_tag':
-      return tagContactTool(instance, ctx, policy, 'add');
-    case 'remove_tag':
-      return tagContactTool(instance, ctx, policy, 'remove');
-    case 'set_field':
-      return setFieldTool(instance, ctx, policy);
     case 'lookup_contact':
       return lookupContactTool(instance, ctx);
     case 'search_faq':
       return searchFaqTool(instance, ctx, declaration.answers_directly === true);
+    default:
+      return stagingTool(instance, actionKind(instance.kind), ctx, policy);
   }
 }
 

@@ -1,5 +1,5 @@
-import type { StagedAction } from '../src/domain/staged-action.js';
-import { envelope, type ToolEnvelope } from './result-envelope.js';
+import type { StagedAction } from '../core/staged-action.js';
+import { envelope, type ToolEnvelope } from '../core/tool-envelope.js';
 
 /** What the model is told about an action it staged: never that it happened. */
 export function stagedMessage(action: StagedAction): ToolEnvelope {

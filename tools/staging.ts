@@ -1,5 +1,5 @@
-import { canonicalJson } from '../src/domain/canonical-json.js';
-import type { StagedAction } from '../src/domain/staged-action.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import type { StagedAction } from '../core/staged-action.js';
 
 /**
  * The turn's staging area. Write tools append here; nothing here has happened. Only the commit

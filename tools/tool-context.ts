@@ -1,6 +1,6 @@
-import type { InboundMessage } from '../src/domain/inbound-message.js';
-import type { TenantConfig, ToolInstance } from '../src/tenants/tenant-config.js';
-import type { Gate } from './manifest.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
+import type { Gate } from '../core/tenant/manifest.js';
 import type { TurnStaging } from './staging.js';
 
 /** What a built-in tool may see while the loop runs: data, and the staging area. No clients. */

@@ -1,10 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DAY_MS, parseRetryAfter, type PublishSpec } from './parse.js';
-import { signDelivery } from './sign.js';
+import { DeadLetters } from './dead-letters.js';
+import { callbackPayload, errorText, retryDelayMs, sendAttempt } from './delivery.js';
+import { EventLog } from './event-log.js';
+import { FlowGate } from './flow-control.js';
+import type { PublishSpec } from './parse.js';
+import type { Message, NewMessage, Outcome } from './types.js';
 
 /**
- * The broker's store and delivery loop: in-memory messages, one timer per scheduled attempt, a DLQ.
- * Nothing is persisted: a restart loses every pending message, unlike real QStash.
+ * The broker's store and delivery loop: in-memory messages, one timer per scheduled attempt, a DLQ
+ * and the event log. Nothing is persisted: a restart loses every pending message, unlike real QStash.
  */
 export interface EngineConfig {
   signingKey: () => string;
@@ -15,135 +19,28 @@ export interface EngineConfig {
   log: (line: string) => void;
 }
 
-/** CREATED/RETRY = waiting for a timer, ACTIVE = attempt in flight, FAILED = moved to the DLQ. */
-export type MessageState = 'CREATED' | 'RETRY' | 'ACTIVE' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-
-export interface Attempt {
-  /** Value of `Upstash-Retried` on this attempt. */
-  retried: number;
-  at: number;
-  durationMs: number;
-  status?: number;
-  error?: string;
-  responseBody?: string;
-}
-
-interface Message {
-  messageId: string;
-  url: string;
-  method: string;
-  header: Record<string, string>;
-  body: Buffer;
-  maxRetries: number;
-  retryDelay?: PublishSpec['retryDelay'];
-  timeoutMs: number;
-  notBefore: number;
-  createdAt: number;
-  callback?: string;
-  failureCallback?: string;
-  callerIp?: string;
-  /** Callback deliveries never trigger callbacks of their own. */
-  isCallback: boolean;
-  state: MessageState;
-  attempts: Attempt[];
-  nextDeliveryAt?: number;
-  timer?: NodeJS.Timeout;
-  dlqId?: string;
-}
-
-interface Outcome {
-  status?: number;
-  headers?: Headers;
-  body?: Buffer;
-  error?: string;
-}
-
-interface DlqEntry {
-  dlqId: string;
-  message: Message;
-  outcome: Outcome;
-}
-
-export interface NewMessage {
-  url: string;
-  spec: PublishSpec;
-  body: Buffer;
-  callerIp?: string;
-}
-
-/** Shape of the SDK's `Message` type (plus `state`, which the real API also reports). */
-export interface MessageView {
-  messageId: string;
-  url: string;
-  method: string;
-  header: Record<string, string[]>;
-  body?: string;
-  bodyBase64?: string;
-  maxRetries: number;
-  retryDelayExpression?: string;
-  notBefore: number;
-  createdAt: number;
-  callback?: string;
-  failureCallback?: string;
-  callerIp?: string;
-  state: MessageState;
-}
-
-/** Dev-only view: everything above plus the attempt log. */
-export interface DevMessageView extends MessageView {
-  retried: number;
-  nextDeliveryAt?: number;
-  dlqId?: string;
-  attempts: Attempt[];
-}
-
-export interface DlqView extends MessageView {
-  dlqId: string;
-  responseStatus?: number;
-  responseHeader?: Record<string, string[]>;
-  responseBody?: string;
-  responseBodyBase64?: string;
-  /** Not in real QStash: why the last attempt failed without a response (timeout, connection refused). */
-  error?: string;
-}
-
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout overflows (fires at once) beyond this
 const MAX_KEPT_MESSAGES = 10_000;
 const MAX_RECORDED_BODY = 4096;
 const ID_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-function randomId(prefix: string, length = 26): string {
+export function randomId(prefix: string, length = 26): string {
   return prefix + [...randomBytes(length)].map((b) => ID_CHARS[b % ID_CHARS.length]).join('');
 }
 
-/** UTF-8 text when the bytes are valid UTF-8, else base64: mirrors QStash's body/bodyBase64 split. */
-function textOrBase64(bytes: Uint8Array): { text?: string; base64?: string } {
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes) };
-  } catch {
-    return { base64: Buffer.from(bytes).toString('base64') };
-  }
-}
-
-function headerLists(headers: Iterable<[string, string]>): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const [k, v] of headers) (out[k] ??= []).push(v);
-  return out;
-}
-
 const isWaiting = (m: Message) => m.state === 'CREATED' || m.state === 'RETRY';
-const isPending = (m: Message) => isWaiting(m) || m.state === 'ACTIVE';
-const errorText = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err));
+export const isPending = (m: Message) => isWaiting(m) || m.state === 'ACTIVE';
 
 export class Engine {
   private readonly messages = new Map<string, Message>();
-  private readonly dlq = new Map<string, DlqEntry>();
+  readonly dlq = new DeadLetters();
+  readonly events = new EventLog();
   private readonly dedup = new Map<string, { messageId: string; expiresAt: number }>();
   private readonly running = new Set<Promise<void>>();
   private readonly inflight = new Set<AbortController>();
+  private readonly flow = new FlowGate();
   private paused = false;
   private closed = false;
-  private dlqSeq = 0;
 
   constructor(private readonly cfg: EngineConfig) {}
 
@@ -171,6 +68,9 @@ export class Engine {
       callback: spec.callback,
       failureCallback: spec.failureCallback,
       callerIp: input.callerIp,
+      labels: spec.labels ?? [],
+      flowControl: spec.flowControl,
+      scheduleId: input.scheduleId,
       isCallback: false,
     });
     if (key !== undefined) this.dedup.set(key, { messageId: msg.messageId, expiresAt: now + this.cfg.dedupWindowMs });
@@ -192,6 +92,7 @@ export class Engine {
     this.pruneFinished();
     const delay = Math.max(0, msg.notBefore - Date.now());
     this.cfg.log(`publish ${msg.messageId} ${msg.method} ${msg.url}${delay ? ` (in ${delay} ms)` : ''}`);
+    this.events.record(msg, 'CREATED', { nextDeliveryTime: msg.notBefore });
     this.arm(msg, msg.notBefore);
     return msg;
   }
@@ -222,9 +123,15 @@ export class Engine {
 
   private launch(msg: Message): void {
     if (this.closed || this.paused || !isWaiting(msg)) return;
+    const gate = this.flow.admit(msg, Date.now());
+    if (gate.kind === 'later') return this.arm(msg, gate.at);
+    if (gate.kind === 'queued') return void (msg.nextDeliveryAt = undefined); // launched again when the key has room
     const run: Promise<void> = this.attempt(msg)
       .catch((err: unknown) => this.cfg.log(`internal error delivering ${msg.messageId}: ${errorText(err)}`))
-      .finally(() => this.running.delete(run));
+      .finally(() => {
+        this.running.delete(run);
+        for (const next of this.flow.release(msg)) this.launch(next);
+      });
     this.running.add(run);
   }
 
@@ -261,9 +168,10 @@ export class Engine {
   private async attempt(msg: Message): Promise<void> {
     msg.state = 'ACTIVE';
     msg.nextDeliveryAt = undefined;
+    this.events.record(msg, 'ACTIVE');
     const retried = msg.attempts.length;
     const at = Date.now();
-    const outcome = await this.send(msg, retried);
+    const outcome = await sendAttempt(msg, retried, this.cfg.signingKey(), this.inflight);
     msg.attempts.push({
       retried,
       at,
@@ -276,113 +184,62 @@ export class Engine {
     this.settle(msg, outcome, retried);
   }
 
-  private async send(msg: Message, retried: number): Promise<Outcome> {
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`timed out after ${msg.timeoutMs} ms`)), msg.timeoutMs);
-    this.inflight.add(ac);
-    try {
-      const body = msg.method === 'GET' || msg.method === 'HEAD' ? new Uint8Array() : msg.body;
-      const headers = new Headers(msg.header);
-      headers.set('Upstash-Signature', await signDelivery(this.cfg.signingKey(), msg.url, body));
-      headers.set('Upstash-Message-Id', msg.messageId);
-      headers.set('Upstash-Retried', String(retried));
-      headers.set('User-Agent', 'Upstash-QStash');
-      if (msg.callerIp) headers.set('Upstash-Caller-Ip', msg.callerIp);
-      // redirect: manual, so a 3xx counts as a failed attempt instead of silently turning POST into GET.
-      const res = await fetch(msg.url, { method: msg.method, headers, body: body.length ? body : undefined, signal: ac.signal, redirect: 'manual' });
-      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-    } catch (err) {
-      return { error: ac.signal.aborted ? errorText(ac.signal.reason) : errorText(err) };
-    } finally {
-      clearTimeout(timer);
-      this.inflight.delete(ac);
-    }
-  }
-
   private settle(msg: Message, outcome: Outcome, retried: number): void {
     const { status } = outcome;
     const what = status === undefined ? outcome.error : `HTTP ${status}`;
     if (status !== undefined && msg.callback && !msg.isCallback) this.callback(msg.callback, msg, outcome, retried);
     if (status !== undefined && status >= 200 && status < 300) {
       msg.state = 'DELIVERED';
+      this.events.record(msg, 'DELIVERED');
       this.cfg.log(`delivered ${msg.messageId} (attempt ${retried + 1}, ${what})`);
       return;
     }
+    this.events.record(msg, 'ERROR', { outcome });
     const nonRetryable = status === 489 && outcome.headers?.get('upstash-nonretryable-error')?.toLowerCase() === 'true';
     if (nonRetryable || retried >= msg.maxRetries) {
       this.toDlq(msg, outcome, nonRetryable ? 'non-retryable' : `after ${retried + 1} attempts`);
       return;
     }
-    const delay = this.retryDelay(msg, retried, outcome);
+    const delay = retryDelayMs(msg, retried, outcome, this.cfg);
     msg.state = 'RETRY';
+    this.events.record(msg, 'RETRY', { nextDeliveryTime: Date.now() + delay });
     this.cfg.log(`attempt ${retried + 1} of ${msg.messageId} failed (${what}); retry in ${delay} ms`);
     this.arm(msg, Date.now() + delay);
   }
 
-  /** Retry-After beats Upstash-Retry-Delay beats the dev backoff min(base·2^n, max). */
-  private retryDelay(msg: Message, retried: number, outcome: Outcome): number {
-    const fromHeader = parseRetryAfter(outcome.headers?.get('retry-after') ?? null, Date.now());
-    if (fromHeader !== undefined) return fromHeader;
-    if (msg.retryDelay) {
-      const ms = msg.retryDelay.fn(retried);
-      if (Number.isFinite(ms)) return Math.min(Math.max(0, Math.round(ms)), DAY_MS);
-    }
-    return Math.min(this.cfg.retryBaseMs * 2 ** retried, this.cfg.maxRetryDelayMs);
-  }
-
   private toDlq(msg: Message, outcome: Outcome, why: string): void {
-    const dlqId = `${Date.now()}-${this.dlqSeq++}`;
+    const { dlqId } = this.dlq.add(msg, outcome);
     msg.state = 'FAILED';
     msg.dlqId = dlqId;
-    this.dlq.set(dlqId, { dlqId, message: msg, outcome });
+    this.events.record(msg, 'FAILED');
     this.cfg.log(`${msg.messageId} moved to DLQ as ${dlqId} (${why}; last: ${outcome.status ?? outcome.error})`);
     if (msg.failureCallback && !msg.isCallback) this.callback(msg.failureCallback, msg, outcome, msg.attempts.length - 1, dlqId);
   }
 
   /** Callbacks are ordinary signed messages whose JSON body describes the source attempt (B4). */
   private callback(target: string, msg: Message, outcome: Outcome, retried: number, dlqId?: string): void {
-    const payload = {
-      status: outcome.status ?? 0,
-      header: headerLists(outcome.headers ?? []),
-      body: (outcome.body ?? Buffer.alloc(0)).toString('base64'),
-      retried,
-      maxRetries: msg.maxRetries,
-      sourceMessageId: msg.messageId,
-      url: msg.url,
-      method: msg.method,
-      sourceHeader: headerLists(Object.entries(msg.header)),
-      sourceBody: msg.body.toString('base64'),
-      notBefore: msg.notBefore,
-      createdAt: msg.createdAt,
-      callerIP: msg.callerIp ?? '',
-      ...(dlqId === undefined ? {} : { dlqId }),
-    };
     this.create({
       url: target,
       method: 'POST',
       header: { 'content-type': 'application/json' },
-      body: Buffer.from(JSON.stringify(payload)),
+      body: Buffer.from(JSON.stringify(callbackPayload(msg, outcome, retried, dlqId))),
       maxRetries: 3,
       timeoutMs: this.cfg.defaultTimeoutMs,
       notBefore: Date.now(),
+      labels: [],
       isCallback: true,
     });
   }
 
-  // ---- messages API -----------------------------------------------------------------------------
+  // ---- messages and DLQ -------------------------------------------------------------------------
 
-  view(id: string): MessageView | undefined {
-    const m = this.messages.get(id);
-    return m && this.toView(m);
+  get(id: string): Message | undefined {
+    return this.messages.get(id);
   }
 
-  devView(id: string): DevMessageView | undefined {
-    const m = this.messages.get(id);
-    return m && this.toDevView(m);
-  }
-
-  devList(): DevMessageView[] {
-    return [...this.messages.values()].map((m) => this.toDevView(m));
+  /** Every known message, oldest first. */
+  all(): Message[] {
+    return [...this.messages.values()];
   }
 
   /** Cancels a pending message (an attempt already in flight completes, but nothing follows it). */
@@ -391,54 +248,11 @@ export class Engine {
     if (!m || !isPending(m)) return false;
     clearTimeout(m.timer);
     m.timer = undefined;
+    this.events.record(m, 'CANCEL_REQUESTED');
     m.state = 'CANCELLED';
+    this.events.record(m, 'CANCELLED');
     this.cfg.log(`cancelled ${id}`);
     return true;
-  }
-
-  cancelMany(ids: string[] | 'all'): number {
-    const targets = ids === 'all' ? [...this.messages.keys()] : ids;
-    return targets.filter((id) => this.cancel(id)).length;
-  }
-
-  private toView(m: Message): MessageView {
-    const body = textOrBase64(m.body);
-    return {
-      messageId: m.messageId,
-      url: m.url,
-      method: m.method,
-      header: headerLists(Object.entries(m.header)),
-      ...(body.text === undefined ? { bodyBase64: body.base64 } : { body: body.text }),
-      maxRetries: m.maxRetries,
-      ...(m.retryDelay ? { retryDelayExpression: m.retryDelay.expression } : {}),
-      notBefore: m.notBefore,
-      createdAt: m.createdAt,
-      ...(m.callback ? { callback: m.callback } : {}),
-      ...(m.failureCallback ? { failureCallback: m.failureCallback } : {}),
-      ...(m.callerIp ? { callerIp: m.callerIp } : {}),
-      state: m.state,
-    };
-  }
-
-  private toDevView(m: Message): DevMessageView {
-    return { ...this.toView(m), retried: Math.max(0, m.attempts.length - 1), nextDeliveryAt: m.nextDeliveryAt, dlqId: m.dlqId, attempts: [...m.attempts] };
-  }
-
-  // ---- DLQ API ----------------------------------------------------------------------------------
-
-  dlqList(filter: { dlqIds?: string[]; messageId?: string; url?: string }): DlqView[] {
-    return [...this.dlq.values()]
-      .filter((e) => (!filter.dlqIds?.length || filter.dlqIds.includes(e.dlqId)) && (!filter.messageId || e.message.messageId === filter.messageId) && (!filter.url || e.message.url === filter.url))
-      .map((e) => this.toDlqView(e));
-  }
-
-  dlqGet(dlqId: string): DlqView | undefined {
-    const e = this.dlq.get(dlqId);
-    return e && this.toDlqView(e);
-  }
-
-  dlqDelete(dlqId: string): boolean {
-    return this.dlq.delete(dlqId);
   }
 
   /** Republishes as a new message (same body and headers, options overridable) and drops the DLQ entry. */
@@ -460,22 +274,12 @@ export class Engine {
       callback: overrides.callback ?? old.callback,
       failureCallback: overrides.failureCallback ?? old.failureCallback,
       callerIp: old.callerIp,
+      labels: overrides.labels ?? old.labels,
+      flowControl: overrides.flowControl ?? old.flowControl,
+      scheduleId: old.scheduleId,
       isCallback: old.isCallback,
     });
     this.cfg.log(`DLQ ${dlqId} retried as ${msg.messageId}`);
     return msg.messageId;
-  }
-
-  private toDlqView(e: DlqEntry): DlqView {
-    const { outcome } = e;
-    const body = outcome.body && textOrBase64(outcome.body);
-    return {
-      ...this.toView(e.message),
-      dlqId: e.dlqId,
-      ...(outcome.status === undefined ? {} : { responseStatus: outcome.status }),
-      ...(outcome.headers ? { responseHeader: headerLists(outcome.headers) } : {}),
-      ...(body === undefined ? {} : body.text === undefined ? { responseBodyBase64: body.base64 } : { responseBody: body.text }),
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-    };
   }
 }

@@ -5,6 +5,11 @@ export class BadRequest extends Error {
   override name = 'BadRequest';
 }
 
+/** A real QStash feature this stand-in does not offer; the router answers 501 with the message. */
+export class NotOffered extends Error {
+  override name = 'NotOffered';
+}
+
 export const DAY_MS = 86_400_000;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS };
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y;
@@ -36,6 +41,10 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
 
 /** The destination must be an absolute http(s) URL; URL groups, queues and APIs are not emulated. */
 export function parseDestination(raw: string): string {
+  // QStash reads a destination that is not a URL as a URL group name (or `api/…`); say that is missing here.
+  if (/^[\w.-]+$/.test(raw) || raw.startsWith('api/')) {
+    throw new NotOffered(`destination "${raw}" is a URL group or API name; the local QStash stand-in delivers to http(s) URLs only (URL groups and APIs are not offered)`);
+  }
   let dest = raw;
   // Some clients percent-encode the destination (`https%3A%2F%2F...`); the SDK appends it raw.
   if (!/^https?:\/\//i.test(dest) && /^https?%3A/i.test(dest)) {
@@ -76,6 +85,17 @@ export interface PublishSpec {
   contentType?: string;
   /** Forwarded headers, lower-case names, `Upstash-Forward-` already stripped. */
   forward: Record<string, string>;
+  /** `Upstash-Label`, comma-separated on the wire; undefined when the header is absent. */
+  labels?: string[];
+  flowControl?: FlowControl;
+}
+
+/** `Upstash-Flow-Control-Key` + `-Value` ("parallelism=2, rate=10, period=1m"). Enforced by flow-control.ts. */
+export interface FlowControl {
+  key: string;
+  parallelism?: number;
+  rate?: number;
+  periodSeconds?: number;
 }
 
 function optionalUrl(headers: Headers, name: string): string | undefined {
@@ -131,6 +151,37 @@ function forwardedHeaders(headers: Headers): Record<string, string> {
   return forward;
 }
 
+function parseLabels(headers: Headers): string[] | undefined {
+  const value = headers.get('upstash-label');
+  if (value === null) return undefined;
+  const labels = value.split(',').map((l) => l.trim()).filter(Boolean);
+  if (labels.length === 0) throw new BadRequest(`invalid Upstash-Label header: "${value}" (expected one label or a comma-separated list)`);
+  return labels;
+}
+
+function parseFlowControl(headers: Headers): FlowControl | undefined {
+  const key = headers.get('upstash-flow-control-key')?.trim();
+  const value = headers.get('upstash-flow-control-value');
+  if (key === undefined && value === null) return undefined;
+  if (!key) throw new BadRequest('Upstash-Flow-Control-Value needs a non-empty Upstash-Flow-Control-Key header');
+  if (value === null) throw new BadRequest('Upstash-Flow-Control-Key needs an Upstash-Flow-Control-Value header (e.g. "parallelism=1" or "rate=10, period=1m")');
+  const flow: FlowControl = { key };
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [name = '', raw = ''] = part.split('=').map((s) => s.trim());
+    const bad = (why: string) => new BadRequest(`invalid Upstash-Flow-Control-Value header "${value}": ${why}`);
+    if (name === 'period') {
+      const ms = parseDuration(raw);
+      if (ms === undefined || ms < 1000) throw bad(`period "${raw}" must be a duration of at least 1s`);
+      flow.periodSeconds = Math.round(ms / 1000);
+    } else if (name === 'parallelism' || name === 'rate') {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1) throw bad(`${name} must be a positive integer`);
+      flow[name] = Number(raw);
+    } else throw bad(`unknown setting "${name}" (expected parallelism, rate or period)`);
+  }
+  if (flow.parallelism === undefined && flow.rate === undefined) throw new BadRequest(`invalid Upstash-Flow-Control-Value header "${value}": set parallelism, rate or both`);
+  return flow;
+}
+
 /** Parses every `Upstash-*` publish header; throws BadRequest naming the first bad one. */
 export function parsePublishHeaders(headers: Headers): PublishSpec {
   const method = headers.get('upstash-method')?.trim().toUpperCase();
@@ -151,5 +202,7 @@ export function parsePublishHeaders(headers: Headers): PublishSpec {
     failureCallback: optionalUrl(headers, 'Upstash-Failure-Callback'),
     contentType: headers.get('content-type') ?? undefined,
     forward: forwardedHeaders(headers),
+    labels: parseLabels(headers),
+    flowControl: parseFlowControl(headers),
   };
 }

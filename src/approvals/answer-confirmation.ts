@@ -1,10 +1,10 @@
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import { buildOutboxEntry, type OutboxEntry } from '../../core/outbox-entry.js';
 import { publishCommitted } from '../../outbox/commit.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { timingSafeEqual } from '../security/constant-time.js';
-import type { RedisSession } from '../storage/redis-session.js';
+import { timingSafeEqual } from '../../core/security/constant-time.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned } from './pinned-store.js';
-import { verifyTerms } from './pinned-terms.js';
+import { verifyTerms } from '../../core/pinned-terms.js';
 
 export interface ConfirmationAnswer {
   /** What the contact is told. */
@@ -31,7 +31,7 @@ export async function answerConfirmation(
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
-      ? { turnId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, state: 'pending', createdAt: deps.now.toISOString(), attempts: 0 }
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now })
       : null;
   const result = await decidePinned(deps.session, loaded, claim.answer === 'yes' ? 'confirmed' : 'declined', entry, deps.now);
   if (result === 'expired') return { text: 'That request has expired; nothing was changed.', outcome: 'expired' };

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from '../security/constant-time.js';
+import { timingSafeEqual } from '../../core/security/constant-time.js';
 
 /**
  * Button payloads the agent hands out (ManyChat `dynamic_block_callback`) come back to the

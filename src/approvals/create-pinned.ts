@@ -1,7 +1,7 @@
-import type { InboundMessage } from '../domain/inbound-message.js';
-import type { StagedAction } from '../domain/staged-action.js';
-import type { Manifest } from '../../tools/manifest.js';
-import { signTerms, type PinnedTerms } from './pinned-terms.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { Manifest } from '../../core/tenant/manifest.js';
+import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
 
 export const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
 export const APPROVAL_TTL_MS = 3600 * 1000;

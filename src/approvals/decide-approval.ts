@@ -1,11 +1,11 @@
 import { publishCommitted } from '../../outbox/commit.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import { buildOutboxEntry, type OutboxEntry } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import type { StagedAction } from '../domain/staged-action.js';
-import { tenantKeys } from '../storage/keys.js';
-import type { RedisSession } from '../storage/redis-session.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
-import { verifyTerms } from './pinned-terms.js';
+import { verifyTerms } from '../../core/pinned-terms.js';
 
 export interface ApprovalDeps {
   session: RedisSession;
@@ -33,7 +33,7 @@ function noticeEntry(loaded: LoadedPinned, why: 'rejected' | 'expired', now: Dat
     gate: 'none',
     summary: `tell the contact the request was ${why}`,
   };
-  return { turnId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], state: 'pending', createdAt: now.toISOString(), attempts: 0 };
+  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now });
 }
 
 async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
@@ -53,7 +53,7 @@ export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: s
   if (!('terms' in loaded)) return loaded;
   const entry: OutboxEntry =
     decision === 'approve'
-      ? { turnId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, state: 'pending', createdAt: deps.now.toISOString(), attempts: 0 }
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now })
       : noticeEntry(loaded, 'rejected', deps.now);
   const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
   if (result === 'tampered') return { result: 'tampered', id };

@@ -1,21 +1,13 @@
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
-import { TTL, tenantKeys } from '../storage/keys.js';
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { PinnedTermsSchema, type PinnedTerms } from './pinned-terms.js';
-import type { ConditionalWrites } from '../storage/conditional-writes.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
+import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
+import { sha1Hex } from '../../core/security/digest.js';
 
 export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
 
 export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';
-}
-
-/** Queues the row's creation inside the turn's commit: terms and status, both SET NX. */
-export function queuePinnedRow(w: ConditionalWrites, terms: PinnedTerms): void {
-  const keys = tenantKeys(terms.tenantId);
-  w.call('SET', keys.pinnedTerms(terms.id), JSON.stringify(terms), 'NX', 'EX', TTL.pinnedSeconds);
-  w.call('SET', keys.pinnedStatus(terms.id), 'pending', 'NX', 'EX', TTL.pinnedSeconds);
-  if (terms.kind === 'approval') w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);
 }
 
 /**
@@ -75,10 +67,6 @@ return 'ok'
 
 export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'missing' | PinnedStatus;
 
-export async function sha1Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 export async function decidePinned(
   session: RedisSession,

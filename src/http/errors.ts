@@ -1,18 +1,10 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
 
 /** Every 4xx/5xx the product sends: JSON that names the problem. */
 export function jsonError(c: Context, status: ContentfulStatusCode, error: string, details?: string[]) {
   return c.json({ error, ...(details?.length ? { details } : {}) }, status);
-}
-
-/** Reads the body as text, refusing more than `limit` bytes (413) before parsing anything. */
-export async function readBodyLimited(c: Context, limit: number): Promise<{ ok: true; text: string } | { ok: false; status: 413 | 400; error: string }> {
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > limit) return { ok: false, status: 413, error: `body is ${declared} bytes; the limit is ${limit}` };
-  const buffer = await c.req.arrayBuffer();
-  if (buffer.byteLength > limit) return { ok: false, status: 413, error: `body is ${buffer.byteLength} bytes; the limit is ${limit}` };
-  return { ok: true, text: new TextDecoder().decode(buffer) };
 }
 
 export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -21,4 +13,18 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
   } catch (err) {
     return { ok: false, error: `body is not valid JSON (${err instanceof Error ? err.message : 'parse error'})` };
   }
+}
+
+/** Each zod issue as `path: message`, the path naming the field. */
+export function zodProblems(error: z.ZodError): string[] {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+}
+
+/** A JSON body checked against `schema`, or the 400 that says what is wrong with it. */
+export function parseJsonBody<T>(c: Context, text: string, schema: z.ZodType<T>, what: string): { ok: true; value: T } | { ok: false; response: Response } {
+  const json = parseJsonText(text);
+  if (!json.ok) return { ok: false, response: jsonError(c, 400, json.error) };
+  const parsed = schema.safeParse(json.value);
+  if (!parsed.success) return { ok: false, response: jsonError(c, 400, `invalid ${what}`, zodProblems(parsed.error)) };
+  return { ok: true, value: parsed.data };
 }

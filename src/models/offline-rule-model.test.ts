@@ -8,8 +8,8 @@ import type {
 import { generateText, isStepCount, type ModelMessage, streamText, tool } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { type Reply, ReplySchema } from '../domain/reply.js';
-import { type TenantConfig, TenantConfigSchema } from '../tenants/tenant-config.js';
+import { type Reply, ReplySchema } from '../../core/reply.js';
+import { type TenantConfig, TenantConfigSchema } from '../../core/tenant/tenant-config.js';
 import { createOfflineRuleModel, OFFLINE_RULE_MODEL_ID } from './offline-rule-model.js';
 
 const config: TenantConfig = TenantConfigSchema.parse({

@@ -60,7 +60,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { REPLY_TOOL_NAME, type Plan, type RuleContext } from './offline-rule-model/plan.js';
 import {
   assistantMessageCount,

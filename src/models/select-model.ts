@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import type { AppEnv } from '../env.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { createOfflineRuleModel, OFFLINE_RULE_MODEL_ID } from './offline-rule-model.js';
 
 export interface SelectedModel {

@@ -1,7 +1,7 @@
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../storage/keys.js';
-import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from './tenant-config.js';
-import { TenantSecretsSchema, type TenantSecrets } from './tenant-secrets.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
+import { TenantSecretsSchema, type TenantSecrets } from '../../core/tenant/tenant-secrets.js';
 
 export type TenantLoad =
   | { found: false }
@@ -40,7 +40,3 @@ export async function saveTenant(
   return parsed;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}

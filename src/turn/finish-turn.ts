@@ -1,10 +1,11 @@
-import { parseJson, type RedisSession } from '../storage/redis-session.js';
-import { tenantKeys } from '../storage/keys.js';
-import type { TurnRecord } from '../domain/turn-record.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
-import type { FinishTurnJob } from './finish-turn-job.js';
-import type { HistoryEntry } from './prompt.js';
-import { runTurn, type TurnDeps } from './run-turn.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import type { FinishTurnJob } from '../../core/finish-turn-job.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
+import { runTurn } from './run-turn.js';
+import type { TurnDeps } from './turn-context.js';
 
 export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord };
 

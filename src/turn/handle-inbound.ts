@@ -1,9 +1,10 @@
-import type { InboundMessage } from '../domain/inbound-message.js';
-import type { OutgoingReply, TurnRecord } from '../domain/turn-record.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
-import { awaitTurnRecord, claimDelivery } from './claim.js';
-import type { TurnJobPublisher } from './finish-turn-job.js';
-import { runTurn, type DeferralState, type TurnDeps } from './run-turn.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
+import type { OutgoingReply, TurnRecord } from '../../core/turn-record.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { awaitTurnRecord, claimDelivery } from './claim-delivery.js';
+import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
+import { runTurn } from './run-turn.js';
+import type { DeferralState, TurnDeps } from './turn-context.js';
 
 /** Kept between the response deadline and ManyChat's own limit, for the network. */
 export const RESPONSE_MARGIN_MS = 250;

@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel, type ModelMessage, type ToolResultPart } from 'ai';
-import { ReplySchema, type Reply } from '../domain/reply.js';
-import type { ModelStepRecord, ToolResultRecord } from '../domain/turn-record.js';
-import { isNearMissEnvelope, isToolEnvelope } from '../../tools/result-envelope.js';
+import { ReplySchema, type Reply } from '../../core/reply.js';
+import type { ModelStepRecord, ToolResultRecord } from '../../core/turn-record.js';
+import { isNearMissEnvelope, isToolEnvelope } from '../../core/tool-envelope.js';
 import { REPLY_TOOL_NAME, type TurnToolset } from '../../tools/registry.js';
 
 /** The product's bound: a turn never makes more than two model calls. */

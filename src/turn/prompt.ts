@@ -1,16 +1,11 @@
 import type { ModelMessage } from 'ai';
-import type { InboundMessage } from '../domain/inbound-message.js';
-import type { TenantConfig } from '../tenants/tenant-config.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { markAsData } from '../../tools/data-marking.js';
 import type { TurnToolset } from '../../tools/registry.js';
-import { gateOf, type ToolDeclaration } from '../../tools/manifest.js';
+import { gateOf, type ToolDeclaration } from '../../core/tenant/manifest.js';
 import { canaryLine } from '../../guardrails/canary.js';
-
-export interface HistoryEntry {
-  role: 'contact' | 'agent';
-  text: string;
-  at: string;
-}
 
 /**
  * The instructions for one turn: persona, then generic rules (the core carries no tool's name or

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
-import { tenantKeys } from '../../src/storage/keys.js';
-import type { RedisSession } from '../../src/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { readLedger } from '../../outbox/ledger.js';
-import { OutboxEntrySchema } from '../../outbox/outbox-entry.js';
+import { OutboxEntrySchema } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { action, callsFor, client, connect, dropTenant, entryFor, FLOW_BROCHURE, FLOW_TOUR, newSubscriber, performed, startTestSandbox, uniqueId, writeEntry } from './outbox-fixtures.js';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 function deliver(turnId: string, timeoutMs?: number) {
-  return deliverOutboxEntry({ session, tenantId, turnId, manychat: client(sandbox, timeoutMs) });
+  return deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat: client(sandbox, timeoutMs) } });
 }
 
 async function storedEntry(turnId: string) {

@@ -4,11 +4,11 @@ import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
 import { QSTASH_DEV_CREDENTIALS } from '../../dev/qstash-broker.js';
 import { freePort } from '../../dev/redis-server.js';
 import { DEV_UPSTASH_TOKEN, ROOT, seedDemoTenant, startLocalStack, type LocalStack } from '../../dev/stack.js';
-import { tenantKeys } from '../../src/storage/keys.js';
-import { RedisSession } from '../../src/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
 import { qstashPublisher } from '../../outbox/publisher.js';
 import { sweepOutbox } from '../../outbox/sweeper.js';
-import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
+import { signQStashDelivery } from '../support/qstash-signature.js';
 import { action, entryFor, performed, uniqueId, writeEntry } from './outbox-fixtures.js';
 
 /**

@@ -1,12 +1,14 @@
 import { inject } from 'vitest';
 import { startManyChatSandbox, type ManyChatSandbox, type RecordedCall } from '../../dev/manychat-sandbox.js';
-import type { StagedAction } from '../../src/domain/staged-action.js';
-import { RedisSession } from '../../src/storage/redis-session.js';
-import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../src/storage/keys.js';
-import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
 import { demoSandboxPage, demoTenantConfig } from '../../dev/demo-tenant.js';
-import { createManyChatClient, type ManyChatClient } from '../../outbox/manychat-client.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import { createManyChatClient } from '../../outbox/manychat-client.js';
+import type { ManyChatApi } from '../../core/actions/channel-api.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 
 /**
  * Shared set-up for the outbox's Node tests: a private ManyChat sandbox per test file (faults and
@@ -48,7 +50,7 @@ export function newSubscriber(sandbox: ManyChatSandbox, opts: { lastInteraction?
   return id;
 }
 
-export function client(sandbox: ManyChatSandbox, timeoutMs = 2000): ManyChatClient {
+export function client(sandbox: ManyChatSandbox, timeoutMs = 2000): ManyChatApi {
   return createManyChatClient({ baseUrl: sandbox.url, apiKey: API_KEY, fetch: (input, init) => fetch(input, init), timeoutMs });
 }
 
@@ -59,7 +61,7 @@ export function action(turnId: string, n: number, spec: ActionSpec): StagedActio
   return { id: `${turnId}.a${n}`, tool: `tool_${spec.kind}`, effect: 'write', gate: 'none', summary: `${spec.kind} ${JSON.stringify(spec.args)}`, ...spec, idempotent };
 }
 
-/** Writes an entry as commitTurn does: the entry and its pending-set member in one MULTI. */
+/** Writes an entry as writeTurnCommit does: the entry and its pending-set member in one MULTI. */
 export async function writeEntry(session: RedisSession, entry: OutboxEntry): Promise<void> {
   const keys = tenantKeys(entry.tenantId);
   await session.multi((m) => {

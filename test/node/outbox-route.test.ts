@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { QSTASH_DEV_CREDENTIALS } from '../../dev/qstash-broker.js';
 import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
 import { createApp } from '../../src/app.js';
-import { tenantKeys } from '../../src/storage/keys.js';
-import type { RedisSession } from '../../src/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
+import { signQStashDelivery } from '../support/qstash-signature.js';
 import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, ADMIN_SECRET, writeEntry } from './outbox-fixtures.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenantKeys } from '../../src/storage/keys.js';
-import type { RedisSession } from '../../src/storage/redis-session.js';
-import type { DeliveryMessage } from '../../outbox/outbox-entry.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
+import type { DeliveryMessage } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { sweepOutbox } from '../../outbox/sweeper.js';
 import { action, connect, dropTenant, entryFor, seedTenant, uniqueId, writeEntry } from './outbox-fixtures.js';

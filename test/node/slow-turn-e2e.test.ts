@@ -4,8 +4,9 @@ import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET, demoTenantConfig } from '../../dev/d
 import { startModelSandbox, safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
 import { freePort } from '../../dev/redis-server.js';
 import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
-import { RedisSession } from '../../src/storage/redis-session.js';
-import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
 import { DEMO_MANYCHAT_API_KEY } from '../../dev/demo-tenant.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { GuardrailInput } from '../../guardrails/guardrail.js';
-import type { GuardrailSettingsInput } from '../../guardrails/settings.js';
-import type { InboundMessage } from '../../src/domain/inbound-message.js';
-import type { Reply } from '../../src/domain/reply.js';
-import type { StagedAction } from '../../src/domain/staged-action.js';
-import type { ModelStepRecord } from '../../src/domain/turn-record.js';
-import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '../../src/tenants/tenant-config.js';
-import type { HistoryEntry } from '../../src/turn/prompt.js';
+import type { GuardrailSettingsInput } from '../../core/tenant/guardrail-settings.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
+import type { Reply } from '../../core/reply.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { ModelStepRecord } from '../../core/turn-record.js';
+import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
+import type { HistoryEntry } from '../../core/history-entry.js';
 import { markAsData } from '../../tools/data-marking.js';
-import { envelope } from '../../tools/result-envelope.js';
+import { envelope } from '../../core/tool-envelope.js';
 import { guardrailTenantConfig } from './guardrail-tenant.js';
 
 /** Builders for guardrail unit tests: a finished turn as the pipeline sees it. */

@@ -1,5 +1,5 @@
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
-import type { TenantConfigInput } from '../../src/tenants/tenant-config.js';
+import type { TenantConfigInput } from '../../core/tenant/tenant-config.js';
 
 /**
  * The tenant the guardrail tests use: the demo studio plus the tags and fields an attacker would

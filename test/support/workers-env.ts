@@ -1,8 +1,9 @@
 import { env } from 'cloudflare:test';
 import { inject } from 'vitest';
-import { RedisSession } from '../../src/storage/redis-session.js';
-import { saveTenant, sha256Hex } from '../../src/tenants/tenant-store.js';
-import type { TenantConfigInput } from '../../src/tenants/tenant-config.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { sha256Hex } from '../../core/security/digest.js';
+import type { TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { demoTenantConfig, DEMO_MANYCHAT_API_KEY, DEMO_PAGE_ID } from '../../dev/demo-tenant.js';
 
 export const workerEnv = env as unknown as Record<string, string>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerConfirmation } from '../../src/approvals/answer-confirmation.js';
 import { decideApproval, expireDueApprovals } from '../../src/approvals/decide-approval.js';
 import { loadPinned, PinnedTermsImmutableError, writePinnedTerms } from '../../src/approvals/pinned-store.js';
-import { tenantKeys } from '../../src/storage/keys.js';
+import { tenantKeys } from '../../core/storage/keys.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, session, workerEnv } from '../support/workers-env.js';

@@ -1,8 +1,8 @@
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { signQStashDelivery } from '../../outbox/testing/qstash-signature.js';
-import { FINISH_TURN_PATH, type FinishTurnJob } from '../../src/turn/finish-turn-job.js';
+import { signQStashDelivery } from '../support/qstash-signature.js';
+import { FINISH_TURN_PATH, type FinishTurnJob } from '../../core/finish-turn-job.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, workerEnv } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord, type AppUnderTest } from './turn-helpers.js';

@@ -1,8 +1,8 @@
 import type { Guardrail } from '../../guardrails/guardrail.js';
-import type { StagedAction } from '../../src/domain/staged-action.js';
-import type { TurnRecord } from '../../src/domain/turn-record.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { guardrailTenantOverrides } from '../support/guardrail-tenant.js';
 import { reply, scriptedModel, type ScriptedStep } from '../support/scripted-model.js';
 import { newContact, seedTenant } from '../support/workers-env.js';

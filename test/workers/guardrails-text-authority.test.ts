@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tenantKeys } from '../../src/storage/keys.js';
+import { tenantKeys } from '../../core/storage/keys.js';
 import { guardrailTenantOverrides } from '../support/guardrail-tenant.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, session } from '../support/workers-env.js';

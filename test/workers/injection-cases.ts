@@ -1,4 +1,4 @@
-import type { ActionKind } from '../../src/domain/staged-action.js';
+import type { ActionKind } from '../../core/staged-action.js';
 import { reply, type ScriptedStep } from '../support/scripted-model.js';
 import type { TurnCase } from './guardrail-turns.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
-import { tenantKeys } from '../../src/storage/keys.js';
-import { REST_ENTRY } from '../../tools/canonical-order.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import { REST_ENTRY } from '../../core/tenant/tool-order.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, session } from '../support/workers-env.js';
 import { tenantApi } from './tenant-api.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, session } from '../support/workers-env.js';
-import { tenantKeys } from '../../src/storage/keys.js';
+import { tenantKeys } from '../../core/storage/keys.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 
 const brochure = () => scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') }]);

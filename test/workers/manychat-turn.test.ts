@@ -144,10 +144,10 @@ describe('the commit is claimed by the turn id', () => {
     const { tenantId, turnId } = await sendBrochureTurn(appWith(model));
     const record = await turnRecord(tenantId, turnId);
     const entry = await outboxEntry(tenantId, turnId);
-    const { commitTurn } = await import('../../outbox/commit.js');
+    const { writeTurnCommit } = await import('../../outbox/commit.js');
     const { session } = await import('../support/workers-env.js');
     const rerun = { ...record, reply: { text: 'a second run', quickReplies: [] } };
-    const written = await commitTurn(session(), { record: rerun, entry: entry && { ...entry, actions: [...entry.actions, ...entry.actions] }, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
+    const written = await writeTurnCommit(session(), { record: rerun, entry: entry && { ...entry, actions: [...entry.actions, ...entry.actions] }, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
     expect(written).toBe(false);
     expect((await turnRecord(tenantId, turnId)).reply.text).toBe('Sending you the brochure now.');
     expect(await outboxEntry(tenantId, turnId)).toEqual(entry);

@@ -2,6 +2,8 @@ import { Client } from '@upstash/qstash';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { seedTenant, workerEnv } from '../support/workers-env.js';
+import { qstashTurnJobs } from '../../outbox/finish-turn-publisher.js';
+import { qstashPublisher, tenantLabel } from '../../outbox/publisher.js';
 
 async function api(tenantId: string, secret: string, method: string, path: string) {
   return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { authorization: `Bearer ${secret}` } }), workerEnv);
@@ -39,5 +41,43 @@ describe("QStash's dead-letter queue, per tenant", () => {
     expect(retried.status).toBe(200);
     const after = (await (await api(a.tenantId, a.adminSecret, 'GET', '')).json()) as Listed;
     expect(after.qstash.some((d) => d.dlqId === dead.dlqId)).toBe(false);
+  });
+});
+
+describe('QStash labels per tenant', () => {
+  it('every delivery and finish-turn job the product publishes carries its tenant label', async () => {
+    const a = await seedTenant();
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    const turnId = `turn_label${Date.now()}`;
+    // Delayed an hour: published and labelled, never delivered during the test.
+    await qstashPublisher({ qstashUrl: workerEnv.QSTASH_URL!, qstashToken: workerEnv.QSTASH_TOKEN!, publicUrl: 'http://127.0.0.1:9' }).publish({ tenantId: a.tenantId, turnId }, { delaySeconds: 3600 });
+    await qstashTurnJobs({ qstashUrl: workerEnv.QSTASH_URL!, qstashToken: workerEnv.QSTASH_TOKEN!, publicUrl: 'http://127.0.0.1:9' }).publishFinishTurn(
+      { turnId, inbound: { tenantId: a.tenantId, channel: 'manychat', contactId: '1', messageKey: 'k', text: 'hi', contact: { fields: {} }, receivedAt: new Date().toISOString() } },
+      3600,
+    );
+    const logs = (await client.logs({ filter: { label: tenantLabel(a.tenantId) } })).logs;
+    const urls = new Set(logs.filter((l) => l.state === 'CREATED').map((l) => new URL(l.url).pathname));
+    expect(urls).toEqual(new Set(['/v1/outbox/deliver', '/v1/turns/finish']));
+    const cancelled = await client.messages.cancel({ filter: { label: tenantLabel(a.tenantId) } });
+    expect(cancelled.cancelled).toBe(2);
+  });
+
+  it("a tenant's DLQ view is narrowed by its label, and the body must still name the tenant", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    const mine = `turn_lbl_a${Date.now()}`;
+    const forged = `turn_lbl_b${Date.now()}`;
+    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId: mine }, retries: 0, label: tenantLabel(a.tenantId) });
+    // Labelled for A but naming B: never listed for A (the body guard), nor for B (not its label).
+    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: b.tenantId, turnId: forged }, retries: 0, label: tenantLabel(a.tenantId) });
+    const dead = await waitForDeadLetter(a.tenantId, a.adminSecret, mine);
+    expect(dead.kind).toBe('delivery');
+    await new Promise((r) => setTimeout(r, 300));
+    const listedA = (await (await api(a.tenantId, a.adminSecret, 'GET', '')).json()) as Listed;
+    const listedB = (await (await api(b.tenantId, b.adminSecret, 'GET', '')).json()) as Listed;
+    expect(listedA.qstash.map((d) => d.turnId)).not.toContain(forged);
+    expect(listedB.qstash.map((d) => d.turnId)).not.toContain(forged);
+    expect(listedA.qstash.filter((d) => d.turnId === mine)).toHaveLength(1);
   });
 });

@@ -1,13 +1,14 @@
 import type { LanguageModel } from 'ai';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import type { FinishTurnJob, TurnJobPublisher } from '../../src/turn/finish-turn-job.js';
+import type { FinishTurnJob } from '../../core/finish-turn-job.js';
+import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
 import { createApp } from '../../src/app.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
-import type { TurnRecord } from '../../src/domain/turn-record.js';
-import { tenantKeys } from '../../src/storage/keys.js';
-import { parseJson } from '../../src/storage/redis-session.js';
-import type { OutboxEntry } from '../../outbox/outbox-entry.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import { parseJson } from '../../core/storage/redis-session.js';
+import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { session, workerEnv } from '../support/workers-env.js';
 
 export interface AppUnderTest {

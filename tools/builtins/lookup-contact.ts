@@ -1,9 +1,9 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { markAsData } from '../data-marking.js';
-import { envelope } from '../result-envelope.js';
+import { envelope } from '../../core/tool-envelope.js';
 import type { ToolContext } from '../tool-context.js';
-import type { ToolInstance } from '../../src/tenants/tenant-config.js';
+import type { ToolInstance } from '../../core/tenant/tenant-config.js';
 
 /** Reads the contact's name and custom fields as ManyChat sent them with the message. */
 export function lookupContactTool(instance: ToolInstance, ctx: ToolContext) {

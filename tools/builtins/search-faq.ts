@@ -1,9 +1,9 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { markAsData } from '../data-marking.js';
-import { envelope } from '../result-envelope.js';
+import { envelope } from '../../core/tool-envelope.js';
 import type { ToolContext } from '../tool-context.js';
-import type { TenantConfig, ToolInstance } from '../../src/tenants/tenant-config.js';
+import type { TenantConfig, ToolInstance } from '../../core/tenant/tenant-config.js';
 
 const STOP = new Set(['the', 'and', 'for', 'you', 'your', 'are', 'what', 'how', 'can', 'does', 'with', 'this', 'that', 'have', 'from', 'about', 'is', 'do', 'a', 'an', 'to', 'of', 'in', 'on', 'i', 'my', 'me']);
 

@@ -1,5 +1,5 @@
-import type { OutgoingReply } from '../../domain/turn-record.js';
-import type { CallbackQuickReply } from './signed-quick-replies.js';
+import type { OutgoingReply } from '../../../core/turn-record.js';
+import type { ManyChatCallbackButton } from '../../../core/actions/channel-api.js';
 
 /**
  * ManyChat Dynamic Block v2 response. Every quick reply becomes a `dynamic_block_callback` button
@@ -11,11 +11,11 @@ export interface DynamicBlockResponse {
   content: {
     messages: { type: 'text'; text: string }[];
     actions: never[];
-    quick_replies: CallbackQuickReply[];
+    quick_replies: ManyChatCallbackButton[];
   };
 }
 
-export function toDynamicBlock(reply: Pick<OutgoingReply, 'text'>, quickReplies: CallbackQuickReply[] = []): DynamicBlockResponse {
+export function toDynamicBlock(reply: Pick<OutgoingReply, 'text'>, quickReplies: ManyChatCallbackButton[] = []): DynamicBlockResponse {
   return {
     version: 'v2',
     content: {

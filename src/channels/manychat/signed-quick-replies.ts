@@ -1,21 +1,13 @@
-import type { OutgoingReply } from '../../domain/turn-record.js';
+import type { ManyChatCallbackButton } from '../../../core/actions/channel-api.js';
+import type { OutgoingReply } from '../../../core/turn-record.js';
 import { signCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
-
-/** A ManyChat v2 quick reply that posts its signed payload back to our webhook. */
-export interface CallbackQuickReply {
-  type: 'dynamic_block_callback';
-  caption: string;
-  url: string;
-  method: 'post';
-  payload: Record<string, unknown>;
-}
 
 /**
  * Every quick reply as a signed button: a confirmation's Yes/No (bound to its pinned row), or a
  * model suggestion (its caption becomes the contact's next message). Used in the webhook's
  * Dynamic Block and in the outbox's sendContent of a deferred reply, so buttons work either way.
  */
-export async function signedQuickReplies(reply: OutgoingReply, callbackUrl: string, secret: string, tenantId: string, contactId: string): Promise<CallbackQuickReply[]> {
+export async function signedQuickReplies(reply: OutgoingReply, callbackUrl: string, secret: string, tenantId: string, contactId: string): Promise<ManyChatCallbackButton[]> {
   return Promise.all(
     reply.quickReplies.map(async (q) => {
       const claim: CallbackClaim = q.callback

@@ -1,4 +1,4 @@
-import type { TenantConfig, ToolInstance } from '../../tenants/tenant-config.js';
+import type { TenantConfig, ToolInstance } from '../../../core/tenant/tenant-config.js';
 
 /** The structured end-of-turn tool. Always offered by the product, never executed. */
 export const REPLY_TOOL_NAME = 'reply';

@@ -1,4 +1,4 @@
-import type { FieldConfig, FlowConfig } from '../../tenants/tenant-config.js';
+import type { FieldConfig, FlowConfig } from '../../../core/tenant/tenant-config.js';
 import { callableInstance, type InputValue, type Plan, type RuleContext } from './plan.js';
 import { containsPhrase, findPhrase, sharedSignificantWords, words } from './text-match.js';
 import {

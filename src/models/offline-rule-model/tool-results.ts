@@ -1,5 +1,5 @@
 import type { LanguageModelV4ToolResultPart } from '@ai-sdk/provider';
-import type { TenantConfig } from '../../tenants/tenant-config.js';
+import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 
 /**
  * Tolerant reading of tool results. Tools may return the product's envelope

@@ -1,4 +1,4 @@
-import type { FlowConfig, TenantConfig } from '../../tenants/tenant-config.js';
+import type { FlowConfig, TenantConfig } from '../../../core/tenant/tenant-config.js';
 
 /** Contact-facing wording. Kept apart from the rules so the rules read as decisions only. */
 

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import type { ActionConfigView } from './config-view.js';
+import type { ApiResult, ChannelApis, ManyChatApi } from './channel-api.js';
+
+/**
+ * Everything about one kind of action, in one place: its arguments, how they are checked
+ * against the tenant's configuration, whether it may be repeated, what it acts on (the resource
+ * a gate binds to), how a person reads it, its undo, how each channel performs it and, for kinds
+ * the model may stage, the model-facing tool input. The registry, the staging tools, the action
+ * policy, the delivery and the dead letters all read these; none of them names a kind.
+ */
+export interface ActionKindSpec<Args, Input = never> {
+  name: string;
+  args: z.ZodType<Args>;
+  /** May be repeated until done (tags, fields); otherwise performed at most once (sends). */
+  idempotent: boolean;
+  /** Puts a message in the contact's inbox, so Meta's 24-hour messaging window applies. */
+  messagesContact: boolean;
+  /**
+   * The configured thing the action acts on (`flow:brochure`, `tag:vip`, `field:plan`): a
+   * confirmation or approval binds to it, whatever tool staged the action. Null: nothing a
+   * tenant configures (system content).
+   */
+  resource(args: Args): string | null;
+  /** Why this action is not valid for this tenant's configuration, or null. */
+  check(args: Args, config: ActionConfigView): string | null;
+  /** What a person reads about it (dashboard, approval card, logs, the model's staging note). */
+  summary(args: Args, config: ActionConfigView): string;
+  /** The kind that reverses it, if there is one. */
+  undoKind: string | null;
+  perform: { manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult> };
+  /** Present when a tenant may offer this kind to the model as a tool. */
+  tool?: StagingToolSpec<Input, Args>;
+}
+
+export interface StagingToolSpec<Input, Args> {
+  /** Appended to the tenant's tool description: what the model may choose from. */
+  describe(config: ActionConfigView): string;
+  input(config: ActionConfigView): z.ZodType<Input>;
+  /** From what the model asked for to the action's arguments; a refusal names the allowed values. */
+  resolve(input: Input, config: ActionConfigView): { ok: true; args: Args } | { ok: false; refusal: string };
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** A kind as the rest of the system sees it: every input is unknown and checked first. */
+export interface ActionKindDefinition {
+  name: string;
+  idempotent: boolean;
+  messagesContact: boolean;
+  undoKind: string | null;
+  stageable: boolean;
+  parseArgs(args: unknown): Checked<Record<string, unknown>>;
+  resource(args: unknown): string | null;
+  check(args: unknown, config: ActionConfigView): string | null;
+  summary(args: unknown, config: ActionConfigView): string;
+  perform(channel: string, apis: ChannelApis, contactId: string, args: unknown): Promise<ApiResult>;
+  tool: ErasedStagingTool | null;
+}
+
+export interface ErasedStagingTool {
+  describe(config: ActionConfigView): string;
+  input(config: ActionConfigView): z.ZodType;
+  /** Arguments ready to stage, with their summary, or the refusal the model reads. */
+  resolve(input: unknown, config: ActionConfigView): { ok: true; args: Record<string, unknown>; summary: string } | { ok: false; refusal: string };
+}
+
+function refuse(message: string): ApiResult {
+  return { ok: false, kind: 'permanent', status: 0, message };
+}
+
+export function defineActionKind<Args extends Record<string, unknown>, Input = never>(spec: ActionKindSpec<Args, Input>): ActionKindDefinition {
+  const parseArgs = (args: unknown): Checked<Args> => {
+    const parsed = spec.args.safeParse(args);
+    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: `invalid ${spec.name} arguments: ${z.prettifyError(parsed.error)}` };
+  };
+  const tool = spec.tool;
+  return {
+    name: spec.name,
+    idempotent: spec.idempotent,
+    messagesContact: spec.messagesContact,
+    undoKind: spec.undoKind,
+    stageable: Boolean(tool),
+    parseArgs,
+    resource(args) {
+      const parsed = parseArgs(args);
+      return parsed.ok ? spec.resource(parsed.value) : null;
+    },
+    check(args, config) {
+      const parsed = parseArgs(args);
+      return parsed.ok ? spec.check(parsed.value, config) : parsed.problem;
+    },
+    summary(args, config) {
+      const parsed = parseArgs(args);
+      return parsed.ok ? spec.summary(parsed.value, config) : `${spec.name} (invalid arguments)`;
+    },
+    async perform(channel, apis, contactId, args) {
+      const parsed = parseArgs(args);
+      if (!parsed.ok) return refuse(parsed.problem);
+      if (channel === 'manychat' && spec.perform.manychat && apis.manychat) return spec.perform.manychat(apis.manychat, contactId, parsed.value);
+      return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
+    },
+    tool: tool
+      ? {
+          describe: (config) => tool.describe(config),
+          input: (config) => tool.input(config),
+          resolve(input, config) {
+            const parsedInput = tool.input(config).safeParse(input);
+            if (!parsedInput.success) return { ok: false, refusal: `Refused: ${z.prettifyError(parsedInput.error)}` };
+            const resolved = tool.resolve(parsedInput.data, config);
+            if (!resolved.ok) return resolved;
+            // The tool's own output must satisfy the kind's args and the tenant's configuration.
+            const problem = spec.check(resolved.args, config);
+            if (problem) return { ok: false, refusal: `Refused: ${problem}.` };
+            return { ok: true, args: resolved.args, summary: spec.summary(resolved.args, config) };
+          },
+        }
+      : null,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The outbound calls an action kind may make, per channel. The implementations (HTTP clients)
+ * live in outbox/; the ground floor only names what they answer, so an action kind can say how
+ * it is performed without knowing about fetch, keys or retries.
+ */
+export type ApiResult =
+  | { ok: true; /** Said when the call was recorded without calling anything. */ note?: string }
+  /** The API surely did not perform the call (429, 503, …): safe to try again, even for a send. */
+  | { ok: false; kind: 'retryable'; status: number; message: string; retryAfterSeconds?: number }
+  /**
+   * No answer in time, the connection failed mid-request, an ambiguous 5xx, or a 2xx that did not
+   * confirm: the call may or may not have happened. Callers must treat the outcome as unknown.
+   */
+  | { ok: false; kind: 'timeout'; message?: string }
+  /** The API refused the call in a way a retry cannot fix (bad id, outside the 24 h window). */
+  | { ok: false; kind: 'permanent'; status: number; message: string; code?: number };
+
+export type ApiFailure = Exclude<ApiResult, { ok: true }>;
+
+/** A ManyChat `dynamic_block_callback` button: signed by the turn, passed through as it is. */
+export interface ManyChatCallbackButton {
+  type: 'dynamic_block_callback';
+  caption: string;
+  url: string;
+  method: 'post';
+  payload: Record<string, unknown>;
+}
+
+/** The ManyChat public API endpoints the outbox performs (protocols/manychat-messenger.md §2). */
+export interface ManyChatApi {
+  sendFlow(subscriberId: string, flowNs: string): Promise<ApiResult>;
+  sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string): Promise<ApiResult>;
+  addTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
+  removeTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
+  setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ApiResult>;
+}
+
+/** The clients a delivery holds, one per channel it can perform on. */
+export interface ChannelApis {
+  manychat?: ManyChatApi;
+}

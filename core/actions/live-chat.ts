@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { defineActionKind } from './action-kind.js';
+
+/**
+ * Assigning the conversation to the tenant's live chat, part of a handoff. ManyChat's public API
+ * has no endpoint for it, so it is recorded as done with a note and nothing is called; the
+ * handoff's visible effect is its tag (an ordinary add_tag action).
+ */
+export const LIVE_CHAT_NOTE = 'recorded only: the ManyChat public API has no live-chat assignment endpoint, so nothing was called';
+
+export const liveChat = defineActionKind({
+  name: 'live_chat',
+  args: z.object({}),
+  messagesContact: false,
+  idempotent: true,
+  resource: () => null,
+  check: () => null,
+  summary: () => 'assign the conversation to live chat',
+  undoKind: null,
+  perform: { manychat: async () => ({ ok: true, note: LIVE_CHAT_NOTE }) },
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { StagedActionSchema } from './staged-action.js';
+
+/**
+ * What the outbox must perform for one committed turn: its actions in order. The entry is
+ * written in the same MULTI as the turn record, so a committed turn always has one.
+ */
+export const OutboxEntrySchema = z.object({
+  turnId: z.string(),
+  tenantId: z.string(),
+  channel: z.enum(['manychat', 'messenger']),
+  contactId: z.string(),
+  actions: z.array(StagedActionSchema),
+  state: z.enum(['pending', 'done', 'failed']),
+  createdAt: z.string(),
+  attempts: z.number().int().min(0),
+});
+export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+/** Per-action ledger state. `unknown`: claimed, no result recorded (crash mid-call) — never resent. */
+export const LedgerStateSchema = z.enum(['pending', 'claimed', 'done', 'unknown', 'dead']);
+export type LedgerState = z.infer<typeof LedgerStateSchema>;
+
+export const LedgerRowSchema = z.object({
+  state: LedgerStateSchema,
+  at: z.string(),
+  attempts: z.number().int().min(0),
+  /** The API's own words for a dead action or the last failure. */
+  detail: z.string().optional(),
+});
+export type LedgerRow = z.infer<typeof LedgerRowSchema>;
+
+/** The body QStash carries to the delivery endpoint: ids only, the entry is read from Redis. */
+export const DeliveryMessageSchema = z.object({ tenantId: z.string(), turnId: z.string() });
+export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
+
+/**
+ * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
+ * tenant's approval, a notice): pending, never attempted, its actions in the order given.
+ */
+export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date }): OutboxEntry {
+  return { turnId: input.entryId, tenantId: input.tenantId, channel: input.channel, contactId: input.contactId, actions: input.actions, state: 'pending', createdAt: input.now.toISOString(), attempts: 0 };
+}

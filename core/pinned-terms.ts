@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { canonicalJson } from './canonical-json.js';
+import { StagedActionSchema } from './staged-action.js';
+import { timingSafeEqual } from './security/constant-time.js';
+
+/**
+ * The pinned terms of a pending confirmation or an approval: the exact calls (tool and
+ * canonical-JSON arguments), for whom, until when. Written once (SET NX) and signed with an
+ * HMAC, so no code path can change them and a change made behind the code's back is detected
+ * before anything is performed.
+ */
+export const PinnedTermsSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['confirmation', 'approval']),
+  tenantId: z.string(),
+  contactId: z.string(),
+  channel: z.enum(['manychat', 'messenger']),
+  turnId: z.string(),
+  actions: z.array(StagedActionSchema).min(1),
+  /** One entry per action: the tool and its arguments as canonical JSON (sorted keys). */
+  pinned: z.array(z.object({ tool: z.string(), args: z.string() })),
+  /** What a person reads before deciding. */
+  card: z.string(),
+  /** Single-use value the contact's button must echo (confirmations). */
+  nonce: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  sig: z.string(),
+});
+export type PinnedTerms = z.infer<typeof PinnedTermsSchema>;
+
+async function hmacHex(secret: string, text: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`pinned-terms:${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text));
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export async function signTerms(terms: Omit<PinnedTerms, 'sig' | 'pinned'>, secret: string): Promise<PinnedTerms> {
+  const pinned = terms.actions.map((a) => ({ tool: a.tool, args: canonicalJson(a.args) }));
+  const unsigned = { ...terms, pinned };
+  return { ...unsigned, sig: await hmacHex(secret, canonicalJson(unsigned)) };
+}
+
+/** True only when the signature matches and every action still equals its pinned call. */
+export async function verifyTerms(terms: PinnedTerms, secret: string): Promise<boolean> {
+  const { sig, ...unsigned } = terms;
+  const expected = await hmacHex(secret, canonicalJson(unsigned));
+  const enc = new TextEncoder();
+  if (!timingSafeEqual(enc.encode(expected), enc.encode(sig))) return false;
+  return terms.actions.length === terms.pinned.length && terms.actions.every((a, i) => terms.pinned[i]?.tool === a.tool && terms.pinned[i]?.args === canonicalJson(a.args));
+}

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
+import { checkToolOrder } from './tool-order.js';
+import { GuardrailSettingsSchema } from './guardrail-settings.js';
+import { checkManifest, ManifestSchema } from './manifest.js';
+
+/**
+ * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
+ * the schema version: a stored config of another version is refused with a clear error rather
+ * than half-read.
+ */
+const name = z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _ (start with a letter, at most 48)');
+
+export const FlowSchema = z.object({
+  name,
+  /** ManyChat flow namespace, e.g. content20180221085508_278589. */
+  ns: z.string().min(1),
+  description: z.string().min(1),
+  /** Words that suggest the flow; the offline rule model uses them, a real model reads the description. */
+  keywords: z.array(z.string().min(1)).default([]),
+});
+
+export const TagSchema = z.object({ name: z.string().min(1).max(64), description: z.string().default('') });
+
+export const FieldSchema = z.object({
+  name: z.string().min(1).max(64),
+  type: z.enum(['text', 'number', 'boolean', 'date']),
+  description: z.string().default(''),
+  /** For a choice field: the only values a tool may record. */
+  choices: z.array(z.string().min(1)).optional(),
+});
+
+export const FaqEntrySchema = z.object({ id: z.string().min(1), question: z.string().min(1), answer: z.string().min(1) });
+
+/** Tools that only read: they return data and stage nothing. */
+export const READ_TOOL_KINDS = ['lookup_contact', 'search_faq'] as const;
+export type ReadToolKind = (typeof READ_TOOL_KINDS)[number];
+
+export function isReadToolKind(kind: string): kind is ReadToolKind {
+  return (READ_TOOL_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * A built-in tool kind instantiated by the tenant under its own name: a read tool, or a staging
+ * tool for an action kind that offers one (core/actions/).
+ */
+export const ToolInstanceSchema = z.object({
+  name,
+  kind: z.enum([...STAGEABLE_KIND_NAMES, ...READ_TOOL_KINDS]),
+  description: z.string().min(1),
+});
+
+export const HandoffSchema = z.object({
+  /** Tag added to the contact when a turn escalates (must be a configured tag). */
+  tag: z.string().optional(),
+  /** Reply the contact gets on escalation. */
+  reply: z.string().min(1),
+  /** How long the model stays silent for this contact after a handoff, unless released. */
+  silenceMinutes: z.number().int().min(0).max(7 * 24 * 60).default(24 * 60),
+});
+
+export const TenantConfigSchema = z.object({
+  version: z.literal(1),
+  tenantId: z.string(),
+  displayName: z.string().min(1),
+  persona: z.string().min(1),
+  /** Hosted model id; ignored by the offline rule model. */
+  modelId: z.string().min(1).default('gpt-4.1-mini'),
+  /** Time budget of a synchronous turn; ManyChat waits ~10 s. */
+  deadlineMs: z.number().int().min(500).max(9500).default(8000),
+  fallbackReply: z.string().min(1),
+  /** Sent at the deadline when a turn is still running (empty: an empty Dynamic Block). */
+  holdingReply: z.string().max(2000).default(''),
+  /**
+   * A deferred turn keeps running in the background until this many ms after it arrived. The
+   * default stays inside Workers' waitUntil allowance (about 30 s after the response, which goes
+   * out at the 8 s deadline); a run cut short anyway is finished by the finish-turn job.
+   */
+  asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(35_000),
+  flows: z.array(FlowSchema).default([]),
+  tags: z.array(TagSchema).default([]),
+  fields: z.array(FieldSchema).default([]),
+  faq: z.array(FaqEntrySchema).default([]),
+  tools: z.array(ToolInstanceSchema).default([]),
+  /** Declarations of every tool the tenant may register (see tools/manifest.ts). */
+  manifest: ManifestSchema.default({}),
+  /** Canonical tool order override; must contain "<unlisted-tools>" exactly once. */
+  toolOrder: z.array(z.string()).optional(),
+  thresholds: z
+    .object({
+      /** Below this the turn escalates. */
+      minConfidence: z.number().min(0).max(1).default(0.5),
+      /** Per-guardrail time budget. */
+      guardrailTimeoutMs: z.number().int().min(10).max(5000).default(1000),
+    })
+    .prefault({}),
+  handoff: HandoffSchema,
+  /** Conversation turns kept per contact. */
+  historyTurns: z.number().int().min(0).max(50).default(10),
+  /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
+  guardrails: GuardrailSettingsSchema.prefault({}),
+});
+
+export type TenantConfig = z.infer<typeof TenantConfigSchema>;
+export type TenantConfigInput = z.input<typeof TenantConfigSchema>;
+export type FlowConfig = z.infer<typeof FlowSchema>;
+export type FieldConfig = z.infer<typeof FieldSchema>;
+export type ToolInstance = z.infer<typeof ToolInstanceSchema>;
+
+/** Cross-field rules zod's shape cannot say: names unique, references resolve. */
+export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 'save'): string[] {
+  const problems: string[] = [];
+  const dup = (what: string, names: string[]) => {
+    const seen = new Set<string>();
+    for (const n of names) {
+      if (seen.has(n)) problems.push(`${what} "${n}" is declared twice`);
+      seen.add(n);
+    }
+  };
+  dup('flow', config.flows.map((f) => f.name));
+  dup('tag', config.tags.map((t) => t.name));
+  dup('field', config.fields.map((f) => f.name));
+  dup('tool', config.tools.map((t) => t.name));
+  if (config.tools.some((t) => t.name === 'reply')) problems.push('tool name "reply" is reserved for the end-of-turn reply');
+  // Checked when saved; a stored config that slipped past fails its turns cleanly at prompt assembly instead.
+  if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
+  problems.push(...checkManifest(config.manifest));
+  if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
+    problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
+  }
+  return problems;
+}
+
+export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
+  const parsed = TenantConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
+  }
+  const problems = checkTenantConfig(parsed.data, mode);
+  return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+}

@@ -1,0 +1,70 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { TenantContext } from '../http/app-context.js';
+import { jsonError, parseJsonBody } from '../http/errors.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { channelApisFor } from '../tenants/channel-apis.js';
+import { assertSafeId } from '../../core/storage/keys.js';
+import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
+import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../../outbox/qstash-dead-letters.js';
+
+const REDRIVE_BODY_LIMIT = 4 * 1024;
+
+const RedriveBodySchema = z.object({
+  turnId: z.string().min(1),
+  actionId: z.string().min(1),
+  /** Needed for a send whose outcome is unknown: the contact may get it twice. */
+  sendAnyway: z.boolean().optional(),
+});
+
+/**
+ * `GET /v1/outbox/dead-letters/:tenant` — the tenant's dead and unknown actions, newest first.
+ * `POST /v1/outbox/dead-letters/:tenant/redrive` `{turnId, actionId, sendAnyway?}` — puts one back
+ * to pending, publishes its entry and delivers it at once (the publish may be swallowed by
+ * QStash's deduplication window; see `redriveDeadLetter`).
+ */
+export function deadLetterRoutes() {
+  const app = new Hono<TenantContext>();
+  // The tenant admin secret (Authorization: Bearer), as the rest of the tenant JSON API. (Hono's
+  // `/:tenant/*` also matches `/:tenant`.)
+  app.use('/:tenant/*', requireAdminSecret());
+  app.get('/:tenant', async (c) => {
+    const tenantId = c.req.param('tenant');
+    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
+    const { env } = c.get('services');
+    const [deadLetters, qstash] = await Promise.all([
+      listDeadLetters(c.get('session'), tenantId, limit),
+      listQStashDeadLetters(qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }), tenantId).catch((err: unknown) => ({ error: `QStash DLQ unavailable: ${err instanceof Error ? err.message : String(err)}` })),
+    ]);
+    return c.json({ tenantId, deadLetters, qstash });
+  });
+  app.post('/:tenant/qstash/:dlqId/retry', async (c) => {
+    const { env } = c.get('services');
+    const dlqId = c.req.param('dlqId');
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(dlqId)) return jsonError(c, 404, 'no such QStash dead letter');
+    const retried = await retryQStashDeadLetter(qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }), c.req.param('tenant'), dlqId);
+    if (!retried.ok) return jsonError(c, 404, `no QStash dead letter "${dlqId}" for this tenant`);
+    return c.json({ retried: dlqId, messageId: retried.messageId });
+  });
+  app.post('/:tenant/redrive', limitBody(REDRIVE_BODY_LIMIT), async (c) => {
+    const tenantId = c.req.param('tenant');
+    const parsed = parseJsonBody(c, await c.req.text(), RedriveBodySchema, 're-drive body');
+    if (!parsed.ok) return parsed.response;
+    try {
+      assertSafeId('turn id', parsed.value.turnId);
+    } catch (err) {
+      return jsonError(c, 400, err instanceof Error ? err.message : 'invalid turn id');
+    }
+    const services = c.get('services');
+    const session = c.get('session');
+    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.value });
+    if (!redriven.ok) return jsonError(c, redriven.status, redriven.error);
+    // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
+    // the lease taken (busy) or the work done.
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });
+    return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
+  });
+  return app;
+}

@@ -1,0 +1,30 @@
+import { Hono } from 'hono';
+import { FINISH_TURN_PATH, FinishTurnJobSchema } from '../../core/finish-turn-job.js';
+import type { SignedContext } from '../http/app-context.js';
+import { parseJsonBody } from '../http/errors.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { requireQStashSignature } from '../http/middleware/qstash-signature.js';
+import { loadTenant } from '../tenants/tenant-store.js';
+import { turnDeps } from '../turn/turn-deps.js';
+import { finishTurn } from '../turn/finish-turn.js';
+
+export const FINISH_TURN_BODY_LIMIT = 128 * 1024;
+
+/** `POST /v1/turns/finish` — QStash's delayed job for a deferred turn; signature required. */
+export function finishTurnRoutes() {
+  const app = new Hono<SignedContext>();
+  app.post('/finish', limitBody(FINISH_TURN_BODY_LIMIT), requireQStashSignature(FINISH_TURN_PATH), async (c) => {
+    const job = parseJsonBody(c, c.get('signedBody'), FinishTurnJobSchema, 'finish-turn job');
+    if (!job.ok) return job.response;
+    const services = c.get('services');
+    const session = c.get('session');
+    const tenant = await loadTenant(session, job.value.inbound.tenantId);
+    if (!tenant.found || 'broken' in tenant) {
+      c.header('Upstash-NonRetryable-Error', 'true');
+      return c.json({ error: `tenant "${job.value.inbound.tenantId}" cannot be loaded` }, 489 as 400);
+    }
+    const outcome = await finishTurn(turnDeps(services, session, tenant.config), tenant.config, job.value);
+    return c.json(outcome.kind === 'already-done' ? { outcome: 'already-done', turnId: outcome.turnId } : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision });
+  });
+  return app;
+}

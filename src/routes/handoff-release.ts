@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import { jsonError } from '../http/errors.js';
+import type { TenantContext } from '../http/app-context.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
+import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
+
+/**
+ * `POST /v1/tenants/:tenant/contacts/:contact/release` — ends a contact's handoff early: deletes
+ * the silence window `t:{tenant}:handoff:{contact}` the escalation set, so the agent answers the
+ * contact's next message. Authenticated like the tenant API (the tenant's secret in
+ * the tenant admin secret, constant-time). It does not remove the handoff tag at ManyChat: that
+ * tag is the tenant's live-chat marker and their team clears it where they work.
+ *
+ * Answers `{ tenantId, contactId, released }`; `released` is false when the contact was not in a
+ * handoff (releasing is idempotent).
+ */
+export function handoffReleaseRoutes() {
+  const app = new Hono<TenantContext>();
+  app.post('/:tenant/contacts/:contact/release', requireAdminSecret(), async (c) => {
+    const tenantId = c.req.param('tenant');
+    const contactId = c.req.param('contact');
+    try {
+      assertSafeId('contact id', contactId);
+    } catch {
+      return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
+    }
+    const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
+    return c.json({ tenantId, contactId, released: deleted > 0 });
+  });
+  return app;
+}

@@ -1,0 +1,58 @@
+import { Hono } from 'hono';
+import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
+import type { TenantContext } from '../http/app-context.js';
+import { jsonError, parseJsonText } from '../http/errors.js';
+import { requireAdminSecret } from '../http/middleware/admin-auth.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { manifestDrift } from '../../tools/registry.js';
+import { saveTenant } from '../tenants/tenant-store.js';
+
+export const CONFIG_BODY_LIMIT = 256 * 1024;
+
+/** `/v1/tenants/:tenant/…` — config, manifest drift and the approval queue, per tenant. */
+export function tenantApiRoutes() {
+  const app = new Hono<TenantContext>();
+  app.use('/:tenant/*', requireAdminSecret());
+
+  app.get('/:tenant/config', (c) => c.json(c.get('tenant').config));
+
+  app.put('/:tenant/config', limitBody(CONFIG_BODY_LIMIT), async (c) => {
+    const json = parseJsonText(await c.req.text());
+    if (!json.ok) return jsonError(c, 400, json.error);
+    const tenantId = c.req.param('tenant');
+    if (typeof json.value !== 'object' || json.value === null) return jsonError(c, 400, 'config must be a JSON object');
+    // The path names the tenant; a body cannot write another tenant's config.
+    const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
+    if (!saved.ok) return jsonError(c, 400, 'invalid tenant config', saved.problems);
+    return c.json({ ok: true, config: saved.config });
+  });
+
+  app.get('/:tenant/manifest', (c) => {
+    const { config } = c.get('tenant');
+    return c.json({ manifest: config.manifest, drift: manifestDrift(config) });
+  });
+
+  app.get('/:tenant/approvals', async (c) => c.json({ approvals: await listApprovals(c.get('session'), c.req.param('tenant')) }));
+
+  for (const action of ['approve', 'reject'] as const) {
+    app.post(`/:tenant/approvals/:id/${action}`, async (c) => {
+      const id = c.req.param('id');
+      if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
+      const services = c.get('services');
+      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, c.req.param('tenant'), id, action);
+      switch (outcome.result) {
+        case 'not-found':
+          return jsonError(c, 404, `no approval "${id}"`);
+        case 'tampered':
+          return jsonError(c, 409, `approval "${id}" failed its integrity check; nothing was performed`);
+        case 'already-decided':
+          return jsonError(c, 409, `approval "${id}" is already ${outcome.status}`);
+        case 'expired':
+          return jsonError(c, 410, `approval "${id}" expired; nothing was performed and the contact was told`);
+        default:
+          return c.json(outcome);
+      }
+    });
+  }
+  return app;
+}

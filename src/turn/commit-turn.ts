@@ -1,0 +1,82 @@
+import type { HistoryEntry } from '../../core/history-entry.js';
+import { buildOutboxEntry } from '../../core/outbox-entry.js';
+import type { StagedAction } from '../../core/staged-action.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
+import { pinGatedActions } from '../approvals/create-pinned.js';
+import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
+import type { TurnDecision } from './decide-turn.js';
+import type { TurnContext, TurnDeps } from './turn-context.js';
+
+/**
+ * The commit stage: the decision becomes one atomic write — the turn record, its outbox entry,
+ * pending rows, history and handoff silence — then, off the reply's path, QStash is asked to
+ * deliver. Written only if no other run of this turn committed first.
+ */
+export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: TurnDecision, draft: TurnRecord): Promise<TurnRecord> {
+  const now = (deps.now ?? (() => new Date()))();
+  const { config, inbound, turnId } = ctx;
+  const pinned = decision.pin.length ? await pinGatedActions({ turnId, inbound, staged: decision.pin, manifest: config.manifest, secret: deps.pinSecret, now }) : { confirmation: null, approvals: [] };
+  const reply = { ...decision.reply };
+  if (pinned.confirmation) {
+    const { id, nonce } = pinned.confirmation;
+    reply.quickReplies = [
+      { caption: 'Yes', callback: { pendingId: id, answer: 'yes' as const, nonce } },
+      { caption: 'No', callback: { pendingId: id, answer: 'no' as const, nonce } },
+    ];
+  }
+  const committed = decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply), ...decision.commit] : decision.commit;
+  const record: TurnRecord = {
+    ...draft,
+    reply,
+    committed,
+    pendingConfirmation: pinned.confirmation?.id ?? null,
+    approvals: pinned.approvals.map((a) => a.id),
+    deferred: ctx.deferral.deferred,
+    finishedAt: now.toISOString(),
+  };
+  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now }) : null;
+  const history: HistoryEntry[] = [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }];
+  if (decision.recordAgentReply) history.push({ role: 'agent', text: reply.text, at: record.finishedAt });
+
+  const commitStarted = performance.now();
+  const before = deps.session.roundTrips;
+  // Stored with the record, so counted ahead: what was spent so far plus the commit's one write.
+  record.redisRoundTrips.afterModel = deps.session.roundTrips - before + 1;
+  record.timings.totalMs = Math.round(performance.now() - ctx.startedAt);
+  const written = await writeTurnCommit(deps.session, {
+    record,
+    entry,
+    history: inbound.text ? history : [],
+    historyLimit: config.historyTurns,
+    handoffUntil: decision.handoffUntil,
+    pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals],
+  });
+  if (!written) {
+    // Another run of this turn (its background run, or the finish-turn rerun) committed first.
+    record.notes.push('another run of this turn committed it first; this run wrote nothing');
+    return record;
+  }
+  record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
+  record.timings.commitMs = Math.round(performance.now() - commitStarted);
+  if (entry) {
+    const publishing = publishCommitted(deps.publisher, entry).then((published) => {
+      if (!published.published) console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
+    });
+    if (deps.background) deps.background(publishing);
+    else await publishing;
+  }
+  return record;
+}
+
+/**
+ * A deferred turn's reply: the webhook has answered already, so the reply goes out through the
+ * outbox before the actions. Its buttons (a confirmation's Yes/No, suggestions) go with it,
+ * signed now as the webhook would have.
+ */
+async function deferredReplyAction(deps: TurnDeps, ctx: TurnContext, reply: TurnRecord['reply']): Promise<StagedAction> {
+  const { config, inbound, turnId } = ctx;
+  const quickReplies = deps.callbackUrl && reply.quickReplies.length ? await signedQuickReplies(reply, deps.callbackUrl, deps.pinSecret, config.tenantId, inbound.contactId) : [];
+  const args = quickReplies.length ? { text: reply.text, quickReplies } : { text: reply.text };
+  return { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
+}

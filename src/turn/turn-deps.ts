@@ -1,0 +1,24 @@
+import type { RedisSession } from '../../core/storage/redis-session.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import type { Services } from '../http/app-context.js';
+import type { TurnDeps } from './turn-context.js';
+
+/** The URL a tenant's ManyChat buttons post back to: its webhook. */
+export function manyChatCallbackUrl(services: Services, tenantId: string): string {
+  return `${services.env.PUBLIC_URL.replace(/\/$/, '')}/v1/manychat/${tenantId}`;
+}
+
+/** What a turn needs, from the request's services: one place, whoever runs the turn. */
+export function turnDeps(services: Services, session: RedisSession, config: TenantConfig, background?: (work: Promise<unknown>) => void): TurnDeps {
+  const model = services.model(config);
+  return {
+    session,
+    model: model.model,
+    modelId: model.modelId,
+    guardrails: services.guardrails,
+    publisher: services.publisher(),
+    pinSecret: services.env.SESSION_SECRET,
+    callbackUrl: manyChatCallbackUrl(services, config.tenantId),
+    ...(background ? { background } : {}),
+  };
+}

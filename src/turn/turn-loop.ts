@@ -1,0 +1,60 @@
+import { sha256Hex } from '../../core/security/digest.js';
+import { ToolOrderError } from '../../core/tenant/tool-order.js';
+import { newCanary } from '../../guardrails/canary.js';
+import { buildTurnTools } from '../../tools/registry.js';
+import type { TurnStaging } from '../../tools/staging.js';
+import { runModelLoop, type LoopOutcome } from './model-loop.js';
+import { buildInstructions, buildMessages } from './prompt.js';
+import type { TurnContext, TurnDeps } from './turn-context.js';
+
+export interface TurnLoopResult {
+  loop: LoopOutcome;
+  /** The instructions the model saw ('' when it was not called): the leak guardrail reads them. */
+  instructions: string;
+  modelMs: number;
+}
+
+/** Time kept back from the model for guardrails and the commit. */
+export function modelBudgetMs(ctx: Pick<TurnContext, 'deadlineAt' | 'startedAt'>, now: number): number {
+  const reserve = Math.min(1500, Math.round((ctx.deadlineAt - ctx.startedAt) * 0.15));
+  return Math.max(0, ctx.deadlineAt - reserve - now);
+}
+
+/**
+ * The loop stage: the turn's tools and prompt, then at most two model calls within the turn's
+ * budget. A contact with a human gets no model call at all. A failure before the model answers
+ * (an invalid tool order, a thrown tool builder) is an `error` outcome, never a throw.
+ */
+export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
+  const { config, inbound } = ctx;
+  const started = performance.now();
+  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
+  if (ctx.inHandoffUntil) return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
+  let instructions = '';
+  try {
+    const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+    notes.push(...toolset.refused);
+    instructions = buildInstructions(config, toolset, newCanary());
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('turn deadline')), modelBudgetMs(ctx, performance.now()));
+    try {
+      // OpenAI's recommended per-end-user identifier, hashed so no contact id leaves us.
+      const safetyIdentifier = (await sha256Hex(`${config.tenantId}:${inbound.contactId}`)).slice(0, 32);
+      const loop = await runModelLoop({
+        model: deps.model,
+        instructions,
+        messages: buildMessages(inbound, ctx.history),
+        toolset,
+        abortSignal: controller.signal,
+        notes,
+        providerOptions: { openai: { safetyIdentifier } },
+      });
+      return done(loop, instructions);
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (err) {
+    const why = err instanceof ToolOrderError ? `configuration error: ${err.message}` : `turn failed before the model answered: ${err instanceof Error ? err.message : String(err)}`;
+    return done({ kind: 'error', why, aborted: false, steps: [] }, instructions);
+  }
+}
