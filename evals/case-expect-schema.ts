@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { durationMs } from './relative-time.js';
 
 /**
- * What a case expects of a turn (documented in evals/README.md). Every field is optional; only the
+ * What a case expects of a turn (documented in evals/CASES.md). Every field is optional; only the
  * ones given are checked. Unknown fields are errors, so a typo does not silently pass.
  */
 
