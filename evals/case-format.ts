@@ -7,7 +7,7 @@ import { caseTimeProblem } from './relative-time.js';
 export * from './case-expect-schema.js';
 
 /**
- * The eval case format (one JSON file per case; documented in evals/README.md). A case names a
+ * The eval case format (one JSON file per case; documented in evals/CASES.md). A case names a
  * tenant (the demo tenant plus overrides) and a sequence of turns. A turn is a message the contact
  * writes, a button press on an earlier reply, or a tenant decision on an approval; each is
  * delivered once, repeated or concurrently, with the model's scripted steps, ManyChat faults, and
