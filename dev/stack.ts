@@ -54,6 +54,8 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** Where to write stack.json / worker.env. Default `.local/`. */
   stateDir?: string;
+  /** The Redis to reuse (else REDIS_URL or redis://127.0.0.1:6379; a redis-server is started if none answers). */
+  redisUrl?: string;
 }
 
 /** Seeds the demo tenant (idempotent: rewrites config and secrets). */
@@ -111,7 +113,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export async function startLocalStack(opts: StackOptions = {}): Promise<LocalStack> {
   const log = opts.log ?? (() => {});
   const stateDir = opts.stateDir ?? join(ROOT, '.local');
-  const redis = await ensureRedis();
+  const redis = await ensureRedis(opts.redisUrl);
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
   const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
   const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true });

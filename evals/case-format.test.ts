@@ -16,7 +16,15 @@ describe('the eval cases in evals/cases', () => {
     const cases = await loadCases(casesDir);
     expect(cases.length).toBeGreaterThanOrEqual(40);
     const areas = new Set(cases.map((c) => c.file.split('/').at(-2)));
-    for (const area of ['plain', 'staging', 'read', 'veto', 'escalate', 'denied', 'duplicates', 'faults', 'model-errors', 'deadline']) expect(areas).toContain(area);
+    for (const area of ['plain', 'staging', 'read', 'veto', 'escalate', 'denied', 'duplicates', 'faults', 'model-errors', 'deadline', 'confirm', 'approve']) expect(areas).toContain(area);
+  });
+
+  it('cover confirmations and approvals with at least 15 cases of presses and tenant decisions', async () => {
+    const cases = (await loadCases(casesDir)).filter((c) => ['confirm', 'approve'].includes(c.file.split('/').at(-2)!));
+    expect(cases.length).toBeGreaterThanOrEqual(15);
+    const turns = cases.flatMap((c) => c.turns);
+    for (const form of ['press', 'approve', 'reject', 'expire'] as const) expect(turns.some((t) => t[form] !== undefined), form).toBe(true);
+    expect(turns.some((t) => t.tamper)).toBe(true);
   });
 
   it('have naive two-step variants for the staging-only ones', async () => {
@@ -76,6 +84,8 @@ describe('expectations', () => {
     committed: [{ kind: 'send_flow', tool: 'send_media', args: { flowName: 'brochure', flowNs: 'ns1' } }],
     performed: [{ call: 'sendFlow', path: '/fb/sending/sendFlow', status: 200, outcome: 'ok', flow: 'brochure' }],
     apiCalls: [{ call: 'sendFlow', path: '/fb/sending/sendFlow', status: 200, outcome: 'ok', flow: 'brochure' }],
+    pending: [],
+    rows: {},
     modelCalls: 1,
     lastPrompt: '[{"role":"user"}]',
     ...over,

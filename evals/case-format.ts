@@ -1,12 +1,17 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { ExpectationSchema } from './case-expect-schema.js';
+import { caseTimeProblem } from './relative-time.js';
+
+export * from './case-expect-schema.js';
 
 /**
- * The eval case format (one JSON file per case; documented in evals/README.md). A case names a
- * tenant (the demo tenant plus overrides), a sequence of turns (each one inbound ManyChat text,
- * delivered once, repeated or concurrently), the model's scripted steps per turn, ManyChat faults,
- * and what must happen.
+ * The eval case format (one JSON file per case; documented in evals/CASES.md). A case names a
+ * tenant (the demo tenant plus overrides) and a sequence of turns. A turn is a message the contact
+ * writes, a button press on an earlier reply, or a tenant decision on an approval; each is
+ * delivered once, repeated or concurrently, with the model's scripted steps, ManyChat faults, and
+ * what must happen (case-expect-schema.ts).
  */
 
 const ReplyShorthandSchema = z
@@ -41,80 +46,6 @@ export const CaseStepSchema = z
   .refine((s) => !(s.reply && s.replyRaw !== undefined), { message: 'give either reply or replyRaw, not both' });
 export type CaseStep = z.infer<typeof CaseStepSchema>;
 
-export const ActionExpectSchema = z
-  .object({
-    kind: z.string(),
-    /** The tool that staged it, or "system:handoff" for the handoff. */
-    tool: z.string().optional(),
-    /** Key arguments; each one given must be equal (others are ignored). */
-    args: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
-export type ActionExpect = z.infer<typeof ActionExpectSchema>;
-
-export const PerformedCallNames = ['sendFlow', 'sendContent', 'addTag', 'removeTag', 'setField'] as const;
-export const PerformedExpectSchema = z
-  .object({
-    call: z.enum(PerformedCallNames),
-    /** sendFlow: the flow's name in the tenant config (compared through its namespace). */
-    flow: z.string().optional(),
-    /** addTag / removeTag: the tag's name. */
-    tag: z.string().optional(),
-    /** setField: the field's name and value. */
-    field: z.string().optional(),
-    value: z.unknown().optional(),
-    /** sendContent: a substring of the sent text. */
-    textContains: z.string().optional(),
-  })
-  .strict();
-export type PerformedExpect = z.infer<typeof PerformedExpectSchema>;
-
-const decision = z.enum(['pass', 'veto', 'escalate', 'error']);
-
-const ExpectationBase = z
-  .object({
-    /** HTTP status of every delivery. Default 200. */
-    status: z.number().int().optional(),
-    decision: decision.optional(),
-    /** Substrings of the turn record's decisionReason (case-insensitive), e.g. the deciding guardrail's name. */
-    reasonContains: z.array(z.string()).optional(),
-    /** Substrings of the webhook's reply text (case-insensitive). */
-    replyContains: z.array(z.string()).optional(),
-    replyNotContains: z.array(z.string()).optional(),
-    /** The reply text is empty (no message sent back, e.g. a contact already with a human). */
-    replyEmpty: z.boolean().optional(),
-    /** Exactly these staged actions, in order. */
-    staged: z.array(ActionExpectSchema).optional(),
-    /** Exactly these actions handed to the outbox, in order. */
-    committed: z.array(ActionExpectSchema).optional(),
-    /** Exactly these successful ManyChat calls for the contact, in order, after the outbox settles. */
-    performed: z.array(PerformedExpectSchema).optional(),
-    /** Every ManyChat call for the contact, including refused and faulted attempts. */
-    apiCalls: z.number().int().min(0).optional(),
-    /** The webhook answered before the turn finished (header x-turn-deferred: 1, or the record says so). */
-    deferred: z.boolean().optional(),
-    /** Model calls this turn made (counted at the model sandbox). */
-    modelCalls: z.number().int().min(0).optional(),
-    /** Substrings of the last model request of the turn (its messages, as JSON). */
-    promptContains: z.array(z.string()).optional(),
-    /** Distinct x-turn-id values over the deliveries. */
-    distinctTurns: z.number().int().min(0).optional(),
-    /** Deliveries answered with x-duplicate-of. */
-    duplicates: z.number().int().min(0).optional(),
-    /** Every delivery got the same reply text. */
-    sameReply: z.boolean().optional(),
-  })
-  .strict();
-
-export const ExpectationSchema = ExpectationBase.extend({
-  /** Alternatives: the turn passes if the base expectations and any one alternative hold. */
-  anyOf: z.array(ExpectationBase).min(1).optional(),
-  /** How long to wait for the outbox to perform (ms). Default 15000. */
-  performedTimeoutMs: z.number().int().min(0).max(120_000).optional(),
-}).strict();
-export type Expectation = z.infer<typeof ExpectationSchema>;
-export type ExpectationCore = z.infer<typeof ExpectationBase>;
-
 export const FaultSchema = z
   .object({
     /** Exact path or "/"-led suffix, e.g. "/sendFlow", "/addTagByName". */
@@ -126,21 +57,38 @@ export const FaultSchema = z
   .strict();
 export type CaseFault = z.infer<typeof FaultSchema>;
 
+/** Which pending approval a tenant decision acts on: the first still pending (true), or one a turn named with `pending[].as`. */
+const DecisionTargetSchema = z.union([z.literal(true), z.string().min(1)]);
+
+export const TurnForms = ['text', 'press', 'approve', 'reject', 'expire'] as const;
+export type TurnForm = (typeof TurnForms)[number];
+
 export const TurnSchema = z
   .object({
     /** What the contact wrote (ManyChat {{last_input_text}}). */
-    text: z.string().min(1),
+    text: z.string().min(1).optional(),
+    /** A button press: the caption of a button ("Yes", "No", a quick reply) of the contact's previous reply. */
+    press: z.string().min(1).optional(),
+    /** With `press`: take the button from the reply of this turn (1-based) instead of the previous one (a replay). */
+    from: z.number().int().min(1).optional(),
+    /** With `press`: send a forged callback (another contact, the other answer, a broken signature). */
+    tamper: z.enum(['contact', 'answer', 'sig']).optional(),
+    /** A tenant decision through the tenant API (admin secret): approve / reject an approval. */
+    approve: DecisionTargetSchema.optional(),
+    reject: DecisionTargetSchema.optional(),
+    /** Advance an approval past its expiry the way time would, then run the cron (scheduled handler). */
+    expire: DecisionTargetSchema.optional(),
     /** Contact alias within the case (each alias is a fresh sandbox subscriber). Default "main". */
     contact: z.string().default('main'),
     firstName: z.string().default('Ada'),
     customFields: z.record(z.string(), z.unknown()).optional(),
-    /** contact.last_interaction as ManyChat sends it. */
+    /** contact.last_interaction, relative to the run ("-2h"); absolute only with the case's `absoluteTimes`. */
     lastInteraction: z.string().optional(),
     /** message_key sent with the delivery. Default: unique per turn. false: none (the Worker derives one). */
     messageKey: z.union([z.string(), z.literal(false)]).optional(),
     /** wrapped: {contact, text, message_key}; bare: the Full Contact Data object with last_input_text. */
     body: z.enum(['wrapped', 'bare']).default('wrapped'),
-    /** How the same delivery is sent: once, repeated one after another, or concurrently. */
+    /** How the same delivery (message, press, decision) is sent: once, repeated one after another, or concurrently. */
     deliveries: z
       .object({ count: z.number().int().min(1).max(50), mode: z.enum(['sequential', 'concurrent']).default('sequential'), gapMs: z.number().int().min(0).max(10_000).default(0) })
       .strict()
@@ -153,7 +101,21 @@ export const TurnSchema = z
     /** Expectations checked instead of `expect` with --live (a real model does not follow scripts). */
     liveExpect: ExpectationSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    const forms = TurnForms.filter((f) => t[f] !== undefined);
+    if (forms.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: forms.length ? `give one of ${TurnForms.join(', ')}, not ${forms.join(' and ')}` : `a turn needs one of ${TurnForms.join(', ')}` });
+      return;
+    }
+    const misplaced = (fields: (keyof typeof t)[], why: string) => {
+      for (const f of fields) if (t[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: why });
+    };
+    if (forms[0] !== 'press') misplaced(['from', 'tamper'], 'only for a button press (press)');
+    if (forms[0] !== 'text') misplaced(['messageKey', 'lastInteraction', 'customFields'], 'only for a text turn: a button press sends the payload it was given');
+    if (forms[0] !== 'text' && t.body !== 'wrapped') ctx.addIssue({ code: 'custom', path: ['body'], message: 'only for a text turn' });
+    if (forms[0] !== 'text' && forms[0] !== 'press' && t.model.length) ctx.addIssue({ code: 'custom', path: ['model'], message: 'a tenant decision makes no model call' });
+  });
 export type CaseTurn = z.infer<typeof TurnSchema>;
 
 export const CaseSchema = z
@@ -173,9 +135,17 @@ export const CaseSchema = z
     scriptedOnly: z.boolean().default(false),
     /** Also run the naive two-step variant (default: automatically for staging-only cases). */
     baseline: z.boolean().optional(),
+    /** The case means the absolute times it gives (default: only relative times such as "-2h" are accepted). */
+    absoluteTimes: z.boolean().default(false),
     turns: z.array(TurnSchema).min(1),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    c.turns.forEach((t, i) => {
+      const problem = t.lastInteraction === undefined ? null : caseTimeProblem(t.lastInteraction, c.absoluteTimes);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['turns', i, 'lastInteraction'], message: problem });
+    });
+  });
 export type EvalCase = z.infer<typeof CaseSchema> & { name: string; file: string };
 
 export class CaseFormatError extends Error {
@@ -230,6 +200,20 @@ export async function loadCases(dir: string): Promise<EvalCase[]> {
     cases.push(c);
   }
   return cases;
+}
+
+/** Which form a (parsed, so valid) turn has. */
+export function turnForm(turn: Pick<CaseTurn, TurnForm>): TurnForm {
+  return TurnForms.find((f) => turn[f] !== undefined) ?? 'text';
+}
+
+/** A short label of what the turn does, for reports. */
+export function turnLabel(turn: CaseTurn): string {
+  const form = turnForm(turn);
+  if (form === 'text') return turn.text!;
+  if (form === 'press') return `[press ${JSON.stringify(turn.press)}${turn.from ? ` from turn ${turn.from}` : ''}${turn.tamper ? `, tampered ${turn.tamper}` : ''}]`;
+  const target = turn[form];
+  return `[${form} ${target === true ? 'the first pending approval' : JSON.stringify(target)}]`;
 }
 
 /** The reply input the model is scripted to send, with the shorthand's defaults filled in. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
+import { ensureRedis, freePort, type RedisHandle } from '../dev/redis-server.js';
 import { ROOT, startLocalStack, type LocalStack } from '../dev/stack.js';
 import { RedisSession } from '../core/storage/redis-session.js';
 import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
@@ -13,6 +14,10 @@ import { deepMerge, type EvalCase } from './case-format.js';
  * What a run needs: the local stack with `wrangler dev`, the Worker pointed at the model sandbox
  * (`OPENAI_API_MODE=chat`, so the real `@ai-sdk/openai` chat provider talks to it), and a Redis
  * session on the Upstash REST bridge for reading turn records.
+ *
+ * The run has a redis-server of its own (no persistence, stopped at the end): expiry cases run the
+ * Worker's cron, which walks every tenant in the Redis it sees (outbox sweep, approval expiry);
+ * on a shared Redis it would publish and expire other runs' and other tests' entries.
  */
 export interface EvalEnvironment {
   stack: LocalStack;
@@ -43,6 +48,14 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
     throw new LiveModelUnavailable('--live needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL, OPENAI_API_MODE) in the environment; none is set.');
   }
   const model = live ? null : await startModelSandbox();
+  let redis: RedisHandle;
+  try {
+    // A port nothing listens on, so ensureRedis starts a server of our own.
+    redis = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
+  } catch (err) {
+    await model?.close();
+    throw err;
+  }
   const workerErrors: string[] = [];
   const log = (line: string) => {
     opts.log?.(line);
@@ -60,10 +73,12 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
       stateDir: join(ROOT, '.local', 'evals'),
       qstashRetryBaseMs: opts.qstashRetryBaseMs ?? 100,
       log,
+      redisUrl: redis.url,
       workerVars: model ? { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' } : {},
     });
   } catch (err) {
     await model?.close();
+    await redis.close();
     throw err;
   }
   const session = RedisSession.connect(stack.facts.upstash.url, stack.facts.upstash.token);
@@ -77,6 +92,7 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
     close: async () => {
       await stack.close();
       await model?.close();
+      await redis.close();
     },
   };
 }
@@ -84,7 +100,10 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
 /** One case's world: its own tenant, its own ManyChat page (so faults and rate limits are its own), its contacts. */
 export interface CaseWorld {
   tenantId: string;
+  /** The webhook secret (header x-staged-agent-secret). */
   secret: string;
+  /** The tenant API's admin secret (Authorization: Bearer), for approvals. */
+  adminSecret: string;
   config: TenantConfig;
   pageId: string;
   contacts: Map<string, string>;
@@ -108,10 +127,11 @@ export class TenantSetupError extends Error {
 export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string): Promise<CaseWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
+  const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   const pageId = String(5_000_000 + pageCounter);
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
   const input = { ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides), tenantId };
-  const saved = await saveTenant(env.session, input, { webhookSecretSha256: await sha256Hex(secret), manychatApiKey: apiKey });
+  const saved = await saveTenant(env.session, input, { webhookSecretSha256: await sha256Hex(secret), adminSecretSha256: await sha256Hex(adminSecret), manychatApiKey: apiKey });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
   const config = saved.config;
   env.stack.manychat.addPage({
@@ -128,5 +148,5 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval' });
     contacts.set(turn.contact, id);
   }
-  return { tenantId, secret, config, pageId, contacts };
+  return { tenantId, secret, adminSecret, config, pageId, contacts };
 }

@@ -1,71 +1,15 @@
-import type { ActionExpect, Expectation, ExpectationCore, PerformedExpect } from './case-format.js';
+import type { ActionExpect, Expectation, ExpectationCore, PerformedExpect } from './case-expect-schema.js';
+import { checkReplies, checkStatuses, checkWebhookMs } from './expectations-deliveries.js';
+import { checkPending, checkRows } from './expectations-gated.js';
+import { formatAction, formatCall, j, list, type ActionView, type CallView, type Observed } from './observed.js';
 
-/** What the runner saw of one turn, in the shape expectations are checked against. */
-export interface ActionView {
-  kind: string;
-  tool: string;
-  args: Record<string, unknown>;
-}
-
-export interface CallView {
-  call: string;
-  path: string;
-  /** When the sandbox received it (ISO). */
-  at?: string;
-  status: number;
-  outcome: string;
-  flow?: string;
-  tag?: string;
-  field?: string;
-  value?: unknown;
-  text?: string;
-}
-
-export interface DeliveryView {
-  status: number;
-  ms: number;
-  turnId: string | null;
-  duplicateOf: string | null;
-  deferred: boolean;
-  replyText: string | null;
-  error?: string;
-}
-
-export interface Observed {
-  deliveries: DeliveryView[];
-  decision: string | null;
-  decisionReason: string | null;
-  replyText: string;
-  deferred: boolean;
-  staged: ActionView[];
-  committed: ActionView[];
-  /** Successful ManyChat calls for the contact, in order. */
-  performed: CallView[];
-  /** Every ManyChat call for the contact. */
-  apiCalls: CallView[];
-  modelCalls: number;
-  lastPrompt: string | null;
-}
-
-const j = (v: unknown) => JSON.stringify(v);
-
-export function formatAction(a: { kind: string; tool?: string; args?: Record<string, unknown> }): string {
-  const args = a.args && Object.keys(a.args).length ? j(a.args) : '';
-  return `${a.kind}${a.tool ? `(${a.tool})` : ''}${args}`;
-}
-
-export function formatCall(c: Partial<CallView> & { call: string }): string {
-  const key = c.flow ?? c.tag ?? (c.field !== undefined ? `${c.field}=${j(c.value)}` : undefined) ?? (c.text !== undefined ? j(c.text.slice(0, 40)) : undefined);
-  const status = c.status !== undefined ? ` ${c.status}${c.outcome === 'fault' ? ' fault' : ''}` : '';
-  return `${c.call}${key !== undefined ? `(${key})` : ''}${status}`;
-}
+export { formatAction, formatCall, formatPending } from './observed.js';
+export type { ActionView, CallView, DeliveryView, Observed, PendingView } from './observed.js';
 
 function formatExpectedCall(e: PerformedExpect): string {
   const key = e.flow ?? e.tag ?? (e.field !== undefined ? `${e.field}=${j(e.value)}` : undefined) ?? (e.textContains !== undefined ? `…${e.textContains}…` : undefined);
   return `${e.call}${key !== undefined ? `(${key})` : ''}`;
 }
-
-const list = (items: string[]) => `[${items.join(', ')}]`;
 
 function actionMatches(e: ActionExpect, a: ActionView): boolean {
   if (e.kind !== a.kind) return false;
@@ -92,9 +36,7 @@ function checkList<E, A>(name: string, expected: E[], actual: A[], matches: (e: 
 /** Every expectation given that does not hold, each as "what: expected X, got Y". */
 export function checkCore(exp: ExpectationCore, o: Observed): string[] {
   const f: string[] = [];
-  const status = exp.status ?? 200;
-  const badStatus = o.deliveries.filter((d) => d.status !== status);
-  if (badStatus.length) f.push(`status: expected every delivery to answer ${status}, got ${list(o.deliveries.map((d) => (d.error ? `error ${d.error}` : String(d.status))))}`);
+  f.push(...checkStatuses(exp, o));
   if (exp.decision !== undefined && exp.decision !== o.decision) f.push(`decision: expected ${exp.decision}, got ${o.decision ?? 'no turn record'}`);
   for (const s of exp.reasonContains ?? []) {
     if (!(o.decisionReason ?? '').toLowerCase().includes(s.toLowerCase())) f.push(`reasonContains: expected the decision reason to contain ${j(s)}, got ${j(o.decisionReason)}`);
@@ -103,11 +45,14 @@ export function checkCore(exp: ExpectationCore, o: Observed): string[] {
   for (const s of exp.replyContains ?? []) if (!reply.includes(s.toLowerCase())) f.push(`replyContains: expected the reply to contain ${j(s)}, got ${j(o.replyText)}`);
   for (const s of exp.replyNotContains ?? []) if (reply.includes(s.toLowerCase())) f.push(`replyNotContains: expected the reply not to contain ${j(s)}, got ${j(o.replyText)}`);
   if (exp.replyEmpty !== undefined && exp.replyEmpty !== (o.replyText === '')) f.push(`replyEmpty: expected ${exp.replyEmpty ? 'an empty reply' : 'a reply'}, got ${j(o.replyText)}`);
+  f.push(...checkReplies(exp.replies, o));
   if (exp.staged) f.push(...checkList('staged', exp.staged, o.staged, actionMatches, formatAction, formatAction));
   if (exp.committed) f.push(...checkList('committed', exp.committed, o.committed, actionMatches, formatAction, formatAction));
   if (exp.performed) f.push(...checkList('performed', exp.performed, o.performed, callMatches, formatExpectedCall, formatCall));
+  f.push(...checkPending(exp.pending, o), ...checkRows(exp.rows, o));
   if (exp.apiCalls !== undefined && exp.apiCalls !== o.apiCalls.length) f.push(`apiCalls: expected ${exp.apiCalls} ManyChat calls for the contact, got ${o.apiCalls.length} ${list(o.apiCalls.map(formatCall))}`);
   if (exp.deferred !== undefined && exp.deferred !== o.deferred) f.push(`deferred: expected ${exp.deferred}, got ${o.deferred}`);
+  f.push(...checkWebhookMs(exp.webhookMs, o));
   if (exp.modelCalls !== undefined && exp.modelCalls !== o.modelCalls) f.push(`modelCalls: expected ${exp.modelCalls}, got ${o.modelCalls}`);
   for (const s of exp.promptContains ?? []) {
     if (!(o.lastPrompt ?? '').includes(s)) f.push(`promptContains: expected the last model request to contain ${j(s)}${o.lastPrompt === null ? ', but there was no model call' : ''}`);

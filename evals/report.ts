@@ -31,6 +31,7 @@ export interface ReplyStats {
 export interface Summary {
   /** Turns whose model calls all had latencies drawn from the latency model. */
   kinds: KindStats[];
+  /** Turns that make model calls (not Yes/No presses, not tenant decisions). */
   turnsTotal: number;
   turnsModelled: number;
   deferred: number;
@@ -56,6 +57,9 @@ function stats(kind: KindStats['kind'], turns: TurnObservation[]): KindStats {
 }
 
 const modelled = (t: TurnObservation) => t.latencyMs !== null && (t.scripted ? t.scripted.modelled : true);
+/** Kinds answered without a model call: their rows hold every such turn, and they stay out of the deferred share. */
+const NO_MODEL_KINDS: readonly TurnKind[] = ['button-press', 'tenant-decision'];
+const withoutModel = (t: TurnObservation) => NO_MODEL_KINDS.includes(t.kind);
 
 function replyStats(label: string, turns: TurnObservation[]): ReplyStats {
   const values = turns.map((t) => t.replyLatencyMs).filter((v): v is number => v !== null && Number.isFinite(v));
@@ -66,8 +70,9 @@ export function summarize(results: CaseResult[]): Summary {
   const product = results.filter((r) => r.variant === 'product');
   const variants = results.filter((r) => r.variant !== 'product');
   const productTurns = product.flatMap((r) => r.turns);
-  const m = productTurns.filter(modelled);
-  const kinds = TURN_KINDS.map((k) => stats(k, m.filter((t) => t.kind === k)));
+  const m = productTurns.filter((t) => !withoutModel(t) && modelled(t));
+  const timed = (k: TurnKind) => (NO_MODEL_KINDS.includes(k) ? productTurns.filter((t) => t.kind === k && t.latencyMs !== null) : m.filter((t) => t.kind === k));
+  const kinds = TURN_KINDS.map((k) => stats(k, timed(k)));
   const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => t.scriptKind === 'no-tool' && t.scripted?.modelled));
   const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => t.scriptKind === 'staging-only' && t.scripted?.modelled));
   const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
@@ -75,7 +80,7 @@ export function summarize(results: CaseResult[]): Summary {
   const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);
   return {
     kinds,
-    turnsTotal: productTurns.length,
+    turnsTotal: productTurns.filter((t) => !withoutModel(t)).length,
     turnsModelled: m.length,
     deferred: m.filter((t) => t.deferred).length,
     deadlinePathTurns: m.filter((t) => t.scripted?.path === 'deadline').length,
@@ -99,7 +104,7 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
   const out = [
     `Turn latency at the webhook (ms), turns whose model calls took ${context.live ? 'real (live) model time' : `latencies drawn from the latency model (${context.preset})`}:`,
     table(['turn kind', 'turns', 'p50', 'p95', 'p99', 'model calls/turn'], rows),
-    `  (${s.turnsModelled} of ${s.turnsTotal} turns; the other ${s.turnsTotal - s.turnsModelled} had fixed scripted latencies (deadline, error and mechanics cases) and count for correctness and overhead only; p99 of fewer than 100 turns is close to the max)`,
+    `  (${s.turnsModelled} of ${s.turnsTotal} turns with a model call; the other ${s.turnsTotal - s.turnsModelled} had fixed scripted latencies (deadline, error and mechanics cases) and count for correctness and overhead only. The Yes/No press and tenant decision rows hold every such turn: no model call. p99 of fewer than 100 turns is close to the max)`,
     '',
     `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,

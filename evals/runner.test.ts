@@ -7,9 +7,10 @@ import { renderSvg, renderTable } from './report.js';
 import { runEval, type EvalRun } from './runner.js';
 
 /**
- * Runs four cases through the real runner, the real Worker (wrangler dev) and the model sandbox,
- * from a directory outside the repo. One case has a wrong expectation on purpose: the runner must
- * say which expectation failed and what happened instead.
+ * Runs six cases through the real runner, the real Worker (wrangler dev) and the model sandbox,
+ * from a directory outside the repo, among them a Yes press and a tenant approval. Two cases have
+ * a wrong expectation on purpose: the runner must say which expectation failed and what happened
+ * instead.
  */
 const reply = (text: string) => ({ text });
 const cases: Record<string, unknown> = {
@@ -47,6 +48,33 @@ const cases: Record<string, unknown> = {
       },
     ],
   },
+  'press-and-approve.json': {
+    turns: [
+      {
+        text: 'I prefer pilates',
+        model: [{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates?'), latencyMs: 0 }],
+        expect: { committed: [], performed: [], pending: [{ kind: 'confirmation', tool: 'record_choice', args: { value: 'pilates' }, as: 'choice' }] },
+      },
+      { press: 'Yes', expect: { performed: [{ call: 'setField', field: 'preferred_class', value: 'pilates' }], rows: { choice: 'confirmed' } } },
+      {
+        text: 'Please remove the interested tag',
+        model: [{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A teammate will review that.'), latencyMs: 0 }],
+        expect: { performed: [], pending: [{ kind: 'approval', tool: 'untag_contact', args: { tag: 'interested' }, expiresIn: '1h' }] },
+      },
+      { approve: true, deliveries: { count: 2, mode: 'concurrent' }, expect: { statuses: [200, 409], performed: [{ call: 'removeTag', tag: 'interested' }] } },
+    ],
+  },
+  'wrong-pending.json': {
+    description: 'The destructive untag waits for an approval; the case wrongly expects a confirmation.',
+    baseline: false,
+    turns: [
+      {
+        text: 'Please remove the interested tag',
+        model: [{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A teammate will review that.'), latencyMs: 0 }],
+        expect: { pending: [{ kind: 'confirmation', tool: 'untag_contact' }] },
+      },
+    ],
+  },
 };
 
 let dir: string;
@@ -69,7 +97,7 @@ const result = (name: string) => run.results.find((r) => r.name === name)!;
 
 describe('the eval runner, end to end through the real Worker', () => {
   it('passes the cases whose expectations hold', () => {
-    for (const name of ['greeting', 'brochure', 'duplicates']) {
+    for (const name of ['greeting', 'brochure', 'duplicates', 'press-and-approve']) {
       expect(result(name).failures, name).toEqual([]);
       expect(result(name).passed).toBe(true);
     }
@@ -89,7 +117,23 @@ describe('the eval runner, end to end through the real Worker', () => {
     expect(r.failures).toHaveLength(1);
     expect(r.failures[0]).toContain('turn 1: committed: expected [send_flow{"flowName":"timetable"}]');
     expect(r.failures[0]).toContain('"flowName":"brochure"');
-    expect(run.summary.correctness).toMatchObject({ cases: 4, passed: 3, failed: 1, failedNames: ['wrong-expectation'] });
+    expect(run.summary.correctness).toMatchObject({ cases: 6, passed: 4, failed: 2 });
+    expect([...run.summary.correctness.failedNames].sort()).toEqual(['wrong-expectation', 'wrong-pending']);
+  });
+
+  it('presses the signed Yes and approves through the tenant API: each pinned call performed once', () => {
+    const [, press, , approve] = result('press-and-approve').turns;
+    expect(press!.kind).toBe('button-press');
+    expect(press!.performed.map((c) => [c.call, c.field, c.value])).toEqual([['setField', 'preferred_class', 'pilates']]);
+    expect(approve!.kind).toBe('tenant-decision');
+    expect(approve!.deliveries.map((d) => d.status).sort()).toEqual([200, 409]);
+    expect(approve!.performed.map((c) => [c.call, c.tag])).toEqual([['removeTag', 'interested']]);
+  });
+
+  it('reports a wrong pending expectation with the row that was created', () => {
+    const r = result('wrong-pending');
+    expect(r.failures).toHaveLength(1);
+    expect(r.failures[0]).toContain('turn 1: pending: expected [confirmation untag_contact, with an expiry], got [approval untag_contact{"tag":"interested"} pending, expires in 60 min]');
   });
 
   it('runs the naive two-step variant of a staging-only case: same outcome, two model calls', () => {
@@ -103,7 +147,8 @@ describe('the eval runner, end to end through the real Worker', () => {
   it('summarizes per turn kind and renders the table and the SVG', () => {
     const table = renderTable(run.summary, { deadlineMs: 8000, preset: 'gpt-4.1-mini', live: false });
     expect(table).toContain('staging only');
-    expect(table).toContain('Correctness: 3/4 cases passed, 1 failed');
+    expect(table).toContain('Correctness: 4/6 cases passed, 2 failed');
+    expect(table).toContain('Yes/No press (no model)');
     expect(run.summary.overhead.n).toBeGreaterThan(0);
     const svg = renderSvg(run.summary, { deadlineMs: 8000, title: 'test' });
     expect(svg.startsWith('<svg')).toBe(true);

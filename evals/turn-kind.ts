@@ -8,16 +8,20 @@ import type { CaseTurn } from './case-format.js';
  * - `staging-only`: every other tool call staged an action (the one-call path);
  * - `read-then-reply`: a read tool ran, so the model needed a second call;
  * - `deferred`: the webhook answered before the turn finished;
- * - `other`: refusals, model errors, turns without a model call (a contact with a human).
+ * - `other`: refusals, model errors, turns without a model call (a contact with a human);
+ * - `button-press`: a Yes/No press on a confirmation, answered without a model call;
+ * - `tenant-decision`: an approve / reject through the tenant API, or an expiry by the cron.
  */
-export type TurnKind = 'no-tool' | 'staging-only' | 'read-then-reply' | 'deferred' | 'other';
-export const TURN_KINDS: TurnKind[] = ['no-tool', 'staging-only', 'read-then-reply', 'deferred', 'other'];
+export type TurnKind = 'no-tool' | 'staging-only' | 'read-then-reply' | 'deferred' | 'other' | 'button-press' | 'tenant-decision';
+export const TURN_KINDS: TurnKind[] = ['no-tool', 'staging-only', 'read-then-reply', 'deferred', 'other', 'button-press', 'tenant-decision'];
 export const KIND_LABEL: Record<TurnKind, string> = {
   'no-tool': 'no tool',
   'staging-only': 'staging only',
   'read-then-reply': 'read then reply',
   deferred: 'deferred',
   other: 'other (refused, error, silent)',
+  'button-press': 'Yes/No press (no model)',
+  'tenant-decision': 'tenant decision (API, cron)',
 };
 
 const REPLY = 'reply';
@@ -43,7 +47,7 @@ export function readToolNames(config: Pick<TenantConfig, 'tools'>): Set<string> 
  * The kind a turn's script aims at (for the offline estimate and for choosing baseline variants);
  * null when the turn makes no model call or a scripted call fails.
  */
-export function scriptKind(turn: Pick<CaseTurn, 'model'>, readTools: Set<string>): Exclude<TurnKind, 'deferred'> | null {
+export function scriptKind(turn: Pick<CaseTurn, 'model'>, readTools: Set<string>): Exclude<TurnKind, 'deferred' | 'button-press' | 'tenant-decision'> | null {
   const steps = turn.model.slice(0, 2);
   if (!steps.length || steps.some((s) => s.error)) return null;
   const calls = steps.flatMap((s) => s.calls ?? []).filter((c) => c.tool !== REPLY);

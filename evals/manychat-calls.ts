@@ -1,0 +1,76 @@
+import type { RecordedCall } from '../dev/manychat-sandbox.js';
+import type { CaseWorld, EvalEnvironment } from './environment.js';
+import type { CallView } from './observed.js';
+import type { IssuedButton } from './turn-observation.js';
+
+/** What the ManyChat sandbox recorded for a case's contact, in the case format's names. */
+
+export function lastSeq<T extends { seq: number }>(items: T[]): number {
+  return items.length ? items[items.length - 1]!.seq : 0;
+}
+
+function subscriberOf(c: RecordedCall): string | null {
+  const body = c.body as Record<string, unknown> | null;
+  return body && body.subscriber_id !== undefined ? String(body.subscriber_id) : null;
+}
+
+/** The sandbox's call cursor for the case's page (calls after it belong to the turn). */
+export function manyChatCursor(env: EvalEnvironment, world: CaseWorld): number {
+  return lastSeq(env.stack.manychat.calls({ pageId: world.pageId }));
+}
+
+/** Every call for one contact on the case's page since the cursor. */
+export function contactCalls(env: EvalEnvironment, world: CaseWorld, contactId: string, since: number): RecordedCall[] {
+  return env.stack.manychat.calls({ pageId: world.pageId, since }).filter((call) => subscriberOf(call) === contactId);
+}
+
+/** A sandbox call as the case format names it: sendFlow(flow name), addTag(tag name), setField(name=value). */
+export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): CallView {
+  const body = (c.body && typeof c.body === 'object' ? c.body : {}) as Record<string, unknown>;
+  const base = { path: c.path, at: c.at, status: c.status, outcome: c.outcome };
+  const last = c.path.split('/').pop() ?? c.path;
+  const tagName = (): string | undefined => (typeof body.tag_name === 'string' ? body.tag_name : world.config.tags[Number(body.tag_id) - 1]?.name);
+  const fieldName = (): string | undefined => (typeof body.field_name === 'string' ? body.field_name : world.config.fields[Number(body.field_id) - 100]?.name);
+  switch (last) {
+    case 'sendFlow': {
+      const ns = String(body.flow_ns ?? '');
+      return { call: 'sendFlow', ...base, flow: world.config.flows.find((f) => f.ns === ns)?.name ?? ns };
+    }
+    case 'sendContent':
+      // The message texts (what the contact reads); the raw data when it carries none.
+      return { call: 'sendContent', ...base, text: sentTexts(c).join('\n') || JSON.stringify(body.data ?? '') };
+    case 'addTag':
+    case 'addTagByName':
+      return { call: 'addTag', ...base, tag: tagName() };
+    case 'removeTag':
+    case 'removeTagByName':
+      return { call: 'removeTag', ...base, tag: tagName() };
+    case 'setCustomField':
+    case 'setCustomFieldByName':
+      return { call: 'setField', ...base, field: fieldName(), value: body.field_value };
+    default:
+      return { call: c.path, ...base };
+  }
+}
+
+/** The text messages of a sendContent call (its Dynamic Block v2 `data`). */
+export function sentTexts(c: RecordedCall): string[] {
+  const data = (c.body as { data?: { content?: { messages?: { text?: unknown }[] } } } | null)?.data;
+  return (data?.content?.messages ?? []).map((m) => (typeof m.text === 'string' ? m.text : '')).filter(Boolean);
+}
+
+/** The `dynamic_block_callback` quick replies of a Dynamic Block v2 content (a webhook answer or a sendContent). */
+export function buttonsOf(content: unknown): IssuedButton[] {
+  const replies = (content as { quick_replies?: unknown } | null)?.quick_replies;
+  if (!Array.isArray(replies)) return [];
+  return replies.flatMap((q: Record<string, unknown>) =>
+    q && q.type === 'dynamic_block_callback' && typeof q.caption === 'string' && typeof q.url === 'string' && q.payload && typeof q.payload === 'object'
+      ? [{ caption: q.caption, url: q.url, payload: q.payload as Record<string, unknown> }]
+      : [],
+  );
+}
+
+/** The buttons a successful sendContent carried (a deferred reply sends its buttons this way). */
+export function sentButtons(c: RecordedCall): IssuedButton[] {
+  return buttonsOf((c.body as { data?: { content?: unknown } } | null)?.data?.content);
+}

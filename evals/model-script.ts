@@ -1,0 +1,62 @@
+import type { ScriptStep } from '../dev/model-sandbox.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import { replyInput, type CaseStep, type CaseTurn, type Expectation, type ExpectationCore } from './case-format.js';
+import { drawStep, mulberry32, outputTokensOf, promptTokensOf, responseBudgetMs, seedOf } from './latency-model.js';
+import type { DeadlinePath, RunCaseOptions } from './turn-observation.js';
+
+/**
+ * A turn's scripted model steps as the model sandbox serves them, with their latencies (fixed, or
+ * drawn from the latency model), and what a drawn latency past the deadline means for the checks.
+ */
+
+/** A step's model-sandbox form, with its latency fixed (drawn when the case did not fix it). */
+export function resolveStep(step: CaseStep, latencyMs: number): ScriptStep {
+  const reply = replyInput(step);
+  return {
+    ...(step.calls ? { calls: step.calls.map((c) => ({ tool: c.tool, ...(c.arguments !== undefined ? { arguments: c.arguments } : { input: c.input ?? {} }) })) } : {}),
+    ...(reply !== undefined ? { reply } : {}),
+    ...(step.text !== undefined ? { text: step.text } : {}),
+    ...(step.error ? { error: step.error } : {}),
+    latencyMs,
+  };
+}
+
+function stepOutputTokens(step: CaseStep): number {
+  if (step.error) return 1;
+  const calls = (step.calls ?? []).map((c) => ({ tool: c.tool, argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}) }));
+  const reply = replyInput(step);
+  if (reply !== undefined) calls.push({ tool: 'reply', argumentsText: JSON.stringify(reply) });
+  return outputTokensOf(calls, step.text ?? '');
+}
+
+/** Latencies for a turn's steps: fixed ones as written, the others drawn (deterministically). */
+export function turnLatencies(turn: Pick<CaseTurn, 'model'>, turnIndex: number, opts: Pick<RunCaseOptions, 'preset' | 'seed' | 'repeat' | 'drawKey'>) {
+  return turn.model.map((step, i) => {
+    if (step.latencyMs !== undefined) return { ms: step.latencyMs, drawn: false };
+    const rand = mulberry32(seedOf(opts.seed, opts.drawKey, opts.repeat, turnIndex, i));
+    return { ms: drawStep(opts.preset, rand, promptTokensOf(i, turnIndex), stepOutputTokens(step)).totalMs, drawn: true };
+  });
+}
+
+/** Which path a turn's drawn latencies put it on, against the tenant's model budget. */
+export function deadlinePath(latencies: { ms: number; drawn: boolean }[], stepsRun: number, deadlineMs: number): { path: DeadlinePath; budgetMs: number } {
+  const budgetMs = responseBudgetMs(deadlineMs);
+  const run = latencies.slice(0, stepsRun);
+  if (!run.some((l) => l.drawn)) return { path: 'normal', budgetMs };
+  const total = run.reduce((a, l) => a + l.ms, 0);
+  if (total >= budgetMs + 100) return { path: 'deadline', budgetMs };
+  if (total > budgetMs - 400) return { path: 'either', budgetMs };
+  return { path: 'normal', budgetMs };
+}
+
+/** What a turn that hit the deadline must look like: deferred, or the fallback with nothing performed. */
+export function deadlineExpectation(config: TenantConfig, exp: Expectation): Expectation {
+  const keep: ExpectationCore = {};
+  if (exp.status !== undefined) keep.status = exp.status;
+  if (exp.distinctTurns !== undefined) keep.distinctTurns = exp.distinctTurns;
+  if (exp.duplicates !== undefined) keep.duplicates = exp.duplicates;
+  return {
+    ...keep,
+    anyOf: [{ deferred: true }, { deferred: false, decision: 'error', committed: [], performed: [], replyContains: [config.fallbackReply] }],
+  };
+}
