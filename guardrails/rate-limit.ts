@@ -1,7 +1,7 @@
 import { Ratelimit } from '@upstash/ratelimit';
 import type { Redis } from '@upstash/redis/cloudflare';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import { deliveryKeyDigest, tenantKeys } from '../core/storage/keys.js';
 import type { RateLimitSettings } from '../core/tenant/guardrail-settings.js';
 
 /**
@@ -87,7 +87,8 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
     { scope: 'contact', label: `${settings.contactPerHour} an hour per contact`, limiter: make(settings.contactPerHour, '3600 s'), identifier: `c:${encodeURIComponent(contactId)}:h` },
     { scope: 'tenant', label: `${settings.tenantPerMinute} a minute for the tenant`, limiter: make(settings.tenantPerMinute, '60 s'), identifier: 't:m' },
   ];
-  const seenKey = options.deliveryKey ? `${prefix}:seen:${encodeURIComponent(options.deliveryKey).slice(0, 300)}` : null;
+  // Named like the claim: the contact and the whole delivery key, hashed (never a cut that could merge two).
+  const seenKey = options.deliveryKey ? `${prefix}:seen:${await deliveryKeyDigest(contactId, options.deliveryKey)}` : null;
   try {
     // Issued in one tick, so the SET NX and the three EVALSHAs leave in one pipeline.
     const [first, ...results] = await Promise.all([

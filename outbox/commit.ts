@@ -42,6 +42,9 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     w.call('LTRIM', historyKey, -Math.max(1, input.historyLimit * 2), -1);
     w.call('EXPIRE', historyKey, TTL.historySeconds);
   }
+  // The turn is no longer open: the sweeper has nothing to finish.
+  w.call('ZREM', keys.openClaims, record.turnId);
+  w.call('DEL', keys.claimJob(record.turnId));
   if (entry) {
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);

@@ -2,10 +2,13 @@ import { expireDueApprovals } from './approvals/decide-approval.js';
 import type { Services } from './http/app-context.js';
 import { TENANT_INDEX_KEY } from '../core/storage/keys.js';
 import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
+import { finishStrandedTurns } from '../outbox/stranded-turns.js';
+import { isTenantId } from '../core/tenant/tenant-id.js';
 
 /**
- * The cron's work: publish stuck outbox entries again, and expire approvals whose hour has
- * passed (their contacts are told nothing was changed). Counts and ids only in the log.
+ * The cron's work: publish stuck outbox entries again, finish stranded turns (a claim whose turn
+ * never committed), and expire approvals whose hour has passed (their contacts are told nothing
+ * was changed). Counts and ids only in the log.
  */
 export async function runScheduledWork(services: Services, now = new Date()): Promise<void> {
   const session = services.redis();
@@ -14,7 +17,10 @@ export async function runScheduledWork(services: Services, now = new Date()): Pr
   console.log(`outbox sweep: ${result.tenants} tenants, ${result.stale} stale, ${result.published} published, ${result.failed} failed`);
   for (const e of result.errors) console.warn(`outbox sweep: ${e}`);
 
-  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
+  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string' && isTenantId(t));
+  const stranded = await finishStrandedTurns({ session, turnJobs: services.turnJobs(), tenantIds, now });
+  if (stranded.found) console.log(`stranded turns: ${stranded.found} due, ${stranded.published} finish jobs published, ${stranded.dropped} dropped, ${stranded.failed} failed`);
+  for (const e of stranded.errors) console.warn(`stranded turns: ${e}`);
   let expired = 0;
   for (const tenantId of tenantIds) {
     try {

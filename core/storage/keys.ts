@@ -1,3 +1,4 @@
+import { sha256Hex } from '../security/digest.js';
 import { isTenantId } from '../tenant/tenant-id.js';
 
 /**
@@ -11,9 +12,21 @@ export function assertSafeId(kind: string, value: string): string {
   return value;
 }
 
-/** Message keys come from outside (a template, a mid): hash-free but bounded and escaped. */
+/**
+ * A contact id in a key: escaped, never cut (ingress bounds contact ids; a cut would let two ids
+ * share a key). Message keys never appear in keys as they are: see `deliveryKeyDigest`.
+ */
 function encodePart(value: string): string {
-  return encodeURIComponent(value).slice(0, 300);
+  const encoded = encodeURIComponent(value);
+  if (encoded.length > 300) throw new Error('contact id is too long to be part of a key');
+  return encoded;
+}
+
+/** Digest of what a digest-named key stands for: 64 hex characters. */
+const DIGEST = /^[0-9a-f]{64}$/;
+function digestPart(kind: string, digest: string): string {
+  if (!DIGEST.test(digest)) throw new Error(`${kind} must be a SHA-256 hex digest`);
+  return digest;
 }
 
 export const TTL = {
@@ -31,7 +44,12 @@ export function tenantKeys(tenantId: string) {
   return {
     config: `${t}:config`,
     secrets: `${t}:secrets`,
-    claim: (messageKey: string) => `${t}:claim:${encodePart(messageKey)}`,
+    /** One delivery's claim, named by `deliveryKeyDigest(contact, message key)`: scoped to the contact, the whole key hashed. */
+    claim: (deliveryDigest: string) => `${t}:claim:${digestPart('delivery digest', deliveryDigest)}`,
+    /** Claims whose turn has not committed yet, scored by when the sweeper should finish them (ms). */
+    openClaims: `${t}:open-claims`,
+    /** The finish-turn job of an open claim (its inbound), so the sweeper can run the turn again. */
+    claimJob: (turnId: string) => `${t}:claim-job:${assertSafeId('turn id', turnId)}`,
     turn: (turnId: string) => `${t}:turn:${assertSafeId('turn id', turnId)}`,
     turnLog: `${t}:turns`,
     history: (contactId: string) => `${t}:history:${encodePart(contactId)}`,
@@ -49,6 +67,15 @@ export function tenantKeys(tenantId: string) {
     /** @upstash/ratelimit keys (sliding windows, each with its own TTL) live under this prefix. */
     rateLimitPrefix: `${t}:rl`,
   };
+}
+
+/**
+ * The digest that names a delivery: the contact and the whole message key, hashed. Two contacts
+ * never share a delivery, and two keys that differ anywhere — even after a thousand characters —
+ * never share a claim.
+ */
+export async function deliveryKeyDigest(contactId: string, messageKey: string): Promise<string> {
+  return sha256Hex(`${contactId}\n${messageKey}`);
 }
 
 /** The one global key: which tenants exist (the sweeper walks it). Holds ids only. */

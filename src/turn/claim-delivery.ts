@@ -1,32 +1,67 @@
-import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
-import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
+import { deliveryKeyDigest, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
 export type ClaimResult =
   | { claimed: true; history: HistoryEntry[]; inHandoffUntil: string | null }
   | { claimed: false; existingTurnId: string };
 
 /**
+ * When a claim opens, what the sweeper needs to finish its turn if nothing else does: the job
+ * (the inbound delivery) and when it is due (past the turn's own background deadline).
+ */
+export interface OpenClaim {
+  job: FinishTurnJob;
+  dueAt: number;
+}
+
+/**
  * Claims a delivery with SET NX and, in the same round trip, reads what the turn needs (history,
  * handoff state). A retried or concurrent duplicate loses the SET and learns the turn it belongs
- * to from the GET queued right after it.
+ * to from the GET queued right after it. The claim is named by the contact and the whole message
+ * key, hashed: no two contacts, and no two different keys, ever share one.
+ *
+ * Given an `open` claim, the winner is also listed among the tenant's open claims (the job kept
+ * beside it), in the same script: if the isolate dies, or every finish-turn publish fails, the
+ * sweeper finds the claim past its due time and finishes the turn. The commit takes it off.
  */
-export async function claimDelivery(session: RedisSession, tenantId: string, messageKey: string, contactId: string, turnId: string): Promise<ClaimResult> {
+export async function claimDelivery(session: RedisSession, tenantId: string, messageKey: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult> {
   const keys = tenantKeys(tenantId);
-  const [setResult, owner, history, handoff] = await session.pipeline((p) => {
-    p.set(keys.claim(messageKey), turnId, { nx: true, ex: TTL.claimSeconds });
-    p.get(keys.claim(messageKey));
-    p.lrange(keys.history(contactId), 0, -1);
-    p.get(keys.handoff(contactId));
-  });
+  const claimKey = keys.claim(await deliveryKeyDigest(contactId, messageKey));
+  const reply = await session.one((r) =>
+    r.eval(
+      CLAIM_SCRIPT,
+      [claimKey, keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims],
+      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0'],
+    ),
+  );
+  const [won, owner, history, handoff] = Array.isArray(reply) ? (reply as unknown[]) : [];
   // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
   // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
-  if (setResult !== 'OK') return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
+  if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
   const entries = (Array.isArray(history) ? history : [])
     .map((h) => parseJson(h) as HistoryEntry | null)
     .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
-  return { claimed: true, history: entries, inHandoffUntil: typeof handoff === 'string' ? handoff : null };
+  return { claimed: true, history: entries, inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
 }
+
+/**
+ * KEYS: claim, history, handoff, claim job, open claims. ARGV: turn id, claim TTL s, job JSON
+ * (or ""), due time ms. Returns {won, owner, history, handoff}; the open-claim entry is written
+ * only by the winner.
+ */
+const CLAIM_SCRIPT = `
+local won = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2]))
+local owner = redis.call('GET', KEYS[1]) or ''
+local history = redis.call('LRANGE', KEYS[2], 0, -1)
+local handoff = redis.call('GET', KEYS[3]) or ''
+if won and ARGV[3] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[2]))
+  redis.call('ZADD', KEYS[5], tonumber(ARGV[4]), ARGV[1])
+end
+return {won and 1 or 0, owner, history, handoff}
+`;
 
 /** Waits for the turn a duplicate belongs to; null if it has not finished by `deadline`. */
 export async function awaitTurnRecord<T>(session: RedisSession, tenantId: string, turnId: string, deadline: number, parse: (raw: unknown) => T | null): Promise<T | null> {

@@ -39,9 +39,9 @@ afterAll(async () => {
   await models?.close();
 });
 
-async function tenantWithContact(asyncDeadlineMs: number) {
+async function tenantWithContact(asyncDeadlineMs: number, deadlineMs = 8_000) {
   const tenantId = `slow${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
-  const saved = await saveTenant(RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN), { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs }, {
+  const saved = await saveTenant(RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN), { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs, deadlineMs }, {
     webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
     manychatApiKey: DEMO_MANYCHAT_API_KEY,
   });
@@ -109,4 +109,29 @@ describe('a 12 s model turn', () => {
     expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
     expect(models.calls({ safetyIdentifier: id })).toHaveLength(2);
   }, 120_000);
+
+  it('whose Worker is killed mid-turn and whose finish-turn job was never published is finished by the cron', async () => {
+    const { tenantId, contactId } = await tenantWithContact(5_000, 2_000);
+    const id = safetyIdentifierFor(tenantId, contactId);
+    models.script({ safetyIdentifier: id, steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')] });
+    // The broker refuses the turn's only up-front publish: its finish-turn job is lost.
+    stack.qstash.failNextPublishes(1);
+    const res = await postWebhook(tenantId, contactId);
+    expect(res.headers.get('x-turn-deferred')).toBe('1');
+    await stack.restartWorker(); // the background continuation dies with its isolate
+    // Nothing will finish it but the cron: the claim is due 5 s (its background deadline) + 15 s after it opened.
+    await new Promise((r) => setTimeout(r, 21_000));
+    expect(await callsFor(contactId, 1, 0)).toEqual([]);
+    const cron = await fetch(`${stack.facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    expect(cron.status).toBe(200);
+    const calls = await callsFor(contactId, 2, 30_000);
+    expect(calls.map((c) => c.path)).toEqual(['/fb/sending/sendContent', '/fb/sending/sendFlow']);
+    expect(JSON.stringify(calls[0]?.body)).toContain('reply from the rerun');
+    // A second cron finds the turn committed: nothing more is published or performed.
+    await fetch(`${stack.facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
+    expect(models.calls({ safetyIdentifier: id })).toHaveLength(2);
+  }, 120_000);
 });
+
