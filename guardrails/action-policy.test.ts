@@ -48,6 +48,31 @@ describe('action-policy: allow-lists and provenance', () => {
   });
 });
 
+describe('action-policy: a gate binds to the resource', () => {
+  const withTour = (resources?: string[]) =>
+    testConfig({
+      tools: [...testConfig().tools, { name: 'send_tour', kind: 'send_flow', description: 'tour' }],
+      manifest: { ...testConfig().manifest, send_tour: { effect: 'write', approval: 'pinned', ...(resources ? { resources } : {}) } },
+    });
+  it("vetoes an action staged ungated on a flow a gated sibling tool protects", async () => {
+    const config = withTour(['flow:studio_tour']);
+    const v = await judge({ config, staged: [act.flow('studio_tour', config)] });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('flow:studio_tour requires "approval"');
+  });
+  it('passes the same action staged with the resource\'s gate, and an ungated flow no gated tool protects', async () => {
+    const config = withTour(['flow:studio_tour']);
+    expect((await judge({ config, staged: [{ ...act.flow('studio_tour', config), gate: 'approval' }] })).outcome).toBe('pass');
+    expect((await judge({ config, staged: [act.flow('brochure', config)] })).outcome).toBe('pass');
+  });
+  it('vetoes a tool acting on a resource outside its `resources`', async () => {
+    const config = withTour(['flow:studio_tour']);
+    const v = await judge({ config, staged: [{ ...act.flow('brochure', config), tool: 'send_tour', gate: 'approval' }] });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('does not act on flow:brochure');
+  });
+});
+
 describe('action-policy: caps and contradictions', () => {
   it('at most maxFlowsPerTurn flows (default 2)', async () => {
     expect((await judge({ staged: [act.flow('brochure'), act.flow('timetable')] })).outcome).toBe('pass');

@@ -2,7 +2,7 @@ import type { StagedAction } from '../core/staged-action.js';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { actionKind } from '../core/actions/index.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { gateOf } from '../core/tenant/manifest.js';
+import { effectiveGate, toolScope } from '../core/tenant/resource-gates.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
 import { checkMessagingWindow } from './messaging-window.js';
 
@@ -55,8 +55,11 @@ function provenanceProblem(action: StagedAction, config: TenantConfig): string |
   if (!declaration || declaration.effect === 'read') return `${action.summary}: tool "${action.tool}" is not declared as a write tool`;
   if (!actionKind(action.kind).stageable) return `${action.summary}: no configured tool stages ${action.kind} actions`;
   if (instance.kind !== action.kind) return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
-  const gate = gateOf(declaration);
-  if (action.gate !== gate) return `${action.summary}: staged with gate "${action.gate}" but tool "${action.tool}" requires "${gate}"`;
+  const resource = actionKind(action.kind).resource(action.args);
+  if (resource && !toolScope(config, action.tool).includes(resource)) return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
+  // The gate binds to the resource: the strongest gate any tool puts on it, whichever tool staged it.
+  const gate = effectiveGate(config, action.tool, resource);
+  if (action.gate !== gate) return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
   return null;
 }
 

@@ -3,7 +3,7 @@ import { ReplySchema } from '../core/reply.js';
 import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
 import { canonicalToolOrder } from './canonical-order.js';
 import { compareCodeUnits, REST_ENTRY } from '../core/tenant/tool-order.js';
-import { gateOf, type Manifest, type ToolDeclaration } from '../core/tenant/manifest.js';
+import type { Manifest, ToolDeclaration } from '../core/tenant/manifest.js';
 import { lookupContactTool } from './builtins/lookup-contact.js';
 import { searchFaqTool } from './builtins/search-faq.js';
 import { actionKind } from '../core/actions/index.js';
@@ -87,7 +87,7 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]):
       continue;
     }
     const declaration = ctx.config.manifest[instance.name]!;
-    const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write', gate: gateOf(declaration) };
+    const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write' };
     byName.set(instance.name, buildInstance(instance, ctx, policy, declaration));
     declarations[instance.name] = declaration;
   }

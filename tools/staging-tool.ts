@@ -1,6 +1,7 @@
 import { tool, type Tool } from 'ai';
 import type { ActionKindDefinition } from '../core/actions/action-kind.js';
 import type { ActionKind } from '../core/actions/index.js';
+import { effectiveGate, toolScope } from '../core/tenant/resource-gates.js';
 import type { ToolInstance } from '../core/tenant/tenant-config.js';
 import { envelope } from '../core/tool-envelope.js';
 import { stagedMessage } from './staged-message.js';
@@ -8,17 +9,21 @@ import type { ToolContext, WritePolicy } from './tool-context.js';
 
 /**
  * The model-facing tool for any action kind that offers one (core/actions/): the kind says what
- * the model may choose from and how its choice becomes arguments; this only stages. Nothing
- * here performs anything: the action waits in the turn's staging area for the guardrails.
+ * the model may choose from and how its choice becomes arguments; this only stages. The tool sees
+ * only the resources it may act on (its manifest `resources`, or all of its kind), and the staged
+ * action waits for the strongest gate any tool puts on that resource (core/tenant/resource-gates).
+ * Nothing here performs anything: the action waits in the turn's staging area for the guardrails.
  */
 export function stagingTool(instance: ToolInstance, kind: ActionKindDefinition, ctx: ToolContext, policy: WritePolicy): Tool {
   const spec = kind.tool;
   if (!spec) throw new Error(`action kind ${kind.name} offers no staging tool`);
+  const scope = new Set(toolScope(ctx.config, instance.name));
+  const view = spec.narrow(ctx.config, (resource) => scope.has(resource));
   return tool({
-    description: `${instance.description} ${spec.describe(ctx.config)}`,
-    inputSchema: spec.input(ctx.config),
+    description: `${instance.description} ${spec.describe(view)}`,
+    inputSchema: spec.input(view),
     execute: async (input: unknown) => {
-      const resolved = spec.resolve(input, ctx.config);
+      const resolved = spec.resolve(input, view);
       if (!resolved.ok) return envelope.denied(resolved.refusal);
       const action = ctx.staging.stage({
         tool: instance.name,
@@ -26,7 +31,7 @@ export function stagingTool(instance: ToolInstance, kind: ActionKindDefinition, 
         args: resolved.args,
         effect: policy.effect,
         idempotent: kind.idempotent,
-        gate: policy.gate,
+        gate: effectiveGate(ctx.config, instance.name, kind.resource(resolved.args)),
         summary: resolved.summary,
       });
       return stagedMessage(action);

@@ -1,6 +1,5 @@
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
-import type { Gate } from '../core/tenant/manifest.js';
 import type { TurnStaging } from './staging.js';
 
 /** What a built-in tool may see while the loop runs: data, and the staging area. No clients. */
@@ -10,10 +9,9 @@ export interface ToolContext {
   staging: TurnStaging;
 }
 
-/** What the manifest says about a write tool's staged actions. */
+/** What the manifest says about a write tool's staged actions (their gate binds to the resource: core/tenant/resource-gates.ts). */
 export interface WritePolicy {
   effect: 'write' | 'destructive';
-  gate: Gate;
 }
 
 export interface BuiltToolSpec {

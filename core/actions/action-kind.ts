@@ -34,6 +34,10 @@ export interface ActionKindSpec<Args, Input = never> {
 }
 
 export interface StagingToolSpec<Input, Args> {
+  /** Every resource of this kind the configuration has (`flow:brochure`, …): what a tool of it may act on. */
+  resources(config: ActionConfigView): string[];
+  /** The configuration as a tool limited to `keep` sees it (its menu, its refusals). */
+  narrow(config: ActionConfigView, keep: (resource: string) => boolean): ActionConfigView;
   /** Appended to the tenant's tool description: what the model may choose from. */
   describe(config: ActionConfigView): string;
   input(config: ActionConfigView): z.ZodType<Input>;
@@ -59,6 +63,8 @@ export interface ActionKindDefinition {
 }
 
 export interface ErasedStagingTool {
+  resources(config: ActionConfigView): string[];
+  narrow(config: ActionConfigView, keep: (resource: string) => boolean): ActionConfigView;
   describe(config: ActionConfigView): string;
   input(config: ActionConfigView): z.ZodType;
   /** Arguments ready to stage, with their summary, or the refusal the model reads. */
@@ -102,6 +108,8 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     },
     tool: tool
       ? {
+          resources: (config) => tool.resources(config),
+          narrow: (config, keep) => tool.narrow(config, keep),
           describe: (config) => tool.describe(config),
           input: (config) => tool.input(config),
           resolve(input, config) {

@@ -28,3 +28,8 @@ export const STAGEABLE_KIND_NAMES = ACTION_KIND_NAMES.filter((k) => ACTION_KINDS
 export function actionKind(name: ActionKind): ActionKindDefinition {
   return ACTION_KINDS[name];
 }
+
+/** The kind of that name, or null (a read tool's kind, a name from stored data). */
+export function findActionKind(name: string): ActionKindDefinition | null {
+  return Object.hasOwn(ACTION_KINDS, name) ? ACTION_KINDS[name as ActionKind] : null;
+}

@@ -22,6 +22,8 @@ export const sendFlow = defineActionKind({
   undoKind: null,
   perform: { manychat: (api, contactId, args) => api.sendFlow(contactId, args.flowNs) },
   tool: {
+    resources: (config) => config.flows.map((f) => `flow:${f.name}`),
+    narrow: (config, keep) => ({ ...config, flows: config.flows.filter((f) => keep(`flow:${f.name}`)) }),
     describe: (config) => `Flows: ${config.flows.map((f) => `${f.name} (${f.description})`).join('; ') || 'none configured'}.`,
     input: (config) => z.object({ flow: z.string().describe(`One of: ${config.flows.map((f) => f.name).join(', ') || '(none)'}`) }),
     resolve({ flow }, config) {

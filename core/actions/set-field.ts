@@ -53,6 +53,8 @@ export const setField = defineActionKind({
   undoKind: 'set_field',
   perform: { manychat: (api, contactId, args) => api.setCustomFieldByName(contactId, args.field, args.value) },
   tool: {
+    resources: (config) => config.fields.map((f) => `field:${f.name}`),
+    narrow: (config, keep) => ({ ...config, fields: config.fields.filter((f) => keep(`field:${f.name}`)) }),
     describe: (config) => `Fields: ${config.fields.map(describeField).join('; ') || 'none configured'}.`,
     input: (config) =>
       z.object({

@@ -11,6 +11,8 @@ function tagProblem(args: TagArgs, config: ActionConfigView): string | null {
 }
 
 const tagTool: StagingToolSpec<{ tag: string }, TagArgs> = {
+  resources: (config) => config.tags.map((t) => `tag:${t.name}`),
+  narrow: (config, keep) => ({ ...config, tags: config.tags.filter((t) => keep(`tag:${t.name}`)) }),
   describe: (config) => `Tags: ${config.tags.map((t) => t.name).join(', ') || 'none configured'}.`,
   input: (config) => z.object({ tag: z.string().describe(`One of: ${config.tags.map((t) => t.name).join(', ') || '(none)'}`) }),
   resolve({ tag }, config) {

@@ -19,6 +19,12 @@ export const ToolDeclarationSchema = z.strictObject({
   answers_directly: z.boolean().optional(),
   /** destructive: the tool that reverses it (a write with confirm never). */
   undo: z.string().optional(),
+  /**
+   * write/destructive: what the tool may act on (`flow:studio_tour`, `tag:vip`, `field:plan`).
+   * Absent: every configured resource of its kind. A gate binds to these resources: a resource a
+   * gated tool acts on is gated as strongly whichever tool stages it.
+   */
+  resources: z.array(z.string().regex(/^[a-z]+:.+$/, 'a resource is "<type>:<name>", e.g. "flow:brochure"')).min(1).optional(),
 });
 export type ToolDeclaration = z.infer<typeof ToolDeclarationSchema>;
 
@@ -37,6 +43,7 @@ export function checkManifest(manifest: Manifest): string[] {
     if (d.approval && d.confirm) problems.push(`${at}: approval: pinned excludes confirm`);
     if (d.answers_directly && d.effect === 'destructive') problems.push(`${at}: answers_directly is not allowed on a destructive tool`);
     if (d.answers_directly && d.effect === 'write' && effectiveConfirm(d) !== 'never') problems.push(`${at}: answers_directly on a write tool needs confirm: never`);
+    if (d.resources && d.effect === 'read') problems.push(`${at}: resources is only for write and destructive tools`);
     if (d.undo !== undefined) {
       if (d.effect !== 'destructive') problems.push(`${at}: undo is only for destructive tools`);
       const target = manifest[d.undo];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
 import { TenantIdSchema } from './tenant-id.js';
+import { resourceProblems } from './resource-gates.js';
 import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
@@ -126,6 +127,7 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
   // Checked when saved; a stored config that slipped past fails its turns cleanly at prompt assembly instead.
   if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
   problems.push(...checkManifest(config.manifest));
+  problems.push(...resourceProblems(config));
   if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
     problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
   }

@@ -1,0 +1,56 @@
+import { findActionKind } from '../actions/index.js';
+import { gateOf, type Gate } from './manifest.js';
+import type { TenantConfig } from './tenant-config.js';
+
+/**
+ * A gate (confirm, approval) binds to the resource it protects — a flow, a tag, a field — not
+ * only to a tool's name. Every tool of a kind can name every configured resource of that kind,
+ * so a gate on `send_tour` would mean nothing if `send_media` could send the same flow ungated.
+ * A write tool acts on the resources its manifest lists (`resources`), or, when it lists none,
+ * on every configured resource of its kind; the same kind of action on a resource that several
+ * tools act on takes the strongest of their gates, whichever of them stages it. (Kinds differ:
+ * approving the removal of a tag does not gate adding it.)
+ */
+const STRENGTH: Record<Gate, number> = { none: 0, confirm: 1, approval: 2 };
+
+export function strongerGate(a: Gate, b: Gate): Gate {
+  return STRENGTH[b] > STRENGTH[a] ? b : a;
+}
+
+/** The resources a configured write tool may act on (empty for a read tool or an unknown one). */
+export function toolScope(config: TenantConfig, toolName: string): string[] {
+  const instance = config.tools.find((t) => t.name === toolName);
+  const declaration = config.manifest[toolName];
+  if (!instance || !declaration || declaration.effect === 'read') return [];
+  const spec = findActionKind(instance.kind)?.tool;
+  if (!spec) return [];
+  const all = spec.resources(config);
+  return declaration.resources ? all.filter((r) => declaration.resources!.includes(r)) : all;
+}
+
+/** The gate an action on `resource` staged through `toolName` must wait for. */
+export function effectiveGate(config: TenantConfig, toolName: string, resource: string | null): Gate {
+  const declaration = config.manifest[toolName];
+  let gate: Gate = declaration ? gateOf(declaration) : 'none';
+  const kind = config.tools.find((t) => t.name === toolName)?.kind;
+  if (!resource || !kind) return gate;
+  for (const other of config.tools) {
+    const d = config.manifest[other.name];
+    if (!d || d.effect === 'read' || other.name === toolName || other.kind !== kind) continue;
+    if (toolScope(config, other.name).includes(resource)) gate = strongerGate(gate, gateOf(d));
+  }
+  return gate;
+}
+
+/** Config problems: a tool's `resources` naming something its kind cannot act on here. */
+export function resourceProblems(config: TenantConfig): string[] {
+  const problems: string[] = [];
+  for (const instance of config.tools) {
+    const declared = config.manifest[instance.name]?.resources;
+    if (!declared) continue;
+    const spec = findActionKind(instance.kind)?.tool;
+    const known = spec ? spec.resources(config) : [];
+    for (const r of declared) if (!known.includes(r)) problems.push(`tool "${instance.name}": resources names "${r}", which is not a configured ${instance.kind} resource (known: ${known.join(', ') || 'none'})`);
+  }
+  return problems;
+}
