@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
-import { StagedActionSchema } from './staged-action.js';
+import { StagedActionSchema, type StagedAction } from './staged-action.js';
+import { sha256Hex } from './security/digest.js';
 import { timingSafeEqual } from './security/constant-time.js';
 
 /**
@@ -19,6 +20,11 @@ export const PinnedTermsSchema = z.object({
   actions: z.array(StagedActionSchema).min(1),
   /** One entry per action: the tool and its arguments as canonical JSON (sorted keys). */
   pinned: z.array(z.object({ tool: z.string(), args: z.string() })),
+  /**
+   * One per action: the digest of the call it makes (kind + canonical arguments), naming the
+   * contact's one pending row for that call (`pendingCall` key). Absent on rows written before.
+   */
+  callDigests: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   /** What a person reads before deciding. */
   card: z.string(),
   /** Single-use value the contact's button must echo (confirmations). */
@@ -35,9 +41,15 @@ async function hmacHex(secret: string, text: string): Promise<string> {
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export async function signTerms(terms: Omit<PinnedTerms, 'sig' | 'pinned'>, secret: string): Promise<PinnedTerms> {
+/** The digest of the call an action makes: what "the same call" means for a pending row. */
+export function callDigest(action: Pick<StagedAction, 'kind' | 'args'>): Promise<string> {
+  return sha256Hex(`${action.kind}\n${canonicalJson(action.args)}`);
+}
+
+export async function signTerms(terms: Omit<PinnedTerms, 'sig' | 'pinned' | 'callDigests'>, secret: string): Promise<PinnedTerms> {
   const pinned = terms.actions.map((a) => ({ tool: a.tool, args: canonicalJson(a.args) }));
-  const unsigned = { ...terms, pinned };
+  const callDigests = await Promise.all(terms.actions.map(callDigest));
+  const unsigned = { ...terms, pinned, callDigests };
   return { ...unsigned, sig: await hmacHex(secret, canonicalJson(unsigned)) };
 }
 

@@ -61,6 +61,8 @@ export function tenantKeys(tenantId: string) {
     pinnedTerms: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}`,
     /** Its status, the only part that changes (pending → approved | rejected | expired | …). */
     pinnedStatus: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}:status`,
+    /** The contact's one pending row for a call (`callDigest`): a repeat of the call reuses it. */
+    pendingCall: (contactId: string, digest: string) => `${t}:pending-call:${encodePart(contactId)}:${digestPart('call digest', digest)}`,
     /** The tenant's approval queue, scored by expiry (ms). */
     approvalQueue: `${t}:approvals`,
     deadLetters: `${t}:dead-letters`,

@@ -2,9 +2,16 @@ import type { PinnedTerms } from '../pinned-terms.js';
 import type { ConditionalWrites } from './conditional-writes.js';
 import { TTL, tenantKeys } from './keys.js';
 
-/** Queues the row's creation inside the turn's commit: terms and status, both SET NX. */
-export function queuePinnedRow(w: ConditionalWrites, terms: PinnedTerms): void {
+/**
+ * Queues the row's creation inside the turn's commit: terms and status, both SET NX, and for each
+ * call the contact's pending-call index (SET NX, until the row expires): the first row for a call
+ * owns it, so a repeat of the call — a later turn, or a concurrent one — finds it, and a second
+ * row that slipped in anyway cannot perform it (see the decision script).
+ */
+export function queuePinnedRow(w: ConditionalWrites, terms: PinnedTerms, now = Date.now()): void {
   const keys = tenantKeys(terms.tenantId);
+  const ttlMs = Math.max(1000, Date.parse(terms.expiresAt) - now);
+  for (const digest of terms.callDigests ?? []) w.call('SET', keys.pendingCall(terms.contactId, digest), terms.id, 'NX', 'PX', ttlMs);
   w.call('SET', keys.pinnedTerms(terms.id), JSON.stringify(terms), 'NX', 'EX', TTL.pinnedSeconds);
   w.call('SET', keys.pinnedStatus(terms.id), 'pending', 'NX', 'EX', TTL.pinnedSeconds);
   if (terms.kind === 'approval') w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);

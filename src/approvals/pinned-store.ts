@@ -4,7 +4,8 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
 
-export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined';
+/** `superseded`: another row for the same call owned it; this one performed nothing. */
+export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined' | 'superseded';
 
 export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';
@@ -43,6 +44,11 @@ export async function loadPinned(session: RedisSession, tenantId: string, id: st
  * are byte-for-byte the ones the caller verified (SHA-1 of the text) and not expired; in the same
  * script the outbox entry that performs the decision is written. Two approvers, a double click or
  * a replayed button: the first wins, the others get the status it left.
+ *
+ * KEYS[6..] are the row's pending-call index keys. A row performs its calls only while it owns
+ * every one of them: a second row for the same call (two concurrent turns both pinned it) is
+ * `superseded` instead, so the call is performed once. Whatever the decision, the row lets go of
+ * the calls it owns, so the contact may ask for them afresh.
  */
 const DECIDE_SCRIPT = `
 local status = redis.call('GET', KEYS[1])
@@ -55,6 +61,19 @@ if ARGV[4] == 'expired' then
 elseif expired then
   -- Left pending: the expiry job moves it and tells the contact nothing was changed.
   return 'expired'
+end
+if ARGV[4] == 'confirmed' or ARGV[4] == 'approved' then
+  for i = 6, #KEYS do
+    local owner = redis.call('GET', KEYS[i])
+    if owner and owner ~= ARGV[8] then
+      redis.call('SET', KEYS[1], 'superseded', 'KEEPTTL')
+      redis.call('ZREM', KEYS[5], ARGV[8])
+      return 'superseded'
+    end
+  end
+end
+for i = 6, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[8] then redis.call('DEL', KEYS[i]) end
 end
 redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL')
 redis.call('ZREM', KEYS[5], ARGV[8])
@@ -82,7 +101,7 @@ export async function decidePinned(
   const result = await session.one((r) =>
     r.eval(
       DECIDE_SCRIPT,
-      [keys.pinnedStatus(terms.id), keys.pinnedTerms(terms.id), keys.outbox(entryId), keys.outboxPending, keys.approvalQueue],
+      [keys.pinnedStatus(terms.id), keys.pinnedTerms(terms.id), keys.outbox(entryId), keys.outboxPending, keys.approvalQueue, ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d))],
       [termsSha1, String(now.getTime()), String(Date.parse(terms.expiresAt)), decision, entry ? JSON.stringify(entry) : '', entryId, String(TTL.outboxSeconds), terms.id],
     ),
   );

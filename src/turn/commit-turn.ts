@@ -4,6 +4,7 @@ import type { StagedAction } from '../../core/staged-action.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
+import { livePendingRows } from '../approvals/pending-calls.js';
 import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
@@ -16,10 +17,17 @@ import type { TurnContext, TurnDeps } from './turn-context.js';
 export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: TurnDecision, draft: TurnRecord): Promise<TurnRecord> {
   const now = (deps.now ?? (() => new Date()))();
   const { config, inbound, turnId } = ctx;
-  const pinned = decision.pin.length ? await pinGatedActions({ turnId, inbound, staged: decision.pin, manifest: config.manifest, secret: deps.pinSecret, now }) : { confirmation: null, approvals: [] };
+  // A call the contact already has a live pending row for reuses it: one row per call.
+  const live = await livePendingRows({ session: deps.session, tenantId: config.tenantId, contactId: inbound.contactId, actions: decision.pin, secret: deps.pinSecret, now });
+  const fresh = decision.pin.filter((a) => !live.has(a.id));
+  for (const [actionId, row] of live) draft.notes.push(`${actionId} is already waiting in ${row.id}; no second row`);
+  const pinned = fresh.length ? await pinGatedActions({ turnId, inbound, staged: fresh, manifest: config.manifest, secret: deps.pinSecret, now }) : { confirmation: null, approvals: [] };
+  const reused = [...new Map([...live.values()].map((r) => [r.id, r])).values()];
+  const confirmation = pinned.confirmation ?? reused.find((r) => r.kind === 'confirmation') ?? null;
+  const approvals = [...pinned.approvals, ...reused.filter((r) => r.kind === 'approval')];
   const reply = { ...decision.reply };
-  if (pinned.confirmation) {
-    const { id, nonce } = pinned.confirmation;
+  if (confirmation) {
+    const { id, nonce } = confirmation;
     reply.quickReplies = [
       { caption: 'Yes', callback: { pendingId: id, answer: 'yes' as const, nonce } },
       { caption: 'No', callback: { pendingId: id, answer: 'no' as const, nonce } },
@@ -30,8 +38,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     ...draft,
     reply,
     committed,
-    pendingConfirmation: pinned.confirmation?.id ?? null,
-    approvals: pinned.approvals.map((a) => a.id),
+    pendingConfirmation: confirmation?.id ?? null,
+    approvals: approvals.map((a) => a.id),
     deferred: ctx.deferral.deferred,
     finishedAt: now.toISOString(),
   };
