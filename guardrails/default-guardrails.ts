@@ -1,5 +1,6 @@
 import { actionPolicyGuardrail } from './action-policy.js';
 import { confidenceGuardrail } from './confidence.js';
+import { completionClaimsGuardrail } from './completion-claims.js';
 import { contentGuardrail } from './content.js';
 import type { Guardrail } from './guardrail.js';
 import { modelEscalationGuardrail } from './model-escalation.js';
@@ -19,4 +20,5 @@ export const defaultGuardrails: readonly Guardrail[] = [
   actionPolicyGuardrail,
   contentGuardrail,
   systemPromptLeakGuardrail,
+  completionClaimsGuardrail,
 ];

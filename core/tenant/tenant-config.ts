@@ -34,6 +34,9 @@ export const FieldSchema = z.object({
 
 export const FaqEntrySchema = z.object({ id: z.string().min(1), question: z.string().min(1), answer: z.string().min(1) });
 
+export const TENANT_LOCALES = ['en', 'es', 'de', 'fr', 'pt'] as const;
+export type TenantLocale = (typeof TENANT_LOCALES)[number];
+
 /** Tools that only read: they return data and stage nothing. */
 export const READ_TOOL_KINDS = ['lookup_contact', 'search_faq'] as const;
 export type ReadToolKind = (typeof READ_TOOL_KINDS)[number];
@@ -66,6 +69,8 @@ export const TenantConfigSchema = z.object({
   tenantId: TenantIdSchema,
   displayName: z.string().min(1),
   persona: z.string().min(1),
+  /** The language the runtime's own words to contacts use (pending status, notices). */
+  locale: z.enum(TENANT_LOCALES).default('en'),
   /** Hosted model id; ignored by the offline rule model. */
   modelId: z.string().min(1).default('gpt-4.1-mini'),
   /** Time budget of a synchronous turn; ManyChat waits ~10 s. */

@@ -5,6 +5,8 @@ import type { TurnRecord } from '../../core/turn-record.js';
 import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
+import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
+import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
 import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
@@ -25,7 +27,9 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   const reused = [...new Map([...live.values()].map((r) => [r.id, r])).values()];
   const confirmation = pinned.confirmation ?? reused.find((r) => r.kind === 'confirmation') ?? null;
   const approvals = [...pinned.approvals, ...reused.filter((r) => r.kind === 'approval')];
-  const reply = { ...decision.reply };
+  // What waits is the runtime's to say: one line from the rows, after the model's words.
+  const status = pendingStatusLine(config.locale, confirmation, approvals);
+  const reply = { ...decision.reply, text: withPendingStatus(decision.reply.text, status, MAX_TEXT_CHARS) };
   if (confirmation) {
     const { id, nonce } = confirmation;
     reply.quickReplies = [

@@ -1,0 +1,117 @@
+import { normalizeText } from './text-normalize.js';
+
+/**
+ * The words a reply uses to say something happened, by what it claims, in the languages a tenant
+ * may set (English, Spanish, German, French, Portuguese). Matched on normalised text without
+ * diacritics ("está" reads "esta"). Our own fixed patterns: no nested quantifiers, each linear.
+ */
+export type ClaimCategory = 'send' | 'tag' | 'field' | 'done' | 'approval';
+
+export interface Claim {
+  category: ClaimCategory;
+  phrase: string;
+}
+
+const LEXICON: Record<ClaimCategory, RegExp[]> = {
+  send: [
+    /\b(?:i|we)(?:'ve| have| just| already| now)* (?:sent|forwarded|delivered|shared|dispatched)\b/,
+    /\b(?:i'm|i am|we're|we are) (?:sending|forwarding)\b/,
+    /\b(?:has|have) (?:just |already |now )?been (?:sent|delivered|forwarded|shared|dispatched)\b/,
+    /\b(?:it|this|that|the \w+|your \w+) (?:was|is|were|are) (?:sent|delivered)\b/,
+    /\bon (?:its|it's|their|the|his|her) way\b/,
+    /\bheading (?:your|to you)\b/,
+    /\bhere (?:it is|you go|you are)\b/,
+    /\b(?:te |le |les |se lo |se la |te lo |te la )?(?:he|hemos|ya) (?:te )?(?:enviado|mandado|compartido|reenviado)\b/,
+    /\b(?:ha|han) sido (?:enviad|mandad|compartid)[oa]s?\b/,
+    /\b(?:esta|estan|va|van) (?:ya )?en camino\b/,
+    /\b(?:ich|wir) (?:habe|haben) (?:dir |ihnen |es |sie |ihn |euch )?(?:\w+ ){0,2}(?:geschickt|gesendet|versendet|verschickt|zugeschickt|weitergeleitet)\b/,
+    /\b(?:wurde|wurden|ist|sind) (?:bereits |schon |gerade )?(?:gesendet|versendet|verschickt|zugeschickt)\b/,
+    /\b(?:ist|sind) (?:schon |bereits )?(?:auf dem weg|unterwegs)\b/,
+    /\b(?:je vous ai|je t'ai|nous vous avons|j'ai|nous avons) (?:bien )?(?:envoye|transmis|partage|expedie)e?s?\b/,
+    /\b(?:a|ont) ete (?:envoye|transmis|expedie)e?s?\b/,
+    /\b(?:est|sont) en (?:route|chemin)\b/,
+    /\b(?:ja )?(?:te |lhe |vos )?(?:enviei|mandei|enviamos|compartilhei)\b/,
+    /\b(?:foi|foram) (?:enviad|mandad|compartilhad)[oa]s?\b/,
+    /\besta (?:a caminho|chegando)\b/,
+  ],
+  tag: [
+    /\b(?:i|we)(?:'ve| have| just| already)* (?:tagged|subscribed|unsubscribed|signed you up|enrolled|added you|removed you|removed the \w+ tag|added the \w+ tag)\b/,
+    /\byou(?:'re| are|'ve been| have been)(?: now| already)? (?:tagged|subscribed|unsubscribed|signed up|enrolled|on the list|off the list|added to|removed from)\b/,
+    /\b(?:he|hemos|te he|ya te he) (?:etiquetado|suscrito|apuntado|inscrito|anadido|agregado|quitado|eliminado)\b/,
+    /\bya (?:estas|esta|quedaste) (?:apuntad|inscrit|suscrit|registrad)[oa]\b/,
+    /\b(?:habe|haben) (?:dich|sie|euch) (?:\w+ ){0,2}(?:markiert|angemeldet|eingetragen|hinzugefugt|abgemeldet|entfernt)\b/,
+    /\b(?:je vous ai|je t'ai|nous vous avons) (?:bien )?(?:inscrit|abonne|ajoute|retire|desinscrit)e?s?\b/,
+    /\bvous etes (?:bien |maintenant )?(?:inscrit|abonne|desinscrit)e?s?\b/,
+    /\b(?:te |lhe )?(?:inscrevi|adicionei|marquei|removi|cadastrei)\b/,
+  ],
+  field: [
+    /\b(?:i|we)(?:'ve| have| just| already)* (?:saved|recorded|noted down|updated|stored|logged|changed|set) (?:your|it|that|this|the)\b/,
+    /\b(?:i|we)(?:'ve| have| just| already)* (?:saved|recorded|noted|stored|logged|set) \w+ (?:as|for) (?:your|you)\b/,
+    /\b(?:has|have) (?:just |already |now )?been (?:saved|recorded|updated|stored|noted|changed|registered|set)\b/,
+    /\byour (?:\w+ ){0,2}(?:is|was) (?:now )?(?:saved|recorded|updated|set to|noted)\b/,
+    /\b(?:he|hemos|te he) (?:guardado|registrado|anotado|actualizado|cambiado)\b/,
+    /\b(?:ha|han) sido (?:guardad|registrad|anotad|actualizad)[oa]s?\b/,
+    /\bqueda (?:guardad|registrad|anotad|actualizad)[oa]\b/,
+    /\b(?:habe|haben) (?:\w+ ){0,3}(?:gespeichert|notiert|vermerkt|aktualisiert|eingetragen|geandert)\b/,
+    /\b(?:wurde|wurden|ist) (?:\w+ )?(?:gespeichert|notiert|vermerkt|aktualisiert|eingetragen|geandert)\b/,
+    /\b(?:j'ai|nous avons) (?:bien )?(?:enregistre|note|mis a jour|sauvegarde|modifie)e?s?\b/,
+    /\b(?:a|ont) ete (?:enregistre|note|mis a jour|sauvegarde|modifie)e?s?\b/,
+    /\b(?:registrei|salvei|anotei|atualizei|guardei)\b/,
+    /\b(?:foi|foram) (?:registrad|salv|anotad|atualizad|guardad)[oa]s?\b/,
+  ],
+  done: [
+    /(?:^|[.!?¡¿\n] ?)(?:done|all done|all set|finished|completed|sorted)\b/,
+    /\b(?:it's|it is|that's|that is|everything is|everything's|all is)(?: now| all)? (?:done|set|sorted|taken care of|complete|completed|finished)\b/,
+    /\byou(?:'re| are) all set\b/,
+    /(?:^|[.!?¡¿\n] ?)(?:listo|hecho|todo listo|ya esta|ya esta hecho)\b/,
+    /\b(?:esta|todo esta) (?:hecho|listo)\b/,
+    /(?:^|[.!?\n] ?)(?:erledigt|fertig|alles erledigt)\b/,
+    /\b(?:ist|wurde) (?:alles )?erledigt\b/,
+    /\bc'est (?:fait|regle|bon c'est fait)\b/,
+    /(?:^|[.!?\n] ?)(?:feito|pronto|tudo certo|tudo pronto)\b/,
+  ],
+  approval: [
+    /\b(?:has|have|it's|it is|was|is)(?: been)? (?:approved|confirmed|accepted)\b/,
+    /\b(?:i|we)(?:'ve| have)? (?:approved|confirmed)\b/,
+    /\b(?:ha sido|esta|fue|queda) (?:aprobad|confirmad|aceptad)[oa]\b/,
+    /\b(?:he|hemos) (?:aprobado|confirmado)\b/,
+    /\b(?:wurde|ist) (?:\w+ )?(?:genehmigt|bestatigt|freigegeben)\b/,
+    /\b(?:a ete|est) (?:approuve|confirme|valide|accepte)e?s?\b/,
+    /\b(?:foi|esta) (?:aprovad|confirmad)[oa]\b/,
+  ],
+};
+
+/**
+ * Words that, earlier in the same clause as a claim, make it not a claim: negation, future,
+ * condition ("not sent yet", "once approved it will be sent", "cuando lo apruebe"). The clause
+ * starts after the last comma or stop, so "No problem, I've sent it!" is still a claim.
+ */
+const NOT_A_CLAIM = /\b(?:not|n't|never|yet|will|won't|'ll|going to|once|when|after|as soon as|if|until|nao|ainda|todavia|aun|nunca|sera|seran|cuando|una vez|en cuanto|nicht|noch|kein|keine|wird|werden|sobald|wenn|nachdem|pas|jamais|quand|des que|une fois|quando|assim que|depois)\b/;
+
+/** Later in the same clause, a condition makes it not a claim ("on its way once you confirm"). */
+const CONDITION_AFTER = /\b(?:once|when|after|as soon as|if|until|cuando|una vez|en cuanto|sobald|wenn|nachdem|quand|des que|une fois|quando|assim que|depois)\b/;
+
+/** Normalised, lower case, without diacritics: what the lexicon reads. */
+export function claimText(text: string): string {
+  return normalizeText(text).normalize('NFD').replace(/\p{M}+/gu, '');
+}
+
+/** Every claim in `text`, in lexicon order. */
+export function findClaims(text: string): Claim[] {
+  const normalized = claimText(text);
+  const claims: Claim[] = [];
+  for (const [category, patterns] of Object.entries(LEXICON) as [ClaimCategory, RegExp[]][]) {
+    for (const pattern of patterns) {
+      const global = new RegExp(pattern.source, 'g');
+      for (const m of normalized.matchAll(global)) {
+        const before = normalized.slice(Math.max(0, m.index - 80), m.index);
+        const clause = before.slice(Math.max(...[',', '.', ';', ':', '!', '?', '\n'].map((c) => before.lastIndexOf(c))) + 1);
+        const rest = normalized.slice(m.index + m[0].length, m.index + m[0].length + 80);
+        const restOfClause = rest.slice(0, Math.min(...[',', '.', ';', ':', '!', '?', '\n'].map((c) => (rest.indexOf(c) < 0 ? rest.length : rest.indexOf(c)))));
+        if (NOT_A_CLAIM.test(clause) || CONDITION_AFTER.test(restOfClause)) continue;
+        claims.push({ category, phrase: m[0].trim() });
+      }
+    }
+  }
+  return claims;
+}
