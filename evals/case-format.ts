@@ -50,9 +50,11 @@ export const FaultSchema = z
   .object({
     /** Exact path or "/"-led suffix, e.g. "/sendFlow", "/addTagByName". */
     path: z.string().optional(),
-    kind: z.enum(['429', '500', 'hang']),
+    kind: z.enum(['429', '500', '502', '503', '504', 'hang', 'slow']),
     count: z.number().int().min(1).max(100).default(1),
     retryAfterSeconds: z.number().int().min(0).optional(),
+    /** For `slow`: the sandbox performs the call, answering after this many ms. */
+    delayMs: z.number().int().min(0).max(120_000).optional(),
   })
   .strict();
 export type CaseFault = z.infer<typeof FaultSchema>;

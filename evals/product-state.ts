@@ -46,12 +46,16 @@ function parseArgs(canonical: string): Record<string, unknown> {
   return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { '(unreadable pinned args)': canonical };
 }
 
-/** One view per pinned call of each row, in the order the ids are given (a missing row gives none). */
-export async function readPendingViews(env: EvalEnvironment, tenantId: string, ids: string[]): Promise<PendingView[]> {
+/**
+ * One view per pinned call of each row, in the order the ids are given (a missing row gives none).
+ * With `createdBy`, only rows that turn created: a turn may point the contact to a row an earlier
+ * turn created for the same call (one pending row per call), which it did not create.
+ */
+export async function readPendingViews(env: EvalEnvironment, tenantId: string, ids: string[], createdBy?: string): Promise<PendingView[]> {
   const views: PendingView[] = [];
   for (const id of ids) {
     const row = await readRow(env, tenantId, id);
-    if (!row) continue;
+    if (!row || (createdBy !== undefined && row.terms.turnId !== createdBy)) continue;
     for (const call of row.terms.pinned ?? []) {
       views.push({ id, kind: row.terms.kind, tool: call.tool, args: parseArgs(call.args), status: row.status ?? '(no status)', createdAt: row.terms.createdAt, expiresAt: row.terms.expiresAt });
     }

@@ -102,7 +102,7 @@ export function summarize(results: CaseResult[]): Summary {
 export function renderTable(s: Summary, context: { deadlineMs: number; preset: string; live: boolean }): string {
   const rows = s.kinds.map((k) => [k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99), Number.isFinite(k.modelCallsPerTurn) ? k.modelCallsPerTurn.toFixed(2) : '–']);
   const out = [
-    `Turn latency at the webhook (ms), turns whose model calls took ${context.live ? 'real (live) model time' : `latencies drawn from the latency model (${context.preset})`}:`,
+    `Turn latency at the webhook (ms), turns whose model calls took ${context.live ? 'real (live) model time — measured' : `SIMULATED model latencies, drawn from the latency model (${context.preset}); the runtime's own time is measured`}:`,
     table(['turn kind', 'turns', 'p50', 'p95', 'p99', 'model calls/turn'], rows),
     `  (${s.turnsModelled} of ${s.turnsTotal} turns with a model call; the other ${s.turnsTotal - s.turnsModelled} had fixed scripted latencies (deadline, error and mechanics cases) and count for correctness and overhead only. The Yes/No press and tenant decision rows hold every such turn: no model call. p99 of fewer than 100 turns is close to the max)`,
     '',

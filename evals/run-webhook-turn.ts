@@ -104,7 +104,7 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
   const modelMs = env.model ? modelCalls.reduce((a, m) => a + m.servedMs, 0) : (record?.steps ?? []).reduce((a, s) => a + s.ms, 0);
   const last = modelCalls[modelCalls.length - 1];
 
-  const pending = record ? await readPendingViews(env, world.tenantId, [...(record.pendingConfirmation ? [record.pendingConfirmation] : []), ...(record.approvals ?? [])]) : [];
+  const pending = record ? await readPendingViews(env, world.tenantId, [...(record.pendingConfirmation ? [record.pendingConfirmation] : []), ...(record.approvals ?? [])], record.turnId) : [];
   (turn.expect.pending ?? []).forEach((p, i) => {
     if (p.as && pending[i]) state.namedRows.set(p.as, pending[i]!.id);
   });

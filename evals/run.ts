@@ -17,7 +17,7 @@ import { estimate, renderEstimate } from './estimate.js';
 import { LATENCY_PRESETS } from './latency-model.js';
 import { renderSvg, renderTable, reportPaths, writeText } from './report.js';
 import { describeTurn, type CaseResult } from './run-case.js';
-import { runEval } from './runner.js';
+import { NoCasesSelected, runEval } from './runner.js';
 
 const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose]
        npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--preset ID] [--json FILE]`;
@@ -145,6 +145,10 @@ main().then(
   (code) => process.exit(code),
   (err) => {
     if (err instanceof CaseFormatError) console.error(`invalid case: ${err.message}`);
+    else if (err instanceof NoCasesSelected) {
+      console.error(err.message);
+      process.exit(2);
+    }
     else if (err instanceof LiveModelUnavailable) {
       console.error(err.message);
       process.exit(2);

@@ -99,6 +99,8 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   };
   const preset = presetFor(options.preset);
   const all = (await loadCases(opts.casesDir)).filter((c) => !opts.filter || c.name.includes(opts.filter));
+  // A filter that selects nothing is a mistake, not a green run.
+  if (!all.length) throw new NoCasesSelected(opts.filter ? `--filter "${opts.filter}" matches no case in ${opts.casesDir}` : `no case in ${opts.casesDir}`);
   const notRunLive = live ? all.filter((c) => c.scriptedOnly).map((c) => c.name) : [];
   const cases = live ? all.filter((c) => !c.scriptedOnly) : all;
 
@@ -131,4 +133,9 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const key = (r: CaseResult) => `${r.variant === 'product' ? r.name : r.name.replace(/~naive$/, '')}|${r.variant}|${r.repeat}`;
   results.sort((a, b) => (order.get(key(a)) ?? 0) - (order.get(key(b)) ?? 0));
   return { startedAt, ms: performance.now() - started, options, cases: cases.length, notRunLive, workerErrors: [...env.workerErrors], results, summary: summarize(results) };
+}
+
+/** Nothing to run: the command line names no case (exit 2, like any usage error). */
+export class NoCasesSelected extends Error {
+  override name = 'NoCasesSelected';
 }
