@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InboundMessageSchema } from './inbound-message.js';
+import { KeyIdSchema } from './storage/keys.js';
 
 /**
  * The guarantee behind a deferred turn: a delayed QStash job that runs the turn again from the
@@ -8,5 +9,5 @@ import { InboundMessageSchema } from './inbound-message.js';
  */
 export const FINISH_TURN_PATH = '/v1/turns/finish';
 
-export const FinishTurnJobSchema = z.object({ turnId: z.string(), inbound: InboundMessageSchema });
+export const FinishTurnJobSchema = z.object({ turnId: KeyIdSchema, inbound: InboundMessageSchema });
 export type FinishTurnJob = z.infer<typeof FinishTurnJobSchema>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { KeyIdSchema } from './storage/keys.js';
+import { TenantIdSchema } from './tenant/tenant-id.js';
 import { StagedActionSchema } from './staged-action.js';
 
 /**
@@ -31,7 +33,7 @@ export const LedgerRowSchema = z.object({
 export type LedgerRow = z.infer<typeof LedgerRowSchema>;
 
 /** The body QStash carries to the delivery endpoint: ids only, the entry is read from Redis. */
-export const DeliveryMessageSchema = z.object({ tenantId: z.string(), turnId: z.string() });
+export const DeliveryMessageSchema = z.object({ tenantId: TenantIdSchema, turnId: KeyIdSchema });
 export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
 /**

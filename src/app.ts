@@ -29,6 +29,11 @@ export function defaultServices(env: AppEnv): Services {
   };
 }
 
+/** An error message fit for a log line: cut before any echoed command or body, bounded. */
+export function safeErrorText(err: Error): string {
+  return err.message.split(/, command was:|\n/)[0]!.slice(0, 200);
+}
+
 export type ServiceOverrides = (services: Services) => Services;
 
 /** The Worker's Hono app. `override` lets tests swap the model or a client, nothing else. */
@@ -46,8 +51,9 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
-    // Log the error's name and message only: bodies and headers may carry secrets.
-    console.error(`unhandled ${err.name}: ${err.message}`);
+    // The error's name and the head of its message only: bodies, headers and the Upstash client's
+    // "command was: …" tail may carry secrets or a contact's words.
+    console.error(`unhandled ${err.name}: ${safeErrorText(err)}`);
     return jsonError(c, 500, 'internal error');
   });
   return app;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { sha256Hex } from '../security/digest.js';
 import { isTenantId } from '../tenant/tenant-id.js';
 
@@ -6,6 +7,9 @@ import { isTenantId } from '../tenant/tenant-id.js';
  * can only reach the tenant it names; ids are validated before they reach a key.
  */
 const SAFE_ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
+
+/** An id that may become part of a key (turn, pinned row, action): checked where it comes in, as a 4xx. */
+export const KeyIdSchema = z.string().regex(SAFE_ID, 'an id of 1–200 letters, digits and _ . : @ -');
 
 export function assertSafeId(kind: string, value: string): string {
   if (!SAFE_ID.test(value)) throw new Error(`${kind} has characters that cannot be part of a key`);

@@ -1,18 +1,16 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { parseUntrustedJson, type UntrustedJson } from './untrusted-json.js';
 
 /** Every 4xx/5xx the product sends: JSON that names the problem. */
 export function jsonError(c: Context, status: ContentfulStatusCode, error: string, details?: string[]) {
   return c.json({ error, ...(details?.length ? { details } : {}) }, status);
 }
 
-export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (err) {
-    return { ok: false, error: `body is not valid JSON (${err instanceof Error ? err.message : 'parse error'})` };
-  }
+/** JSON from outside: bounded nesting, well-formed strings (see untrusted-json.ts). */
+export function parseJsonText(text: string): UntrustedJson {
+  return parseUntrustedJson(text);
 }
 
 /** Each zod issue as `path: message`, the path naming the field. */

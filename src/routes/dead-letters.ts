@@ -5,7 +5,7 @@ import { jsonError, parseJsonBody } from '../http/errors.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
-import { assertSafeId } from '../../core/storage/keys.js';
+import { KeyIdSchema } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../../outbox/qstash-dead-letters.js';
@@ -13,8 +13,8 @@ import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../.
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
 const RedriveBodySchema = z.object({
-  turnId: z.string().min(1),
-  actionId: z.string().min(1),
+  turnId: KeyIdSchema,
+  actionId: KeyIdSchema,
   /** Needed for a send whose outcome is unknown: the contact may get it twice. */
   sendAnyway: z.boolean().optional(),
 });
@@ -52,11 +52,6 @@ export function deadLetterRoutes() {
     const tenantId = c.req.param('tenant');
     const parsed = parseJsonBody(c, await c.req.text(), RedriveBodySchema, 're-drive body');
     if (!parsed.ok) return parsed.response;
-    try {
-      assertSafeId('turn id', parsed.value.turnId);
-    } catch (err) {
-      return jsonError(c, 400, err instanceof Error ? err.message : 'invalid turn id');
-    }
     const services = c.get('services');
     const session = c.get('session');
     const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.value });

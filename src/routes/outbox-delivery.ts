@@ -4,8 +4,6 @@ import { jsonError, parseJsonBody } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { requireQStashSignature } from '../http/middleware/qstash-signature.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
-import { assertSafeId } from '../../core/storage/keys.js';
-import { isTenantId } from '../../core/tenant/tenant-id.js';
 import { loadTenant } from '../tenants/tenant-store.js';
 import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import { DeliveryMessageSchema } from '../../core/outbox-entry.js';
@@ -49,12 +47,6 @@ export function deliveryRoutes() {
     const message = parseJsonBody(c, c.get('signedBody'), DeliveryMessageSchema, 'delivery body');
     if (!message.ok) return message.response;
     const { tenantId, turnId } = message.value;
-    if (!isTenantId(tenantId)) return nonRetryable(c, 'tenant id is not 1–63 lower-case letters, digits and hyphens');
-    try {
-      assertSafeId('turn id', turnId);
-    } catch (err) {
-      return nonRetryable(c, err instanceof Error ? err.message : 'invalid id');
-    }
     const session = c.get('session');
     const tenant = await loadTenant(session, tenantId);
     if (!tenant.found) return nonRetryable(c, `unknown tenant "${tenantId}"`);

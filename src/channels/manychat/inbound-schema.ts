@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KeyIdSchema } from '../../../core/storage/keys.js';
 
 /**
  * What ManyChat's External Request / Dynamic Block sends. The tenant's request template posts
@@ -20,7 +21,7 @@ export const ManyChatContactSchema = z
 
 /** A button we issued (signed; see src/approvals/callback-signature.ts). */
 export const ManyChatCallbackSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('confirm'), pendingId: z.string().min(1).max(200), answer: z.enum(['yes', 'no']), nonce: z.string().min(1).max(200) }),
+  z.object({ kind: z.literal('confirm'), pendingId: KeyIdSchema, answer: z.enum(['yes', 'no']), nonce: z.string().min(1).max(200) }),
   z.object({ kind: z.literal('suggest'), text: z.string().min(1).max(100), nonce: z.string().min(1).max(200) }),
 ]);
 
