@@ -6,7 +6,7 @@ import { handoffReleaseRoutes } from './routes/handoff-release.js';
 import { finishTurnRoutes } from './routes/finish-turn.js';
 import type { AppEnv } from './env.js';
 import type { AppContext, Services } from './http/app-context.js';
-import { jsonError } from './http/errors.js';
+import { jsonError, safeErrorText } from './http/errors.js';
 import { healthRoute } from './routes/health.js';
 import { provideServices } from './http/middleware/services.js';
 import { selectModel } from './models/select-model.js';
@@ -14,6 +14,8 @@ import { RedisSession } from '../core/storage/redis-session.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
 import { qstashPublisher } from '../outbox/publisher.js';
 import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
+import { qstashInboundRetries } from '../outbox/inbound-retry-publisher.js';
+import { inboundRetryRoutes } from './routes/inbound-retry.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 
@@ -23,15 +25,11 @@ export function defaultServices(env: AppEnv): Services {
     redis: () => RedisSession.connect(env.UPSTASH_REDIS_REST_URL, env.UPSTASH_REDIS_REST_TOKEN),
     publisher: () => qstashPublisher({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
     turnJobs: () => qstashTurnJobs({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    inboundRetries: () => qstashInboundRetries({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
     model: (config) => selectModel(env, config),
     guardrails: defaultGuardrails,
     fetch: (input, init) => fetch(input, init),
   };
-}
-
-/** An error message fit for a log line: cut before any echoed command or body, bounded. */
-export function safeErrorText(err: Error): string {
-  return err.message.split(/, command was:|\n/)[0]!.slice(0, 200);
 }
 
 export type ServiceOverrides = (services: Services) => Services;
@@ -47,6 +45,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/tenants', handoffReleaseRoutes());
   app.route('/v1/tenants', tenantApiRoutes());
   app.route('/v1/turns', finishTurnRoutes());
+  app.route('/v1/inbound', inboundRetryRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));

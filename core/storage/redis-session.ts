@@ -1,5 +1,8 @@
 import { Redis } from '@upstash/redis/cloudflare';
 
+/** Per Redis request: far above a healthy round trip, far below ManyChat's 10 s. */
+export const REDIS_TIMEOUT_MS = 2000;
+
 /**
  * A Redis client for one request that counts HTTP round trips, so the turn record can say how
  * many it took. Auto-pipelining is off: every round trip is an explicit `pipeline()`/`multi()`
@@ -10,9 +13,23 @@ export class RedisSession {
   roundTrips = 0;
   constructor(readonly redis: Redis) {}
 
-  static connect(url: string, token: string): RedisSession {
+  /**
+   * Fails fast: one retry of a network error (the client's default is five, with backoff that
+   * took a webhook past ManyChat's 10 s when Redis was down) and a timeout on every request, so
+   * an outage is known in time to keep the message another way (see src/http/middleware/tenant.ts).
+   */
+  static connect(url: string, token: string, timeoutMs = REDIS_TIMEOUT_MS): RedisSession {
     return new RedisSession(
-      new Redis({ url, token, enableAutoPipelining: false, automaticDeserialization: false, enableTelemetry: false, readYourWrites: false }),
+      new Redis({
+        url,
+        token,
+        enableAutoPipelining: false,
+        automaticDeserialization: false,
+        enableTelemetry: false,
+        readYourWrites: false,
+        retry: { retries: 1, backoff: () => 50 },
+        signal: () => AbortSignal.timeout(timeoutMs),
+      }),
     );
   }
 

@@ -6,6 +6,7 @@ import type { TenantSecrets } from '../../core/tenant/tenant-secrets.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
+import type { InboundRetryPublisher } from '../../outbox/inbound-retry-publisher.js';
 
 /** What a request handler may use. Built from the environment; tests replace parts of it. */
 export interface Services {
@@ -14,6 +15,8 @@ export interface Services {
   publisher(): OutboxPublisher;
   /** Delayed jobs that finish deferred turns. */
   turnJobs(): TurnJobPublisher;
+  /** Inbound deliveries kept through a Redis outage. */
+  inboundRetries(): InboundRetryPublisher;
   model(config: TenantConfig): SelectedModel;
   guardrails: readonly Guardrail[];
   /** Outbound fetch for the ManyChat / Messenger APIs. */

@@ -26,3 +26,9 @@ export function parseJsonBody<T>(c: Context, text: string, schema: z.ZodType<T>,
   if (!parsed.success) return { ok: false, response: jsonError(c, 400, `invalid ${what}`, zodProblems(parsed.error)) };
   return { ok: true, value: parsed.data };
 }
+
+/** An error message fit for a log line or a health probe: cut before any echoed command or body, bounded. */
+export function safeErrorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split(/, command was:|\n/)[0]!.slice(0, 200);
+}

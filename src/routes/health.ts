@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../http/app-context.js';
+import { safeErrorText } from '../http/errors.js';
 
 async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = performance.now();
@@ -7,7 +8,7 @@ async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ o
     await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs))]);
     return { ok: true, ms: Math.round(performance.now() - started) };
   } catch (err) {
-    return { ok: false, ms: Math.round(performance.now() - started), error: err instanceof Error ? err.message : String(err) };
+    return { ok: false, ms: Math.round(performance.now() - started), error: safeErrorText(err) };
   }
 }
 

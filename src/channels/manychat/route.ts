@@ -1,10 +1,11 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { InboundMessage } from '../../../core/inbound-message.js';
 import type { OutgoingReply } from '../../../core/turn-record.js';
 import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
+import { storageUnavailable } from '../../http/middleware/tenant.js';
 import { waitUntilOf } from '../../http/wait-until.js';
 import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
 import { turnDeps } from '../../turn/turn-deps.js';
@@ -31,6 +32,7 @@ export function manyChatRoutes() {
     let text: string;
     let messageKey: string;
     if (auth.via === 'callback' && auth.claim.kind === 'confirm') {
+      if (c.get('storageDown')) return storageUnavailable(c);
       const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, auth.claim);
       c.header('x-confirmation-outcome', answer.outcome);
       return c.json(toDynamicBlock({ text: answer.text }));
@@ -45,15 +47,25 @@ export function manyChatRoutes() {
       if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
       messageKey = await manyChatMessageKey(webhook, text, new Date());
     }
-    // Before the claim and the model: a limited message costs one Redis round trip and nothing else.
-    // Duplicates of a delivery (ManyChat retries) join the first turn and are not counted again.
-    const limited = await checkRateLimit(session, config.tenantId, webhook.contact.id, config.guardrails.rateLimit, { deliveryKey: messageKey });
-    if (!limited.ok) {
-      c.header('x-rate-limited', limited.scope);
-      return c.json(toDynamicBlock({ text: limited.reply }));
+    const inbound = inboundOf(config.tenantId, webhook, text, messageKey);
+    if (c.get('storageDown')) return keepThroughOutage(c, inbound);
+    let outcome;
+    try {
+      // Before the claim and the model: a limited message costs one Redis round trip and nothing else.
+      // Duplicates of a delivery (ManyChat retries) join the first turn and are not counted again.
+      const limited = await checkRateLimit(session, config.tenantId, webhook.contact.id, config.guardrails.rateLimit, { deliveryKey: messageKey });
+      if (!limited.ok) {
+        c.header('x-rate-limited', limited.scope);
+        return c.json(toDynamicBlock({ text: limited.reply }));
+      }
+      const waitUntil = waitUntilOf(c);
+      outcome = await handleInbound({ ...turnDeps(services, session, config, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId);
+    } catch (err) {
+      // Redis stopped answering mid-request (the turn itself turns its own failures into an
+      // answer). Keep the message; if it was claimed already, the sweep of open claims finishes it.
+      console.warn(`ManyChat webhook: storage failed mid-request (${err instanceof Error ? err.name : 'Error'}); keeping the message`);
+      return keepThroughOutage(c, inbound);
     }
-    const waitUntil = waitUntilOf(c);
-    const outcome = await handleInbound({ ...turnDeps(services, session, config, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inboundOf(config.tenantId, webhook, text, messageKey), config, c.get('startedAt'), newTurnId);
     const { reply, turnId } = replyOf(outcome);
     c.header('x-turn-id', turnId);
     if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
@@ -61,6 +73,24 @@ export function manyChatRoutes() {
     return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, webhook.contact.id)));
   });
   return app;
+}
+
+/**
+ * Redis does not answer, but the isolate knew the tenant and the request authenticated: the
+ * message is handed to QStash (an inbound retry, run once when Redis is back, its reply through
+ * the outbox) and the contact gets the holding reply now. If QStash refuses too, a clear 503.
+ */
+async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMessage): Promise<Response> {
+  try {
+    await c.get('services').inboundRetries().publishInboundRetry({ inbound });
+  } catch (err) {
+    console.error(`inbound retry for tenant ${inbound.tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`);
+    c.header('Retry-After', '30');
+    return jsonError(c, 503, 'storage is unavailable and the message could not be kept; retry later');
+  }
+  c.header('x-turn-deferred', '1');
+  c.header('x-storage-down', '1');
+  return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }));
 }
 
 /** Buttons post back to this webhook, without the query string. */

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 import type { AppContext, AppVariables, LoadedTenant } from '../../http/app-context.js';
 import { jsonError, parseJsonText } from '../../http/errors.js';
-import { logRefusedLookup, lookupTenantFromPath, secretMatches } from '../../http/middleware/tenant.js';
+import { logRefusedLookup, lookupTenantFromPath, secretMatches, storageUnavailable, type TenantLookup } from '../../http/middleware/tenant.js';
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
 
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
@@ -12,7 +12,8 @@ export type ManyChatAuth = { via: 'secret' } | { via: 'callback'; claim: Callbac
 
 export type ManyChatContext = {
   Bindings: Record<string, unknown>;
-  Variables: AppVariables & { tenant: LoadedTenant; webhook: ManyChatWebhook; auth: ManyChatAuth };
+  /** `storageDown`: Redis did not answer; the tenant is what this isolate last read of it. */
+  Variables: AppVariables & { tenant: LoadedTenant; webhook: ManyChatWebhook; auth: ManyChatAuth; storageDown: boolean };
 };
 
 /**
@@ -29,7 +30,10 @@ function brokenConfig(c: Context, lookup: { tenantId: string; problems: string[]
 
 export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext> {
   return async (c, next) => {
-    const lookup = await lookupTenantFromPath(c as unknown as Context<AppContext>);
+    const found = await lookupTenantFromPath(c as unknown as Context<AppContext>);
+    if (found.kind === 'storage-down' && !found.cached) return storageUnavailable(c);
+    // Redis is down but the isolate knows the tenant: authenticate as usual; the route keeps the message.
+    const lookup: TenantLookup = found.kind === 'storage-down' ? { kind: 'found', tenant: found.cached! } : found;
     const secrets = lookup.kind === 'found' ? lookup.tenant.secrets : lookup.kind === 'broken' ? lookup.secrets : null;
     const provided = c.req.header(WEBHOOK_SECRET_HEADER);
     const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
@@ -65,6 +69,7 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     }
     c.set('tenant', lookup.tenant);
     c.set('webhook', webhook.value);
+    c.set('storageDown', found.kind === 'storage-down');
     await next();
   };
 }

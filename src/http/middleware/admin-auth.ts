@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext, TenantContext } from '../app-context.js';
 import { jsonError } from '../errors.js';
-import { logRefusedLookup, lookupTenantFromPath, secretMatches } from './tenant.js';
+import { logRefusedLookup, lookupTenantFromPath, secretMatches, storageUnavailable } from './tenant.js';
 
 export const WRONG_ADMIN_SECRET = 'wrong admin secret for this tenant';
 
@@ -18,6 +18,7 @@ export function requireAdminSecret(): MiddlewareHandler<TenantContext> {
     const provided = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
     if (!provided) return jsonError(c, 401, 'missing Authorization: Bearer <tenant admin secret> header');
     const lookup = await lookupTenantFromPath(c as unknown as Context<AppContext>);
+    if (lookup.kind === 'storage-down') return storageUnavailable(c);
     const secrets = lookup.kind === 'found' ? lookup.tenant.secrets : lookup.kind === 'broken' ? lookup.secrets : null;
     const authentic = await secretMatches(provided, secrets?.adminSecretSha256);
     if (lookup.kind !== 'found') {

@@ -3,8 +3,10 @@ import { secretsEqual } from '../../../core/security/constant-time.js';
 import { sha256Hex } from '../../../core/security/digest.js';
 import { isTenantId } from '../../../core/tenant/tenant-id.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
+import { cachedTenant, rememberTenant } from '../../tenants/tenant-cache.js';
 import { loadTenant } from '../../tenants/tenant-store.js';
 import type { AppContext, LoadedTenant } from '../app-context.js';
+import { jsonError } from '../errors.js';
 
 /**
  * The tenant a `:tenant` path names, in one Redis round trip (config and secrets), for the
@@ -14,16 +16,26 @@ import type { AppContext, LoadedTenant } from '../app-context.js';
  */
 export type TenantLookup =
   | { kind: 'found'; tenant: LoadedTenant }
+  /** Redis did not answer: what this isolate last read of the tenant, if anything. */
+  | { kind: 'storage-down'; tenantId: string; cached: LoadedTenant | null }
   | { kind: 'unknown'; tenantId: string }
   | { kind: 'broken'; tenantId: string; problems: string[]; secrets: TenantSecrets | null };
 
 export async function lookupTenantFromPath(c: Context<AppContext>): Promise<TenantLookup> {
   const tenantId = c.req.param('tenant') ?? '';
   if (!isTenantId(tenantId)) return { kind: 'unknown', tenantId: tenantId.slice(0, 63) };
-  const loaded = await loadTenant(c.get('session'), tenantId);
+  let loaded;
+  try {
+    loaded = await loadTenant(c.get('session'), tenantId);
+  } catch (err) {
+    console.warn(`tenant lookup: Redis did not answer (${err instanceof Error ? err.name : 'Error'})`);
+    return { kind: 'storage-down', tenantId, cached: cachedTenant(tenantId) };
+  }
   if (!loaded.found) return { kind: 'unknown', tenantId };
   if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
-  return { kind: 'found', tenant: { config: loaded.config, secrets: loaded.secrets } };
+  const tenant = { config: loaded.config, secrets: loaded.secrets };
+  rememberTenant(tenant);
+  return { kind: 'found', tenant };
 }
 
 /** Compared against when there is no stored digest, so an unknown tenant costs what a known one does. */
@@ -40,6 +52,13 @@ export async function secretMatches(provided: string, digest: string | undefined
 
 /** Logged, never answered: why a request for this tenant was refused before authentication. */
 export function logRefusedLookup(lookup: Exclude<TenantLookup, { kind: 'found' }>, route: string): void {
-  if (lookup.kind === 'unknown') console.warn(`${route}: unknown tenant "${lookup.tenantId}" (answered 401)`);
+  if (lookup.kind === 'storage-down') console.warn(`${route}: Redis did not answer for tenant "${lookup.tenantId}"`);
+  else if (lookup.kind === 'unknown') console.warn(`${route}: unknown tenant "${lookup.tenantId}" (answered 401)`);
   else console.warn(`${route}: tenant "${lookup.tenantId}" has an invalid stored configuration: ${lookup.problems.join('; ').slice(0, 500)}`);
+}
+
+/** Redis is down and the isolate does not know the tenant: nothing can be done with the request now. */
+export function storageUnavailable(c: Context): Response {
+  c.header('Retry-After', '30');
+  return jsonError(c, 503, 'storage is unavailable; the request was not processed, retry later');
 }

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { InboundMessageSchema } from './inbound-message.js';
+
+/**
+ * An inbound delivery kept for later: a webhook that arrived while Redis did not answer, which
+ * the Worker authenticated against the tenant it already held and handed to QStash instead of
+ * losing it. QStash delivers it back (signed) until Redis answers; it is then claimed like any
+ * delivery (so it runs once) and its reply goes out through the outbox.
+ */
+export const INBOUND_RETRY_PATH = '/v1/inbound/retry';
+
+export const InboundRetryJobSchema = z.object({ inbound: InboundMessageSchema });
+export type InboundRetryJob = z.infer<typeof InboundRetryJobSchema>;

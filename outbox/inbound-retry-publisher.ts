@@ -1,0 +1,34 @@
+import { Client } from '@upstash/qstash';
+import { INBOUND_RETRY_PATH, type InboundRetryJob } from '../core/inbound-retry-job.js';
+import { deliveryKeyDigest } from '../core/storage/keys.js';
+import { tenantLabel } from './publisher.js';
+
+export interface InboundRetryPublisher {
+  publishInboundRetry(job: InboundRetryJob): Promise<void>;
+}
+
+/** First try after this; then QStash's own backoff (≈12 s, 2.5 min, 30 min, 6 h, 24 h). */
+export const INBOUND_RETRY_DELAY_SECONDS = 15;
+export const INBOUND_RETRIES = 5;
+
+/**
+ * Hands a delivery that arrived during a Redis outage to QStash. Deduplicated by the delivery's
+ * own digest (tenant, contact, message key), so a ManyChat retry of the same message during the
+ * outage is one job; the claim makes it one turn when it runs.
+ */
+export function qstashInboundRetries(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): InboundRetryPublisher {
+  const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
+  return {
+    async publishInboundRetry(job) {
+      const { tenantId, contactId, messageKey } = job.inbound;
+      await client.publishJSON({
+        url: `${config.publicUrl.replace(/\/$/, '')}${INBOUND_RETRY_PATH}`,
+        body: job,
+        deduplicationId: `inbound-${tenantId}-${await deliveryKeyDigest(contactId, messageKey)}`,
+        label: tenantLabel(tenantId),
+        delay: INBOUND_RETRY_DELAY_SECONDS,
+        retries: INBOUND_RETRIES,
+      });
+    },
+  };
+}
