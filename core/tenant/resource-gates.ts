@@ -1,6 +1,10 @@
 import { findActionKind } from '../actions/index.js';
 import { gateOf, type Gate } from './manifest.js';
-import type { TenantConfig } from './tenant-config.js';
+import type { ActionConfigView } from '../actions/config-view.js';
+import type { Manifest } from './manifest.js';
+
+/** What the gates read of a tenant config (structural: the config's own schema calls resourceProblems). */
+type TenantConfig = ActionConfigView & { tools: readonly { name: string; kind: string }[]; manifest: Manifest };
 
 /**
  * A gate (confirm, approval) binds to the resource it protects — a flow, a tag, a field — not
