@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../core/history-entry.js';
-import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { deliveryKeyDigest, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { stageConfig } from '../../test/support/turn-stage.js';
 import { session, uniqueId } from '../../test/support/workers-env.js';
 import { awaitTurnRecord, claimDelivery } from './claim-delivery.js';
@@ -12,9 +12,10 @@ describe('claimDelivery: one delivery, one turn', () => {
   it('the first delivery claims its key for its turn id, with the claim TTL', async () => {
     const { tenantId } = stageConfig();
     const s = session();
-    const claim = await claimDelivery(s, tenantId, 'k:first', contact(), 'turn_a');
+    const contactId = contact();
+    const claim = await claimDelivery(s, tenantId, 'k:first', contactId, 'turn_a');
     expect(claim.claimed).toBe(true);
-    const key = tenantKeys(tenantId).claim('k:first');
+    const key = tenantKeys(tenantId).claim(await deliveryKeyDigest(contactId, 'k:first'));
     expect(await s.one((r) => r.get(key))).toBe('turn_a');
     const ttl = await s.one((r) => r.ttl(key));
     expect(ttl).toBeGreaterThan(TTL.claimSeconds - 60);
@@ -28,7 +29,7 @@ describe('claimDelivery: one delivery, one turn', () => {
     await claimDelivery(s, tenantId, 'k:retry', contactId, 'turn_first');
     const retry = await claimDelivery(s, tenantId, 'k:retry', contactId, 'turn_second');
     expect(retry).toEqual({ claimed: false, existingTurnId: 'turn_first' });
-    expect(await s.one((r) => r.get(tenantKeys(tenantId).claim('k:retry')))).toBe('turn_first');
+    expect(await s.one(async (r) => r.get(tenantKeys(tenantId).claim(await deliveryKeyDigest(contactId, 'k:retry'))))).toBe('turn_first');
   });
 
   it('of concurrent duplicates exactly one claims, and every other names that one', async () => {

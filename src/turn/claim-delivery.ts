@@ -40,10 +40,7 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
   // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
   // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
   if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
-  const entries = (Array.isArray(history) ? history : [])
-    .map((h) => parseJson(h) as HistoryEntry | null)
-    .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
-  return { claimed: true, history: entries, inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
+  return { claimed: true, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
 }
 
 /**
@@ -62,6 +59,13 @@ if won and ARGV[3] ~= '' then
 end
 return {won and 1 or 0, owner, history, handoff}
 `;
+
+/** The stored history list as the model may see it: contact and agent lines only, anything else dropped. */
+export function parseHistory(raw: unknown): HistoryEntry[] {
+  return (Array.isArray(raw) ? raw : [])
+    .map((h) => parseJson(h) as HistoryEntry | null)
+    .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
+}
 
 /** Waits for the turn a duplicate belongs to; null if it has not finished by `deadline`. */
 export async function awaitTurnRecord<T>(session: RedisSession, tenantId: string, turnId: string, deadline: number, parse: (raw: unknown) => T | null): Promise<T | null> {

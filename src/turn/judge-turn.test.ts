@@ -37,7 +37,7 @@ function judgeInput(loop: LoopOutcome, overrides: Partial<JudgeInput> = {}): Jud
   };
 }
 
-const replied: LoopOutcome = { kind: 'reply', reply: modelReply, steps: [stagingStep(1, staged)] };
+const replied: LoopOutcome = { kind: 'reply', reply: modelReply, modelReply, steps: [stagingStep(1, staged)] };
 
 describe('judgeTurn: nothing to judge', () => {
   it('a contact with a human is not judged, and no guardrail runs', async () => {

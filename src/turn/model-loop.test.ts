@@ -133,9 +133,15 @@ describe(`runModelLoop: never more than ${MAX_MODEL_STEPS} calls`, () => {
 
 describe('runModelLoop: a tool that answers directly', () => {
   it('an answers_directly tool that came back ok is the reply, after one call, even without a reply call', async () => {
-    const { outcome, calls } = await run([{ calls: [call('faq'), call('stage_it')] }, ...endless]);
+    const { outcome, calls } = await run([{ calls: [call('faq')] }, ...endless]);
     expect(calls).toHaveLength(1);
-    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'We open at 7.', escalate: false, confidence: 1, reason: 'answered directly by faq' } });
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'We open at 7.', escalate: false, confidence: 1, reason: 'answered directly by faq' }, modelReply: null });
+  });
+
+  it('not when something was staged beside it: the model writes the answer', async () => {
+    const { outcome, calls } = await run([{ calls: [call('faq'), call('stage_it')] }, { reply: reply('composed') }]);
+    expect(calls).toHaveLength(2);
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'composed' } });
   });
 
   it('not when another call of the step needs the model (a read or a refusal beside it)', async () => {
