@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { signCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 import type { Services } from '../../http/app-context.js';
-import { seedTenant, session, workerEnv } from '../../../test/support/workers-env.js';
+import { seedTenant, session, testSecretKeys, workerEnv } from '../../../test/support/workers-env.js';
 import { authenticateManyChatWebhook, WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
 
 const SESSION_SECRET = workerEnv.SESSION_SECRET!;
@@ -15,8 +15,8 @@ const tenantId = seeded.tenantId;
 async function appUnderTest() {
   const app = new Hono<ManyChatContext>();
   app.use('*', async (c, next) => {
-    // Only env.SESSION_SECRET and the session are read by this middleware.
-    c.set('services', { env: { SESSION_SECRET } } as unknown as Services);
+    // Only env.SESSION_SECRET, the secret keys and the session are read by this middleware.
+    c.set('services', { env: { SESSION_SECRET }, secretKeys: testSecretKeys } as unknown as Services);
     c.set('session', session());
     await next();
   });
