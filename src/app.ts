@@ -18,6 +18,7 @@ import { qstashPublisher } from '../outbox/publisher.js';
 import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
 import { qstashInboundRetries } from '../outbox/inbound-retry-publisher.js';
 import { inboundRetryRoutes } from './routes/inbound-retry.js';
+import { operatorRoutes } from './routes/operator.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 
@@ -60,6 +61,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/tenants', tenantApiRoutes());
   app.route('/v1/turns', finishTurnRoutes());
   app.route('/v1/inbound', inboundRetryRoutes());
+  app.route('/v1/operator', operatorRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -42,6 +42,14 @@ export const TTL = {
   pinnedSeconds: 14 * 24 * 3600,
 } as const;
 
+/**
+ * How long a key that holds a contact's words lives, under a tenant's retention (days): its own
+ * TTL, or the retention if shorter.
+ */
+export function retainedTtl(ttlSeconds: number, retentionDays: number | undefined): number {
+  return retentionDays ? Math.min(ttlSeconds, retentionDays * 24 * 3600) : ttlSeconds;
+}
+
 export function tenantKeys(tenantId: string) {
   if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
   const t = `t:${tenantId}`;

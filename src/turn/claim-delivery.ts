@@ -1,6 +1,6 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
-import { deliveryKeyDigest, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
 export type ClaimResult =
@@ -14,6 +14,8 @@ export type ClaimResult =
 export interface OpenClaim {
   job: FinishTurnJob;
   dueAt: number;
+  /** The tenant's retention: the job holds the contact's message, so it expires by then. */
+  retentionDays?: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
     r.eval(
       CLAIM_SCRIPT,
       [claimKey, keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims],
-      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0'],
+      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
     ),
   );
   const [won, owner, history, handoff] = Array.isArray(reply) ? (reply as unknown[]) : [];
@@ -45,7 +47,7 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
 
 /**
  * KEYS: claim, history, handoff, claim job, open claims. ARGV: turn id, claim TTL s, job JSON
- * (or ""), due time ms. Returns {won, owner, history, handoff}; the open-claim entry is written
+ * (or ""), due time ms, job TTL s. Returns {won, owner, history, handoff}; the open-claim entry is written
  * only by the winner.
  */
 const CLAIM_SCRIPT = `
@@ -54,7 +56,7 @@ local owner = redis.call('GET', KEYS[1]) or ''
 local history = redis.call('LRANGE', KEYS[2], 0, -1)
 local handoff = redis.call('GET', KEYS[3]) or ''
 if won and ARGV[3] ~= '' then
-  redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[2]))
+  redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[4]), ARGV[1])
 end
 return {won and 1 or 0, owner, history, handoff}
