@@ -43,7 +43,7 @@ function tenant(overrides: Partial<TenantConfigInput> = {}) {
 }
 
 describe('handleInbound: a new delivery', () => {
-  it('claims, publishes the finish-turn job before the model runs, and answers with the turn', async () => {
+  it('claims, runs, and answers with the turn; a turn answered in time publishes no finish-turn job (the claim is listed for the sweep)', async () => {
     const log: string[] = [];
     const model = scriptedModel([brochure]);
     const inner = model.doGenerate.bind(model);
@@ -57,18 +57,25 @@ describe('handleInbound: a new delivery', () => {
     const outcome = await handleInbound(deps, inbound, config, performance.now(), () => 'turn_fresh1');
     expect(outcome.kind).toBe('turn');
     expect(outcome.kind === 'turn' && outcome.record).toMatchObject({ turnId: 'turn_fresh1', decision: 'pass', reply: { text: 'Here comes the brochure.' }, deferred: false });
-    expect(log).toEqual(['finish-job', 'model']);
-    expect(jobs).toEqual([{ job: { turnId: 'turn_fresh1', inbound }, delaySeconds: 35 + FINISH_JOB_GRACE_SECONDS }]);
-    expect(waited.length).toBeGreaterThanOrEqual(1);
+    expect(log).toEqual(['model']);
+    expect(jobs).toEqual([]);
     await settle();
     expect((await turnOf('turn_fresh1'))?.decision).toBe('pass');
+    // Until its commit the claim was listed with its job; the commit took it off.
+    expect(await stored(config.tenantId, (k) => k.claimJob('turn_fresh1'))).toBeNull();
   });
 
-  it('rounds the job delay up to whole seconds', async () => {
-    const { config } = tenant({ asyncDeadlineMs: 5_200 });
-    const { deps, jobs } = harness(scriptedModel([brochure]));
-    await handleInbound(deps, inboundFor(config, 'hi'), config, performance.now(), newTurnId);
-    expect(jobs[0]?.delaySeconds).toBe(6 + FINISH_JOB_GRACE_SECONDS);
+  it('a deferred turn publishes its finish-turn job, due its background deadline (rounded up) plus the grace after the turn began', async () => {
+    const { config } = tenant({ asyncDeadlineMs: 5_200, deadlineMs: 500 });
+    const { deps, jobs, settle } = harness(scriptedModel([{ ...brochure, delayMs: 1200 }]));
+    const started = performance.now();
+    const outcome = await handleInbound(deps, inboundFor(config, 'hi'), config, started, newTurnId);
+    expect(outcome.kind).toBe('deferred');
+    const elapsed = Math.floor((performance.now() - started) / 1000);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.delaySeconds).toBeGreaterThanOrEqual(Math.ceil(5.2 - elapsed - 1) + FINISH_JOB_GRACE_SECONDS);
+    expect(jobs[0]!.delaySeconds).toBeLessThanOrEqual(6 + FINISH_JOB_GRACE_SECONDS);
+    await settle();
   });
 
   it('a finish-turn job that cannot be published does not fail the turn', async () => {
@@ -81,7 +88,7 @@ describe('handleInbound: a new delivery', () => {
 });
 
 describe('handleInbound: duplicates attach to the first turn', () => {
-  it("a retried delivery gets the first turn's reply; the model and the job ran once", async () => {
+  it("a retried delivery gets the first turn's reply; the model ran once, and no turn opened for the retry", async () => {
     const { config } = tenant();
     const model = scriptedModel([brochure, brochure]);
     const { deps, jobs } = harness(model);
@@ -90,7 +97,8 @@ describe('handleInbound: duplicates attach to the first turn', () => {
     const retry = await handleInbound(deps, inbound, config, performance.now(), () => 'turn_dup2');
     expect(retry).toEqual({ kind: 'duplicate', turnId: 'turn_dup1', reply: first.kind === 'turn' ? first.record.reply : 'unreachable' });
     expect(model.doGenerateCalls).toHaveLength(1);
-    expect(jobs.map((j) => j.job.turnId)).toEqual(['turn_dup1']);
+    expect(jobs).toEqual([]);
+    expect(await stored(config.tenantId, (k) => k.claimJob('turn_dup2'))).toBeNull();
   });
 
   it('concurrent duplicates: one turn runs, the other waits for it and gets the same reply', async () => {

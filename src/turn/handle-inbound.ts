@@ -44,13 +44,6 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
     // A deferred turn's reply goes out through the outbox; repeating it here would send it twice.
     return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record && !record.deferred ? record.reply : null };
   }
-  // Published before the turn runs (and not awaited on the reply's path): if this isolate dies at
-  // any point before the commit, the job runs the turn again later; if it commits, the job finds
-  // the record and does nothing.
-  const finishJob = deps.turnJobs
-    .publishFinishTurn({ turnId, inbound }, Math.ceil(config.asyncDeadlineMs / 1000) + FINISH_JOB_GRACE_SECONDS)
-    .catch((err: unknown) => console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`));
-  deps.waitUntil(finishJob);
   const deferral: DeferralState = { deferred: false, committing: false };
   const turn = runTurn(deps, {
     turnId,
@@ -69,6 +62,16 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
   if (deferral.committing) return { kind: 'turn', record: await turn };
   deferral.deferred = true;
   deps.waitUntil(turn.catch((err: unknown) => console.error(`deferred turn ${turnId} failed: ${err instanceof Error ? err.message : String(err)}`)));
+  // Only a deferred turn buys a finish-turn job: its background run may outlive the isolate's
+  // allowance, and the job reruns it soon after its deadline. Any other turn that dies before its
+  // commit is finished by the cron's sweep of open claims (listed with the claim), so a turn
+  // answered in time costs no QStash message unless it commits actions.
+  const delaySeconds = Math.ceil((startedAt + config.asyncDeadlineMs - performance.now()) / 1000) + FINISH_JOB_GRACE_SECONDS;
+  deps.waitUntil(
+    deps.turnJobs
+      .publishFinishTurn({ turnId, inbound }, delaySeconds)
+      .catch((err: unknown) => console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`)),
+  );
   return { kind: 'deferred', turnId, reply: { text: config.holdingReply, quickReplies: [] } };
 }
 
