@@ -32,7 +32,7 @@ import type { RateLimitSettings } from '../core/tenant/guardrail-settings.js';
  * Redis failure in the request (the claim that follows needs Redis too), so the route answers
  * 500 and no turn runs. Keys live under `t:{tenant}:rl:` and expire with their window.
  */
-export type RateLimitResult = { ok: true } | { ok: false; reply: string; reason: string; scope: 'contact' | 'tenant' };
+export type RateLimitResult = ({ ok: true } | { ok: false; reply: string; reason: string; scope: 'contact' | 'tenant' }) & { alongside?: unknown[] };
 
 /** Contacts this isolate saw over their limit, until when (epoch ms). Saves Redis on floods. */
 const blockedContacts = new Map<string, number>();
@@ -60,6 +60,12 @@ export interface RateLimitOptions {
    * rides in the same round trip.
    */
   deliveryKey?: string;
+  /**
+   * Commands of the caller's to send in the same round trip (e.g. the delivery's claim), issued on
+   * the same auto-pipelining client in the same tick; their results come back in `alongside`. Not
+   * sent at all when the isolate already knows the contact is over a limit.
+   */
+  alongside?: (redis: Redis) => Promise<unknown>[];
 }
 
 /** How long a delivery key is remembered for duplicate detection (ManyChat retries within seconds). */
@@ -91,19 +97,23 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
   const seenKey = options.deliveryKey ? `${prefix}:seen:${await deliveryKeyDigest(contactId, options.deliveryKey)}` : null;
   try {
     // Issued in one tick, so the SET NX and the three EVALSHAs leave in one pipeline.
-    const [first, ...results] = await Promise.all([
+    const extra = options.alongside ? options.alongside(pipelined) : [];
+    const [first, ...rest] = await Promise.all([
       seenKey ? pipelined.set(seenKey, '1', { nx: true, ex: SEEN_SECONDS }) : Promise.resolve('OK'),
       ...windows.map((w) => w.limiter.limit(w.identifier)),
+      ...extra,
     ]);
+    const results = rest.slice(0, windows.length) as Awaited<ReturnType<Ratelimit['limit']>>[];
+    const alongside = rest.slice(windows.length);
     const taken = windows.filter((_, i) => results[i]!.success);
     const giveBack = (extra: Promise<unknown>[] = []) => Promise.all([...taken.map((w) => w.limiter.limit(w.identifier, { rate: -1 })), ...extra]);
     if (first !== 'OK') {
       // A duplicate of a delivery already let through: not a new message, so not counted.
       if (taken.length) await giveBack();
-      return { ok: true };
+      return { ok: true, alongside };
     }
     const over = windows.findIndex((_, i) => !results[i]!.success);
-    if (over < 0) return { ok: true };
+    if (over < 0) return { ok: true, alongside };
     // Give back what the refused message took, and forget its key so a retry is judged afresh.
     await giveBack(seenKey ? [pipelined.del(seenKey)] : []);
     const window = windows[over]!;
@@ -112,7 +122,7 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
       if (blockedContacts.size >= BLOCKED_LIMIT) blockedContacts.clear();
       blockedContacts.set(contactKey, reset);
     }
-    return refused(window.scope, `over the limit of ${window.label} until ${new Date(reset).toISOString()}`, settings);
+    return { ...refused(window.scope, `over the limit of ${window.label} until ${new Date(reset).toISOString()}`, settings), alongside };
   } finally {
     session.roundTrips += counter.pipelineCounter - before;
   }

@@ -56,6 +56,8 @@ export function tenantKeys(tenantId: string) {
   return {
     config: `${t}:config`,
     secrets: `${t}:secrets`,
+    /** Bumped by every change to config, secrets or status: an isolate's cached tenant is checked against it. */
+    rev: `${t}:rev`,
     /** Status (active, suspended) and creation time. */
     meta: `${t}:meta`,
     /** Append-only log of every change (newest first), readable through the tenant API. */

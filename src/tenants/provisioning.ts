@@ -47,9 +47,18 @@ export async function createTenant(session: RedisSession, keys: SecretKeys, inpu
   w.call('SET', k.secrets, JSON.stringify(stored));
   w.call('SET', k.meta, JSON.stringify({ status: 'active', createdAt: now.toISOString() } satisfies TenantMeta));
   w.call('SADD', TENANT_INDEX_KEY, input.tenantId);
+  w.call('INCR', k.rev);
   const written = await session.one((r) => r.eval(w.script, w.keys, w.argv));
   if (Number(written) !== 1) return { ok: false, status: 409, error: `tenant "${input.tenantId}" already exists` };
   return { ok: true, tenantId: input.tenantId, webhookSecret, adminSecret };
+}
+
+/** A change to a tenant's secrets or status, with its revision bumped in the same MULTI (isolates re-read it). */
+async function bumpAfter(session: RedisSession, tenantId: string, write: (m: Parameters<Parameters<RedisSession['multi']>[0]>[0]) => void): Promise<void> {
+  await session.multi((m) => {
+    write(m);
+    m.incr(tenantKeys(tenantId).rev);
+  });
 }
 
 async function readStored(session: RedisSession, tenantId: string): Promise<{ stored: StoredSecrets; meta: TenantMeta } | null> {
@@ -76,7 +85,7 @@ export async function rotateSecret(session: RedisSession, keys: SecretKeys, tena
   const previousValidUntil = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const old = current.stored[field];
   const next: StoredSecrets = { ...current.stored, [field]: { hmac: await keyedHash(secret, keys.hashKey), ...(old ? { previous: { hmac: old.hmac, validUntil: previousValidUntil } } : {}) } };
-  await session.one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+  await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
   return { ok: true, secret, previousValidUntil };
 }
 
@@ -85,7 +94,7 @@ export async function setTenantStatus(session: RedisSession, tenantId: string, s
   if (!current) return false;
   const meta: TenantMeta = { ...current.meta, status, ...(status === 'suspended' ? { suspendedAt: now.toISOString() } : {}) };
   if (status === 'active') delete meta.suspendedAt;
-  await session.one((r) => r.set(tenantKeys(tenantId).meta, JSON.stringify(meta)));
+  await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).meta, JSON.stringify(meta)));
   return true;
 }
 
@@ -132,7 +141,7 @@ export async function reencryptAll(session: RedisSession, keys: SecretKeys, only
     if (!current) continue;
     const next = await resealTenantSecrets(current.stored, keys);
     if (JSON.stringify(next) === JSON.stringify(current.stored)) continue;
-    await session.one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+    await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
     resealed++;
   }
   return { tenants: ids.length, resealed };

@@ -6,7 +6,7 @@ import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
 
 export type TenantLoad =
   | { found: false }
-  | { found: true; config: TenantConfig; secrets: TenantSecrets; meta: TenantMeta }
+  | { found: true; config: TenantConfig; secrets: TenantSecrets; meta: TenantMeta; rev: number }
   /** The stored config no longer validates; its secrets, when readable, still authenticate the tenant. */
   | { found: true; broken: string[]; secrets: TenantSecrets | null };
 
@@ -16,10 +16,11 @@ export type TenantLoad =
  */
 export async function loadTenant(session: RedisSession, tenantId: string, keys: SecretKeys): Promise<TenantLoad> {
   const k = tenantKeys(tenantId);
-  const [rawConfig, rawSecrets, rawMeta] = await session.pipeline((p) => {
+  const [rawConfig, rawSecrets, rawMeta, rawRev] = await session.pipeline((p) => {
     p.get(k.config);
     p.get(k.secrets);
     p.get(k.meta);
+    p.get(k.rev);
   });
   if (rawConfig == null || rawSecrets == null) return { found: false };
   const parsed = parseTenantConfig(parseJson(rawConfig), 'load');
@@ -28,7 +29,7 @@ export async function loadTenant(session: RedisSession, tenantId: string, keys: 
   const secrets = await openTenantSecrets(stored.data, keys);
   if (!parsed.ok) return { found: true, broken: parsed.problems, secrets };
   const meta = TenantMetaSchema.safeParse(parseJson(rawMeta));
-  return { found: true, config: parsed.config, secrets, meta: meta.success ? meta.data : { status: 'active' } };
+  return { found: true, config: parsed.config, secrets, meta: meta.success ? meta.data : { status: 'active' }, rev: Number(rawRev ?? 0) || 0 };
 }
 
 /** Secrets to write with the config: plain (sealed here, with the keys) or already stored (sealed). */
@@ -44,6 +45,7 @@ export async function saveTenant(session: RedisSession, input: TenantConfigInput
     m.set(k.config, JSON.stringify(parsed.config));
     if (stored) m.set(k.secrets, JSON.stringify(stored));
     m.sadd(TENANT_INDEX_KEY, parsed.config.tenantId);
+    m.incr(k.rev);
   });
   return parsed;
 }

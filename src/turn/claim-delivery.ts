@@ -1,6 +1,7 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
 import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
+import type { Redis } from '@upstash/redis/cloudflare';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
 export type ClaimResult =
@@ -29,25 +30,52 @@ export interface OpenClaim {
  * sweeper finds the claim past its due time and finishes the turn. The commit takes it off.
  */
 export async function claimDelivery(session: RedisSession, tenantId: string, messageKey: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult> {
-  const keys = tenantKeys(tenantId);
-  const claimKey = keys.claim(await deliveryKeyDigest(contactId, messageKey));
-  const reply = await session.one((r) =>
-    r.eval(
-      CLAIM_SCRIPT,
-      [claimKey, keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims],
-      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
-    ),
-  );
-  const [won, owner, history, handoff] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
-  // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
-  if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
-  return { claimed: true, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
+  const digest = await deliveryKeyDigest(contactId, messageKey);
+  const { tenantRev: _rev, ...claim } = await session.one((r) => claimWith(r, tenantId, digest, contactId, turnId, open));
+  return claim;
 }
 
 /**
- * KEYS: claim, history, handoff, claim job, open claims. ARGV: turn id, claim TTL s, job JSON
- * (or ""), due time ms, job TTL s. Returns {won, owner, history, handoff}; the open-claim entry is written
+ * The claim as one command on any client — so a caller can send it in the same round trip as
+ * other commands (the rate limit's, on an auto-pipelining client). `digest` is the delivery's
+ * `deliveryKeyDigest`.
+ */
+export async function claimWith(redis: Redis, tenantId: string, digest: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult & { tenantRev: number | null }> {
+  const keys = tenantKeys(tenantId);
+  const reply = await redis.eval(
+    CLAIM_SCRIPT,
+    [keys.claim(digest), keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims, keys.rev],
+    [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
+  );
+  const [won, owner, history, handoff, rev] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  // The tenant's revision, read in the same script: is the caller's cached tenant current?
+  const tenantRev = rev === '' || rev === null || rev === undefined ? null : Number(rev) || 0;
+  // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
+  // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
+  if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '', tenantRev };
+  return { claimed: true, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null, tenantRev };
+}
+
+/**
+ * Gives a claim back (the message turned out to be rate limited, or its request did not
+ * authenticate against the tenant's current secrets): only if it is still this turn's, with its
+ * open-claim listing, so the delivery can be tried again.
+ */
+export async function releaseClaim(session: RedisSession, tenantId: string, digest: string, turnId: string): Promise<void> {
+  const keys = tenantKeys(tenantId);
+  await session.one((r) => r.eval(RELEASE_CLAIM_SCRIPT, [keys.claim(digest), keys.openClaims, keys.claimJob(turnId)], [turnId]));
+}
+
+const RELEASE_CLAIM_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
+return 1
+`;
+
+/**
+ * KEYS: claim, history, handoff, claim job, open claims, the tenant's revision. ARGV: turn id, claim TTL s, job JSON
+ * (or ""), due time ms, job TTL s. Returns {won, owner, history, handoff, rev}; the open-claim entry is written
  * only by the winner.
  */
 const CLAIM_SCRIPT = `
@@ -55,11 +83,12 @@ local won = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2]))
 local owner = redis.call('GET', KEYS[1]) or ''
 local history = redis.call('LRANGE', KEYS[2], 0, -1)
 local handoff = redis.call('GET', KEYS[3]) or ''
+local rev = redis.call('GET', KEYS[6]) or ''
 if won and ARGV[3] ~= '' then
   redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[4]), ARGV[1])
 end
-return {won and 1 or 0, owner, history, handoff}
+return {won and 1 or 0, owner, history, handoff, rev}
 `;
 
 /** The stored history list as the model may see it: contact and agent lines only, anything else dropped. */

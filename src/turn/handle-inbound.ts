@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { OutgoingReply, TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
-import { awaitTurnRecord, claimDelivery } from './claim-delivery.js';
+import { awaitTurnRecord, claimDelivery, type ClaimResult } from './claim-delivery.js';
 import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
 import { runTurn } from './run-turn.js';
 import type { DeferralState, TurnDeps } from './turn-context.js';
@@ -29,13 +29,14 @@ function sleepUntil(at: number): Promise<void> {
 }
 
 /** Claim the delivery, then run the turn (deferring it at the deadline) or attach to the one already running. */
-export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, config: TenantConfig, startedAt: number, newTurnId: () => string): Promise<InboundOutcome> {
-  const turnId = newTurnId();
+export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, config: TenantConfig, startedAt: number, newTurnId: () => string, claimed?: { turnId: string; claim: ClaimResult }): Promise<InboundOutcome> {
+  const turnId = claimed?.turnId ?? newTurnId();
   const responseDeadline = startedAt + config.deadlineMs - RESPONSE_MARGIN_MS;
   // Past this the sweeper finishes the turn if nothing else has (the isolate died and the
   // finish-turn job was lost): after the background run's deadline and the job's own grace.
   const dueAt = Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000;
-  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays });
+  // Claimed already (in the same round trip as the rate limit: start-turn.ts), or claimed here.
+  const claim = claimed?.claim ?? (await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays }));
   if (!claim.claimed) {
     if (!claim.existingTurnId) return { kind: 'duplicate', turnId: '', reply: null };
     const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>

@@ -141,14 +141,33 @@ describe('duplicates and round trips', () => {
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
-  it('counts Redis round trips: 3 before the model (tenant, rate limit, claim), 1 after', async () => {
+  it('counts Redis round trips: 1 before the model (rate limits, revision, claim in one request) once the isolate holds the tenant, 1 after', async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
     const app = appWith(brochure());
-    // The first rate-limit call of an isolate may load its scripts (one or two extra round trips).
-    await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'brochure please' });
+    // The isolate's first message of the tenant reads it (one more round trip), and the first
+    // rate-limit call of an isolate may load its scripts (one or two more).
+    const first = await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'brochure please' });
+    expect((await turnRecord(tenantId, first.headers.get('x-turn-id')!)).redisRoundTrips.beforeModel).toBeGreaterThanOrEqual(2);
     const res = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please' });
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
-    expect(record.redisRoundTrips).toEqual({ beforeModel: 3, afterModel: 1 });
+    expect(record.redisRoundTrips).toEqual({ beforeModel: 1, afterModel: 1 });
+  });
+
+  it('a cached tenant is checked against its stored revision: a rotated secret is refused at once, and nothing stays claimed', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const app = appWith(brochure());
+    const contactId = await newContact();
+    expect((await app.post(tenantId, secret, { contact: { id: contactId }, text: 'hi', message_key: 'warm' })).status).toBe(200);
+    // The secret changes behind the isolate's back (as a rotation with no overlap would).
+    const { saveTenant } = await import('../../src/tenants/tenant-store.js');
+    const { demoTenantConfig } = await import('../../dev/demo-tenant.js');
+    const { testSecretKeys } = await import('../support/workers-env.js');
+    await saveTenant(session(), { ...demoTenantConfig(tenantId), tenantId }, { plain: { webhookSecret: 'the-new-secret', manychatApiKey: '1:k' }, keys: await testSecretKeys() });
+    const stale = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please', message_key: 'after-rotation' });
+    expect(stale.status).toBe(401);
+    const fresh = await app.post(tenantId, 'the-new-secret', { contact: { id: contactId }, text: 'brochure please', message_key: 'after-rotation' });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('x-duplicate-of')).toBeNull();
   });
 });

@@ -1,19 +1,16 @@
 import { Hono, type Context } from 'hono';
 import type { InboundMessage } from '../../../core/inbound-message.js';
-import type { OutgoingReply } from '../../../core/turn-record.js';
-import { checkRateLimit } from '../../../guardrails/rate-limit.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
-import { storageUnavailable } from '../../http/middleware/tenant.js';
-import { waitUntilOf } from '../../http/wait-until.js';
-import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
-import { turnDeps } from '../../turn/turn-deps.js';
+import { loadTenantFresh, storageUnavailable } from '../../http/middleware/tenant.js';
+import type { AppContext } from '../../http/app-context.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
 import { manyChatMessageKey } from './message-key.js';
-import { signedQuickReplies } from './signed-quick-replies.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
+import { runManyChatTurn } from './run-manychat-turn.js';
+import { isStorageFailure } from '../../http/storage-failure.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 
@@ -26,6 +23,11 @@ export function manyChatRoutes() {
   app.post('/:tenant', limitBody(MANYCHAT_BODY_LIMIT), authenticateManyChatWebhook(), async (c) => {
     const auth = c.get('auth');
     const webhook = c.get('webhook');
+    // A suspension the isolate remembers may have been lifted since: read the tenant again to be sure.
+    if (c.get('tenant').meta.status === 'suspended' && c.get('tenantFromCache')) {
+      const fresh = await loadTenantFresh(c as unknown as Context<AppContext>, c.get('tenant').config.tenantId);
+      if (fresh.kind === 'found') c.set('tenant', fresh.tenant);
+    }
     const { config, meta } = c.get('tenant');
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
@@ -54,28 +56,15 @@ export function manyChatRoutes() {
     }
     const inbound = inboundOf(config.tenantId, webhook, text, messageKey);
     if (c.get('storageDown')) return keepThroughOutage(c, inbound);
-    let outcome;
     try {
-      // Before the claim and the model: a limited message costs one Redis round trip and nothing else.
-      // Duplicates of a delivery (ManyChat retries) join the first turn and are not counted again.
-      const limited = await checkRateLimit(session, config.tenantId, webhook.contact.id, config.guardrails.rateLimit, { deliveryKey: messageKey });
-      if (!limited.ok) {
-        c.header('x-rate-limited', limited.scope);
-        return c.json(toDynamicBlock({ text: limited.reply }));
-      }
-      const waitUntil = waitUntilOf(c);
-      outcome = await handleInbound({ ...turnDeps(services, session, config, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId);
+      return await runManyChatTurn(c, inbound);
     } catch (err) {
       // Redis stopped answering mid-request (the turn itself turns its own failures into an
       // answer). Keep the message; if it was claimed already, the sweep of open claims finishes it.
+      if (!isStorageFailure(err)) throw err;
       console.warn(`ManyChat webhook: storage failed mid-request (${err instanceof Error ? err.name : 'Error'}); keeping the message`);
       return keepThroughOutage(c, inbound);
     }
-    const { reply, turnId } = replyOf(outcome);
-    c.header('x-turn-id', turnId);
-    if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
-    if (outcome.kind === 'deferred') c.header('x-turn-deferred', '1');
-    return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, webhook.contact.id)));
   });
   return app;
 }
@@ -98,12 +87,6 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
   return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }));
 }
 
-/** Buttons post back to this webhook, without the query string. */
-function callbackUrl(requestUrl: string): string {
-  const url = new URL(requestUrl);
-  url.search = '';
-  return url.toString();
-}
 
 /** ManyChat's Full Contact Data as the turn's one inbound vocabulary. */
 function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string): InboundMessage {
@@ -120,7 +103,3 @@ function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, mes
   };
 }
 
-function replyOf(outcome: Awaited<ReturnType<typeof handleInbound>>): { reply: OutgoingReply; turnId: string } {
-  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId };
-  return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId };
-}

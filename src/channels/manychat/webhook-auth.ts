@@ -13,7 +13,7 @@ export type ManyChatAuth = { via: 'secret' } | { via: 'callback'; claim: Callbac
 export type ManyChatContext = {
   Bindings: Record<string, unknown>;
   /** `storageDown`: Redis did not answer; the tenant is what this isolate last read of it. */
-  Variables: AppVariables & { tenant: LoadedTenant; webhook: ManyChatWebhook; auth: ManyChatAuth; storageDown: boolean };
+  Variables: AppVariables & { tenant: LoadedTenant; webhook: ManyChatWebhook; auth: ManyChatAuth; storageDown: boolean; tenantRev: number | null; tenantFromCache: boolean };
 };
 
 /**
@@ -30,7 +30,8 @@ function brokenConfig(c: Context, lookup: { tenantId: string; problems: string[]
 
 export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext> {
   return async (c, next) => {
-    const found = await lookupTenantFromPath(c as unknown as Context<AppContext>);
+    // The isolate's cached tenant when it has one (no round trip); its revision is checked with the claim.
+    const found = await lookupTenantFromPath(c as unknown as Context<AppContext>, { fromCache: true });
     if (found.kind === 'storage-down' && !found.cached) return storageUnavailable(c);
     // Redis is down but the isolate knows the tenant: authenticate as usual; the route keeps the message.
     const lookup: TenantLookup = found.kind === 'storage-down' ? { kind: 'found', tenant: found.cached! } : found;
@@ -70,6 +71,8 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     c.set('tenant', lookup.tenant);
     c.set('webhook', webhook.value);
     c.set('storageDown', found.kind === 'storage-down');
+    c.set('tenantRev', found.kind === 'found' ? (found.rev ?? null) : (found.kind === 'storage-down' ? (found.rev ?? null) : null));
+    c.set('tenantFromCache', found.kind === 'found' && found.fromCache === true);
     await next();
   };
 }

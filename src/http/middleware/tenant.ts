@@ -15,15 +15,23 @@ import { jsonError } from '../errors.js';
  * someone who does not hold the tenant's secret, so the middleware answers all three alike.
  */
 export type TenantLookup =
-  | { kind: 'found'; tenant: LoadedTenant }
+  /** `rev`: the revision it was read at; `fromCache`: this isolate's copy, to be checked against the stored revision. */
+  | { kind: 'found'; tenant: LoadedTenant; rev?: number; fromCache?: boolean }
   /** Redis did not answer: what this isolate last read of the tenant, if anything. */
-  | { kind: 'storage-down'; tenantId: string; cached: LoadedTenant | null }
+  | { kind: 'storage-down'; tenantId: string; cached: LoadedTenant | null; rev?: number }
   | { kind: 'unknown'; tenantId: string }
   | { kind: 'broken'; tenantId: string; problems: string[]; secrets: TenantSecrets | null };
 
-export async function lookupTenantFromPath(c: Context<AppContext>): Promise<TenantLookup> {
+export async function lookupTenantFromPath(c: Context<AppContext>, options: { fromCache?: boolean } = {}): Promise<TenantLookup> {
   const tenantId = c.req.param('tenant') ?? '';
   if (!isTenantId(tenantId)) return { kind: 'unknown', tenantId: tenantId.slice(0, 63) };
+  const known = options.fromCache ? cachedTenant(tenantId) : null;
+  if (known) return { kind: 'found', tenant: known.tenant, rev: known.rev, fromCache: true };
+  return loadTenantFresh(c, tenantId);
+}
+
+/** The tenant read from Redis now (one round trip), remembered for this isolate. */
+export async function loadTenantFresh(c: Context<AppContext>, tenantId: string): Promise<TenantLookup> {
   let loaded;
   try {
     loaded = await loadTenant(c.get('session'), tenantId, await c.get('services').secretKeys());
@@ -31,13 +39,14 @@ export async function lookupTenantFromPath(c: Context<AppContext>): Promise<Tena
     // A key that cannot open a tenant's secrets is the operator's misconfiguration: say so, loudly.
     if (err instanceof SecretKeyError) throw err;
     console.warn(`tenant lookup: Redis did not answer (${err instanceof Error ? err.name : 'Error'})`);
-    return { kind: 'storage-down', tenantId, cached: cachedTenant(tenantId) };
+    const known = cachedTenant(tenantId);
+    return { kind: 'storage-down', tenantId, cached: known?.tenant ?? null, ...(known ? { rev: known.rev } : {}) };
   }
   if (!loaded.found) return { kind: 'unknown', tenantId };
   if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
   const tenant = { config: loaded.config, secrets: loaded.secrets, meta: loaded.meta };
-  rememberTenant(tenant);
-  return { kind: 'found', tenant };
+  rememberTenant(tenant, loaded.rev);
+  return { kind: 'found', tenant, rev: loaded.rev };
 }
 
 /**

@@ -1,0 +1,76 @@
+import type { Context } from 'hono';
+import type { InboundMessage } from '../../../core/inbound-message.js';
+import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
+import type { OutgoingReply } from '../../../core/turn-record.js';
+import { jsonError } from '../../http/errors.js';
+import { loadTenantFresh, secretMatches } from '../../http/middleware/tenant.js';
+import type { AppContext } from '../../http/app-context.js';
+import { waitUntilOf } from '../../http/wait-until.js';
+import { releaseClaim } from '../../turn/claim-delivery.js';
+import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
+import { startTurn } from '../../turn/start-turn.js';
+import { turnDeps } from '../../turn/turn-deps.js';
+import { toDynamicBlock } from './dynamic-block.js';
+import { signedQuickReplies } from './signed-quick-replies.js';
+import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
+
+/**
+ * A message's turn behind the ManyChat webhook: one round trip to start it (rate limits, the
+ * cached tenant's revision, the claim with history and handoff state), then the turn, answered
+ * by the deadline. A cached tenant that turns out stale is read again and the request
+ * authenticated against it before anything runs; a refusal gives the claim back.
+ */
+export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: InboundMessage): Promise<Response> {
+  const services = c.get('services');
+  const session = c.get('session');
+  let { config } = c.get('tenant');
+  const started = await startTurn(session, config, inbound, newTurnId());
+  if (started.limited) {
+    c.header('x-rate-limited', started.limited.scope);
+    return c.json(toDynamicBlock({ text: started.limited.reply }));
+  }
+  // A revision that moved (or is gone: the tenant was deleted) means the cached tenant is stale.
+  if (c.get('tenantFromCache') && started.storedRev !== c.get('tenantRev')) {
+    const current = await currentTenant(c);
+    if (!current.ok) {
+      if (started.claim?.claimed) await releaseClaim(session, config.tenantId, started.digest, started.turnId);
+      return current.response;
+    }
+    config = current.config;
+  }
+  const waitUntil = waitUntilOf(c);
+  const outcome = await handleInbound({ ...turnDeps(services, session, config, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId, started.claim ? { turnId: started.turnId, claim: started.claim } : undefined);
+  const { reply, turnId } = replyOf(outcome);
+  c.header('x-turn-id', turnId);
+  if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
+  if (outcome.kind === 'deferred') c.header('x-turn-deferred', '1');
+  return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, inbound.contactId)));
+}
+
+/** The tenant as stored now, with the request authenticated against it (its secrets may have rotated). */
+async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: true; config: TenantConfig } | { ok: false; response: Response }> {
+  const base = c as unknown as Context<AppContext>;
+  const fresh = await loadTenantFresh(base, c.get('tenant').config.tenantId);
+  const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
+  if (fresh.kind !== 'found') return { ok: false, response: wrong() };
+  const provided = c.req.header(WEBHOOK_SECRET_HEADER);
+  if (c.get('auth').via === 'secret' && !(provided !== undefined && (await secretMatches(base, provided, fresh.tenant.secrets.webhookSecret)))) return { ok: false, response: wrong() };
+  if (fresh.tenant.meta.status === 'suspended') {
+    c.header('x-tenant-suspended', '1');
+    return { ok: false, response: c.json(toDynamicBlock({ text: fresh.tenant.config.suspendedReply })) };
+  }
+  c.set('tenant', fresh.tenant);
+  return { ok: true, config: fresh.tenant.config };
+}
+
+/** Buttons post back to this webhook, without the query string. */
+function callbackUrl(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  url.search = '';
+  return url.toString();
+}
+
+function replyOf(outcome: Awaited<ReturnType<typeof handleInbound>>): { reply: OutgoingReply; turnId: string } {
+  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId };
+  return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId };
+}
