@@ -97,6 +97,25 @@ describe('signed QStash bodies', () => {
     }
   }, PROPERTY_TIMEOUT_MS);
 
+  // Found by this property (seed 7, FUZZ_SCALE=8): a finish-turn job whose contact id escapes to
+  // more than 300 characters answered 500 ("contact id is too long to be part of a key"), and an
+  // inbound retry 503 — so QStash retried, for ever, a job that could never run.
+  it.each([
+    ['finish', '60 × "é"', 'é'.repeat(60)],
+    ['finish', '301 digits', '9'.repeat(301)],
+    ['retry', '60 × "é"', 'é'.repeat(60)],
+    ['retry', '101 × "%"', '%'.repeat(101)],
+  ] as const)('a signed %s job with a contact id of %s (too long for a key once escaped) → 400, nothing run', async (kind, _what, contactId) => {
+    const before = await observe();
+    const inbound = { tenantId: tenant.tenantId, channel: 'manychat', contactId, messageKey: 'k', text: 'hi', contact: { fields: {} }, receivedAt: new Date().toISOString() };
+    const body = JSON.stringify(kind === 'finish' ? { turnId: 'turn_too_long_contact', inbound } : { inbound });
+    const base = workerEnv.PUBLIC_URL!.replace(/\/$/, '');
+    const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url: `${base}${PATHS[kind]}`, body });
+    const res = await app.fetch(new Request(`http://worker.test${PATHS[kind]}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body }));
+    expect(res.status, await res.clone().text()).toBe(400);
+    expect(await observe()).toEqual(before);
+  });
+
   it('afterwards the tenant still answers a normal message at once, with no claim left open', async () => {
     const offline = fuzzApp('offline');
     const res = await offline.fetch(webhookRequest(tenant.tenantId, JSON.stringify({ contact: { id: await newContact() }, text: 'What are your opening hours?' }), { 'x-staged-agent-secret': tenant.secret }));
