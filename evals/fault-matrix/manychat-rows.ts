@@ -11,7 +11,8 @@ import { createWorld, newContact, postWebhook, scriptModel } from './world.js';
  * deadline), one fault on that endpoint. Expected, as the delivery promises: 429 and 503 are
  * refusals, retried until done; 500, 502, 504, a timeout or a hang may have been performed, so a
  * send becomes `unknown` (never resent, listed in the dead letters) while a tag or a field is
- * retried until done; a slow answer inside the client's timeout is simply done.
+ * retried until done; a slow answer inside the client's timeout is simply done, one past it is a
+ * timeout (ManyChat did perform it: a resent send would be a duplicate, a tag is repeated).
  */
 const reply = (text: string) => ({ text, escalate: false, confidence: 0.9, reason: 'fault matrix' });
 
@@ -26,19 +27,21 @@ export const ACTION_SETUPS = {
 export type ActionSetupKind = keyof typeof ACTION_SETUPS;
 const SENDS = new Set<ActionSetupKind>(['send_flow', 'send_content']);
 
-const FAULTS: { kind: FaultKind; count: number; label: string }[] = [
+const FAULTS: { kind: FaultKind; count: number; label: string; delayMs?: number }[] = [
   { kind: '429', count: 2, label: '429 ×2' },
   { kind: '503', count: 2, label: '503 ×2' },
   { kind: '500', count: 1, label: '500' },
   { kind: 'hang', count: 1, label: 'hang (client timeout 10 s)' },
   { kind: 'slow', count: 1, label: 'slow 3 s' },
+  // Performed by ManyChat, but after the client gave up: the one case where a resend would duplicate.
+  { kind: 'slow', count: 1, label: 'slow 12 s (past the client timeout)', delayMs: 12_000 },
 ];
 
-function expectationFor(kind: ActionSetupKind, fault: FaultKind): Expectation {
-  const maybePerformed = fault === '500' || fault === 'hang';
+function expectationFor(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Expectation {
+  const maybePerformed = fault.kind === '500' || fault.kind === 'hang' || (fault.delayMs ?? 0) > 10_000;
   if (maybePerformed && SENDS.has(kind)) return { performed: 0, unknown: 1, dead: 0, says: 'unknown, listed, not resent' };
   if (maybePerformed) return { performed: 1, unknown: 0, dead: 0, says: 'retried until done' };
-  if (fault === 'slow') return { performed: 1, unknown: 0, dead: 0, says: 'done once' };
+  if (fault.kind === 'slow') return { performed: 1, unknown: 0, dead: 0, says: 'done once' };
   return { performed: 1, unknown: 0, dead: 0, says: 'refusal retried, done once' };
 }
 
@@ -46,7 +49,7 @@ function faultRow(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Row {
   return {
     name: `ManyChat ${fault.label} on ${kind}`,
     exclusive: false,
-    expected: expectationFor(kind, fault.kind),
+    expected: expectationFor(kind, fault),
     async run(env: FaultEnvironment) {
       const setup = ACTION_SETUPS[kind];
       const world = await createWorld(env, `${kind}-${fault.kind}`, kind === 'send_content' ? { deadlineMs: 1000, holdingReply: 'One moment please…' } : {});
@@ -58,7 +61,7 @@ function faultRow(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Row {
         count: fault.count,
         kind: fault.kind,
         ...(fault.kind === '429' || fault.kind === '503' ? { retryAfterSeconds: 1 } : {}),
-        ...(fault.kind === 'slow' ? { delayMs: 3000 } : {}),
+        ...(fault.kind === 'slow' ? { delayMs: fault.delayMs ?? 3000 } : {}),
       });
       const sent = await postWebhook(env, world, contact, setup.text);
       return { messages: [sent], outcome: await observeRow(env, world, [sent], 60_000) };
