@@ -16,6 +16,8 @@ export const OutboxEntrySchema = z.object({
   state: z.enum(['pending', 'done', 'failed']),
   createdAt: z.string(),
   attempts: z.number().int().min(0),
+  /** The tenant's retention when committed: its ledger and dead letters expire with it. */
+  retentionDays: z.number().int().min(1).optional(),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
@@ -40,6 +42,16 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
  * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
  * tenant's approval, a notice): pending, never attempted, its actions in the order given.
  */
-export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date }): OutboxEntry {
-  return { turnId: input.entryId, tenantId: input.tenantId, channel: input.channel, contactId: input.contactId, actions: input.actions, state: 'pending', createdAt: input.now.toISOString(), attempts: 0 };
+export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number }): OutboxEntry {
+  return {
+    turnId: input.entryId,
+    tenantId: input.tenantId,
+    channel: input.channel,
+    contactId: input.contactId,
+    actions: input.actions,
+    state: 'pending',
+    createdAt: input.now.toISOString(),
+    attempts: 0,
+    ...(input.retentionDays ? { retentionDays: input.retentionDays } : {}),
+  };
 }

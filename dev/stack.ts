@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisSession } from '../core/storage/redis-session.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
-import { sha256Hex } from '../core/security/digest.js';
+import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
 import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
@@ -14,6 +14,15 @@ import { startUpstashRedisRest, type RunningServer } from './upstash-redis-rest.
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEV_UPSTASH_TOKEN = 'dev-upstash-token';
 export const DEV_SESSION_SECRET = 'dev-session-secret-change-me-in-production';
+/** Local-only keys for tenant secrets at rest (a fixed key so a restarted stack still opens what it sealed). */
+export const DEV_SECRETS_ENCRYPTION_KEYS = `dev1:${Buffer.alloc(32, 7).toString('base64')}`;
+export const DEV_SECRETS_HASH_KEY = 'dev-secrets-hash-key-local-stack-only-0001';
+export const DEV_OPERATOR_SECRET = 'dev-operator-secret-local-stack-only-00001';
+
+/** The keys the local stack's Worker seals and hashes tenant secrets with. */
+export function devSecretKeys(): Promise<SecretKeys> {
+  return secretKeysFrom(DEV_SECRETS_ENCRYPTION_KEYS, DEV_SECRETS_HASH_KEY);
+}
 
 /** What a running local stack tells scripts, tests and the eval runner (`.local/stack.json`). */
 export interface StackFacts {
@@ -62,9 +71,8 @@ export interface StackOptions {
 export async function seedDemoTenant(upstashUrl: string, token: string, tenantId = DEMO_TENANT_ID): Promise<void> {
   const session = RedisSession.connect(upstashUrl, token);
   const saved = await saveTenant(session, demoTenantConfig(tenantId), {
-    webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
-    adminSecretSha256: await sha256Hex(DEMO_ADMIN_SECRET),
-    manychatApiKey: DEMO_MANYCHAT_API_KEY,
+    plain: { webhookSecret: DEMO_WEBHOOK_SECRET, adminSecret: DEMO_ADMIN_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+    keys: await devSecretKeys(),
   });
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
 }
@@ -132,6 +140,9 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     MANYCHAT_API_URL: manychat.url,
     MESSENGER_GRAPH_URL: `${manychat.url}/v23.0`,
     SESSION_SECRET: DEV_SESSION_SECRET,
+    SECRETS_ENCRYPTION_KEYS: DEV_SECRETS_ENCRYPTION_KEYS,
+    SECRETS_HASH_KEY: DEV_SECRETS_HASH_KEY,
+    OPERATOR_SECRET: DEV_OPERATOR_SECRET,
     OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? '',
     ...(process.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL } : {}),
     ...(process.env.OPENAI_API_MODE ? { OPENAI_API_MODE: process.env.OPENAI_API_MODE } : {}),

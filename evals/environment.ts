@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
 import { ensureRedis, freePort, type RedisHandle } from '../dev/redis-server.js';
-import { ROOT, startLocalStack, type LocalStack } from '../dev/stack.js';
+import { ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../dev/stack.js';
 import { RedisSession } from '../core/storage/redis-session.js';
 import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
-import { sha256Hex } from '../core/security/digest.js';
 import { deepMerge, type EvalCase } from './case-format.js';
 
 /**
@@ -131,7 +130,7 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   const pageId = String(5_000_000 + pageCounter);
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
   const input = { ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides), tenantId };
-  const saved = await saveTenant(env.session, input, { webhookSecretSha256: await sha256Hex(secret), adminSecretSha256: await sha256Hex(adminSecret), manychatApiKey: apiKey });
+  const saved = await saveTenant(env.session, input, { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
   const config = saved.config;
   env.stack.manychat.addPage({

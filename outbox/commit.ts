@@ -1,6 +1,6 @@
 import type { TurnRecord } from '../core/turn-record.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { TTL, tenantKeys } from '../core/storage/keys.js';
+import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
 import type { HistoryEntry } from '../core/history-entry.js';
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import { queuePinnedRow } from '../core/storage/pinned-rows.js';
@@ -19,6 +19,8 @@ export interface CommitInput {
   handoffUntil: string | null;
   /** Confirmation / approval rows pinning gated actions, created with the turn. */
   pinned: PinnedTerms[];
+  /** The tenant's retention (days): every key written here that holds the contact's words expires by then. */
+  retentionDays?: number;
 }
 
 /**
@@ -33,23 +35,27 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   const { record, entry } = input;
   const keys = tenantKeys(record.tenantId);
   const w = new ConditionalWrites(keys.turn(record.turnId));
-  w.call('SET', keys.turn(record.turnId), JSON.stringify(record), 'EX', TTL.turnSeconds);
+  const ttl = (seconds: number) => retainedTtl(seconds, input.retentionDays);
+  w.call('SET', keys.turn(record.turnId), JSON.stringify(record), 'EX', ttl(TTL.turnSeconds));
+  // The contact's turns, so a deletion request reaches every one of them.
+  w.call('ZADD', keys.contactTurns(record.contactId), Date.parse(record.startedAt), record.turnId);
+  w.call('EXPIRE', keys.contactTurns(record.contactId), ttl(TTL.turnSeconds));
   w.call('ZADD', keys.turnLog, Date.parse(record.startedAt), record.turnId);
   w.call('ZREMRANGEBYRANK', keys.turnLog, 0, -TURN_LOG_LIMIT - 1);
   if (input.history.length) {
     const historyKey = keys.history(record.contactId);
     w.call('RPUSH', historyKey, ...input.history.map((h) => JSON.stringify(h)));
     w.call('LTRIM', historyKey, -Math.max(1, input.historyLimit * 2), -1);
-    w.call('EXPIRE', historyKey, TTL.historySeconds);
+    w.call('EXPIRE', historyKey, ttl(TTL.historySeconds));
   }
   // The turn is no longer open: the sweeper has nothing to finish.
   w.call('ZREM', keys.openClaims, record.turnId);
   w.call('DEL', keys.claimJob(record.turnId));
   if (entry) {
-    w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
+    w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
   }
-  for (const terms of input.pinned) queuePinnedRow(w, terms);
+  for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
     const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
     w.call('SET', keys.handoff(record.contactId), input.handoffUntil, 'EX', seconds);

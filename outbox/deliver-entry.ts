@@ -222,7 +222,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   const opened = await openDelivery(session, tenantId, turnId, fence);
   if (opened.kind === 'answered') return opened.result;
   const { entry, rows } = opened;
-  const run: ActionRun = { ref: { session, tenantId, turnId }, fence, entry, apis: input.apis, now, record: (id, t) => t.row && rows.set(id, t.row) };
+  const run: ActionRun = { ref: { session, tenantId, turnId, ...(entry.retentionDays ? { retentionDays: entry.retentionDays } : {}) }, fence, entry, apis: input.apis, now, record: (id, t) => t.row && rows.set(id, t.row) };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
     const row = rows.get(action.id);

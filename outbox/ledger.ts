@@ -1,5 +1,5 @@
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { TTL, tenantKeys } from '../core/storage/keys.js';
+import { TTL, tenantKeys, retainedTtl } from '../core/storage/keys.js';
 import { LedgerRowSchema, type LedgerRow, type LedgerState } from '../core/outbox-entry.js';
 
 /**
@@ -61,6 +61,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[8]))
 if ARGV[9] ~= '' then
   redis.call('LPUSH', KEYS[2], ARGV[9])
   redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[10]) - 1)
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[8]))
 end
 if ARGV[13] == '1' then
   for _, item in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
@@ -82,6 +83,8 @@ export interface LedgerRef {
   session: RedisSession;
   tenantId: string;
   turnId: string;
+  /** The entry's retention: the ledger and the dead-letter list expire by then (default: the outbox's TTL). */
+  retentionDays?: number;
 }
 
 export interface Fence {
@@ -125,7 +128,7 @@ async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec
         detail.mode,
         detail.mode === 'set' ? detail.text : '',
         spec.countAttempt ? '1' : '0',
-        String(LEDGER_TTL_SECONDS),
+        String(retainedTtl(LEDGER_TTL_SECONDS, ref.retentionDays)),
         spec.deadLetter ?? '',
         String(DEAD_LETTER_LIMIT),
         fence?.token ?? '',

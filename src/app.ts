@@ -5,6 +5,8 @@ import { tenantApiRoutes } from './routes/tenant-api.js';
 import { handoffReleaseRoutes } from './routes/handoff-release.js';
 import { finishTurnRoutes } from './routes/finish-turn.js';
 import type { AppEnv } from './env.js';
+import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
+import { SecretKeyError } from '../core/security/secret-box.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError, safeErrorText } from './http/errors.js';
 import { healthRoute } from './routes/health.js';
@@ -16,6 +18,7 @@ import { qstashPublisher } from '../outbox/publisher.js';
 import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
 import { qstashInboundRetries } from '../outbox/inbound-retry-publisher.js';
 import { inboundRetryRoutes } from './routes/inbound-retry.js';
+import { operatorRoutes } from './routes/operator.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 
@@ -29,7 +32,19 @@ export function defaultServices(env: AppEnv): Services {
     model: (config) => selectModel(env, config),
     guardrails: defaultGuardrails,
     fetch: (input, init) => fetch(input, init),
+    secretKeys: () => secretKeysOf(env),
   };
+}
+
+const keysByEnv = new WeakMap<AppEnv, Promise<SecretKeys>>();
+/** Parsed once per environment object (an isolate's); a malformed ring fails every request that needs it, naming the variable. */
+function secretKeysOf(env: AppEnv): Promise<SecretKeys> {
+  let keys = keysByEnv.get(env);
+  if (!keys) {
+    keys = secretKeysFrom(env.SECRETS_ENCRYPTION_KEYS, env.SECRETS_HASH_KEY);
+    keysByEnv.set(env, keys);
+  }
+  return keys;
 }
 
 export type ServiceOverrides = (services: Services) => Services;
@@ -46,10 +61,16 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/tenants', tenantApiRoutes());
   app.route('/v1/turns', finishTurnRoutes());
   app.route('/v1/inbound', inboundRetryRoutes());
+  app.route('/v1/operator', operatorRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
+    // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
+    if (err instanceof SecretKeyError) {
+      console.error(`tenant secrets cannot be opened: ${err.message}`);
+      return jsonError(c, 500, `the Worker cannot open tenant secrets: ${err.message}`);
+    }
     // The error's name and the head of its message only: bodies, headers and the Upstash client's
     // "command was: …" tail may carry secrets or a contact's words.
     console.error(`unhandled ${err.name}: ${safeErrorText(err)}`);

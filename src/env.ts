@@ -25,6 +25,15 @@ export const EnvSchema = z.object({
   OPENAI_API_MODE: z.enum(['responses', 'chat']).default('responses'),
   /** Key for the dashboard's session cookie signature. */
   SESSION_SECRET: z.string().min(16),
+  /**
+   * Tenant secrets at rest: `<key id>:<base64 32-byte key>`, comma-separated, the current key
+   * first (an older one stays until `npm run tenant -- reencrypt` has sealed everything anew).
+   */
+  SECRETS_ENCRYPTION_KEYS: z.string().min(1),
+  /** Key of the keyed hashes webhook and admin secrets are stored as (at least 32 characters). */
+  SECRETS_HASH_KEY: z.string().min(32),
+  /** The operator API's bearer secret (at least 32 characters). Absent: the operator API is closed. */
+  OPERATOR_SECRET: z.string().min(32).optional(),
 });
 
 export type AppEnv = z.infer<typeof EnvSchema>;

@@ -55,12 +55,28 @@ export const TTL = {
   pinnedSeconds: 14 * 24 * 3600,
 } as const;
 
+/**
+ * How long a key that holds a contact's words lives, under a tenant's retention (days): its own
+ * TTL, or the retention if shorter.
+ */
+export function retainedTtl(ttlSeconds: number, retentionDays: number | undefined): number {
+  return retentionDays ? Math.min(ttlSeconds, retentionDays * 24 * 3600) : ttlSeconds;
+}
+
 export function tenantKeys(tenantId: string) {
   if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
   const t = `t:${tenantId}`;
   return {
     config: `${t}:config`,
     secrets: `${t}:secrets`,
+    /** Status (active, suspended) and creation time. */
+    meta: `${t}:meta`,
+    /** Append-only log of every change (newest first), readable through the tenant API. */
+    audit: `${t}:audit`,
+    /** The turns of one contact (scored by time): what a contact's data deletion must reach. */
+    contactTurns: (contactId: string) => `${t}:contact-turns:${encodePart(contactId)}`,
+    /** The pinned rows of one contact. */
+    contactRows: (contactId: string) => `${t}:contact-rows:${encodePart(contactId)}`,
     /** One delivery's claim, named by `deliveryKeyDigest(contact, message key)`: scoped to the contact, the whole key hashed. */
     claim: (deliveryDigest: string) => `${t}:claim:${digestPart('delivery digest', deliveryDigest)}`,
     /** Claims whose turn has not committed yet, scored by when the sweeper should finish them (ms). */

@@ -76,6 +76,13 @@ export const TenantConfigSchema = z.object({
   /** Time budget of a synchronous turn; ManyChat waits ~10 s. */
   deadlineMs: z.number().int().min(500).max(9500).default(8000),
   fallbackReply: z.string().min(1),
+  /** What a contact is told while an operator has the tenant suspended (no model call, nothing done). */
+  suspendedReply: z.string().min(1).max(640).default("Thanks for your message! We can't reply here right now."),
+  /**
+   * How long a contact's words are kept (turn records, history, outbox entries, pending rows, the
+   * finish-turn job): every key that holds them expires after this many days at most.
+   */
+  retentionDays: z.number().int().min(2).max(365).default(30),
   /** Sent at the deadline when a turn is still running (empty: an empty Dynamic Block). */
   holdingReply: z.string().max(2000).default(''),
   /**

@@ -2,7 +2,8 @@ import type { AppEnv } from '../env.js';
 import type { SelectedModel } from '../models/select-model.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
-import type { TenantSecrets } from '../../core/tenant/tenant-secrets.js';
+import type { SecretKeys, TenantSecrets } from '../../core/tenant/tenant-secrets.js';
+import type { TenantMeta } from '../tenants/tenant-meta.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
@@ -21,11 +22,14 @@ export interface Services {
   guardrails: readonly Guardrail[];
   /** Outbound fetch for the ManyChat / Messenger APIs. */
   fetch: typeof fetch;
+  /** The keys tenant secrets are sealed and hashed with (parsed once per isolate). */
+  secretKeys(): Promise<SecretKeys>;
 }
 
 export interface LoadedTenant {
   config: TenantConfig;
   secrets: TenantSecrets;
+  meta: TenantMeta;
 }
 
 type Bindings = Record<string, unknown>;

@@ -5,6 +5,7 @@ import { jsonError, parseJsonBody } from '../http/errors.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
+import { appendAudit } from '../tenants/audit-log.js';
 import { KeyIdSchema } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
@@ -56,6 +57,7 @@ export function deadLetterRoutes() {
     const session = c.get('session');
     const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.value });
     if (!redriven.ok) return jsonError(c, redriven.status, redriven.error);
+    await appendAudit(session, tenantId, { actor: 'admin', action: 'dead-letter.redriven', detail: `${parsed.value.turnId}/${parsed.value.actionId}${parsed.value.sendAnyway ? ' (send anyway)' : ''}` });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
     const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });

@@ -18,7 +18,7 @@ export function finishTurnRoutes() {
     if (!job.ok) return job.response;
     const services = c.get('services');
     const session = c.get('session');
-    const tenant = await loadTenant(session, job.value.inbound.tenantId);
+    const tenant = await loadTenant(session, job.value.inbound.tenantId, await c.get('services').secretKeys());
     if (!tenant.found || 'broken' in tenant) {
       c.header('Upstash-NonRetryable-Error', 'true');
       return c.json({ error: `tenant "${job.value.inbound.tenantId}" cannot be loaded` }, 489 as 400);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
+import { appendAudit } from '../tenants/audit-log.js';
 import type { TenantContext } from '../http/app-context.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
@@ -25,6 +26,7 @@ export function handoffReleaseRoutes() {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
     const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
+    if (deleted > 0) await appendAudit(c.get('session'), tenantId, { actor: 'admin', action: 'handoff.released', detail: `contact ${contactId}` });
     return c.json({ tenantId, contactId, released: deleted > 0 });
   });
   return app;

@@ -23,7 +23,7 @@ export function inboundRetryRoutes() {
     const { inbound } = job.value;
     const session = c.get('session');
     try {
-      const tenant = await loadTenant(session, inbound.tenantId);
+      const tenant = await loadTenant(session, inbound.tenantId, await c.get('services').secretKeys());
       if (!tenant.found || 'broken' in tenant) {
         c.header('Upstash-NonRetryable-Error', 'true');
         return c.json({ error: `tenant "${inbound.tenantId}" cannot be loaded` }, 489 as 400);

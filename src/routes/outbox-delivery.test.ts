@@ -1,9 +1,9 @@
+import { testSecretKeys } from '../../test/support/workers-env.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../app.js';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { TTL, TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { saveTenant } from '../tenants/tenant-store.js';
-import { sha256Hex } from '../../core/security/digest.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { signQStashDelivery } from '../../test/support/qstash-signature.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   env = { ...workerEnv, PUBLIC_URL, MANYCHAT_API_URL: MANYCHAT_URL };
   signingKey = workerEnv.QSTASH_CURRENT_SIGNING_KEY ?? '';
   session = RedisSession.connect(inject('upstashUrl'), inject('upstashToken'));
-  const saved = await saveTenant(session, demoTenantConfig(tenantId), { webhookSecretSha256: await sha256Hex('s'), manychatApiKey: '1:k' });
+  const saved = await saveTenant(session, demoTenantConfig(tenantId), { plain: { webhookSecret: 's', manychatApiKey: '1:k' }, keys: await testSecretKeys() });
   expect(saved.ok).toBe(true);
 });
 

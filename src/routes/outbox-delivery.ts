@@ -48,7 +48,7 @@ export function deliveryRoutes() {
     if (!message.ok) return message.response;
     const { tenantId, turnId } = message.value;
     const session = c.get('session');
-    const tenant = await loadTenant(session, tenantId);
+    const tenant = await loadTenant(session, tenantId, await c.get('services').secretKeys());
     if (!tenant.found) return nonRetryable(c, `unknown tenant "${tenantId}"`);
     // A broken config may be fixed by the tenant: retryable, unlike an unknown tenant.
     if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);

@@ -6,6 +6,11 @@ import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { manifestDrift } from '../../tools/registry.js';
 import { saveTenant } from '../tenants/tenant-store.js';
+import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.js';
+import { deleteContactData } from '../tenants/contact-deletion.js';
+
+/** Who acts through this API: whoever holds the tenant's admin secret. */
+const ADMIN = 'admin';
 
 export const CONFIG_BODY_LIMIT = 256 * 1024;
 
@@ -24,6 +29,7 @@ export function tenantApiRoutes() {
     // The path names the tenant; a body cannot write another tenant's config.
     const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
     if (!saved.ok) return jsonError(c, 400, 'invalid tenant config', saved.problems);
+    await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'config.changed', detail: configDiffSummary(c.get('tenant').config, saved.config) });
     return c.json({ ok: true, config: saved.config });
   });
 
@@ -50,9 +56,26 @@ export function tenantApiRoutes() {
         case 'expired':
           return jsonError(c, 410, `approval "${id}" expired; nothing was performed and the contact was told`);
         default:
+          await appendAudit(c.get('session'), c.req.param('tenant'), { actor: ADMIN, action: `approval.${outcome.result}`, detail: `approval ${id}: ${outcome.result}` });
           return c.json(outcome);
       }
     });
   }
+
+  app.get('/:tenant/audit', async (c) => {
+    const offset = Math.max(0, Math.floor(Number(c.req.query('offset') ?? 0)) || 0);
+    const limit = Math.min(Math.max(Math.floor(Number(c.req.query('limit') ?? 50)) || 50, 1), 500);
+    return c.json(await readAudit(c.get('session'), c.req.param('tenant'), { offset, limit }));
+  });
+
+  // A contact's data deleted on request: history, turns, pending rows, handoff state, dead letters.
+  app.delete('/:tenant/contacts/:contact', async (c) => {
+    const tenantId = c.req.param('tenant');
+    const contactId = c.req.param('contact');
+    if (!/^[A-Za-z0-9_.:@-]{1,100}$/.test(contactId)) return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
+    const deleted = await deleteContactData(c.get('session'), tenantId, contactId);
+    await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'contact.deleted', detail: `contact ${contactId}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys, ${deleted.deadLetters} dead letters` });
+    return c.json({ tenantId, contactId, ...deleted });
+  });
   return app;
 }

@@ -1,6 +1,6 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
-import { deliveryKeyDigest, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
 export type ClaimResult =
@@ -14,6 +14,8 @@ export type ClaimResult =
 export interface OpenClaim {
   job: FinishTurnJob;
   dueAt: number;
+  /** The tenant's retention: the job holds the contact's message, so it expires by then. */
+  retentionDays?: number;
 }
 
 /**
@@ -33,22 +35,19 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
     r.eval(
       CLAIM_SCRIPT,
       [claimKey, keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims],
-      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0'],
+      [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
     ),
   );
   const [won, owner, history, handoff] = Array.isArray(reply) ? (reply as unknown[]) : [];
   // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
   // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
   if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '' };
-  const entries = (Array.isArray(history) ? history : [])
-    .map((h) => parseJson(h) as HistoryEntry | null)
-    .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
-  return { claimed: true, history: entries, inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
+  return { claimed: true, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null };
 }
 
 /**
  * KEYS: claim, history, handoff, claim job, open claims. ARGV: turn id, claim TTL s, job JSON
- * (or ""), due time ms. Returns {won, owner, history, handoff}; the open-claim entry is written
+ * (or ""), due time ms, job TTL s. Returns {won, owner, history, handoff}; the open-claim entry is written
  * only by the winner.
  */
 const CLAIM_SCRIPT = `
@@ -57,11 +56,18 @@ local owner = redis.call('GET', KEYS[1]) or ''
 local history = redis.call('LRANGE', KEYS[2], 0, -1)
 local handoff = redis.call('GET', KEYS[3]) or ''
 if won and ARGV[3] ~= '' then
-  redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[2]))
+  redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[4]), ARGV[1])
 end
 return {won and 1 or 0, owner, history, handoff}
 `;
+
+/** The stored history list as the model may see it: contact and agent lines only, anything else dropped. */
+export function parseHistory(raw: unknown): HistoryEntry[] {
+  return (Array.isArray(raw) ? raw : [])
+    .map((h) => parseJson(h) as HistoryEntry | null)
+    .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
+}
 
 /** Waits for the turn a duplicate belongs to; null if it has not finished by `deadline`. */
 export async function awaitTurnRecord<T>(session: RedisSession, tenantId: string, turnId: string, deadline: number, parse: (raw: unknown) => T | null): Promise<T | null> {

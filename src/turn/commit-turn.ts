@@ -47,7 +47,7 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     deferred: ctx.deferral.deferred,
     finishedAt: now.toISOString(),
   };
-  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now }) : null;
+  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays }) : null;
   const history: HistoryEntry[] = [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }];
   if (decision.recordAgentReply) history.push({ role: 'agent', text: reply.text, at: record.finishedAt });
 
@@ -63,6 +63,7 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     historyLimit: config.historyTurns,
     handoffUntil: decision.handoffUntil,
     pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals],
+    retentionDays: config.retentionDays,
   });
   if (!written) {
     // Another run of this turn (its background run, or the finish-turn rerun) committed first.

@@ -3,7 +3,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
-import type { HistoryEntry } from '../../core/history-entry.js';
+import { parseHistory } from './claim-delivery.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 
@@ -17,8 +17,8 @@ async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: 
     p.lrange(keys.history(contactId), 0, -1);
     p.get(keys.handoff(contactId));
   });
-  const entries = (Array.isArray(history) ? history : []).map((h) => parseJson(h) as HistoryEntry | null).filter((h): h is HistoryEntry => !!h && typeof h.text === 'string');
-  return { done: record != null, history: entries, inHandoffUntil: typeof handoff === 'string' ? handoff : null };
+  // The same reading as the first run's claim: a line of any other role never reaches the model.
+  return { done: record != null, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' ? handoff : null };
 }
 
 /**

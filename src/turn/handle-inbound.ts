@@ -35,7 +35,7 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
   // Past this the sweeper finishes the turn if nothing else has (the isolate died and the
   // finish-turn job was lost): after the background run's deadline and the job's own grace.
   const dueAt = Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000;
-  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt });
+  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays });
   if (!claim.claimed) {
     if (!claim.existingTurnId) return { kind: 'duplicate', turnId: '', reply: null };
     const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>

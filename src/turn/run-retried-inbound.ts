@@ -17,7 +17,7 @@ export async function runRetriedInbound(deps: TurnDeps, config: TenantConfig, in
   const turnId = newTurnId();
   const startedAt = performance.now();
   const dueAt = Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000;
-  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt });
+  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays });
   if (!claim.claimed) return { kind: 'duplicate', turnId: claim.existingTurnId };
   const record = await runTurn(deps, {
     turnId,

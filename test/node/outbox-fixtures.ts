@@ -1,10 +1,10 @@
 import { inject } from 'vitest';
+import { devSecretKeys } from '../../dev/stack.js';
 import { startManyChatSandbox, type ManyChatSandbox, type RecordedCall } from '../../dev/manychat-sandbox.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { TENANT_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
-import { sha256Hex } from '../../core/security/digest.js';
 import { demoSandboxPage, demoTenantConfig } from '../../dev/demo-tenant.js';
 import { createManyChatClient } from '../../outbox/manychat-client.js';
 import type { ManyChatApi } from '../../core/actions/channel-api.js';
@@ -76,7 +76,7 @@ export function entryFor(tenantId: string, turnId: string, contactId: string, ac
 
 /** A tenant whose ManyChat key is the test page's (needed by the HTTP routes and the sweeper). */
 export async function seedTenant(session: RedisSession, tenantId: string): Promise<void> {
-  const saved = await saveTenant(session, { ...demoTenantConfig(tenantId), tenantId }, { webhookSecretSha256: await sha256Hex(WEBHOOK_SECRET), adminSecretSha256: await sha256Hex(ADMIN_SECRET), manychatApiKey: API_KEY });
+  const saved = await saveTenant(session, { ...demoTenantConfig(tenantId), tenantId }, { plain: { webhookSecret: WEBHOOK_SECRET, adminSecret: ADMIN_SECRET, manychatApiKey: API_KEY }, keys: await devSecretKeys() });
   if (!saved.ok) throw new Error(saved.problems.join('; '));
 }
 

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGE_ID, DEMO_WEBHOOK_SECRET, demoTenantConfig } from '../../dev/demo-tenant.js';
 import { startModelSandbox, safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
 import { freePort } from '../../dev/redis-server.js';
-import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
+import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../../dev/stack.js';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
-import { sha256Hex } from '../../core/security/digest.js';
 import { DEMO_MANYCHAT_API_KEY } from '../../dev/demo-tenant.js';
 
 /**
@@ -42,8 +41,8 @@ afterAll(async () => {
 async function tenantWithContact(asyncDeadlineMs: number, deadlineMs = 8_000) {
   const tenantId = `slow${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
   const saved = await saveTenant(RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN), { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs, deadlineMs }, {
-    webhookSecretSha256: await sha256Hex(DEMO_WEBHOOK_SECRET),
-    manychatApiKey: DEMO_MANYCHAT_API_KEY,
+    plain: { webhookSecret: DEMO_WEBHOOK_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+    keys: await devSecretKeys(),
   });
   if (!saved.ok) throw new Error(saved.problems.join('; '));
   const contactId = String(Math.floor(1e9 + Math.random() * 8e9));

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { inject } from 'vitest';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
-import { sha256Hex } from '../../core/security/digest.js';
+import { secretKeysFrom, type SecretKeys } from '../../core/tenant/tenant-secrets.js';
 import type { TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { demoTenantConfig, DEMO_MANYCHAT_API_KEY, DEMO_PAGE_ID } from '../../dev/demo-tenant.js';
 
@@ -24,9 +24,8 @@ export async function seedTenant(overrides: Partial<TenantConfigInput> = {}): Pr
   const secret = `secret-${tenantId}`;
   const adminSecret = `admin-${tenantId}`;
   const saved = await saveTenant(session(), { ...demoTenantConfig(tenantId), ...overrides, tenantId }, {
-    webhookSecretSha256: await sha256Hex(secret),
-    adminSecretSha256: await sha256Hex(adminSecret),
-    manychatApiKey: DEMO_MANYCHAT_API_KEY,
+    plain: { webhookSecret: secret, adminSecret, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+    keys: await testSecretKeys(),
   });
   if (!saved.ok) throw new Error(saved.problems.join('; '));
   return { tenantId, secret, adminSecret };
@@ -56,4 +55,9 @@ export async function sandboxCallsFor(contactId: string): Promise<SandboxCall[]>
   const all = (await res.json()) as { calls?: SandboxCall[] } | SandboxCall[];
   const calls = Array.isArray(all) ? all : (all.calls ?? []);
   return calls.filter((c) => c.body && String((c.body as Record<string, unknown>).subscriber_id) === contactId);
+}
+
+/** The keys the Worker under test seals and hashes tenant secrets with (its own environment's). */
+export function testSecretKeys(): Promise<SecretKeys> {
+  return secretKeysFrom(workerEnv.SECRETS_ENCRYPTION_KEYS!, workerEnv.SECRETS_HASH_KEY!);
 }

@@ -26,7 +26,12 @@ export function manyChatRoutes() {
   app.post('/:tenant', limitBody(MANYCHAT_BODY_LIMIT), authenticateManyChatWebhook(), async (c) => {
     const auth = c.get('auth');
     const webhook = c.get('webhook');
-    const { config } = c.get('tenant');
+    const { config, meta } = c.get('tenant');
+    if (meta.status === 'suspended') {
+      // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
+      c.header('x-tenant-suspended', '1');
+      return c.json(toDynamicBlock({ text: config.suspendedReply }));
+    }
     const services = c.get('services');
     const session = c.get('session');
     let text: string;

@@ -38,7 +38,7 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     const provided = c.req.header(WEBHOOK_SECRET_HEADER);
     const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
     const missing = () => jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
-    if (provided !== undefined && !(await secretMatches(provided, secrets?.webhookSecretSha256))) {
+    if (provided !== undefined && !(await secretMatches(c as unknown as Context<AppContext>, provided, secrets?.webhookSecret))) {
       if (lookup.kind !== 'found') logRefusedLookup(lookup, 'ManyChat webhook');
       return wrong();
     }

@@ -34,7 +34,7 @@ describe('the tenant API authenticates before it tells anything', () => {
   it('a tenant without an admin secret has its API closed', async () => {
     const { tenantId, adminSecret } = await seedTenant();
     const stored = JSON.parse((await session().one((r) => r.get(tenantKeys(tenantId).secrets))) as string) as Record<string, unknown>;
-    delete stored.adminSecretSha256;
+    delete stored.adminSecret;
     await session().one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(stored)));
     expect((await get(tenantId, adminSecret)).status).toBe(401);
   });

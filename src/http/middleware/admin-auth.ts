@@ -20,7 +20,7 @@ export function requireAdminSecret(): MiddlewareHandler<TenantContext> {
     const lookup = await lookupTenantFromPath(c as unknown as Context<AppContext>);
     if (lookup.kind === 'storage-down') return storageUnavailable(c);
     const secrets = lookup.kind === 'found' ? lookup.tenant.secrets : lookup.kind === 'broken' ? lookup.secrets : null;
-    const authentic = await secretMatches(provided, secrets?.adminSecretSha256);
+    const authentic = await secretMatches(c as unknown as Context<AppContext>, provided, secrets?.adminSecret);
     if (lookup.kind !== 'found') {
       logRefusedLookup(lookup, 'tenant API');
       if (lookup.kind === 'broken' && authentic) return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);

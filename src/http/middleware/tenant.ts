@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import { secretsEqual } from '../../../core/security/constant-time.js';
-import { sha256Hex } from '../../../core/security/digest.js';
+import { verifyHashedSecret, type HashedSecret } from '../../../core/security/keyed-hash.js';
+import { SecretKeyError } from '../../../core/security/secret-box.js';
 import { isTenantId } from '../../../core/tenant/tenant-id.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import { cachedTenant, rememberTenant } from '../../tenants/tenant-cache.js';
@@ -26,28 +26,28 @@ export async function lookupTenantFromPath(c: Context<AppContext>): Promise<Tena
   if (!isTenantId(tenantId)) return { kind: 'unknown', tenantId: tenantId.slice(0, 63) };
   let loaded;
   try {
-    loaded = await loadTenant(c.get('session'), tenantId);
+    loaded = await loadTenant(c.get('session'), tenantId, await c.get('services').secretKeys());
   } catch (err) {
+    // A key that cannot open a tenant's secrets is the operator's misconfiguration: say so, loudly.
+    if (err instanceof SecretKeyError) throw err;
     console.warn(`tenant lookup: Redis did not answer (${err instanceof Error ? err.name : 'Error'})`);
     return { kind: 'storage-down', tenantId, cached: cachedTenant(tenantId) };
   }
   if (!loaded.found) return { kind: 'unknown', tenantId };
   if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
-  const tenant = { config: loaded.config, secrets: loaded.secrets };
+  const tenant = { config: loaded.config, secrets: loaded.secrets, meta: loaded.meta };
   rememberTenant(tenant);
   return { kind: 'found', tenant };
 }
 
-/** Compared against when there is no stored digest, so an unknown tenant costs what a known one does. */
-const NO_DIGEST = '0'.repeat(64);
-
 /**
- * Whether `provided` is the secret behind `digest` (a stored SHA-256), in constant time. Without
- * a digest (unknown tenant, unreadable secrets) the same work is done and the answer is no.
+ * Whether `provided` is the tenant's secret (or, within a rotation's overlap window, the previous
+ * one): keyed hashes compared in constant time. Without a stored hash (unknown tenant, unreadable
+ * secrets) the same work is done and the answer is no.
  */
-export async function secretMatches(provided: string, digest: string | undefined): Promise<boolean> {
-  const equal = await secretsEqual(await sha256Hex(provided), digest ?? NO_DIGEST);
-  return equal && digest !== undefined;
+export async function secretMatches(c: Context<AppContext>, provided: string, stored: HashedSecret | undefined): Promise<boolean> {
+  const { hashKey } = await c.get('services').secretKeys();
+  return verifyHashedSecret(provided, stored, hashKey);
 }
 
 /** Logged, never answered: why a request for this tenant was refused before authentication. */

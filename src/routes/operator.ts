@@ -1,0 +1,91 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { TENANT_INDEX_KEY } from '../../core/storage/keys.js';
+import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
+import type { AppContext } from '../http/app-context.js';
+import { jsonError, parseJsonBody } from '../http/errors.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { requireOperatorSecret } from '../http/middleware/operator-auth.js';
+import { appendAudit } from '../tenants/audit-log.js';
+import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret, setTenantStatus } from '../tenants/provisioning.js';
+
+const CreateBodySchema = z.strictObject({
+  tenantId: TenantIdSchema,
+  /** The tenant config (its tenantId is the body's); absent: a starter config with no tools. */
+  config: z.record(z.string(), z.unknown()).optional(),
+  manychatApiKey: z.string().min(1).max(500),
+  messenger: z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() }).optional(),
+});
+const RotateBodySchema = z.strictObject({ secret: z.enum(['webhook', 'admin']), overlapMinutes: z.number().min(0).max(7 * 24 * 60).default(60) });
+
+const OPERATOR = 'operator';
+
+/**
+ * `/v1/operator/…` — the operator's API (OPERATOR_SECRET): tenants created, listed, shown,
+ * their secrets rotated, suspended, resumed, deleted; every tenant's secrets re-encrypted under
+ * the current key. `npm run tenant` is its command line.
+ */
+export function operatorRoutes() {
+  const app = new Hono<AppContext>();
+  app.use('*', requireOperatorSecret());
+  const id = (raw: string) => TenantIdSchema.safeParse(raw);
+
+  app.post('/tenants', limitBody(256 * 1024), async (c) => {
+    const body = parseJsonBody(c, await c.req.text(), CreateBodySchema, 'tenant');
+    if (!body.ok) return body.response;
+    const { tenantId, config, manychatApiKey, messenger } = body.value;
+    const created = await createTenant(c.get('session'), await c.get('services').secretKeys(), {
+      tenantId,
+      ...(config ? { config } : {}),
+      secrets: { manychatApiKey, ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}), ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}), ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}) },
+    });
+    if (!created.ok) return jsonError(c, created.status, created.error, created.problems);
+    await appendAudit(c.get('session'), tenantId, { actor: OPERATOR, action: 'tenant.created', detail: 'tenant created; webhook and admin secrets issued' });
+    // Shown once: only their keyed hashes are stored.
+    return c.json({ tenantId, webhookSecret: created.webhookSecret, adminSecret: created.adminSecret, note: 'store these secrets now; they are not shown again' }, 201);
+  });
+
+  app.get('/tenants', async (c) => {
+    const session = c.get('session');
+    const ids = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string' && id(t).success).sort();
+    const tenants = await Promise.all(ids.map((t) => describeTenant(session, t)));
+    return c.json({ tenants: tenants.filter(Boolean) });
+  });
+
+  app.get('/tenants/:tenant', async (c) => {
+    const tenantId = id(c.req.param('tenant'));
+    const described = tenantId.success ? await describeTenant(c.get('session'), tenantId.data) : null;
+    return described ? c.json(described) : jsonError(c, 404, `no tenant "${c.req.param('tenant').slice(0, 63)}"`);
+  });
+
+  app.post('/tenants/:tenant/rotate', limitBody(4096), async (c) => {
+    const tenantId = id(c.req.param('tenant'));
+    const body = parseJsonBody(c, await c.req.text(), RotateBodySchema, 'rotation');
+    if (!body.ok) return body.response;
+    if (!tenantId.success) return jsonError(c, 404, 'no such tenant');
+    const rotated = await rotateSecret(c.get('session'), await c.get('services').secretKeys(), tenantId.data, body.value.secret, Math.round(body.value.overlapMinutes * 60));
+    if (!rotated.ok) return jsonError(c, 404, `no tenant "${tenantId.data}"`);
+    await appendAudit(c.get('session'), tenantId.data, { actor: OPERATOR, action: `secret.rotated`, detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}` });
+    return c.json({ tenantId: tenantId.data, secret: body.value.secret, value: rotated.secret, previousValidUntil: rotated.previousValidUntil, note: 'store this secret now; it is not shown again' });
+  });
+
+  for (const [path, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
+    app.post(`/tenants/:tenant/${path}`, async (c) => {
+      const tenantId = id(c.req.param('tenant'));
+      if (!tenantId.success || !(await setTenantStatus(c.get('session'), tenantId.data, status))) return jsonError(c, 404, 'no such tenant');
+      await appendAudit(c.get('session'), tenantId.data, { actor: OPERATOR, action: `tenant.${path === 'suspend' ? 'suspended' : 'resumed'}`, detail: `status ${status}` });
+      return c.json({ tenantId: tenantId.data, status });
+    });
+  }
+
+  app.delete('/tenants/:tenant', async (c) => {
+    const tenantId = id(c.req.param('tenant'));
+    if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data))) return jsonError(c, 404, 'no such tenant');
+    const result = await deleteTenant(c.get('session'), tenantId.data);
+    console.log(`operator: tenant ${tenantId.data} deleted (${result.deleted} keys; ${result.remaining} remain)`);
+    return c.json({ tenantId: tenantId.data, ...result }, result.remaining ? 500 : 200);
+  });
+
+  app.post('/secrets/reencrypt', async (c) => c.json(await reencryptAll(c.get('session'), await c.get('services').secretKeys())));
+  return app;
+}

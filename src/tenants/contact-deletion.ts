@@ -1,0 +1,63 @@
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
+import { leaseKey } from '../../outbox/ledger.js';
+import { scanPrefix } from './provisioning.js';
+
+/**
+ * A contact's data deleted on request (the tenant's API, or Meta's data-deletion callback): the
+ * contact's history and handoff state, every turn record, outbox entry, ledger and pending job
+ * of the contact's turns, every pinned row (confirmations, approvals) and its notice, the
+ * pending-call index, the rate-limit windows, and the contact's dead letters. Found through the
+ * per-contact indexes the commit keeps (`contactTurns`, `contactRows`). What is left of the
+ * contact afterwards is nothing with their words: claims (a hash naming a turn id) expire by
+ * themselves.
+ */
+export interface ContactDeletion {
+  turns: number;
+  rows: number;
+  keys: number;
+  deadLetters: number;
+}
+
+/** Removes the contact's items from the dead-letter list (the JSON names the contact). */
+const DROP_DEAD_LETTERS_LUA = `
+local removed = 0
+for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, letter = pcall(cjson.decode, item)
+  if ok and type(letter) == 'table' and letter.contactId == ARGV[1] then
+    removed = removed + redis.call('LREM', KEYS[1], 0, item)
+  end
+end
+return removed
+`;
+
+export async function deleteContactData(session: RedisSession, tenantId: string, contactId: string): Promise<ContactDeletion> {
+  const k = tenantKeys(tenantId);
+  const [turnIds, rowIds] = (await session.pipeline((p) => {
+    p.zrange(k.contactTurns(contactId), 0, -1);
+    p.smembers(k.contactRows(contactId));
+  })) as [string[], string[]];
+  const keys = [
+    k.history(contactId),
+    k.handoff(contactId),
+    k.contactTurns(contactId),
+    k.contactRows(contactId),
+    ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), k.claimJob(t)]),
+    ...rowIds.flatMap((r) => [k.pinnedTerms(r), k.pinnedStatus(r), k.outbox(r), k.ledger(r), k.outbox(`${r}.notice`), k.ledger(`${r}.notice`)]),
+    ...(await scanPrefix(session, `${k.pendingCall(contactId, '0'.repeat(64)).slice(0, -64)}`)),
+    ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
+  ];
+  const entryIds = [...turnIds, ...rowIds, ...rowIds.map((r) => `${r}.notice`)];
+  const results = await session.pipeline((p) => {
+    for (let i = 0; i < keys.length; i += 500) p.del(...keys.slice(i, i + 500));
+    if (turnIds.length) {
+      p.zrem(k.turnLog, ...turnIds);
+      p.zrem(k.openClaims, ...turnIds);
+    }
+    if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);
+    if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);
+    p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
+  });
+  const deletedKeys = results.slice(0, Math.ceil(keys.length / 500)).reduce<number>((n, r) => n + Number(r), 0);
+  return { turns: turnIds.length, rows: rowIds.length, keys: deletedKeys, deadLetters: Number(results[results.length - 1]) };
+}

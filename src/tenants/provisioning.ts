@@ -1,0 +1,160 @@
+import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { keyedHash } from '../../core/security/keyed-hash.js';
+import { parseTenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
+import { resealTenantSecrets, sealTenantSecrets, StoredSecretsSchema, type PlainSecrets, type SecretKeys, type StoredSecrets } from '../../core/tenant/tenant-secrets.js';
+import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
+
+/**
+ * What an operator does to tenants: create (secrets generated, shown once, stored only as what
+ * verification needs), rotate a secret with an overlap window, suspend and resume, delete every
+ * key, re-encrypt everything under the current key. Each change is one atomic write.
+ */
+
+/** A new secret: 256 random bits, base64url (43 characters). */
+export function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+/** A tenant's starting config when the operator gives none: valid, with no tools yet. */
+export function starterConfig(tenantId: string): TenantConfigInput {
+  return {
+    version: 1,
+    tenantId,
+    displayName: tenantId,
+    persona: 'You are the friendly assistant of this business. Answer briefly and warmly.',
+    fallbackReply: 'Sorry, I could not help with that just now. A teammate will read your message.',
+    handoff: { reply: 'Thanks! A teammate will pick this up shortly.' },
+  };
+}
+
+export type CreateResult =
+  | { ok: true; tenantId: string; webhookSecret: string; adminSecret: string }
+  | { ok: false; status: 400 | 409; error: string; problems?: string[] };
+
+export async function createTenant(session: RedisSession, keys: SecretKeys, input: { tenantId: string; config?: Record<string, unknown>; secrets: Omit<PlainSecrets, 'webhookSecret' | 'adminSecret'> }, now = new Date()): Promise<CreateResult> {
+  const parsed = parseTenantConfig({ ...(input.config ?? starterConfig(input.tenantId)), tenantId: input.tenantId });
+  if (!parsed.ok) return { ok: false, status: 400, error: 'invalid tenant config', problems: parsed.problems };
+  const webhookSecret = newSecret();
+  const adminSecret = newSecret();
+  const stored = await sealTenantSecrets({ ...input.secrets, webhookSecret, adminSecret }, keys);
+  const k = tenantKeys(input.tenantId);
+  // Written only if no config exists: two creates of one id make one tenant.
+  const w = new ConditionalWrites(k.config);
+  w.call('SET', k.config, JSON.stringify(parsed.config));
+  w.call('SET', k.secrets, JSON.stringify(stored));
+  w.call('SET', k.meta, JSON.stringify({ status: 'active', createdAt: now.toISOString() } satisfies TenantMeta));
+  w.call('SADD', TENANT_INDEX_KEY, input.tenantId);
+  const written = await session.one((r) => r.eval(w.script, w.keys, w.argv));
+  if (Number(written) !== 1) return { ok: false, status: 409, error: `tenant "${input.tenantId}" already exists` };
+  return { ok: true, tenantId: input.tenantId, webhookSecret, adminSecret };
+}
+
+async function readStored(session: RedisSession, tenantId: string): Promise<{ stored: StoredSecrets; meta: TenantMeta } | null> {
+  const k = tenantKeys(tenantId);
+  const [rawSecrets, rawMeta] = await session.pipeline((p) => {
+    p.get(k.secrets);
+    p.get(k.meta);
+  });
+  const stored = StoredSecretsSchema.safeParse(parseJson(rawSecrets));
+  if (!stored.success) return null;
+  const meta = TenantMetaSchema.safeParse(parseJson(rawMeta));
+  return { stored: stored.data, meta: meta.success ? meta.data : { status: 'active' } };
+}
+
+/**
+ * A new webhook or admin secret; the old one keeps working for `overlapSeconds` (so ManyChat
+ * templates can be updated without dropping messages), then stops. Shown once.
+ */
+export async function rotateSecret(session: RedisSession, keys: SecretKeys, tenantId: string, which: 'webhook' | 'admin', overlapSeconds: number, now = new Date()): Promise<{ ok: true; secret: string; previousValidUntil: string } | { ok: false }> {
+  const current = await readStored(session, tenantId);
+  if (!current) return { ok: false };
+  const field = which === 'webhook' ? 'webhookSecret' : 'adminSecret';
+  const secret = newSecret();
+  const previousValidUntil = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
+  const old = current.stored[field];
+  const next: StoredSecrets = { ...current.stored, [field]: { hmac: await keyedHash(secret, keys.hashKey), ...(old ? { previous: { hmac: old.hmac, validUntil: previousValidUntil } } : {}) } };
+  await session.one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+  return { ok: true, secret, previousValidUntil };
+}
+
+export async function setTenantStatus(session: RedisSession, tenantId: string, status: TenantMeta['status'], now = new Date()): Promise<boolean> {
+  const current = await readStored(session, tenantId);
+  if (!current) return false;
+  const meta: TenantMeta = { ...current.meta, status, ...(status === 'suspended' ? { suspendedAt: now.toISOString() } : {}) };
+  if (status === 'active') delete meta.suspendedAt;
+  await session.one((r) => r.set(tenantKeys(tenantId).meta, JSON.stringify(meta)));
+  return true;
+}
+
+/** Every key under the tenant's prefix, in batches; then proof that none is left. */
+export async function deleteTenant(session: RedisSession, tenantId: string): Promise<{ deleted: number; remaining: number }> {
+  const prefix = `t:${tenantId}:`;
+  tenantKeys(tenantId); // validates the id before any key is touched
+  await session.one((r) => r.srem(TENANT_INDEX_KEY, tenantId));
+  let deleted = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    const keys = await scanPrefix(session, prefix);
+    if (!keys.length) break;
+    for (let i = 0; i < keys.length; i += 500) deleted += Number(await session.one((r) => r.del(...keys.slice(i, i + 500))));
+  }
+  return { deleted, remaining: (await scanPrefix(session, prefix)).length };
+}
+
+export async function scanPrefix(session: RedisSession, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = (await session.one((r) => r.scan(cursor, { match: `${escapeGlob(prefix)}*`, count: 500 }))) as [string | number, string[]];
+    found.push(...keys);
+    cursor = String(next);
+  } while (cursor !== '0');
+  return found;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** Seals every tenant's secrets again under the ring's current key (after a key rotation). */
+export async function reencryptAll(session: RedisSession, keys: SecretKeys): Promise<{ tenants: number; resealed: number }> {
+  const ids = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
+  let resealed = 0;
+  for (const tenantId of ids) {
+    let current;
+    try {
+      current = await readStored(session, tenantId);
+    } catch {
+      continue;
+    }
+    if (!current) continue;
+    const next = await resealTenantSecrets(current.stored, keys);
+    if (JSON.stringify(next) === JSON.stringify(current.stored)) continue;
+    await session.one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+    resealed++;
+  }
+  return { tenants: ids.length, resealed };
+}
+
+/** What the operator sees of a tenant: never a secret, only which keys seal them and any open rotation window. */
+export async function describeTenant(session: RedisSession, tenantId: string): Promise<Record<string, unknown> | null> {
+  const k = tenantKeys(tenantId);
+  const [rawConfig] = await session.pipeline((p) => p.get(k.config));
+  const current = await readStored(session, tenantId);
+  if (!current) return null;
+  const config = parseJson(rawConfig) as { displayName?: string } | null;
+  const s = current.stored;
+  return {
+    tenantId,
+    displayName: config?.displayName ?? null,
+    ...current.meta,
+    secrets: {
+      webhookSecret: { previousValidUntil: s.webhookSecret.previous?.validUntil ?? null },
+      adminSecret: s.adminSecret ? { previousValidUntil: s.adminSecret.previous?.validUntil ?? null } : null,
+      sealedWith: [...new Set([s.manychatApiKey, s.messengerAppSecret, s.messengerPageAccessToken, s.messengerVerifyToken].flatMap((x) => (x ? [x.kid] : [])))],
+      messenger: Boolean(s.messengerAppSecret),
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../core/security/digest.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { canaryLine, plantedCanaries } from '../../guardrails/canary.js';
+import { TurnStaging } from '../../tools/staging.js';
+import { reply, scriptedModel, type ScriptedStep } from '../../test/support/scripted-model.js';
+import { inboundFor, stageConfig, stageContext, stageDeps } from '../../test/support/turn-stage.js';
+import type { TurnContext } from './turn-context.js';
+import { modelBudgetMs, runTurnLoop } from './turn-loop.js';
+
+describe('modelBudgetMs: the model gets the window minus a reserve for guardrails and the commit', () => {
+  const ctx = (startedAt: number, windowMs: number) => ({ startedAt, deadlineAt: startedAt + windowMs });
+
+  it('the reserve is 15% of the turn window', () => {
+    expect(modelBudgetMs(ctx(0, 8000), 0)).toBe(8000 - 1200);
+    expect(modelBudgetMs(ctx(0, 1000), 0)).toBe(1000 - 150);
+  });
+
+  it('rounded to the nearest ms', () => {
+    expect(modelBudgetMs(ctx(0, 8010), 0)).toBe(8010 - 1202); // 15% = 1201.5
+  });
+
+  it('capped at 1.5 s for long windows', () => {
+    expect(modelBudgetMs(ctx(0, 10_000), 0)).toBe(10_000 - 1500);
+    expect(modelBudgetMs(ctx(0, 35_000), 0)).toBe(35_000 - 1500);
+  });
+
+  it('counts from now, and the window from the turn start, not from zero', () => {
+    expect(modelBudgetMs(ctx(2000, 8000), 2000)).toBe(8000 - 1200);
+    expect(modelBudgetMs(ctx(2000, 8000), 5000)).toBe(8000 - 1200 - 3000);
+  });
+
+  it('is never negative: inside the reserve or past the deadline the budget is 0', () => {
+    expect(modelBudgetMs(ctx(0, 8000), 7000)).toBe(0);
+    expect(modelBudgetMs(ctx(0, 8000), 20_000)).toBe(0);
+  });
+});
+
+async function loopWith(script: ScriptedStep[], configure: (config: TenantConfig) => TenantConfig = (c) => c, ctxOverrides: Partial<TurnContext> = {}) {
+  const config = configure(stageConfig());
+  const model = scriptedModel(script);
+  const inbound = inboundFor(config, 'brochure please');
+  const ctx = stageContext(config, inbound, ctxOverrides);
+  const staging = new TurnStaging(ctx.turnId);
+  const notes: string[] = [];
+  const result = await runTurnLoop(stageDeps({ model }), ctx, staging, notes);
+  return { result, model, staging, notes, ctx };
+}
+
+const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here it comes.') };
+
+describe('runTurnLoop: the loop stage', () => {
+  it('runs the model with the instructions it returns (canary planted, last) and the staged actions land in staging', async () => {
+    const { result, model, staging } = await loopWith([brochure]);
+    expect(result.loop).toMatchObject({ kind: 'reply', reply: { text: 'Here it comes.' } });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.doGenerateCalls[0]!.prompt[0]).toEqual({ role: 'system', content: result.instructions });
+    const [canary] = plantedCanaries(result.instructions);
+    expect(canary).toMatch(/^[0-9a-f]{16}$/);
+    expect(result.instructions.endsWith(canaryLine(`sa-canary-${canary}`))).toBe(true);
+    expect(staging.actions.map((a) => [a.kind, a.args.flowName])).toEqual([['send_flow', 'brochure']]);
+    expect(result.modelMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a fresh canary every turn', async () => {
+    const a = await loopWith([brochure]);
+    const b = await loopWith([brochure]);
+    expect(plantedCanaries(a.result.instructions)).not.toEqual(plantedCanaries(b.result.instructions));
+  });
+
+  it("sends the conversation so far and the message as the model's messages", async () => {
+    const at = new Date().toISOString();
+    const { model } = await loopWith([brochure], undefined, { history: [{ role: 'contact', text: 'earlier', at }, { role: 'agent', text: 'earlier answer', at }] });
+    const roles = model.doGenerateCalls[0]!.prompt.map((m) => m.role);
+    expect(roles).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt.at(-1))).toContain('brochure please');
+  });
+
+  it("passes OpenAI a safety identifier that is a hash of tenant and contact, never the contact id", async () => {
+    const { model, ctx } = await loopWith([brochure]);
+    const id = (model.doGenerateCalls[0]!.providerOptions as { openai: { safetyIdentifier: string } }).openai.safetyIdentifier;
+    expect(id).toBe((await sha256Hex(`${ctx.config.tenantId}:${ctx.inbound.contactId}`)).slice(0, 32));
+    expect(id).not.toContain(ctx.inbound.contactId);
+  });
+
+  it('notes the tools that could not be registered, and still runs', async () => {
+    const { result, notes } = await loopWith([brochure], (c) => ({ ...c, tools: [...c.tools, { name: 'ghost_tool', kind: 'add_tag', description: 'not declared' }] }));
+    expect(result.loop.kind).toBe('reply');
+    expect(notes.join('\n')).toContain('tool "ghost_tool" is not declared');
+  });
+});
+
+describe('runTurnLoop: no model call when it must not or cannot run', () => {
+  it('a contact with a human gets no model call at all: no-reply, naming the handoff, no instructions', async () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const { result, model, staging } = await loopWith([brochure], undefined, { inHandoffUntil: until });
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(result.loop).toEqual({ kind: 'no-reply', why: `contact is with a human until ${until}`, steps: [] });
+    expect(result.instructions).toBe('');
+    expect(staging.actions).toEqual([]);
+  });
+
+  it('an invalid tool order (slipped past the save check) is an error outcome naming the configuration, not a throw', async () => {
+    const { result, model } = await loopWith([brochure], (c) => ({ ...c, toolOrder: ['send_media', 'send_media'] }));
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(result.loop.kind).toBe('error');
+    expect(result.loop.kind === 'error' && result.loop.why).toMatch(/^configuration error: invalid tool order: .*must contain "<unlisted-tools>" exactly once/);
+  });
+
+  it('a tool builder that throws is an error outcome, not a throw', async () => {
+    const { result, model } = await loopWith([brochure], (c) => ({
+      ...c,
+      tools: [...c.tools, { name: 'say_it', kind: 'send_content' as TenantConfig['tools'][number]['kind'], description: 'no staging tool for this kind' }],
+      manifest: { ...c.manifest, say_it: { effect: 'write', confirm: 'never' } },
+    }));
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(result.loop).toMatchObject({ kind: 'error', aborted: false });
+    expect(result.loop.kind === 'error' && result.loop.why).toContain('turn failed before the model answered');
+  });
+
+  it("a model slower than the turn's budget is aborted: an error outcome marked aborted", async () => {
+    const startedAt = performance.now();
+    const { result } = await loopWith([{ delayMs: 30_000, ...brochure }], undefined, { startedAt, deadlineAt: startedAt + 600 });
+    expect(result.loop).toMatchObject({ kind: 'error', aborted: true, why: 'the model did not answer before the deadline' });
+  });
+});
