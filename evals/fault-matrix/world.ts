@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { safetyIdentifierFor, type ScriptStep } from '../../dev/model-sandbox.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
-import { sha256Hex } from '../../core/security/digest.js';
+import { devSecretKeys } from '../../dev/stack.js';
 import type { TenantConfig, TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import type { FaultEnvironment } from './environment.js';
@@ -44,7 +44,7 @@ export async function createWorld(env: FaultEnvironment, label: string, override
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   const pageId = String(6_000_000 + n);
   const apiKey = `${pageId}:faults-${randomBytes(6).toString('hex')}`;
-  const saved = await saveTenant(env.session, ungatedDemo(tenantId, overrides), { webhookSecretSha256: await sha256Hex(secret), adminSecretSha256: await sha256Hex(adminSecret), manychatApiKey: apiKey });
+  const saved = await saveTenant(env.session, ungatedDemo(tenantId, overrides), { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
   if (!saved.ok) throw new Error(`row ${label}: invalid tenant config: ${saved.problems.join('; ')}`);
   env.stack.manychat.addPage({
     pageId,
