@@ -35,6 +35,8 @@ export interface StackFacts {
   manychat: { url: string; callsUrl: string; faultsUrl: string };
   demo: { tenantId: string; webhookSecret: string; adminSecret: string; contactId: string; manychatApiKey: string; dashboard: { url: string | null; user: string; password: string } };
   offlineModel: boolean;
+  /** The operator API's secret (`npm run tenant` reads it from here). */
+  operatorSecret: string;
 }
 
 export interface LocalStack {
@@ -192,6 +194,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
       dashboard: { url: workerUrl ? `${workerUrl}/dashboard` : null, user: DEMO_DASHBOARD_LOGIN.user, password: DEMO_DASHBOARD_LOGIN.password },
     },
     offlineModel: !workerEnv.OPENAI_API_KEY,
+    operatorSecret: workerEnv.OPERATOR_SECRET ?? DEV_OPERATOR_SECRET,
   };
   const restartWorker = async () => {
     if (!workerPort || !workerUrl) throw new Error('this stack runs no Worker');

@@ -19,6 +19,7 @@ import { qstashTurnJobs } from '../outbox/finish-turn-publisher.js';
 import { qstashInboundRetries } from '../outbox/inbound-retry-publisher.js';
 import { inboundRetryRoutes } from './routes/inbound-retry.js';
 import { operatorRoutes } from './routes/operator.js';
+import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 
@@ -62,6 +63,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/turns', finishTurnRoutes());
   app.route('/v1/inbound', inboundRetryRoutes());
   app.route('/v1/operator', operatorRoutes());
+  app.route('/v1/messenger', dataDeletionRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -75,6 +75,8 @@ export function tenantKeys(tenantId: string) {
     audit: `${t}:audit`,
     /** The turns of one contact (scored by time): what a contact's data deletion must reach. */
     contactTurns: (contactId: string) => `${t}:contact-turns:${encodePart(contactId)}`,
+    /** A data-deletion request's status (Meta's callback): a code, a time, no personal data. */
+    deletionStatus: (code: string) => `${t}:deletion:${assertSafeId('confirmation code', code)}`,
     /** The pinned rows of one contact. */
     contactRows: (contactId: string) => `${t}:contact-rows:${encodePart(contactId)}`,
     /** One delivery's claim, named by `deliveryKeyDigest(contact, message key)`: scoped to the contact, the whole key hashed. */

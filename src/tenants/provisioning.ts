@@ -119,8 +119,8 @@ function escapeGlob(text: string): string {
 }
 
 /** Seals every tenant's secrets again under the ring's current key (after a key rotation). */
-export async function reencryptAll(session: RedisSession, keys: SecretKeys): Promise<{ tenants: number; resealed: number }> {
-  const ids = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
+export async function reencryptAll(session: RedisSession, keys: SecretKeys, only?: readonly string[]): Promise<{ tenants: number; resealed: number }> {
+  const ids = only ? [...only] : (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
   let resealed = 0;
   for (const tenantId of ids) {
     let current;

@@ -1,0 +1,79 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { timingSafeEqual } from '../../core/security/constant-time.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import { parseJson } from '../../core/storage/redis-session.js';
+import type { AppContext } from '../http/app-context.js';
+import { jsonError } from '../http/errors.js';
+import { limitBody } from '../http/middleware/body-limit.js';
+import { lookupTenantFromPath, storageUnavailable } from '../http/middleware/tenant.js';
+import { appendAudit } from '../tenants/audit-log.js';
+import { deleteContactData } from '../tenants/contact-deletion.js';
+
+/**
+ * Meta's data-deletion callback for a Messenger tenant: `POST /v1/messenger/:tenant/data-deletion`
+ * with a form field `signed_request` = `<base64url HMAC-SHA256 signature>.<base64url JSON payload>`,
+ * signed with the app secret. The person's data (their `user_id` is the contact id the channel
+ * uses) is deleted at once; the answer is `{ url, confirmation_code }`, and the URL reports the
+ * deletion's status (a code and a time, nothing personal) for 90 days.
+ */
+const PayloadSchema = z.object({ algorithm: z.literal('HMAC-SHA256'), user_id: z.string().regex(/^[0-9A-Za-z_.:@-]{1,100}$/) }).loose();
+const STATUS_TTL_SECONDS = 90 * 24 * 3600;
+
+function base64UrlDecode(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  const s = text.replaceAll('-', '+').replaceAll('_', '/');
+  try {
+    return Uint8Array.from(atob(s + '='.repeat((4 - (s.length % 4)) % 4)), (ch) => ch.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+/** The verified payload of a signed_request, or null (any problem is the same null). */
+export async function verifySignedRequest(signedRequest: string, appSecret: string): Promise<z.infer<typeof PayloadSchema> | null> {
+  const [sigPart, payloadPart, extra] = signedRequest.split('.');
+  if (!sigPart || !payloadPart || extra !== undefined) return null;
+  const sig = base64UrlDecode(sigPart);
+  const payload = base64UrlDecode(payloadPart);
+  if (!sig || !payload) return null;
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(appSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const expected = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(payloadPart)));
+  if (!timingSafeEqual(expected, sig)) return null;
+  const parsed = PayloadSchema.safeParse(parseJson(new TextDecoder().decode(payload)));
+  return parsed.success ? parsed.data : null;
+}
+
+function statusUrl(c: Context<AppContext>, tenantId: string, code: string): string {
+  return `${c.get('services').env.PUBLIC_URL.replace(/\/$/, '')}/v1/messenger/${tenantId}/data-deletion/${code}`;
+}
+
+export function dataDeletionRoutes() {
+  const app = new Hono<AppContext>();
+  app.post('/:tenant/data-deletion', limitBody(16 * 1024), async (c) => {
+    const lookup = await lookupTenantFromPath(c);
+    if (lookup.kind === 'storage-down') return storageUnavailable(c);
+    const form = new URLSearchParams(await c.req.text());
+    const signedRequest = form.get('signed_request') ?? '';
+    const appSecret = lookup.kind === 'found' ? lookup.tenant.secrets.messengerAppSecret : undefined;
+    // Unknown tenant, no app secret, bad signature: the same 401.
+    const payload = appSecret ? await verifySignedRequest(signedRequest, appSecret) : null;
+    if (!payload || lookup.kind !== 'found') return jsonError(c, 401, 'signed_request is missing or does not verify');
+    const tenantId = lookup.tenant.config.tenantId;
+    const deleted = await deleteContactData(c.get('session'), tenantId, payload.user_id);
+    const code = `del_${crypto.randomUUID().replace(/-/g, '')}`;
+    const status = { confirmation_code: code, status: 'complete', completedAt: new Date().toISOString() };
+    await c.get('session').one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
+    await appendAudit(c.get('session'), tenantId, { actor: 'meta', action: 'contact.deleted', detail: `data-deletion request ${code}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys` });
+    return c.json({ url: statusUrl(c, tenantId, code), confirmation_code: code });
+  });
+
+  app.get('/:tenant/data-deletion/:code', async (c) => {
+    const code = c.req.param('code');
+    const lookup = await lookupTenantFromPath(c);
+    if (lookup.kind !== 'found' || !/^del_[a-f0-9]{32}$/.test(code)) return jsonError(c, 404, 'no such deletion request');
+    const raw = await c.get('session').one((r) => r.get(tenantKeys(lookup.tenant.config.tenantId).deletionStatus(code)));
+    return raw ? c.json(parseJson(raw)) : jsonError(c, 404, 'no such deletion request');
+  });
+  return app;
+}

@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../dev/redis-server.js';
+import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
+import { runTenantCli } from '../../dev/tenant-cli.js';
+import { RedisSession } from '../../core/storage/redis-session.js';
+import { scanPrefix } from '../../src/tenants/provisioning.js';
+
+/**
+ * The operator's path from a fresh local stack, through the real Worker (wrangler dev) and the
+ * command line: create a tenant, message it with the printed secret, rotate the secret (both work
+ * in the window, only the new one after), suspend it (no turn), delete it (no key left).
+ */
+let stack: LocalStack;
+const savedRedisUrl = process.env.REDIS_URL;
+
+beforeAll(async () => {
+  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
+  stack = await startLocalStack({ withWorker: true, stateDir: join(ROOT, '.local', 'test-tenant-cli') });
+}, 120_000);
+
+afterAll(async () => {
+  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
+  else process.env.REDIS_URL = savedRedisUrl;
+  await stack?.close();
+});
+
+async function cli(...args: string[]): Promise<Record<string, unknown>> {
+  const lines: string[] = [];
+  const code = await runTenantCli([...args, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], (l) => lines.push(l));
+  expect(code).toBe(0);
+  return JSON.parse(lines.join('\n')) as Record<string, unknown>;
+}
+
+const webhook = (tenantId: string, secret: string, text: string) =>
+  fetch(`${stack.facts.workerUrl}/v1/manychat/${tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret },
+    body: JSON.stringify({ contact: { id: '4242', first_name: 'Ada' }, text }),
+  });
+
+describe('npm run tenant, against the local stack', () => {
+  it('create → message → rotate (overlap) → suspend → delete', async () => {
+    const tenantId = `cli-${Date.now().toString(36)}`;
+    const created = await cli('create', tenantId, '--manychat-key', stack.facts.demo.manychatApiKey);
+    const first = created.webhookSecret as string;
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await webhook(tenantId, first, 'hello')).status).toBe(200);
+    expect((await cli('list')).tenants).toEqual(expect.arrayContaining([expect.objectContaining({ tenantId, status: 'active' })]));
+
+    // A 3-second window: both secrets work in it, only the new one after it.
+    const rotated = await cli('rotate', tenantId, '--secret', 'webhook', '--overlap-minutes', '0.05');
+    const second = rotated.value as string;
+    expect((await webhook(tenantId, first, 'still the old secret')).status).toBe(200);
+    expect((await webhook(tenantId, second, 'already the new secret')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await webhook(tenantId, first, 'old secret after the window')).status).toBe(401);
+    expect((await webhook(tenantId, second, 'new secret after the window')).status).toBe(200);
+
+    await cli('suspend', tenantId);
+    const session = RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
+    const turnsBefore = await session.one((r) => r.zcard(`t:${tenantId}:turns`));
+    const paused = await webhook(tenantId, second, 'are you there?');
+    expect(paused.headers.get('x-tenant-suspended')).toBe('1');
+    expect(await session.one((r) => r.zcard(`t:${tenantId}:turns`))).toBe(turnsBefore);
+
+    const deleted = await cli('delete', tenantId);
+    expect(deleted).toMatchObject({ remaining: 0 });
+    expect(await scanPrefix(session, `t:${tenantId}:`)).toEqual([]);
+    expect((await webhook(tenantId, second, 'after delete')).status).toBe(401);
+  }, 60_000);
+
+  it('a wrong operator secret is refused, and says so', async () => {
+    await expect(runTenantCli(['list', '--url', stack.facts.workerUrl!, '--operator-secret', 'wrong'], () => {})).rejects.toThrow(/401 wrong operator secret/);
+  });
+});
