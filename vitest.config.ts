@@ -21,13 +21,19 @@ export default defineConfig({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               // The Worker under test talks to the same stand-ins the global setup started.
-              bindings: { ...inject('workerEnv'), REDIS_URL_FOR_TESTS: inject('redisUrl') },
+              bindings: {
+                ...inject('workerEnv'),
+                REDIS_URL_FOR_TESTS: inject('redisUrl'),
+                // The property tests' seed and run count (test/property/fuzz-run.ts); empty: the defaults.
+                FUZZ_SEED: process.env.FUZZ_SEED ?? '',
+                FUZZ_SCALE: process.env.FUZZ_SCALE ?? '',
+              },
             },
           })),
         ],
         test: {
           name: 'workers',
-          include: ['core/**/*.test.ts', 'src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts'],
+          include: ['core/**/*.test.ts', 'src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts', 'test/property/**/*.test.ts'],
           testTimeout: 30_000,
         },
       },

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { ContactIdSchema } from './storage/keys.js';
 import { TenantIdSchema } from './tenant/tenant-id.js';
 
 /** One inbound delivery from any channel, after ingress validation. */
 export const InboundMessageSchema = z.object({
   tenantId: TenantIdSchema,
   channel: z.enum(['manychat', 'messenger']),
-  contactId: z.string(),
+  contactId: ContactIdSchema,
   /** Identifies the delivery: retries and concurrent duplicates share it. */
   messageKey: z.string(),
   text: z.string().optional(),

@@ -16,15 +16,28 @@ export function assertSafeId(kind: string, value: string): string {
   return value;
 }
 
+/** Longest a contact id may be in a key, escaped. */
+const MAX_ENCODED_CONTACT_ID = 300;
+
 /**
  * A contact id in a key: escaped, never cut (ingress bounds contact ids; a cut would let two ids
  * share a key). Message keys never appear in keys as they are: see `deliveryKeyDigest`.
  */
 function encodePart(value: string): string {
   const encoded = encodeURIComponent(value);
-  if (encoded.length > 300) throw new Error('contact id is too long to be part of a key');
+  if (encoded.length > MAX_ENCODED_CONTACT_ID) throw new Error('contact id is too long to be part of a key');
   return encoded;
 }
+
+/**
+ * A contact id that can be part of a key, checked where it comes in (a signed job carries one
+ * QStash will retry for ever if it is answered 5xx): non-empty, well-formed, at most 300
+ * characters once escaped.
+ */
+export const ContactIdSchema = z
+  .string()
+  .min(1)
+  .refine((v) => v.isWellFormed() && encodeURIComponent(v).length <= MAX_ENCODED_CONTACT_ID, `a contact id of at most ${MAX_ENCODED_CONTACT_ID} characters once URL-escaped`);
 
 /** Digest of what a digest-named key stands for: 64 hex characters. */
 const DIGEST = /^[0-9a-f]{64}$/;
