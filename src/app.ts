@@ -9,6 +9,7 @@ import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.j
 import { SecretKeyError } from '../core/security/secret-box.js';
 import type { AppContext, Services } from './http/app-context.js';
 import { jsonError, safeErrorText } from './http/errors.js';
+import { isStorageFailure } from './http/storage-failure.js';
 import { healthRoute } from './routes/health.js';
 import { provideServices } from './http/middleware/services.js';
 import { selectModel } from './models/select-model.js';
@@ -68,6 +69,13 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
+    // Redis not answering is an outage to wait out, not a bug: QStash retries a 503 (honouring
+    // Retry-After), a caller is told to try again.
+    if (isStorageFailure(err)) {
+      console.warn(`storage unavailable: ${err.name}`);
+      c.header('Retry-After', '30');
+      return jsonError(c, 503, 'storage is unavailable; retry later');
+    }
     // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
     if (err instanceof SecretKeyError) {
       console.error(`tenant secrets cannot be opened: ${err.message}`);

@@ -92,3 +92,16 @@ describe('a Redis outage', () => {
     expect(((await res.json()) as { redis: { ok: boolean } }).redis.ok).toBe(false);
   });
 });
+
+describe('QStash deliveries during an outage', () => {
+  it('an outbox delivery or a finish-turn job that meets a dead Redis is a 503 with Retry-After (QStash retries), never a 500', async () => {
+    const { signQStashDelivery } = await import('../support/qstash-signature.js');
+    const { DELIVERY_PATH } = await import('../../outbox/publisher.js');
+    const body = JSON.stringify({ tenantId: 'some-tenant', turnId: 'turn_x' });
+    const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}${DELIVERY_PATH}`;
+    const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body });
+    const res = await appWithRedis(true, [])(new Request(`http://worker.test${DELIVERY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body }));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('30');
+  });
+});
