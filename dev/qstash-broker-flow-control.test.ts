@@ -47,6 +47,8 @@ async function publishMany(path: string, n: number, flowControl?: { key: string;
   const batch = Array.from({ length: n }, (_, i) => ({ url: base + path, body: { i }, ...(flowControl ? { flowControl: flowControl as never } : {}) }));
   const ids = (await client.batchJSON(batch)).map((r) => (r as { messageId: string }).messageId);
   await until(() => (done.get(path) ?? 0) >= n, `${n} deliveries to ${path}`, 10_000);
+  // The destination answered; the broker records an attempt once it has read that answer.
+  await until(() => ids.every((id) => broker.message(id)?.state === 'DELIVERED'), `${n} messages recorded as delivered`, 10_000);
   return ids;
 }
 

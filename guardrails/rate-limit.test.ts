@@ -17,7 +17,7 @@ describe('checkRateLimit (against the real Redis, through the Upstash REST bridg
     const tenantId = uniqueId('trl');
     const s = session();
     const result = await checkRateLimit(s, tenantId, '42', limits());
-    expect(result).toEqual({ ok: true });
+    expect(result).toEqual({ ok: true, alongside: [] });
     expect(s.roundTrips).toBe(1);
     // Its keys live under the tenant's prefix and expire.
     const keys = await session().one((r) => r.keys(`${tenantKeys(tenantId).rateLimitPrefix}:*`));
@@ -89,7 +89,7 @@ describe('checkRateLimit: duplicates of a delivery', () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ contactPerMinute: 2 });
     const s = session();
-    expect(await checkRateLimit(s, tenantId, '5', settings, { deliveryKey: 'k:m1' })).toEqual({ ok: true });
+    expect(await checkRateLimit(s, tenantId, '5', settings, { deliveryKey: 'k:m1' })).toEqual({ ok: true, alongside: [] });
     expect(s.roundTrips).toBe(1);
     for (let i = 0; i < 5; i++) expect((await checkRateLimit(session(), tenantId, '5', settings, { deliveryKey: 'k:m1' })).ok).toBe(true);
     // The duplicates gave their tokens back: one more new message fits, the next does not.
