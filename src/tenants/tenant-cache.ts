@@ -28,6 +28,11 @@ export function cachedTenant(tenantId: string): CachedTenant | null {
   return cache.get(tenantId) ?? null;
 }
 
+/** The tenant is gone (deleted): an isolate must not answer for it from memory. */
+export function forgetTenant(tenantId: string): void {
+  cache.delete(tenantId);
+}
+
 /** For tests: forget everything (a fresh isolate). */
 export function forgetTenants(): void {
   cache.clear();

@@ -170,4 +170,19 @@ describe('duplicates and round trips', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('x-duplicate-of')).toBeNull();
   });
+
+  it('a suspended tenant the isolate remembers is read again: deleted since → 401, not the suspended reply', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const app = appWith(brochure());
+    const { setTenantStatus, deleteTenant } = await import('../../src/tenants/provisioning.js');
+    await setTenantStatus(session(), tenantId, 'suspended');
+    const paused = await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'hi' });
+    expect(paused.headers.get('x-tenant-suspended')).toBe('1');
+    await deleteTenant(session(), tenantId);
+    const gone = await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'hi again' });
+    expect(gone.status).toBe(401);
+    expect(gone.headers.get('x-tenant-suspended')).toBeNull();
+    // And the isolate forgot it: the next request is refused the same way.
+    expect((await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'third' })).status).toBe(401);
+  });
 });

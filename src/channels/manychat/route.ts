@@ -3,13 +3,12 @@ import type { InboundMessage } from '../../../core/inbound-message.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
-import { loadTenantFresh, storageUnavailable } from '../../http/middleware/tenant.js';
-import type { AppContext } from '../../http/app-context.js';
+import { storageUnavailable } from '../../http/middleware/tenant.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
 import { manyChatMessageKey } from './message-key.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
-import { runManyChatTurn } from './run-manychat-turn.js';
+import { currentTenant, runManyChatTurn } from './run-manychat-turn.js';
 import { isStorageFailure } from '../../http/storage-failure.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
@@ -23,10 +22,11 @@ export function manyChatRoutes() {
   app.post('/:tenant', limitBody(MANYCHAT_BODY_LIMIT), authenticateManyChatWebhook(), async (c) => {
     const auth = c.get('auth');
     const webhook = c.get('webhook');
-    // A suspension the isolate remembers may have been lifted since: read the tenant again to be sure.
-    if (c.get('tenant').meta.status === 'suspended' && c.get('tenantFromCache')) {
-      const fresh = await loadTenantFresh(c as unknown as Context<AppContext>, c.get('tenant').config.tenantId);
-      if (fresh.kind === 'found') c.set('tenant', fresh.tenant);
+    // A suspension the isolate remembers may have been lifted since (or the tenant deleted, or its
+    // secret rotated): read the tenant again and authenticate against it before answering.
+    if (c.get('tenant').meta.status === 'suspended' && c.get('tenantFromCache') && !c.get('storageDown')) {
+      const current = await currentTenant(c);
+      if (!current.ok) return current.response;
     }
     const { config, meta } = c.get('tenant');
     if (meta.status === 'suspended') {

@@ -48,7 +48,7 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
 }
 
 /** The tenant as stored now, with the request authenticated against it (its secrets may have rotated). */
-async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: true; config: TenantConfig } | { ok: false; response: Response }> {
+export async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: true; config: TenantConfig } | { ok: false; response: Response }> {
   const base = c as unknown as Context<AppContext>;
   const fresh = await loadTenantFresh(base, c.get('tenant').config.tenantId);
   const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);

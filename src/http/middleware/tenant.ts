@@ -3,7 +3,7 @@ import { verifyHashedSecret, type HashedSecret } from '../../../core/security/ke
 import { SecretKeyError } from '../../../core/security/secret-box.js';
 import { isTenantId } from '../../../core/tenant/tenant-id.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
-import { cachedTenant, rememberTenant } from '../../tenants/tenant-cache.js';
+import { cachedTenant, forgetTenant, rememberTenant } from '../../tenants/tenant-cache.js';
 import { loadTenant } from '../../tenants/tenant-store.js';
 import type { AppContext, LoadedTenant } from '../app-context.js';
 import { jsonError } from '../errors.js';
@@ -42,7 +42,10 @@ export async function loadTenantFresh(c: Context<AppContext>, tenantId: string):
     const known = cachedTenant(tenantId);
     return { kind: 'storage-down', tenantId, cached: known?.tenant ?? null, ...(known ? { rev: known.rev } : {}) };
   }
-  if (!loaded.found) return { kind: 'unknown', tenantId };
+  if (!loaded.found) {
+    forgetTenant(tenantId);
+    return { kind: 'unknown', tenantId };
+  }
   if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
   const tenant = { config: loaded.config, secrets: loaded.secrets, meta: loaded.meta };
   rememberTenant(tenant, loaded.rev);
