@@ -20,7 +20,7 @@ import { runGuardrails } from '../guardrails/pipeline.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { ModelStepRecord } from '../core/turn-record.js';
 import { parseTenantConfig, type TenantConfig } from '../core/tenant/tenant-config.js';
-import { buildInstructions } from '../src/turn/prompt.js';
+import { buildInstructions, systemTextOf } from '../src/turn/prompt.js';
 import { markAsData } from '../tools/data-marking.js';
 import { buildTurnTools } from '../tools/registry.js';
 import { envelope } from '../core/tool-envelope.js';
@@ -103,7 +103,7 @@ function buildTurns(config: TenantConfig, count: number): GuardrailInput[] {
   for (let i = 0; i < count; i++) {
     const staging = new TurnStaging(`turn_${i}`);
     const toolset = buildTurnTools({ config, inbound: { tenantId: 'bench', channel: 'manychat', contactId: '1', messageKey: 'k', contact: { fields: {} }, receivedAt: '' }, staging }, config.toolOrder);
-    const instructions = buildInstructions(config, toolset, newCanary());
+    const instructions = systemTextOf(buildInstructions(config, toolset), newCanary());
     const r = rand();
     let text: string;
     let replyText = pick(REPLIES);

@@ -40,6 +40,10 @@ export interface Summary {
   baseline: { noTool: ReplyStats; ours: ReplyStats; naive: ReplyStats; ratioOurs: number; ratioNaive: number };
   correctness: { cases: number; passed: number; failed: number; variants: number; variantsPassed: number; variantsFailed: number; failedNames: string[] };
   redisRoundTrips: { n: number; mean: number; max: number };
+  /** Per request after a tenant's first: the share of the prompt identical to its previous request's. */
+  promptReuse: { n: number; mean: number; p50: number; atLeast90: number };
+  /** Redis round trips before the model, per turn (the reply's path). */
+  beforeModel: { n: number; mean: number; oneOrFewer: number };
 }
 
 function stats(kind: KindStats['kind'], turns: TurnObservation[]): KindStats {
@@ -78,6 +82,8 @@ export function summarize(results: CaseResult[]): Summary {
   const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
   const overheads = productTurns.map((t) => t.overheadMs).filter((v): v is number => v !== null && Number.isFinite(v));
   const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);
+  const before = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
+  const reuse = product.flatMap((r) => r.promptReuse ?? []);
   return {
     kinds,
     turnsTotal: productTurns.filter((t) => !withoutModel(t)).length,
@@ -96,6 +102,8 @@ export function summarize(results: CaseResult[]): Summary {
       failedNames: results.filter((r) => !r.passed).map((r) => (r.repeat ? `${r.name}#${r.repeat + 1}` : r.name)),
     },
     redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
+    promptReuse: { n: reuse.length, mean: reuse.length ? reuse.reduce((a, b) => a + b, 0) / reuse.length : NaN, p50: percentile(reuse, 50), atLeast90: reuse.filter((x) => x >= 0.9).length },
+    beforeModel: { n: before.length, mean: before.length ? before.reduce((a, b) => a + b, 0) / before.length : NaN, oneOrFewer: before.filter((x) => x <= 1).length },
   };
 }
 
@@ -108,7 +116,8 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     '',
     `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
-    `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n})`,
+    `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant)`,
+    `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): mean ${Number.isFinite(s.promptReuse.mean) ? `${(s.promptReuse.mean * 100).toFixed(1)} %` : '–'}, p50 ${Number.isFinite(s.promptReuse.p50) ? `${(s.promptReuse.p50 * 100).toFixed(1)} %` : '–'}, ${s.promptReuse.atLeast90} of ${s.promptReuse.n} requests ≥ 90 %`,
     '',
     'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',
     table(

@@ -1,6 +1,7 @@
 import { turnForm, type EvalCase } from './case-format.js';
 import { setupCaseWorld, type CaseWorld, type EvalEnvironment } from './environment.js';
 import { caseInvariantFailures } from './invariants.js';
+import { promptReuseShares } from './prompt-reuse.js';
 import { runDecisionTurn } from './run-decision-turn.js';
 import { runWebhookTurn } from './run-webhook-turn.js';
 import { newCaseState, type RunCaseOptions, type TurnObservation, type Variant } from './turn-observation.js';
@@ -21,6 +22,8 @@ export interface CaseResult {
   turns: TurnObservation[];
   error?: string;
   ms: number;
+  /** Per model request after the tenant's first: the share of its prompt identical to the previous request's. */
+  promptReuse?: number[];
 }
 
 /**
@@ -44,5 +47,5 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
     return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
   }
   const failures = [...turns.flatMap((t) => t.failures.map((f) => `turn ${t.index + 1}: ${f}`)), ...caseInvariantFailures(turns)];
-  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started };
+  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
 }

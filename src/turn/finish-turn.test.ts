@@ -54,7 +54,7 @@ describe('finishTurn: the delayed job that guarantees a deferred turn finishes',
     const model = scriptedModel([brochure]);
     await finishTurn(stageDeps({ model }), config, job);
     const prompt = model.doGenerateCalls[0]!.prompt;
-    expect(prompt.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(prompt.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'system']);
     expect(JSON.stringify(prompt[2])).toContain('Hi! How can I help?');
   });
 

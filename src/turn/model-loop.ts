@@ -49,6 +49,8 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
         model: input.model,
         instructions: input.instructions,
         messages,
+        // Ours alone: history maps to user/assistant only; the one system message is the canary.
+        allowSystemInMessages: true,
         tools: input.toolset.tools,
         toolOrder: input.toolset.order,
         toolChoice: 'required',

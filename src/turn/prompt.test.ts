@@ -4,14 +4,14 @@ import { canaryLine } from '../../guardrails/canary.js';
 import { buildTurnTools } from '../../tools/registry.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { inboundFor, stageConfig } from '../../test/support/turn-stage.js';
-import { buildInstructions, buildMessages } from './prompt.js';
+import { buildInstructions, buildMessages, systemTextOf } from './prompt.js';
 
 const CANARY_A = 'sa-canary-0123456789abcdef';
 const CANARY_B = 'sa-canary-fedcba9876543210';
 
-function instructionsFor(config: TenantConfig, canary?: string): string {
+function instructionsFor(config: TenantConfig): string {
   const toolset = buildTurnTools({ config, inbound: inboundFor(config, 'hi'), staging: new TurnStaging('turn_p') }, config.toolOrder);
-  return buildInstructions(config, toolset, canary);
+  return buildInstructions(config, toolset);
 }
 
 /** `name [marking]` for every tool line, in the order they appear. */
@@ -22,7 +22,7 @@ function toolLines(instructions: string): string[] {
 describe('buildInstructions: what the model is told, in a cache-friendly order', () => {
   it('starts with the persona', () => {
     const config = stageConfig();
-    expect(instructionsFor(config, CANARY_A).startsWith(`${config.persona}\n`)).toBe(true);
+    expect(instructionsFor(config).startsWith(`${config.persona}\n`)).toBe(true);
   });
 
   it('lists every tool but reply in canonical order, each marked read or write with its gate words', () => {
@@ -49,7 +49,7 @@ describe('buildInstructions: what the model is told, in a cache-friendly order',
   it('does not depend on the order the tenant registered its tools in (byte-identical)', () => {
     const config = stageConfig();
     const reversed: TenantConfig = { ...config, tools: [...config.tools].reverse() };
-    expect(instructionsFor(reversed, CANARY_A)).toBe(instructionsFor(config, CANARY_A));
+    expect(instructionsFor(reversed)).toBe(instructionsFor(config));
   });
 
   it("puts a tool's guidance on the line right under it, and only under it", () => {
@@ -76,21 +76,35 @@ describe('buildInstructions: what the model is told, in a cache-friendly order',
   });
 });
 
-describe('buildInstructions: the canary goes last', () => {
-  it("the last line is the turn's canary line", () => {
-    const lines = instructionsFor(stageConfig(), CANARY_A).split('\n');
-    expect(lines.at(-1)).toBe(canaryLine(CANARY_A));
-    expect(lines.filter((l) => l.includes('sa-canary-'))).toHaveLength(1);
+describe('the canary: per turn, so after everything a later turn repeats', () => {
+  it('the instructions carry no canary: they are byte-identical from turn to turn', () => {
+    const config = stageConfig();
+    expect(instructionsFor(config)).not.toContain('sa-canary-');
+    expect(instructionsFor(config)).toBe(instructionsFor(config));
   });
 
-  it('everything before it is byte-identical whatever the canary (the cacheable prefix), and equals the canary-free text', () => {
+  it("the turn's canary is a system message after this message, the last of the messages", () => {
     const config = stageConfig();
-    const without = instructionsFor(config);
-    const a = instructionsFor(config, CANARY_A);
-    const b = instructionsFor(config, CANARY_B);
-    expect(a).toBe(`${without}\n\n${canaryLine(CANARY_A)}`);
-    expect(b).toBe(`${without}\n\n${canaryLine(CANARY_B)}`);
-    expect(without).not.toContain('sa-canary-');
+    const at = new Date().toISOString();
+    const history = [{ role: 'contact' as const, text: 'hi', at }, { role: 'agent' as const, text: 'Hello!', at }];
+    const a = buildMessages(inboundFor(config, 'and the timetable?'), history, CANARY_A);
+    const b = buildMessages(inboundFor(config, 'and the timetable?'), history, CANARY_B);
+    expect(a.at(-1)).toEqual({ role: 'system', content: canaryLine(CANARY_A) });
+    expect(a.slice(0, -1)).toEqual(buildMessages(inboundFor(config, 'and the timetable?'), history));
+    expect(a.slice(0, -1)).toEqual(b.slice(0, -1));
+    expect(a.filter((m) => JSON.stringify(m).includes('sa-canary-'))).toHaveLength(1);
+  });
+
+  it("a contact's next turn repeats this turn's prompt up to the canary", () => {
+    const config = stageConfig();
+    const at = new Date().toISOString();
+    const first = buildMessages(inboundFor(config, 'hi'), [], CANARY_A);
+    const second = buildMessages(inboundFor(config, 'and the timetable?'), [{ role: 'contact', text: 'hi', at }, { role: 'agent', text: 'Hello!', at }], CANARY_B);
+    expect(second.slice(0, first.length - 1)).toEqual(first.slice(0, -1));
+  });
+
+  it('the system text the leak guardrail reads is the instructions, then the canary line', () => {
+    expect(systemTextOf('persona\nrules', CANARY_A)).toBe(`persona\nrules\n\n${canaryLine(CANARY_A)}`);
   });
 });
 

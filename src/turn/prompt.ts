@@ -9,10 +9,11 @@ import { canaryLine } from '../../guardrails/canary.js';
 
 /**
  * The instructions for one turn: persona, then generic rules (the core carries no tool's name or
- * prose beyond `reply`), then each tool marked read or write in canonical order, then, when
- * given, the turn's leak canary (last, so the cacheable prefix stays byte-identical).
+ * prose beyond `reply`), then each tool marked read or write in canonical order. Nothing in them
+ * changes from turn to turn of a tenant (the turn's canary travels at the end of the messages),
+ * so a provider's prompt cache reuses the tool list and the instructions for every turn.
  */
-export function buildInstructions(config: TenantConfig, toolset: TurnToolset, canary?: string): string {
+export function buildInstructions(config: TenantConfig, toolset: TurnToolset): string {
   const toolLines = toolset.order
     .filter((name) => name !== 'reply')
     .map((name) => {
@@ -31,7 +32,6 @@ export function buildInstructions(config: TenantConfig, toolset: TurnToolset, ca
     '- End every turn by calling `reply` exactly once, after any other tool calls. Set `escalate` to true only when a human must take over. Set `confidence` honestly.',
     '',
     toolLines.length ? `Tools:\n${toolLines.join('\n')}` : 'You have no tools other than `reply`.',
-    ...(canary ? ['', canaryLine(canary)] : []),
   ].join('\n');
 }
 
@@ -40,8 +40,12 @@ function gateWords(d: ToolDeclaration): string {
   return gate === 'confirm' ? "; needs the contact's confirmation" : gate === 'approval' ? "; needs a team member's approval" : '';
 }
 
-/** Conversation so far plus this message; contact text is marked as data. */
-export function buildMessages(inbound: InboundMessage, history: HistoryEntry[]): ModelMessage[] {
+/**
+ * The conversation so far, this message, then (when given) the turn's leak canary as a system
+ * message of its own. Per-turn parts go last: the contact's next turn repeats this turn's prompt
+ * up to this message, so a prompt cache reuses the history too. Contact text is marked as data.
+ */
+export function buildMessages(inbound: InboundMessage, history: HistoryEntry[], canary?: string): ModelMessage[] {
   const messages: ModelMessage[] = history.map((h) =>
     h.role === 'contact'
       ? { role: 'user' as const, content: markAsData('contact message', h.text) }
@@ -49,5 +53,11 @@ export function buildMessages(inbound: InboundMessage, history: HistoryEntry[]):
   );
   const name = inbound.contact.name ? `\n${markAsData('contact name', inbound.contact.name)}` : '';
   messages.push({ role: 'user', content: `${markAsData('contact message', inbound.text ?? '')}${name}` });
+  if (canary) messages.push({ role: 'system', content: canaryLine(canary) });
   return messages;
+}
+
+/** All the system text a turn's model sees (the instructions, then the canary line): what the leak guardrail compares a reply with. */
+export function systemTextOf(instructions: string, canary: string): string {
+  return `${instructions}\n\n${canaryLine(canary)}`;
 }

@@ -82,7 +82,10 @@ describe('runTurn: the stages share one turn', () => {
     const seen: { input: GuardrailInput; committing: boolean }[] = [];
     const { record, model } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' }, seen)]);
     expect(seen[0]?.input.staged).toEqual(record.staged);
-    expect(seen[0]?.input.instructions).toBe((model.doGenerateCalls[0]!.prompt[0] as { content: string }).content);
+    // What the model saw as system text: the stable instructions first, the per-turn canary last.
+    const systemTexts = model.doGenerateCalls[0]!.prompt.filter((m) => m.role === 'system').map((m) => (m as { content: string }).content);
+    expect(systemTexts).toHaveLength(2);
+    expect(seen[0]?.input.instructions).toBe(systemTexts.join('\n\n'));
   });
 
   it('the turn is marked committing only after the guardrails ran (a webhook at its deadline then waits)', async () => {

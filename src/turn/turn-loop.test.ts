@@ -50,14 +50,17 @@ async function loopWith(script: ScriptedStep[], configure: (config: TenantConfig
 const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here it comes.') };
 
 describe('runTurnLoop: the loop stage', () => {
-  it('runs the model with the instructions it returns (canary planted, last) and the staged actions land in staging', async () => {
+  it('runs the model with the system text it returns (instructions first, the canary last of all) and the staged actions land in staging', async () => {
     const { result, model, staging } = await loopWith([brochure]);
     expect(result.loop).toMatchObject({ kind: 'reply', reply: { text: 'Here it comes.' } });
     expect(model.doGenerateCalls).toHaveLength(1);
-    expect(model.doGenerateCalls[0]!.prompt[0]).toEqual({ role: 'system', content: result.instructions });
+    const prompt = model.doGenerateCalls[0]!.prompt;
     const [canary] = plantedCanaries(result.instructions);
     expect(canary).toMatch(/^[0-9a-f]{16}$/);
-    expect(result.instructions.endsWith(canaryLine(`sa-canary-${canary}`))).toBe(true);
+    expect(prompt.at(-1)).toEqual({ role: 'system', content: canaryLine(`sa-canary-${canary}`) });
+    expect(prompt[0]!.role).toBe('system');
+    expect(`${prompt[0]!.content as string}\n\n${canaryLine(`sa-canary-${canary}`)}`).toBe(result.instructions);
+    expect(prompt[0]!.content).not.toContain('sa-canary-');
     expect(staging.actions.map((a) => [a.kind, a.args.flowName])).toEqual([['send_flow', 'brochure']]);
     expect(result.modelMs).toBeGreaterThanOrEqual(0);
   });
@@ -72,8 +75,8 @@ describe('runTurnLoop: the loop stage', () => {
     const at = new Date().toISOString();
     const { model } = await loopWith([brochure], undefined, { history: [{ role: 'contact', text: 'earlier', at }, { role: 'agent', text: 'earlier answer', at }] });
     const roles = model.doGenerateCalls[0]!.prompt.map((m) => m.role);
-    expect(roles).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt.at(-1))).toContain('brochure please');
+    expect(roles).toEqual(['system', 'user', 'assistant', 'user', 'system']);
+    expect(JSON.stringify(model.doGenerateCalls[0]!.prompt.at(-2))).toContain('brochure please');
   });
 
   it("passes OpenAI a safety identifier that is a hash of tenant and contact, never the contact id", async () => {

@@ -4,12 +4,12 @@ import { newCanary } from '../../guardrails/canary.js';
 import { buildTurnTools } from '../../tools/registry.js';
 import type { TurnStaging } from '../../tools/staging.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
-import { buildInstructions, buildMessages } from './prompt.js';
+import { buildInstructions, buildMessages, systemTextOf } from './prompt.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
 
 export interface TurnLoopResult {
   loop: LoopOutcome;
-  /** The instructions the model saw ('' when it was not called): the leak guardrail reads them. */
+  /** All the system text the model saw, instructions then canary line ('' when it was not called): the leak guardrail reads it. */
   instructions: string;
   modelMs: number;
 }
@@ -30,11 +30,13 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
   const started = performance.now();
   const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
   if (ctx.inHandoffUntil) return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
-  let instructions = '';
+  let systemText = '';
   try {
     const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
     notes.push(...toolset.refused);
-    instructions = buildInstructions(config, toolset, newCanary());
+    const instructions = buildInstructions(config, toolset);
+    const canary = newCanary();
+    systemText = systemTextOf(instructions, canary);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('turn deadline')), modelBudgetMs(ctx, performance.now()));
     try {
@@ -43,18 +45,18 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
       const loop = await runModelLoop({
         model: deps.model,
         instructions,
-        messages: buildMessages(inbound, ctx.history),
+        messages: buildMessages(inbound, ctx.history, canary),
         toolset,
         abortSignal: controller.signal,
         notes,
         providerOptions: { openai: { safetyIdentifier } },
       });
-      return done(loop, instructions);
+      return done(loop, systemText);
     } finally {
       clearTimeout(timer);
     }
   } catch (err) {
     const why = err instanceof ToolOrderError ? `configuration error: ${err.message}` : `turn failed before the model answered: ${err instanceof Error ? err.message : String(err)}`;
-    return done({ kind: 'error', why, aborted: false, steps: [] }, instructions);
+    return done({ kind: 'error', why, aborted: false, steps: [] }, systemText);
   }
 }

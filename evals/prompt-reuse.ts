@@ -1,0 +1,33 @@
+import { safetyIdentifierFor, type RecordedModelCall } from '../dev/model-sandbox.js';
+import type { CaseWorld, EvalEnvironment } from './environment.js';
+
+/**
+ * What a provider's prompt cache could reuse: for each model request of a tenant after its
+ * first, the share of the prompt (the tool list, then the messages, as sent) that is
+ * byte-identical, from the start, to the tenant's previous request. Measured on the request
+ * bodies the model sandbox recorded.
+ */
+export function promptText(body: Record<string, unknown> | null): string {
+  if (!body) return '';
+  // Tools are rendered ahead of the messages by the provider; both in the order they were sent.
+  return JSON.stringify([body.tools ?? [], body.messages ?? []]);
+}
+
+export function commonPrefixShare(previous: string, current: string): number {
+  if (!current.length) return 0;
+  const n = Math.min(previous.length, current.length);
+  let i = 0;
+  while (i < n && previous.charCodeAt(i) === current.charCodeAt(i)) i++;
+  return i / current.length;
+}
+
+/** One share per request of the case's tenant after its first (empty without recorded bodies). */
+export function promptReuseShares(env: EvalEnvironment, world: CaseWorld): number[] {
+  if (!env.model) return [];
+  const calls: RecordedModelCall[] = [...world.contacts.values()].flatMap((contactId) => env.model!.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contactId) }));
+  const prompts = calls
+    .filter((c) => c.request)
+    .sort((a, b) => a.seq - b.seq)
+    .map((c) => promptText(c.request as Record<string, unknown>));
+  return prompts.slice(1).map((p, i) => commonPrefixShare(prompts[i]!, p));
+}
