@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { turnInput } from '../test/support/guardrail-input.js';
 import { escalate, pass, veto, type Guardrail, type GuardrailResult } from './guardrail.js';
 import { runGuardrails } from './pipeline.js';
@@ -15,7 +15,18 @@ function bogus(name: string, result: unknown): Guardrail {
   return { name, check: () => result as GuardrailResult };
 }
 
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe('runGuardrails: only a unanimous pass passes', () => {
+  it('each verdict records how long its guardrail took', async () => {
+    const clock = vi.spyOn(performance, 'now');
+    clock.mockReturnValueOnce(1_000).mockReturnValueOnce(1_042);
+    const r = await runGuardrails([fixed('a', pass())], input, TIMEOUT_MS);
+    expect(r.verdicts[0]?.ms).toBe(42);
+  });
+
   it('every pass → pass, with one verdict per guardrail in their order', async () => {
     const r = await runGuardrails([fixed('a', pass('fine')), fixed('b', pass('also fine'))], input, TIMEOUT_MS);
     expect(r.outcome).toBe('pass');
@@ -109,8 +120,10 @@ describe('runGuardrails: a guardrail that misbehaves escalates (fail closed), ne
         return veto('late but in time');
       },
     };
-    const r = await runGuardrails([async], input, 2_000);
+    const r = await runGuardrails([async], input, 300);
     expect(r).toMatchObject({ outcome: 'veto', reason: 'async: late but in time' });
+    // The timer is cleared once the guardrail answers: the signal is not aborted later either.
+    await new Promise((resolve) => setTimeout(resolve, 400));
     expect(signal?.aborted).toBe(false);
   });
 });
