@@ -86,7 +86,7 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
     const config = testConfig({ manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } } });
     const c = ctx(config);
     const set = buildTurnTools(c);
-    const opts = { toolCallId: 'c1', messages: [] };
+    const opts = { toolCallId: 'c1', messages: [], context: {} };
     await set.tools.untag_contact!.execute!({ tag: 'newsletter' }, opts);
     await set.tools.tag_contact!.execute!({ tag: 'interested' }, { ...opts, toolCallId: 'c2' });
     expect(c.staging.actions.map((a) => [a.tool, a.effect, a.gate])).toEqual([
