@@ -22,6 +22,8 @@ export const SAFETY_CORE_TESTS = [
   'src/turn/commit-turn.test.ts',
   'src/approvals/**/*.test.ts',
   'outbox/**/*.test.ts',
+  // The delivery state machine against the ManyChat sandbox (already a Node test).
+  'test/node/outbox-deliver.test.ts',
 ];
 
 export default defineConfig({
