@@ -15,6 +15,7 @@ export const SAFETY_CORE_TESTS = [
   'core/tenant/tool-order.test.ts',
   'core/tenant/resource-gates.test.ts',
   'core/pinned-terms.test.ts',
+  'core/actions/**/*.test.ts',
   'tools/**/*.test.ts',
   'guardrails/**/*.test.ts',
   'src/turn/decide-turn.test.ts',

@@ -24,6 +24,12 @@ describe('result envelope recognition is strict', () => {
       expect(isToolEnvelope({ content: 'x', effects: [], status: 'staged', [key]: 'https://evil.example' }), key).toBe(false);
     }
   });
+  it('only own keys count: a content, effects or status inherited from a prototype does not make an envelope', () => {
+    const inheriting = (proto: object, own: object) => Object.assign(Object.create(proto) as object, own);
+    expect(isToolEnvelope(inheriting({ content: 'x' }, { a: 1, effects: [], status: 'ok' }))).toBe(false);
+    expect(isToolEnvelope(inheriting({ effects: [] }, { content: 'x', data: 1, status: 'ok' }))).toBe(false);
+    expect(isToolEnvelope(inheriting({ status: 'ok' }, { content: 'x', effects: [], zzz: 1 }))).toBe(false);
+  });
   it('recognises each of the four statuses', () => {
     for (const status of ['staged', 'ok', 'denied', 'error']) expect(isToolEnvelope({ content: '', effects: [], status })).toBe(true);
   });

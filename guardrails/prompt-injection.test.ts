@@ -91,6 +91,12 @@ describe('prompt-injection: rule 1, every staged action is supported by the cont
     expect((await judge({ text: 'yes', history, staged: [act.flow('brochure')] })).outcome).toBe('escalate');
   });
 
+  it('a "yes" with no agent message in the history supports nothing (and does not throw)', async () => {
+    const history = [{ role: 'contact' as const, text: 'send me the brochure', at: '2026-11-29T11:59:00Z' }];
+    expect((await judge({ text: 'yes', history, staged: [act.flow('brochure')] })).outcome).toBe('escalate');
+    expect((await judge({ text: 'yes', history: [], staged: [act.flow('brochure')] })).outcome).toBe('escalate');
+  });
+
   it.each(['👍', '✅', 'sí', 'sí, claro', 'si', 'claro', 'oui', 'ok 👍'])('"%s" accepts the agent\'s offer', async (text) => {
     const history = [{ role: 'agent' as const, text: 'Would you like our price brochure?', at: '2026-11-29T11:59:01Z' }];
     const v = await judge({ text, history, staged: [act.flow('brochure')] });

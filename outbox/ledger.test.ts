@@ -60,7 +60,7 @@ describe('ledger transitions', () => {
     const r = ref();
     await claimAction(r, 'a1', at);
     await claimAction(r, 'a2', at);
-    expect(await markUnknown(r, 'a1', at, 'no answer', letter(r, 'a1', 'unknown', 'no answer'))).toMatchObject({ applied: true, row: { state: 'unknown' } });
+    expect(await markUnknown(r, 'a1', at, 'no answer', letter(r, 'a1', 'unknown', 'no answer'))).toMatchObject({ applied: true, row: { state: 'unknown', detail: 'no answer' } });
     expect(await markDead(r, 'a2', at, 'HTTP 400: nope', letter(r, 'a2', 'dead', 'HTTP 400: nope'))).toMatchObject({ applied: true, row: { state: 'dead', detail: 'HTTP 400: nope' } });
     // A second unknown changes nothing and lists nothing twice.
     expect(await markUnknown(r, 'a1', at, 'again', letter(r, 'a1', 'unknown', 'again'))).toMatchObject({ applied: false });
@@ -203,6 +203,13 @@ describe('ledger transitions: every edge of the state machine', () => {
       ['a2', { state: 'dead', at: at.toISOString(), attempts: 0, detail: 'bad' }],
     ]);
     expect((await readLedger(ref())).size).toBe(0);
+  });
+});
+
+describe('leaseKey', () => {
+  it('is the outbox entry\'s key with :lease, under the tenant prefix (the fence\'s default)', () => {
+    expect(leaseKey('tl1', 'turn_x')).toBe(`${tenantKeys('tl1').outbox('turn_x')}:lease`);
+    expect(leaseKey('tl1', 'turn_x')).toMatch(/^t:tl1:.*turn_x:lease$/);
   });
 });
 
