@@ -47,6 +47,8 @@ export default {
   concurrency: 2,
   timeoutMS: 5_000,
   tempDirName: '.stryker-tmp',
+  // Not copied into the sandbox: other runs' sandboxes and reports, the stand-ins' local state.
+  ignorePatterns: ['.stryker-tmp', 'reports', '.local', '.wrangler', 'evals/reports'],
   cleanTempDir: true,
   ignoreStatic: true,
   reporters: ['clear-text', 'progress', 'html', 'json'],
