@@ -56,6 +56,19 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
     expect(await session.one((c) => c.zscore(keys.turnLog, r.turnId)).then(Number)).toBe(Date.parse(r.startedAt));
   });
 
+  it('the turn log keeps the newest 1000 turns', async () => {
+    const log = tenantKeys(`${tenantId}log`).turnLog;
+    const old = Array.from({ length: 1000 }, (_, i) => ({ score: i + 1, member: `turn_old${i}` }));
+    await session.one((c) => c.zadd(log, old[0]!, ...old.slice(1)));
+    const r = { ...record(), tenantId: `${tenantId}log` };
+    await writeTurnCommit(session, input(r));
+    expect(await session.one((c) => c.zcard(log))).toBe(1000);
+    expect(await session.one((c) => c.zscore(log, 'turn_old0'))).toBeNull();
+    expect(await session.one((c) => c.zscore(log, r.turnId))).not.toBeNull();
+    const more = await session.one((c) => c.keys(`t:${tenantId}log:*`));
+    if (more.length) await session.one((c) => c.del(...more));
+  });
+
   it('a second commit of the same turn writes nothing and says so', async () => {
     const r = record();
     expect(await writeTurnCommit(session, input(r))).toBe(true);
