@@ -8,6 +8,7 @@ import { manifestDrift } from '../../tools/registry.js';
 import { saveTenant } from '../tenants/tenant-store.js';
 import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.js';
 import { deleteContactData } from '../tenants/contact-deletion.js';
+import { registerTurnRecordRoutes } from './turn-records.js';
 
 /** Who acts through this API: whoever holds the tenant's admin secret. */
 const ADMIN = 'admin';
@@ -18,6 +19,8 @@ export const CONFIG_BODY_LIMIT = 256 * 1024;
 export function tenantApiRoutes() {
   const app = new Hono<TenantContext>();
   app.use('/:tenant/*', requireAdminSecret());
+
+  registerTurnRecordRoutes(app);
 
   app.get('/:tenant/config', (c) => c.json(c.get('tenant').config));
 
