@@ -145,6 +145,8 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     SECRETS_ENCRYPTION_KEYS: DEV_SECRETS_ENCRYPTION_KEYS,
     SECRETS_HASH_KEY: DEV_SECRETS_HASH_KEY,
     OPERATOR_SECRET: DEV_OPERATOR_SECRET,
+    // The local stack's fixed secrets and the offline rule model are allowed here, and only here.
+    ENVIRONMENT: 'local',
     OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? '',
     ...(process.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL } : {}),
     ...(process.env.OPENAI_API_MODE ? { OPENAI_API_MODE: process.env.OPENAI_API_MODE } : {}),
