@@ -27,7 +27,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   faq: 'Question/answer entries the search_faq tool reads.',
   tools: 'Tool instances: a built-in kind under the tenant\'s own name, each declared in `manifest`.',
   manifest: 'Per tool: effect (read | write | destructive), confirm, approval, guidance, resources, answers_directly, undo.',
-  toolOrder: 'The order tools are offered to the model; must contain "<unlisted-tools>" exactly once. Absent: lexicographic.',
+  toolOrder: 'The order tools are offered to the model; must contain `"<unlisted-tools>"` exactly once. Absent: lexicographic.',
   thresholds: 'minConfidence (below it the turn escalates) and guardrailTimeoutMs (per guardrail).',
   handoff: 'Escalation: the tag added (must be a configured tag), the reply, and how long the model stays silent.',
   historyTurns: 'Conversation turns kept per contact and shown to the model.',
