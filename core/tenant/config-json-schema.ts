@@ -21,6 +21,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   retentionDays: "How long a contact's words are kept (turn records, history, outbox entries, pending rows).",
   holdingReply: 'Sent at the deadline while a turn is still running (empty: an empty Dynamic Block).',
   asyncDeadlineMs: 'How long a deferred turn may keep running after it arrived.',
+  hedging: 'Hedged model calls: a call not answered after afterMs is sent again and the first answer wins; maxPerMinute caps the extra calls.',
   flows: 'ManyChat flows the agent may send: name, namespace (`ns`, from the flow\'s URL), description, keywords.',
   tags: 'ManyChat tags the agent may add or remove.',
   fields: 'ManyChat custom fields the agent may set; `choices` makes a choice field.',
