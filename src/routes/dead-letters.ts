@@ -61,7 +61,16 @@ export function deadLetterRoutes() {
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
     const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });
-    return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
+    const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
+    // The answer says what became of the re-driven action: done (200), still on its way (202:
+    // QStash retries it), or dead / unknown again (502, with ManyChat's words) — never "ok" for
+    // an action that died again.
+    const action = delivery.actions.find((a) => a.id === parsed.value.actionId);
+    if (action && (action.state === 'dead' || action.state === 'unknown')) {
+      return c.json({ ...redriven, ok: false, state: action.state, error: `action "${action.id}" was re-driven and is ${action.state} again${action.detail ? `: ${action.detail}` : ''}`, delivery: summary }, 502);
+    }
+    if (action?.state === 'done') return c.json({ ...redriven, state: 'done', delivery: summary });
+    return c.json({ ...redriven, state: action?.state ?? redriven.state, delivery: summary }, 202);
   });
   return app;
 }

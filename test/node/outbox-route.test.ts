@@ -184,4 +184,23 @@ describe('dead-letter API', () => {
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
     expect((await redrive({ turnId })).status).toBe(400);
   });
+
+  it('a re-drive whose action dies again answers 502 ok: false with ManyChat\'s words, not ok: true', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const actionId = `${turnId}.a1`;
+    // A tag ManyChat does not have: every attempt is refused with a 4xx, so the action is dead.
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } })]));
+    expect((await signed(JSON.stringify({ tenantId, turnId }))).status).toBe(200);
+    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { actionId: string; state: string }[] };
+    expect(listed.deadLetters.find((l) => l.actionId === actionId)?.state).toBe('dead');
+
+    const res = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ turnId, actionId }) }, env);
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { ok: boolean; state: string; error: string };
+    expect(body.ok).toBe(false);
+    expect(body.state).toBe('dead');
+    expect(body.error).toContain(actionId);
+    expect(body.error).toContain('no_such_tag');
+  });
 });
