@@ -18,6 +18,11 @@ export const OutboxEntrySchema = z.object({
   attempts: z.number().int().min(0),
   /** The tenant's retention when committed: its ledger and dead letters expire with it. */
   retentionDays: z.number().int().min(1).optional(),
+  /**
+   * The turn that staged these actions, when the entry is not that turn's own (a contact's Yes, a
+   * tenant's approval, an expiry notice: the entry is named by the pinned row). Dead letters name it.
+   */
+  stagedByTurnId: z.string().optional(),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
@@ -42,7 +47,7 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
  * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
  * tenant's approval, a notice): pending, never attempted, its actions in the order given.
  */
-export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number }): OutboxEntry {
+export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number; stagedByTurnId?: string }): OutboxEntry {
   return {
     turnId: input.entryId,
     tenantId: input.tenantId,
@@ -53,5 +58,6 @@ export function buildOutboxEntry(input: { entryId: string; tenantId: string; cha
     createdAt: input.now.toISOString(),
     attempts: 0,
     ...(input.retentionDays ? { retentionDays: input.retentionDays } : {}),
+    ...(input.stagedByTurnId && input.stagedByTurnId !== input.entryId ? { stagedByTurnId: input.stagedByTurnId } : {}),
   };
 }

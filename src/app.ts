@@ -23,6 +23,7 @@ import { operatorRoutes } from './routes/operator.js';
 import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
+import { ModelUnavailableError } from './models/model-availability.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -75,6 +76,11 @@ export function createApp(override?: ServiceOverrides) {
       console.warn(`storage unavailable: ${err.name}`);
       c.header('Retry-After', '30');
       return jsonError(c, 503, 'storage is unavailable; retry later');
+    }
+    // A deployed Worker with no model key: loud, named, and no silent offline answers.
+    if (err instanceof ModelUnavailableError) {
+      console.error(err.message);
+      return jsonError(c, 503, err.message);
     }
     // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
     if (err instanceof SecretKeyError) {
