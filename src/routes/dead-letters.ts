@@ -60,7 +60,7 @@ export function deadLetterRoutes() {
     await appendAudit(session, tenantId, { actor: 'admin', action: 'dead-letter.redriven', detail: `${parsed.value.turnId}/${parsed.value.actionId}${parsed.value.sendAnyway ? ' (send anyway)' : ''}` });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
     return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
   });
   return app;
