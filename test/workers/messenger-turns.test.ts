@@ -27,6 +27,19 @@ describe('a Messenger message runs the shared turn; its reply goes through the o
     expect(sent.map((m) => [m.status, m.body.messaging_type, textOf(m)])).toEqual([[200, 'RESPONSE', 'You said: hello there']]);
   });
 
+  it('a tenant that wants it shows typing_on while the turn runs (directly, before the reply); others do not', async () => {
+    const t = await seedMessengerTenant({ messenger: { typingIndicator: true } });
+    const quiet = await seedMessengerTenant();
+    const [psid, other] = [await newPsid(t), await newPsid(quiet)];
+    const app = appWith(echoModel());
+    await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_t`, 'hi', Date.now())]));
+    await postMessenger(app, quiet, webhookBody(quiet, [textItem(quiet, other, `m_${other}_t`, 'hi', Date.now())]));
+    await app.settle();
+    for (const tenant of [t, quiet]) await deliverMessenger(tenant, (await turnIds(tenant.tenantId))[0]!);
+    expect((await sentTo(psid)).map((m) => m.body.sender_action ?? textOf(m))).toEqual(['typing_on', 'You said: hi']);
+    expect((await sentTo(other)).map((m) => m.body.sender_action ?? textOf(m))).toEqual(['You said: hi']);
+  });
+
   it('echoes, deliveries and reads are ignored: no turn', async () => {
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);

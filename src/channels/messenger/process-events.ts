@@ -1,5 +1,4 @@
-import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
-import type { Services } from '../../http/app-context.js';
+import type { LoadedTenant, Services } from '../../http/app-context.js';
 import { answerMessengerPress } from './answer-press.js';
 import type { MessengerEvent } from './read-events.js';
 import { runMessengerTurn } from './run-messenger-turn.js';
@@ -10,7 +9,8 @@ import { runMessengerTurn } from './run-messenger-turn.js';
  * is queued after), different contacts side by side. A failure is logged per contact (ids only)
  * and never stops the others; a claimed turn that did not commit is finished by the cron.
  */
-export async function processMessengerEvents(services: Services, config: TenantConfig, events: MessengerEvent[]): Promise<void> {
+export async function processMessengerEvents(services: Services, tenant: Pick<LoadedTenant, 'config' | 'secrets'>, events: MessengerEvent[]): Promise<void> {
+  const { config, secrets } = tenant;
   const byContact = new Map<string, Exclude<MessengerEvent, { kind: 'ignored' }>[]>();
   for (const e of events) {
     if (e.kind === 'ignored') continue;
@@ -22,7 +22,7 @@ export async function processMessengerEvents(services: Services, config: TenantC
       for (const e of contactEvents) {
         try {
           if (e.kind === 'message') {
-            const outcome = await runMessengerTurn(services, config, e.inbound);
+            const outcome = await runMessengerTurn(services, config, secrets, e.inbound);
             if (outcome.kind === 'rate-limited') console.warn(`Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit was not answered`);
           } else {
             const outcome = await answerMessengerPress(services, config, e);

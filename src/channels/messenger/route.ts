@@ -91,7 +91,7 @@ export function messengerRoutes() {
       return c.json({ received: counts, processed: false });
     }
     if (lookup.kind === 'storage-down') return keepThroughOutage(c, tenant, events, counts);
-    waitUntilOf(c)(processMessengerEvents(c.get('services'), tenant.config, events));
+    waitUntilOf(c)(processMessengerEvents(c.get('services'), tenant, events));
     return c.json({ received: counts });
   });
   return app;
