@@ -71,6 +71,9 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
     modelCalls = env.model.calls({ safetyIdentifier: sid, since: state.cursors.get(sid) ?? 0 });
     if (modelCalls.length) state.cursors.set(sid, lastSeq(modelCalls));
   }
+  // A hedge overlaps the call it races: model time and call counts are the primaries' (as for ManyChat turns).
+  const hedgeCalls = modelCalls.filter((m) => m.hedge);
+  modelCalls = modelCalls.filter((m) => !m.hedge);
   const last = modelCalls[modelCalls.length - 1];
   const observed: Observed = {
     // The webhook names no turn (it answers before the turn runs): the claim does.
@@ -114,7 +117,8 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
     replyLatencyMs,
     modelMs,
     overheadMs: null,
-    modelDetail: modelCalls.map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs })),
+    modelDetail: [...modelCalls, ...hedgeCalls].map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs, hedge: m.hedge })),
+    hedgeCalls: hedgeCalls.length,
     scripted,
     record: record ? { timings: record.timings, redisRoundTrips: record.redisRoundTrips, modelId: record.modelId, deferred: record.deferred } : null,
     outbox,
