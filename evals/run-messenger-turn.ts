@@ -45,7 +45,9 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
   const sid = safetyIdentifierFor(world.tenantId, contactId);
   const exp: Expectation = env.live ? (turn.liveExpect ?? { ...(turn.expect.status !== undefined ? { status: turn.expect.status } : {}) }) : turn.expect;
   for (const fault of turn.faults) env.stack.manychat.injectFault({ ...fault, pageId: world.pageId });
-  const scripted = scriptModel(env, world, turn, index, opts, sid);
+  // No webhook deadline on Messenger (answered at once): the turn's budget is the background one.
+  const budgetWorld: CaseWorld = { ...world, config: { ...world.config, deadlineMs: world.config.asyncDeadlineMs } };
+  const scripted = scriptModel(env, budgetWorld, turn, index, opts, sid);
   const cursor = manyChatCursor(env, world);
 
   const mid = typeof turn.messageKey === 'string' ? turn.messageKey : `m_ev-${index}-${randomBytes(6).toString('hex')}`;
@@ -93,7 +95,7 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
     modelCalls: env.model ? modelCalls.length : (record?.steps.length ?? 0),
     lastPrompt: last?.request ? JSON.stringify(last.request.messages ?? null) : null,
   };
-  const failures = judge(exp, observed, scripted, world);
+  const failures = judge(exp, observed, scripted, budgetWorld);
   const wants200 = exp.statuses ? exp.statuses.every((s) => s === 200) : (exp.status ?? 200) === 200;
   if (wants200 && !turnId) failures.unshift(`no turn claimed mid ${mid}`);
   else if (wants200 && !record) failures.unshift(`no turn record t:${world.tenantId}:turn:${turnId}`);
