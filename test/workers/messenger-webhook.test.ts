@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { signHubBody } from '../../src/channels/messenger/hub-signature.js';
 import { scriptedModel } from '../support/scripted-model.js';
-import { seedTenant } from '../support/workers-env.js';
+import { seedTenant, session, testSecretKeys } from '../support/workers-env.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { appWith } from './turn-helpers.js';
 import { newPsid, postMessenger, seedMessengerTenant, textItem, turnIds, webhookBody, type MessengerTenant } from './messenger-helpers.js';
 
@@ -112,5 +114,25 @@ describe('POST /v1/messenger/:tenant — X-Hub-Signature-256 over the raw bytes'
     expect(JSON.stringify(await bad.json())).toContain('object');
     const notJson = await postMessenger(app, t, '{"object": "page",');
     expect(notJson.status).toBe(400);
+  });
+});
+
+describe('the app secret is read fresh on every webhook', () => {
+  it('a rotated app secret counts from the next request: the old one is refused, the new one accepted', async () => {
+    const t = await seedMessengerTenant();
+    const psid = await newPsid(t);
+    const a = appWith(scriptedModel([{ reply: { text: 'Hi!', escalate: false, confidence: 0.9, reason: 'r' } }]));
+    const body = webhookBody(t, [textItem(t, psid, `m_${psid}_rot`, 'hello', Date.now())]);
+    // The isolate has seen the tenant (and would remember it).
+    expect((await postMessenger(a, t, webhookBody(t, [{ sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), read: { watermark: 1 } }]))).status).toBe(200);
+    const rotated = `${t.appSecret}-rotated`;
+    const saved = await saveTenant(session(), { ...demoTenantConfig(t.tenantId), tenantId: t.tenantId }, {
+      plain: { webhookSecret: `secret-${t.tenantId}`, manychatApiKey: '1:unused', messengerAppSecret: rotated, messengerPageAccessToken: t.pageToken, messengerVerifyToken: t.verifyToken },
+      keys: await testSecretKeys(),
+    });
+    expect(saved.ok).toBe(true);
+    expect((await postMessenger(a, t, body)).status).toBe(401);
+    expect((await postMessenger(a, t, body, { signWith: rotated })).status).toBe(200);
+    await a.settle();
   });
 });

@@ -52,7 +52,9 @@ export function messengerRoutes() {
   });
 
   app.post('/:tenant', limitBody(MESSENGER_BODY_LIMIT), async (c) => {
-    const lookup = await lookupTenantFromPath(c, { fromCache: true });
+    // Read fresh (one round trip; Meta is answered at once anyway), so a rotated app secret or a
+    // suspension counts from the next request; the isolate's copy serves only while Redis is down.
+    const lookup = await lookupTenantFromPath(c);
     if (lookup.kind === 'storage-down' && !lookup.cached) return storageUnavailable(c);
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const signature = parseHubSignature(c.req.header(HUB_SIGNATURE_HEADER));
