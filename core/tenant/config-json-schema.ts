@@ -33,6 +33,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   handoff: 'Escalation: the tag added (must be a configured tag), the reply, and how long the model stays silent.',
   historyTurns: 'Conversation turns kept per contact and shown to the model.',
   guardrails: 'Guardrail settings: deny-list, PII patterns, caps, rate limits, leak threshold, messaging window.',
+  messenger: 'Messenger channel settings: typingIndicator (send typing_on while a turn runs).',
 };
 
 let cached: Record<string, unknown> | null = null;
