@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { z } from 'zod';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
 import type { AppContext } from '../http/app-context.js';
+import { limitBody } from '../http/middleware/body-limit.js';
 import { appendAudit } from '../tenants/audit-log.js';
 import { loginAllowed } from './auth/login-limit.js';
 import { requireSession } from './auth/require-session.js';
@@ -14,6 +15,8 @@ import { BASE, type DashboardContext } from './dashboard-context.js';
 import { LoginPage } from './pages/login.js';
 import { STYLESHEET } from './pages/style.js';
 import { dashboardPages } from './dashboard-pages.js';
+
+const FORM_LIMIT = 256 * 1024;
 
 const LoginFormSchema = z.object({ tenant: TenantIdSchema, user: UserNameSchema, password: z.string().min(1).max(1000) });
 
@@ -50,6 +53,8 @@ export function dashboardRoutes() {
     c.header('Cache-Control', 'no-store');
   });
   app.use(originCheck());
+  // Before anything reads a form: the largest is the setup form (a whole config).
+  app.use(limitBody(FORM_LIMIT));
 
   app.get('/style.css', (c) => c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/', (c) => c.redirect(`${BASE}/setup`, 303));

@@ -13,7 +13,7 @@ import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../.
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
-const RedriveBodySchema = z.object({
+export const RedriveBodySchema = z.object({
   turnId: KeyIdSchema,
   actionId: KeyIdSchema,
   /** Needed for a send whose outcome is unknown: the contact may get it twice. */

@@ -10,7 +10,10 @@ export const ORIGIN = 'https://dash.test';
 export class DashboardClient {
   cookie = '';
   csrf = '';
-  readonly app = createApp();
+  /** Each client is its own address to the login rate limit (Cloudflare's cf-connecting-ip). */
+  readonly address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+  /** The real app; tests that run turns pass one with a scripted model. */
+  constructor(readonly app: { fetch: (request: Request, env: Record<string, string>) => Response | Promise<Response> } = createApp()) {}
 
   async request(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
     const body = form ? new URLSearchParams(form).toString() : undefined;
@@ -19,6 +22,7 @@ export class DashboardClient {
         method,
         redirect: 'manual',
         headers: {
+          'cf-connecting-ip': this.address,
           ...(this.cookie ? { cookie: this.cookie } : {}),
           ...(form ? { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN } : {}),
           ...headers,
