@@ -59,3 +59,43 @@ export class DashboardClient {
     return res;
   }
 }
+
+const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const attr = (tag: string, name: string) => {
+  const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+  return m ? unescape(m[1]!) : undefined;
+};
+
+/**
+ * The fields a browser would submit for the form posting to `action` (inputs, checked boxes,
+ * textareas, selected options), read from the server-rendered HTML.
+ */
+export function formFields(html: string, action: string): Record<string, string> {
+  const start = html.indexOf(`action="${action}"`);
+  if (start < 0) throw new Error(`no form posting to ${action}`);
+  const form = html.slice(start, html.indexOf('</form>', start));
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input\b[^>]*>/g)) {
+    const tag = m[0];
+    const name = attr(tag, 'name');
+    if (!name) continue;
+    const type = attr(tag, 'type') ?? 'text';
+    if (type === 'checkbox') {
+      if (/\schecked(=""|\s|>|\/)/.test(tag)) fields[name] = attr(tag, 'value') ?? 'on';
+      continue;
+    }
+    fields[name] = attr(tag, 'value') ?? '';
+  }
+  for (const m of form.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/g)) {
+    const name = attr(m[1]!, 'name');
+    if (name) fields[name] = unescape(m[2]!);
+  }
+  for (const m of form.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/g)) {
+    const name = attr(m[1]!, 'name');
+    if (!name) continue;
+    const options = [...m[2]!.matchAll(/<option\b([^>]*)>/g)].map((o) => o[1]!);
+    const selected = options.find((o) => /\sselected/.test(o)) ?? options[0];
+    fields[name] = selected ? (attr(selected, 'value') ?? '') : '';
+  }
+  return fields;
+}

@@ -149,7 +149,7 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; values:
           <TextField name="guardrails" label="Other guardrail settings (JSON: PII patterns, caps, rate limits, leak thresholds)" value={guardrailsJson(values.guardrails)} errors={errors} textarea />
         </Section>
         <Section name="handoff-section" legend="Handoff" errors={errors}>
-          <SelectField name="handoff.tag" label="Tag added on handoff" value={handoff.tag ?? ''} options={[['', 'none'], ...tags.map((t) => [String(t.name), String(t.name)] as const)]} errors={errors} />
+          <SelectField name="handoff.tag" label="Tag added on handoff" value={handoff.tag ?? ''} options={[['', 'none'], ...[...new Set([...tags.map((t) => String(t.name)), ...(handoff.tag ? [String(handoff.tag)] : [])])].map((n) => [n, n] as const)]} errors={errors} />
           <TextField name="handoff.reply" label="Reply on handoff" value={handoff.reply} errors={errors} textarea />
           <TextField name="handoff.silenceMinutes" label="Minutes the agent stays silent after a handoff" value={handoff.silenceMinutes} errors={errors} type="number" />
         </Section>
