@@ -187,6 +187,23 @@ describe('the dashboard in headless Chromium', () => {
     expect(stack.manychat.calls().slice(before).filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === 'dashboard-test')).toEqual([]);
   }, 60_000);
 
+  it('stays readable at 200 % zoom: no page scrolls sideways', async () => {
+    // 200 % zoom of a 1200 px window is a 600 CSS-pixel viewport.
+    await page.setViewportSize({ width: 600, height: 900 });
+    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'api']) {
+      await page.goto(`${base()}/dashboard/${path}`);
+      // Runs in the page (the test's own types have no DOM).
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await page.goto(`${base()}/dashboard/setup`);
+    await shot('13-setup-200-percent');
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }, 60_000);
+
   it('shows Health and the API reference', async () => {
     await page.goto(`${base()}/dashboard/health`);
     expect(await page.locator('svg[role="img"]').count()).toBeGreaterThan(0);

@@ -44,4 +44,8 @@ del{background:#ffe5e5}ins{background:#d8f3dc;text-decoration:none}
 svg text{font:12px system-ui,sans-serif}
 .muted{color:#555}
 .narrow{max-width:28rem}
+.card h2{font-size:1.05rem;margin-top:0}
+dt{font-weight:600}
+input[type=number]{max-width:12rem}
+form+form,form+.card,.card+.card{margin-top:1rem}
 `;
