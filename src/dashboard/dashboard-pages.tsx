@@ -1,10 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { KeyIdSchema } from '../../core/storage/keys.js';
+import { KeyIdSchema, tenantKeys } from '../../core/storage/keys.js';
 import { redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { decideApproval } from '../approvals/decide-approval.js';
-import { appendAudit } from '../tenants/audit-log.js';
+import { appendAudit, readAudit } from '../tenants/audit-log.js';
+import { AuditPage } from './pages/audit.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
 import { BASE, type DashboardContext } from './dashboard-context.js';
 import { APPROVAL_ID, approvalCards } from './data/approvals.js';
@@ -26,6 +27,18 @@ const TurnQuerySchema = z.object({
 });
 
 const RedriveFormSchema = z.object({ entryId: KeyIdSchema, actionId: KeyIdSchema, sendAnyway: z.literal('yes').optional() });
+
+/** Re-drives one dead or unknown action of the session's tenant and delivers it now; 'ok' or why not. */
+async function redrive(c: Context<DashboardContext>, form: z.infer<typeof RedriveFormSchema>): Promise<string> {
+  const { tenantId, user } = c.get('dash');
+  const services = c.get('services');
+  const session = c.get('session');
+  const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: form.entryId, actionId: form.actionId, sendAnyway: form.sendAnyway === 'yes' });
+  if (!redriven.ok) return redriven.error;
+  await appendAudit(session, tenantId, { actor: actor(user), action: 'dead-letter.redriven', detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}` });
+  await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets) });
+  return 'ok';
+}
 
 /** The pages behind the login. Every read and write names `c.get('dash').tenantId`, nothing else. */
 export function dashboardPages() {
@@ -73,12 +86,36 @@ export function dashboardPages() {
     const turn = await loadTurn(c.get('session'), tenantId, c.req.param('turnId'));
     if (!turn) return c.text('No such turn for this tenant.', 404);
     const deliveries = await loadDeliveries(c.get('session'), tenantId, [turn.turnId, ...turn.approvals, ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : [])]);
+    const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as string | null;
     const redriven = c.req.query('redriven');
     const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Not re-driven: ${redriven.slice(0, 300)}` }) : undefined;
-    return c.html(<TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={notice} />);
+    const released = c.req.query('released');
+    const shown = notice ?? (released ? { kind: released === 'yes' ? ('ok' as const) : ('error' as const), text: released === 'yes' ? 'Released: the agent answers this contact again.' : 'The contact was not in a handoff.' } : undefined);
+    return c.html(<TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />);
+  });
+  app.post('/dead-letters/redrive', async (c) => {
+    const form = RedriveFormSchema.safeParse(await c.req.parseBody());
+    if (!form.success) return c.redirect(`${BASE}/health?redriven=${encodeURIComponent('the form is missing the action')}`, 303);
+    // Keys are read under the session's tenant only: an id of another tenant's entry finds nothing.
+    const outcome = await redrive(c, form.data);
+    return c.redirect(`${BASE}/health?redriven=${encodeURIComponent(outcome)}`, 303);
+  });
+  app.post('/contacts/:contactId/release', async (c) => {
+    const { tenantId, user } = c.get('dash');
+    const contactId = KeyIdSchema.safeParse(c.req.param('contactId'));
+    const back = z.string().regex(/^turn_[0-9a-f]{32}$/).safeParse((await c.req.parseBody()).turnId);
+    if (!contactId.success) return c.text('That contact id cannot be part of a key.', 400);
+    const released = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId.data)));
+    if (released > 0) await appendAudit(c.get('session'), tenantId, { actor: actor(user), action: 'handoff.released', detail: `contact ${contactId.data}` });
+    return c.redirect(back.success ? `${BASE}/turns/${back.data}?released=${released > 0 ? 'yes' : 'no'}` : `${BASE}/turns`, 303);
+  });
+  app.get('/audit', async (c) => {
+    const offset = z.coerce.number().int().min(0).max(10_000).catch(0).parse(c.req.query('offset'));
+    const page50 = await readAudit(c.get('session'), c.get('dash').tenantId, { offset, limit: 50 });
+    return c.html(<AuditPage {...page(c)} entries={page50.entries} offset={offset} next={page50.next} />);
   });
   app.post('/turns/:turnId/redrive', async (c) => {
-    const { tenantId, user } = c.get('dash');
+    const { tenantId } = c.get('dash');
     const turn = await loadTurn(c.get('session'), tenantId, c.req.param('turnId'));
     if (!turn) return c.text('No such turn for this tenant.', 404);
     const form = RedriveFormSchema.safeParse(await c.req.parseBody());
@@ -86,13 +123,7 @@ export function dashboardPages() {
     if (!form.success) return back('the form is missing the action');
     // Only an entry this turn owns (its own, or one its approvals or confirmation created).
     if (![turn.turnId, ...turn.approvals, turn.pendingConfirmation].includes(form.data.entryId)) return back('that action is not part of this turn');
-    const services = c.get('services');
-    const session = c.get('session');
-    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: form.data.entryId, actionId: form.data.actionId, sendAnyway: form.data.sendAnyway === 'yes' });
-    if (!redriven.ok) return back(redriven.error);
-    await appendAudit(session, tenantId, { actor: actor(user), action: 'dead-letter.redriven', detail: `${form.data.entryId}/${form.data.actionId}${form.data.sendAnyway ? ' (send anyway)' : ''}` });
-    await deliverOutboxEntry({ session, tenantId, turnId: form.data.entryId, apis: channelApisFor(services, c.get('tenant').secrets) });
-    return back('ok');
+    return back(await redrive(c, form.data));
   });
   return app;
 }

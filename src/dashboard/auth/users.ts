@@ -22,3 +22,14 @@ export async function checkDashboardLogin(session: RedisSession, tenantId: strin
   const parsed = UserRecordSchema.safeParse(parseJson(raw));
   return verifyPassword(password, parsed.success ? parsed.data.password : null);
 }
+
+/** Removes a user; their open sessions are revoked by the caller (revokeUserSessions). */
+export async function removeDashboardUser(session: RedisSession, tenantId: string, user: string): Promise<boolean> {
+  return (await session.one((r) => r.hdel(dashboardKeys(tenantId).users, user))) > 0;
+}
+
+/** A password for a new user: 144 random bits, base64url (shown once to the operator). */
+export function generatePassword(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+}

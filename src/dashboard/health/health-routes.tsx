@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listDeadLetters } from '../../../outbox/dead-letters.js';
 import { BASE, type DashboardContext } from '../dashboard-context.js';
 import { loadTurnRecords, newestTurnIds } from '../data/turns.js';
-import { Layout } from '../pages/layout.js';
+import { CsrfField, Layout, Notice } from '../pages/layout.js';
 import { BarChart } from './bar-chart.js';
 import { healthStats } from './turn-stats.js';
 
@@ -23,6 +23,7 @@ export function healthRoutes() {
     const open = deadLetters.filter((d) => d.currentState === 'dead' || d.currentState === 'unknown');
     return c.html(
       <Layout title="Health" section="health" dash={c.get('dash')} tenantName={c.get('tenant').config.displayName}>
+        {c.req.query('redriven') ? <Notice kind={c.req.query('redriven') === 'ok' ? 'ok' : 'error'}>{c.req.query('redriven') === 'ok' ? 'Re-driven: the action was put back and delivered again.' : `Not re-driven: ${c.req.query('redriven')!.slice(0, 300)}`}</Notice> : null}
         <form method="get" action={`${BASE}/health`} class="actions">
           <label for="n">Turns to look at</label>
           <input id="n" name="n" type="number" min="10" max="1000" value={String(n)} />
@@ -85,7 +86,9 @@ export function healthRoutes() {
         </div>
         <section aria-labelledby="dead">
           <h2 id="dead">Dead letters</h2>
-          <p>{open.length} actions dead or with an unknown outcome (of the newest {deadLetters.length} listed).</p>
+          <p>
+            {open.length} actions dead or with an unknown outcome (of the newest {deadLetters.length} listed). <a href={`${BASE}/audit`}>Audit log</a>
+          </p>
           <div class="table-wrap">
             <table>
               <thead>
@@ -95,6 +98,7 @@ export function healthRoutes() {
                   <th scope="col">State</th>
                   <th scope="col">Why</th>
                   <th scope="col">Turn</th>
+                  <th scope="col">Re-drive</th>
                 </tr>
               </thead>
               <tbody>
@@ -106,8 +110,21 @@ export function healthRoutes() {
                       <span class={`badge ${d.currentState ?? d.state}`}>{d.currentState ?? d.state}</span>
                     </td>
                     <td>{d.detail}</td>
+                    <td>{d.turnId.startsWith('turn_') ? <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a> : d.turnId}</td>
                     <td>
-                      <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a>
+                      {d.currentState === 'dead' || d.currentState === 'unknown' ? (
+                        <form method="post" action={`${BASE}/dead-letters/redrive`}>
+                          <CsrfField token={c.get('dash').csrf} />
+                          <input type="hidden" name="entryId" value={d.turnId} />
+                          <input type="hidden" name="actionId" value={d.actionId} />
+                          {d.currentState === 'unknown' && !d.idempotent ? (
+                            <label class="check">
+                              <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                            </label>
+                          ) : null}
+                          <button type="submit">{`Re-drive ${d.summary}`}</button>
+                        </form>
+                      ) : null}
                     </td>
                   </tr>
                 ))}

@@ -7,7 +7,7 @@ import { CsrfField, Layout, Notice } from './layout.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 1);
 
-export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: TurnRecord; deliveries: EntryDelivery[]; notice?: { kind: 'ok' | 'error'; text: string } | undefined }> = ({ dash, tenantName, turn, deliveries, notice }) => (
+export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: TurnRecord; deliveries: EntryDelivery[]; notice?: { kind: 'ok' | 'error'; text: string } | undefined; inHandoffUntil: string | null }> = ({ dash, tenantName, turn, deliveries, notice, inHandoffUntil }) => (
   <Layout title={`Turn ${turn.turnId}`} section="turns" dash={dash} tenantName={tenantName}>
     {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
     <section aria-labelledby="inbound">
@@ -26,6 +26,16 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       <p>
         Reply sent: <q>{turn.reply.text}</q>
       </p>
+      {inHandoffUntil ? (
+        <form method="post" action={`${BASE}/contacts/${turn.contactId}/release`} class="card">
+          <CsrfField token={dash.csrf} />
+          <input type="hidden" name="turnId" value={turn.turnId} />
+          <p>
+            This contact is with a human until {inHandoffUntil}: the agent stays silent for them.
+          </p>
+          <button type="submit">Release: let the agent answer this contact again</button>
+        </form>
+      ) : null}
       <p class="muted">
         Total {turn.timings.totalMs} ms · model {turn.timings.modelMs} ms · guardrails {turn.timings.guardrailsMs} ms · commit {turn.timings.commitMs} ms · model {turn.modelId}
       </p>
