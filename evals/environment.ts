@@ -123,13 +123,15 @@ export class TenantSetupError extends Error {
 }
 
 /** Seeds a unique tenant (demo + the case's overrides), a ManyChat page for it, and its contacts. */
-export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string): Promise<CaseWorld> {
+export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string, options: { hedging?: boolean } = {}): Promise<CaseWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   const pageId = String(5_000_000 + pageCounter);
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
-  const input = { ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides), tenantId };
+  const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
+  // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
+  const input = { ...merged, tenantId, ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }) };
   const saved = await saveTenant(env.session, input, { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
   const config = saved.config;

@@ -44,6 +44,8 @@ export interface Summary {
   promptReuse: { n: number; mean: number; p50: number; atLeast90: number };
   /** Redis round trips before the model, per turn (the reply's path). */
   beforeModel: { n: number; mean: number; oneOrFewer: number };
+  /** Model requests of product turns: steps (`calls`) and the hedges sent beside them (extra calls, billed). */
+  hedging: { calls: number; hedges: number; hedgedTurns: number };
 }
 
 function stats(kind: KindStats['kind'], turns: TurnObservation[]): KindStats {
@@ -104,7 +106,25 @@ export function summarize(results: CaseResult[]): Summary {
     redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
     promptReuse: { n: reuse.length, mean: reuse.length ? reuse.reduce((a, b) => a + b, 0) / reuse.length : NaN, p50: percentile(reuse, 50), atLeast90: reuse.filter((x) => x >= 0.9).length },
     beforeModel: { n: before.length, mean: before.length ? before.reduce((a, b) => a + b, 0) / before.length : NaN, oneOrFewer: before.filter((x) => x <= 1).length },
+    hedging: { calls: productTurns.reduce((a, t) => a + t.modelCalls, 0), hedges: productTurns.reduce((a, t) => a + t.hedgeCalls, 0), hedgedTurns: productTurns.filter((t) => t.hedgeCalls > 0).length },
   };
+}
+
+/**
+ * Hedging on against off over the same cases and the same draws (`--hedging both`): per turn kind
+ * p50/p95/p99, the deferred share and the extra model calls. The latency model draws a hedge
+ * independently of the call it races; correlated slowness would shrink the gain.
+ */
+export function renderHedgingComparison(on: Summary, off: Summary): string {
+  const row = (label: string, s: Summary, k: KindStats) => [label, k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99)];
+  const rows = on.kinds.flatMap((k, i) => (k.n || off.kinds[i]!.n ? [row('off', off, off.kinds[i]!), row('on', on, k)] : []));
+  const extra = (s: Summary) => `${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), ${s.hedging.hedgedTurns} turns hedged`;
+  return [
+    'Hedged model calls — the same cases and draws with hedging off and on (a hedge\'s latency is an independent draw: an upper bound on the gain when slowness is correlated):',
+    table(['hedging', 'turn kind', 'turns', 'p50', 'p95', 'p99'], rows),
+    `  deferred share: off ${off.deferred} of ${off.turnsModelled} (${fmtPct(off.deferred, off.turnsModelled)}), on ${on.deferred} of ${on.turnsModelled} (${fmtPct(on.deferred, on.turnsModelled)})`,
+    `  extra model calls: on ${extra(on)}; off ${extra(off)}`,
+  ].join('\n');
 }
 
 export function renderTable(s: Summary, context: { deadlineMs: number; preset: string; live: boolean }): string {
@@ -117,6 +137,7 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
     `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant)`,
+    `Hedged model calls: ${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), in ${s.hedging.hedgedTurns} turns`,
     `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): mean ${Number.isFinite(s.promptReuse.mean) ? `${(s.promptReuse.mean * 100).toFixed(1)} %` : '–'}, p50 ${Number.isFinite(s.promptReuse.p50) ? `${(s.promptReuse.p50 * 100).toFixed(1)} %` : '–'}, ${s.promptReuse.atLeast90} of ${s.promptReuse.n} requests ≥ 90 %`,
     '',
     'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',

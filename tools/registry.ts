@@ -9,6 +9,7 @@ import { searchFaqTool } from './builtins/search-faq.js';
 import { actionKind } from '../core/actions/index.js';
 import { isReadToolKind } from '../core/tenant/tenant-config.js';
 import { runEachCallOnce } from './run-once.js';
+import { wrappedSchema } from './schema-cache.js';
 import { stagingTool } from './staging-tool.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
@@ -37,9 +38,11 @@ function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePo
 export function replyTool(): Tool {
   return tool({
     description: 'End the turn: the message for the contact, whether a human must take over, your confidence, and why. Call exactly once, last.',
-    inputSchema: ReplySchema,
+    inputSchema: REPLY_INPUT,
   });
 }
+/** Wrapped once for the process: its JSON Schema is computed on first use only (tools/schema-cache.ts). */
+const REPLY_INPUT = wrappedSchema(ReplySchema);
 
 export interface TurnToolset {
   tools: Record<string, Tool>;

@@ -91,6 +91,19 @@ export const TenantConfigSchema = z.object({
    * out at the 8 s deadline); a run cut short anyway is finished by the finish-turn job.
    */
   asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(35_000),
+  /**
+   * Hedged model calls: a model call that has not answered after `afterMs` is sent again and the
+   * first answer wins (safe because a model call has no side effect; see src/models/hedged-model.ts).
+   * 3.5 s is about the p90 of one step under the eval's gpt-4.1-mini latency model, so roughly one
+   * call in ten is hedged; `maxPerMinute` caps the extra calls per tenant (per isolate).
+   */
+  hedging: z
+    .object({
+      enabled: z.boolean().default(true),
+      afterMs: z.number().int().min(200).max(9000).default(3500),
+      maxPerMinute: z.number().int().min(0).max(10_000).default(60),
+    })
+    .prefault({}),
   flows: z.array(FlowSchema).default([]),
   tags: z.array(TagSchema).default([]),
   fields: z.array(FieldSchema).default([]),
