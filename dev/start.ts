@@ -26,6 +26,7 @@ staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
   QStash broker      ${facts.qstash.url}     messages: ${facts.qstash.url}/__dev/messages
   ManyChat sandbox   ${facts.manychat.url}     calls: ${facts.manychat.callsUrl}
   Demo tenant        id "${facts.demo.tenantId}", webhook secret "${facts.demo.webhookSecret}", contact ${facts.demo.contactId}
+  Dashboard          ${facts.demo.dashboard.url}   log in: tenant "${facts.demo.tenantId}", user "${facts.demo.dashboard.user}", password "${facts.demo.dashboard.password}"
   Stack facts        ${file}
 ${facts.offlineModel ? `
   ******************************************************************************

@@ -58,7 +58,7 @@ export function dashboardPages() {
     const id = c.req.param('id');
     const card = APPROVAL_ID.test(id) ? (await approvalCards(c.get('session'), c.get('dash').tenantId, c.get('tenant').config)).find((a) => a.id === id) : undefined;
     if (!card) return c.html(<ApprovalsPage {...page(c)} cards={[]} result="not-found" />, 404);
-    if (card.shownStatus !== 'pending') return c.redirect(`${BASE}/approvals?result=expired`, 303);
+    if (card.shownStatus !== 'pending') return c.redirect(`${BASE}/approvals?result=${card.shownStatus === 'expired' ? 'expired' : 'already-decided'}`, 303);
     return c.html(<ConfirmApprovalPage {...page(c)} card={card} />);
   });
   for (const action of ['approve', 'reject'] as const) {

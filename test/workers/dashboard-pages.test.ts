@@ -6,7 +6,8 @@ import { setDashboardUser } from '../../src/dashboard/auth/users.js';
 import { createApp } from '../../src/app.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { DashboardClient, formFields } from '../support/dashboard-client.js';
-import { newContact, seedTenant, session, uniqueId } from '../support/workers-env.js';
+import { newContact, seedTenant, session, uniqueId, workerEnv } from '../support/workers-env.js';
+import { expireDueApprovals } from '../../src/approvals/decide-approval.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 
 async function dashboardTenant(overrides = {}) {
@@ -141,6 +142,27 @@ describe('approvals, turns, health', () => {
     expect((await outboxEntry(t.tenantId, id))?.actions.map((a) => [a.kind, a.args])).toEqual([['remove_tag', { tag: 'interested' }]]);
     const again = await client.post(`/dashboard/approvals/${id}/approve`, { confirm: 'yes' });
     expect(again.headers.get('location')).toBe('/dashboard/approvals?result=already-decided');
+    // Decided, it has left the queue but is still shown, as approved, with no buttons.
+    const after = await client.page('/dashboard/approvals');
+    expect(after.html).toContain(`<article class="card approved" aria-labelledby="${id}-title">`);
+    expect(after.html).not.toContain(`/dashboard/approvals/${id}/confirm`);
+  });
+
+  it('an approval the cron expired is shown as expired, with nothing to press', async () => {
+    const t = await dashboardTenant();
+    const record = await destructiveTurn(t);
+    const id = record.approvals[0]!;
+    const noPublish = { publish: async () => {} };
+    // The cron's expiry, run as if its hour had passed.
+    const later = new Date(Date.now() + 2 * 3600 * 1000);
+    expect(await expireDueApprovals({ session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later }, t.tenantId)).toBe(1);
+    const client = await login(t);
+    const { html } = await client.page('/dashboard/approvals');
+    expect(html).toContain(`<article class="card expired" aria-labelledby="${id}-title">`);
+    expect(html).toContain('<span class="badge expired">expired</span>');
+    expect(html).not.toContain(`/dashboard/approvals/${id}/confirm`);
+    const confirm = await client.request('GET', `/dashboard/approvals/${id}/confirm`);
+    expect(confirm.headers.get('location')).toBe('/dashboard/approvals?result=expired');
   });
 
   it("a vetoed turn's page shows the guardrail's verdict and reason; the log finds it by decision", async () => {

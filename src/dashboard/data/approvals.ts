@@ -1,7 +1,11 @@
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { RedisSession } from '../../../core/storage/redis-session.js';
 import { listApprovals, type ApprovalView } from '../../approvals/decide-approval.js';
-import { loadTurnRecords } from './turns.js';
+import { loadPinned } from '../../approvals/pinned-store.js';
+import { loadTurnRecords, newestTurnIds } from './turns.js';
+
+/** How many of the newest turns are read for approvals already decided or expired (no longer queued). */
+export const RECENT_TURNS_FOR_DECIDED = 100;
 
 export interface ApprovalCard extends ApprovalView {
   /** What the contact wrote in the turn that asked for it. */
@@ -13,11 +17,28 @@ export interface ApprovalCard extends ApprovalView {
   msLeft: number;
 }
 
-/** The tenant's approval queue as cards: every row read under the session's tenant. */
+/**
+ * The tenant's approval queue as cards, then the approvals of its recent turns that have left the
+ * queue (approved, rejected, expired by the cron): every row read under the session's tenant.
+ */
 export async function approvalCards(redis: RedisSession, tenantId: string, config: TenantConfig, now = new Date()): Promise<ApprovalCard[]> {
-  const views = await listApprovals(redis, tenantId);
-  const turns = await loadTurnRecords(redis, tenantId, [...new Set(views.map((v) => v.turnId))]);
-  const words = new Map(turns.map((t) => [t.turnId, t.inbound.text ?? '']));
+  const queued = await listApprovals(redis, tenantId);
+  const { ids } = await newestTurnIds(redis, tenantId, RECENT_TURNS_FOR_DECIDED);
+  const recent = await loadTurnRecords(redis, tenantId, ids);
+  const queuedIds = new Set(queued.map((v) => v.id));
+  const decidedIds = recent.flatMap((t) => t.approvals).filter((id) => !queuedIds.has(id));
+  const decided: ApprovalView[] = [];
+  const loadedRows = await Promise.all(decidedIds.map((id) => loadPinned(redis, tenantId, id)));
+  for (const loaded of loadedRows) {
+    if (!loaded || loaded.terms.kind !== 'approval') continue;
+    const first = loaded.terms.pinned[0];
+    decided.push({ id: loaded.terms.id, status: loaded.status, card: loaded.terms.card, tool: first?.tool ?? '', args: first?.args ?? '{}', contactId: loaded.terms.contactId, turnId: loaded.terms.turnId, createdAt: loaded.terms.createdAt, expiresAt: loaded.terms.expiresAt });
+  }
+  const views = [...queued, ...decided];
+  const known = new Map(recent.map((t) => [t.turnId, t.inbound.text ?? '']));
+  const missing = [...new Set(views.map((v) => v.turnId))].filter((id) => !known.has(id));
+  for (const t of await loadTurnRecords(redis, tenantId, missing)) known.set(t.turnId, t.inbound.text ?? '');
+  const words = known;
   return views.map((v) => {
     const msLeft = Date.parse(v.expiresAt) - now.getTime();
     return {

@@ -23,13 +23,13 @@ export const ApprovalsPage: FC<{ dash: DashboardSession; tenantName: string; car
   <Layout title="Approvals" section="approvals" dash={dash} tenantName={tenantName}>
     {result && RESULT_TEXT[result] ? <Notice kind={result === 'approved' || result === 'rejected' ? 'ok' : 'error'}>{RESULT_TEXT[result]}</Notice> : null}
     <p class="muted">Destructive and approval-gated actions wait here for one hour. Approve performs exactly the pinned call; reject and expiry perform nothing.</p>
-    {cards.length === 0 ? <p>No approvals waiting.</p> : null}
+    {cards.every((c) => c.shownStatus !== 'pending') ? <p>No approvals waiting.</p> : null}
     <div class="cards">
       {cards.map((card) => (
         <article class={`card ${card.shownStatus}`} aria-labelledby={`${card.id}-title`}>
           <h2 id={`${card.id}-title`}>{card.card}</h2>
           <p>
-            <span class={`badge ${card.shownStatus}`}>{card.shownStatus}</span> · {card.shownStatus === 'pending' ? timeLeft(card.msLeft) : `expired at ${card.expiresAt}`}
+            <span class={`badge ${card.shownStatus}`}>{card.shownStatus}</span> · {card.shownStatus === 'pending' ? timeLeft(card.msLeft) : card.shownStatus === 'expired' ? `expired at ${card.expiresAt}` : `decided (asked ${card.createdAt})`}
           </p>
           <dl>
             <dt>For contact</dt>
