@@ -201,6 +201,19 @@ describe('the dashboard in headless Chromium', () => {
     }
     await page.goto(`${base()}/dashboard/setup`);
     await shot('13-setup-200-percent');
+    // Every visible control of every page has an accessible name (a <label>, or a button's text).
+    for (const path of ['setup', 'approvals', 'turns', 'health', 'try']) {
+      await page.goto(`${base()}/dashboard/${path}`);
+      const unlabelled = await page.evaluate(() => {
+        type El = { tagName: string; type?: string; id: string; name?: string; labels?: { length: number } | null; textContent: string | null; getAttribute(n: string): string | null };
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<El> } }).document;
+        return [...doc.querySelectorAll('input, select, textarea, button')]
+          .filter((el) => el.type !== 'hidden')
+          .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent?.trim()))
+          .map((el) => `${el.tagName.toLowerCase()} ${el.name ?? el.id}`);
+      });
+      expect(unlabelled, path).toEqual([]);
+    }
     await page.setViewportSize({ width: 1200, height: 900 });
   }, 60_000);
 
