@@ -215,3 +215,24 @@ describe('Try it', () => {
     expect(await empty.text()).toContain('id="try-text-error"');
   });
 });
+
+describe('API reference', () => {
+  it('is an OpenAPI 3.1 document drawn from the zod schemas, and every operation it lists is a real route', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const res = await client.request('GET', '/dashboard/api/openapi.json');
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+    expect(doc.openapi).toBe('3.1.0');
+    const configSchema = doc.paths['/v1/tenants/{tenant}/config']!.put!.requestBody!.content['application/json']!.schema;
+    expect(Object.keys(configSchema.properties ?? {})).toEqual(expect.arrayContaining(['persona', 'flows', 'manifest', 'toolOrder', 'guardrails', 'handoff', 'deadlineMs']));
+    const app = createApp();
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(ops)) {
+        const url = path.replace('{tenant}', t.tenantId).replace('{id}', `ap_${'0'.repeat(32)}`).replace('{contact}', '42');
+        // No credentials: a real route answers 401; a path the Worker does not serve would be 404.
+        const answer = await app.fetch(new Request(`https://worker.test${url}`, { method: method.toUpperCase() }), workerEnv);
+        expect(answer.status, `${method.toUpperCase()} ${path}`).toBe(401);
+      }
+    }
+  });
+});

@@ -15,7 +15,7 @@ export function apiReferenceRoutes() {
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops as Record<string, Operation>).map(([method, op]) => ({ path, method, op })));
     return c.html(
       <Layout title="API reference" section="api" dash={c.get('dash')} tenantName={c.get('tenant').config.displayName}>
-        <p>{doc.info.description}</p>
+        <p>{doc.info.description.replace(/`/g, '')}</p>
         <p>
           Your tenant id is <code>{c.get('dash').tenantId}</code>. The machine-readable document: <a href={`${BASE}/api/openapi.json`}>OpenAPI 3.1 (JSON)</a>.
         </p>

@@ -43,7 +43,7 @@ export function openApiDocument(serverUrl: string) {
         put: { summary: 'Replace the tenant config (validated whole; 400 lists every problem, nothing stored)', parameters: [tenant], requestBody: { required: true, content: json(TenantConfigSchema, 'input') }, responses: { 200: { description: 'saved', content: json(z.object({ ok: z.literal(true), config: TenantConfigSchema })) }, ...errors(400, 401, 413) } },
       },
       '/v1/tenants/{tenant}/manifest': {
-        get: { summary: 'The tool manifest and its drift', parameters: [tenant], responses: { 200: { description: 'manifest and drift', content: json(z.object({ manifest: ManifestSchema, drift: z.object({ declaredNotRegistered: z.array(z.string()), registeredNotDeclared: z.array(z.string()) }).partial() })) }, ...errors(401) } },
+        get: { summary: 'The tool manifest and its drift', parameters: [tenant], responses: { 200: { description: 'manifest and drift', content: json(z.object({ manifest: ManifestSchema, drift: z.object({ declaredNotRegistered: z.array(z.string()), registeredNotDeclared: z.array(z.string()) }) })) }, ...errors(401) } },
       },
       '/v1/tenants/{tenant}/approvals': {
         get: { summary: 'The approval queue', parameters: [tenant], responses: { 200: { description: 'approvals', content: json(z.object({ approvals: z.array(ApprovalViewSchema) })) }, ...errors(401) } },
