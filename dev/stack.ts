@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisSession } from '../core/storage/redis-session.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
+import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
 import { demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
@@ -102,6 +103,8 @@ export async function seedDemoTenant(upstashUrl: string, token: string, tenantId
     keys: await devSecretKeys(),
   });
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
+  // The dashboard's demo login (README), so `npm start` opens the dashboard out of the box.
+  await setDashboardUser(session, tenantId, DEMO_DASHBOARD_LOGIN.user, DEMO_DASHBOARD_LOGIN.password);
 }
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {

@@ -41,6 +41,7 @@ staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
                      any contact who writes in is a subscriber; every saved tenant config's flows, tags and fields exist on its page
   Cron               the Worker's scheduled handler every ${Math.round(cronEveryMs / 1000)} s (outbox sweep, stranded turns, approval expiry)
   Demo tenant        id "${facts.demo.tenantId}", webhook secret "${facts.demo.webhookSecret}", admin secret "${facts.demo.adminSecret}", contact ${facts.demo.contactId}
+  Dashboard          ${facts.demo.dashboard.url}   log in: tenant "${facts.demo.tenantId}", user "${facts.demo.dashboard.user}", password "${facts.demo.dashboard.password}"
   Operator secret    ${facts.operatorSecret}   (npm run tenant -- …)
   Stack facts        ${file}
 ${facts.offlineModel ? `\n${banner(['No OPENAI_API_KEY: the OFFLINE RULE MODEL answers', '(deterministic, driven by the tenant config, no network).'])}\n` : ''}

@@ -25,6 +25,7 @@ import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 import { ModelUnavailableError } from './models/model-availability.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -70,6 +71,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/messenger', messengerRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
+  app.route('/dashboard', dashboardRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Redis not answering is an outage to wait out, not a bug: QStash retries a 503 (honouring

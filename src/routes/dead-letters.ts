@@ -13,7 +13,7 @@ import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../.
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
-const RedriveBodySchema = z.object({
+export const RedriveBodySchema = z.object({
   /** The dead letter's `entryId` (its outbox entry); `turnId` is accepted for a turn's own entry, where the two are the same. */
   entryId: KeyIdSchema.optional(),
   turnId: KeyIdSchema.optional(),
