@@ -17,6 +17,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -39,6 +40,7 @@ interface ServedFacts {
   bareUrl: string;
   modelUrl: string;
   upstash: { url: string; token: string };
+  redisUrl: string;
   qstashUrl: string;
   workerWranglerPid: number;
   bareWranglerPid: number;
@@ -100,6 +102,7 @@ async function serve(): Promise<void> {
     bareUrl,
     modelUrl: model.url,
     upstash: stack.facts.upstash,
+    redisUrl: stack.facts.redisUrl,
     qstashUrl: stack.facts.qstash.url,
     workerWranglerPid: stack.worker!.pid!,
     bareWranglerPid: bare.pid!,
@@ -265,13 +268,24 @@ async function load(name: string, url: string, secret: string | null, seconds: n
   };
 }
 
-/** Commands the Redis server has processed so far (INFO stats, through the Upstash REST bridge). */
-async function redisCommandsSoFar(upstash: { url: string; token: string }): Promise<number> {
-  const res = await fetch(upstash.url, { method: 'POST', headers: { authorization: `Bearer ${upstash.token}` }, body: JSON.stringify(['INFO', 'stats']) });
-  const info = ((await res.json()) as { result?: string }).result ?? '';
-  const n = Number(/total_commands_processed:(\d+)/.exec(info)?.[1]);
-  if (!Number.isFinite(n)) throw new Error(`Redis INFO stats gave no total_commands_processed: ${info.slice(0, 200)}`);
-  return n;
+/** Commands the Redis server has processed so far (INFO stats, asked directly over RESP: the REST bridge, like Upstash, does not offer INFO). */
+async function redisCommandsSoFar(redisUrl: string): Promise<number> {
+  const { hostname, port } = new URL(redisUrl);
+  const info = await new Promise<string>((resolveInfo, reject) => {
+    const socket = connect(Number(port || 6379), hostname || '127.0.0.1');
+    let text = '';
+    socket.setTimeout(5000, () => socket.destroy(new Error('INFO timed out')));
+    socket.on('data', (b) => {
+      text += b.toString('utf8');
+      if (/total_commands_processed:\d+\r\n/.test(text)) {
+        socket.end();
+        resolveInfo(text);
+      }
+    });
+    socket.on('error', reject);
+    socket.write('INFO stats\r\n');
+  });
+  return Number(/total_commands_processed:(\d+)/.exec(info)![1]);
 }
 
 /** Messages the QStash broker has accepted so far (published, including a schedule's). */
@@ -293,9 +307,9 @@ async function idleCron(facts: ServedFacts, session: RedisSession): Promise<{ te
   const runs = 3;
   // One run first so the sweep has nothing left from the scenarios (their turns are finished by now).
   await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
-  const [commands, messages] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
+  const [commands, messages] = [await redisCommandsSoFar(facts.redisUrl), await qstashMessagesSoFar(facts.qstashUrl)];
   for (let i = 0; i < runs; i++) await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
-  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands - 1) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
+  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.redisUrl)) - commands - 1) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
 }
 
 async function measure(): Promise<number> {
@@ -358,7 +372,7 @@ async function measure(): Promise<number> {
       'redis-server': pidsByName('redis-server'),
     };
     const measured = async (name: string, url: string, secretOrNull: string | null): Promise<Scenario> => {
-      const [commandsBefore, messagesBefore] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
+      const [commandsBefore, messagesBefore] = [await redisCommandsSoFar(facts.redisUrl), await qstashMessagesSoFar(facts.qstashUrl)];
       const before = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, cpuSeconds(p)]));
       const selfBefore = process.cpuUsage();
       const started = performance.now();
@@ -370,7 +384,7 @@ async function measure(): Promise<number> {
       cpu['load generator (autocannon)'] = (100 * (self.user + self.system)) / 1e6 / wall;
       // A turn's finish-turn job may publish a moment after its answer: let the tail settle.
       await new Promise((r) => setTimeout(r, 500));
-      const redisCommands = (await redisCommandsSoFar(facts.upstash)) - commandsBefore - 1;
+      const redisCommands = (await redisCommandsSoFar(facts.redisUrl)) - commandsBefore - 1;
       const qstashMessages = (await qstashMessagesSoFar(facts.qstashUrl)) - messagesBefore;
       return { ...result, cpu, cpuSeconds: used, redisCommands, qstashMessages };
     };
