@@ -79,8 +79,10 @@ export function summarize(results: CaseResult[]): Summary {
   const m = productTurns.filter((t) => !withoutModel(t) && modelled(t));
   const timed = (k: TurnKind) => (NO_MODEL_KINDS.includes(k) ? productTurns.filter((t) => t.kind === k && t.latencyMs !== null) : m.filter((t) => t.kind === k));
   const kinds = TURN_KINDS.map((k) => stats(k, timed(k)));
-  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => t.scriptKind === 'no-tool' && t.scripted?.modelled));
-  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => t.scriptKind === 'staging-only' && t.scripted?.modelled));
+  // The baseline compares replies at the ManyChat webhook; a Messenger reply also waits for the outbox (its own row).
+  const atWebhook = (t: TurnObservation) => t.kind !== 'messenger';
+  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'no-tool' && t.scripted?.modelled));
+  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'staging-only' && t.scripted?.modelled));
   const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
   const overheads = productTurns.map((t) => t.overheadMs).filter((v): v is number => v !== null && Number.isFinite(v));
   const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);

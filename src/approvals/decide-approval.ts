@@ -33,7 +33,7 @@ function noticeEntry(loaded: LoadedPinned, why: 'rejected' | 'expired', now: Dat
     gate: 'none',
     summary: `tell the contact the request was ${why}`,
   };
-  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now });
+  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now, stagedByTurnId: terms.turnId });
 }
 
 async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
@@ -53,7 +53,7 @@ export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: s
   if (!('terms' in loaded)) return loaded;
   const entry: OutboxEntry =
     decision === 'approve'
-      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now })
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
       : noticeEntry(loaded, 'rejected', deps.now);
   const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
   if (result === 'tampered') return { result: 'tampered', id };

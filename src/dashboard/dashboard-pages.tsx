@@ -36,7 +36,10 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
   const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: form.entryId, actionId: form.actionId, sendAnyway: form.sendAnyway === 'yes' });
   if (!redriven.ok) return redriven.error;
   await appendAudit(session, tenantId, { actor: actor(user), action: 'dead-letter.redriven', detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}` });
-  await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets) });
+  // Delivered now, so the page can say what became of it (a concurrent QStash delivery finds the lease taken or the work done).
+  const delivery = await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
+  const action = delivery.actions.find((a) => a.id === form.actionId);
+  if (action && (action.state === 'dead' || action.state === 'unknown')) return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;
   return 'ok';
 }
 

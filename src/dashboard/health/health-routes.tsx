@@ -115,7 +115,7 @@ export function healthRoutes() {
                       {d.currentState === 'dead' || d.currentState === 'unknown' ? (
                         <form method="post" action={`${BASE}/dead-letters/redrive`}>
                           <CsrfField token={c.get('dash').csrf} />
-                          <input type="hidden" name="entryId" value={d.turnId} />
+                          <input type="hidden" name="entryId" value={d.entryId ?? d.turnId} />
                           <input type="hidden" name="actionId" value={d.actionId} />
                           {d.currentState === 'unknown' && !d.idempotent ? (
                             <label class="check">
