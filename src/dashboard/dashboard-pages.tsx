@@ -91,7 +91,7 @@ export function dashboardPages() {
     const deliveries = await loadDeliveries(c.get('session'), tenantId, [turn.turnId, ...turn.approvals, ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : [])]);
     const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as string | null;
     const redriven = c.req.query('redriven');
-    const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Not re-driven: ${redriven.slice(0, 300)}` }) : undefined;
+    const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Re-drive: ${redriven.slice(0, 300)}` }) : undefined;
     const released = c.req.query('released');
     const shown = notice ?? (released ? { kind: released === 'yes' ? ('ok' as const) : ('error' as const), text: released === 'yes' ? 'Released: the agent answers this contact again.' : 'The contact was not in a handoff.' } : undefined);
     return c.html(<TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />);
