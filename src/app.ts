@@ -24,8 +24,8 @@ import { operatorRoutes } from './routes/operator.js';
 import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
-import { dashboardRoutes } from './dashboard/routes.js';
 import { ModelUnavailableError } from './models/model-availability.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
