@@ -22,7 +22,7 @@ export function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTu
   const latencies = turnLatencies(turn, index, opts);
   const stepsRun = turn.expect.modelCalls ?? Math.min(2, turn.model.length);
   const hedgeAfterMs = world.config.hedging.enabled ? world.config.hedging.afterMs : null;
-  const effective = latencies.map((l) => ({ ms: effectiveMs(l, hedgeAfterMs), drawn: l.drawn }));
+  const effective = latencies.map((l, i) => ({ ms: effectiveMs(l, hedgeAfterMs, turn.model[i]?.error !== undefined), drawn: l.drawn }));
   const { path, budgetMs } = deadlinePath(effective, stepsRun, world.config.deadlineMs);
   env.model.script({ safetyIdentifier: sid, steps: turn.model.map((s, i) => resolveStep(s, latencies[i]!.ms, latencies[i]!.hedgeMs)), mode: 'replace' });
   const modelled = latencies.slice(0, Math.max(1, stepsRun)).every((l) => l.drawn) && turn.model.length > 0;

@@ -24,6 +24,8 @@ import { operatorRoutes } from './routes/operator.js';
 import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
+import { ModelUnavailableError } from './models/model-availability.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -69,6 +71,7 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/messenger', messengerRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
+  app.route('/dashboard', dashboardRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Redis not answering is an outage to wait out, not a bug: QStash retries a 503 (honouring
@@ -77,6 +80,11 @@ export function createApp(override?: ServiceOverrides) {
       console.warn(`storage unavailable: ${err.name}`);
       c.header('Retry-After', '30');
       return jsonError(c, 503, 'storage is unavailable; retry later');
+    }
+    // A deployed Worker with no model key: loud, named, and no silent offline answers.
+    if (err instanceof ModelUnavailableError) {
+      console.error(err.message);
+      return jsonError(c, 503, err.message);
     }
     // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
     if (err instanceof SecretKeyError) {

@@ -5,6 +5,7 @@ import { resourceProblems } from './resource-gates.js';
 import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
+import { salvageConfig } from './salvage.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -164,8 +165,21 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
 export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
   const parsed = TenantConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    // Every problem in one answer: the cross-field rules run on what of the config validates.
+    return { ok: false, problems: [...problems, ...crossFieldProblemsOfInvalid(raw, mode).filter((p) => !problems.includes(p))] };
   }
   const problems = checkTenantConfig(parsed.data, mode);
   return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+}
+
+/** The cross-field rules on what of an invalid config validates; a rule that cannot run on it is skipped. */
+function crossFieldProblemsOfInvalid(raw: unknown, mode: 'save' | 'load'): string[] {
+  const partial = salvageConfig(TenantConfigSchema, raw);
+  const view = { flows: [], tags: [], fields: [], faq: [], tools: [], manifest: {}, ...partial, handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) } } as unknown as TenantConfig;
+  try {
+    return checkTenantConfig(view, mode);
+  } catch {
+    return [];
+  }
 }

@@ -11,6 +11,7 @@ import { channelOf } from '../channels/index.js';
 import { replySequenceOf } from './reply-sequence.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
+import { logTurn } from '../observability/turn-log.js';
 
 /**
  * The commit stage: the decision becomes one atomic write — the turn record, its outbox entry,
@@ -72,10 +73,12 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   if (!written) {
     // Another run of this turn (its background run, or the finish-turn rerun) committed first.
     record.notes.push('another run of this turn committed it first; this run wrote nothing');
+    logTurn(record, false);
     return record;
   }
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
+  logTurn(record, true);
   if (entry) {
     const publishing = publishCommitted(deps.publisher, entry).then((published) => {
       if (!published.published) console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);

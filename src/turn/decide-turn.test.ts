@@ -91,6 +91,10 @@ describe('decideTurn: the handoff settings', () => {
     const d = decideTurn({ ...input(false, 'reply', 'escalate', false), config: { ...config, handoff: { ...config.handoff, silenceMinutes: 1 } } });
     expect(d.handoffUntil).toBe('2026-03-01T10:01:00.000Z');
   });
+  it('a reply without quick replies has none', () => {
+    const plain: LoopOutcome = { kind: 'reply', reply: { text: 'Hi', escalate: false, confidence: 1, reason: 'r' }, modelReply: null, steps: [] };
+    expect(decideTurn({ ...input(false, 'reply', 'pass', false), loop: plain }).reply).toEqual({ text: 'Hi', quickReplies: [] });
+  });
   it('an empty reply is silence, deferred or not', () => {
     const empty: LoopOutcome = { kind: 'reply', reply: { text: '', escalate: false, confidence: 1, reason: 'r' }, modelReply: null, steps: [] };
     expect(decideTurn({ ...input(false, 'reply', 'pass', true), loop: empty }).replyRoute).toBe('none');
@@ -98,6 +102,7 @@ describe('decideTurn: the handoff settings', () => {
   it('an outcome outside pass/veto/escalate fails closed to escalate', () => {
     const d = decideTurn({ ...input(false, 'reply', 'pass', false), judged: { outcome: 'allow' as unknown as 'pass', reason: 'bogus' } });
     expect(d.decision).toBe('escalate');
+    expect(d.reason).toBe('unknown verdict "allow" (fail closed)');
     expect(d.commit.some((a) => a.tool !== 'system:handoff')).toBe(false);
   });
 });
