@@ -27,6 +27,8 @@ export const TagSchema = z.object({ name: z.string().min(1).max(64), description
 
 export const FieldSchema = z.object({
   name: z.string().min(1).max(64),
+  /** How a person reads the field ("preferred class"): contacts' confirmations and approval cards say it. Absent: the name, underscores as spaces. */
+  label: z.string().min(1).max(64).optional(),
   type: z.enum(['text', 'number', 'boolean', 'date']),
   description: z.string().default(''),
   /** For a choice field: the only values a tool may record. */
