@@ -28,7 +28,11 @@ export interface ActionKindSpec<Args, Input = never> {
   summary(args: Args, config: ActionConfigView): string;
   /** The kind that reverses it, if there is one. */
   undoKind: string | null;
-  perform: { manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult> };
+  perform: {
+    manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>;
+    /** Performed the same way whatever the entry's channel (a call to the tenant's own webhook). */
+    anyChannel?(apis: ChannelApis, contactId: string, args: Args): Promise<ApiResult>;
+  };
   /** Present when a tenant may offer this kind to the model as a tool. */
   tool?: StagingToolSpec<Input, Args>;
 }
@@ -103,6 +107,7 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     async perform(channel, apis, contactId, args) {
       const parsed = parseArgs(args);
       if (!parsed.ok) return refuse(parsed.problem);
+      if (spec.perform.anyChannel) return spec.perform.anyChannel(apis, contactId, parsed.value);
       if (channel === 'manychat' && spec.perform.manychat && apis.manychat) return spec.perform.manychat(apis.manychat, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
     },

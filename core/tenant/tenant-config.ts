@@ -129,6 +129,21 @@ export const TenantConfigSchema = z.object({
   historyTurns: z.number().int().min(0).max(50).default(10),
   /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
   guardrails: GuardrailSettingsSchema.prefault({}),
+  /**
+   * Where the tenant hears of what waits for it: a new pending approval is POSTed, signed
+   * (Standard Webhooks; the secret at `GET /v1/tenants/:t/notifications/secret`), through the outbox.
+   */
+  notifications: z
+    .object({
+      approvals: z
+        .object({
+          url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+          /** `standard`: the event as JSON; `slack`: a Slack incoming-webhook body (`text`, plus the event). */
+          format: z.enum(['standard', 'slack']).default('standard'),
+        })
+        .optional(),
+    })
+    .prefault({}),
 });
 
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;
