@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../dev/stack.js';
-import { applySections, envVariableNames } from '../../dev/docs/readme-sections.js';
+import { applySections, envVariableNames, manychatSetupPage } from '../../dev/docs/readme-sections.js';
 import { ENV_VARIABLE_DOCS } from '../../dev/docs/env-reference.js';
 
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
@@ -39,6 +39,12 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
   it("the README's generated sections are what `npm run docs` writes (env table, config reference, ManyChat template)", async () => {
     const text = await readme();
     expect(applySections(text), 'README.md is out of date: run `npm run docs`').toBe(text);
+  });
+
+  it('docs/manychat-setup.md (the page the dashboard links to) is the README section, regenerated', async () => {
+    const page = await readFile(join(ROOT, 'docs', 'manychat-setup.md'), 'utf8');
+    expect(page).toBe(manychatSetupPage(await readme()));
+    expect(page).toContain('{{Full Contact Data}}');
   });
 
   it('the README no longer says npm start writes .dev.vars, and wrangler.toml neither', async () => {
