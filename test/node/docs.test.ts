@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +46,17 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
     const page = await readFile(join(ROOT, 'docs', 'manychat-setup.md'), 'utf8');
     expect(page).toBe(manychatSetupPage(await readme()));
     expect(page).toContain('{{Full Contact Data}}');
+  });
+
+  it('the repository stands alone: no file points outside it (../shared, /work/shared)', async () => {
+    const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|md|json|cjs|toml)$/.test(f) && f !== 'package-lock.json' && f !== 'test/node/docs.test.ts');
+    const outside: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(ROOT, file), 'utf8').catch(() => '');
+      if (/\.\.\/shared\/|\/work\/shared/.test(text)) outside.push(file);
+    }
+    expect(outside).toEqual([]);
+    for (const doc of ['docs/architecture.md', 'docs/protocols.md']) expect(await readFile(join(ROOT, doc), 'utf8')).toMatch(/\S/);
   });
 
   it('the README no longer says npm start writes .dev.vars, and wrangler.toml neither', async () => {
