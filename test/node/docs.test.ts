@@ -37,6 +37,14 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
     for (const key of varKeys) expect(ENV_VARIABLE_DOCS[key]?.kind, key).toBe('var');
   });
 
+  it('.dev.vars.example names no variable the schema does not know', async () => {
+    const example = await readFile(join(ROOT, '.dev.vars.example'), 'utf8');
+    const named = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(5);
+    const schema = new Set(envVariableNames());
+    expect(named.filter((n) => !schema.has(n))).toEqual([]);
+  });
+
   it("the README's generated sections are what `npm run docs` writes (env table, config reference, ManyChat template)", async () => {
     const text = await readme();
     expect(applySections(text), 'README.md is out of date: run `npm run docs`').toBe(text);
