@@ -13,7 +13,7 @@ export { MAX_BODY_BYTES } from './upstash-redis-rest/request.js';
 
 /**
  * Dev stand-in for the Upstash Redis REST API over a real Redis, so the unchanged `@upstash/redis`
- * client works offline. Wire facts: /work/shared/protocols/upstash-qstash.md section A.
+ * client works offline. Wire facts: docs/protocols.md (Upstash Redis REST).
  *
  * Routes: POST `/` (one command, flat JSON array), POST `/pipeline` and POST `/multi-exec` (2-D arrays);
  * dev only: GET `/__dev/usage` (requests and commands so far, counted as Upstash bills them).
