@@ -4,8 +4,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisSession } from '../core/storage/redis-session.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
+import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
-import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
+import { demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
@@ -91,10 +92,19 @@ export interface StackOptions {
 export async function seedDemoTenant(upstashUrl: string, token: string, tenantId = DEMO_TENANT_ID): Promise<void> {
   const session = RedisSession.connect(upstashUrl, token);
   const saved = await saveTenant(session, demoTenantConfig(tenantId), {
-    plain: { webhookSecret: DEMO_WEBHOOK_SECRET, adminSecret: DEMO_ADMIN_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+    plain: {
+      webhookSecret: DEMO_WEBHOOK_SECRET,
+      adminSecret: DEMO_ADMIN_SECRET,
+      manychatApiKey: DEMO_MANYCHAT_API_KEY,
+      messengerAppSecret: DEMO_MESSENGER.appSecret,
+      messengerPageAccessToken: DEMO_MESSENGER.pageAccessToken,
+      messengerVerifyToken: DEMO_MESSENGER.verifyToken,
+    },
     keys: await devSecretKeys(),
   });
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
+  // The dashboard's demo login (README), so `npm start` opens the dashboard out of the box.
+  await setDashboardUser(session, tenantId, DEMO_DASHBOARD_LOGIN.user, DEMO_DASHBOARD_LOGIN.password);
 }
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -162,7 +172,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const redis = await ensureRedis(opts.redisUrl);
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
   const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
-  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
+  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], messengerPages: [demoMessengerPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
   const mirror = opts.liveSandbox
     ? mirrorTenantsIntoSandbox({ session: RedisSession.connect(upstash.url, DEV_UPSTASH_TOKEN), sandbox: manychat, keys: await devSecretKeys(), everyMs: 500, log })

@@ -5,6 +5,8 @@
 import { startLocalStack, writeStackFacts } from './stack.js';
 import { pingRedis } from './redis-server.js';
 import { commandsNewerThan } from './upstash-redis-rest/redis-version.js';
+import { signedMessengerCurl } from './messenger-curl.js';
+import { DEMO_MESSENGER, DEMO_PAGE_ID } from './demo-tenant.js';
 
 const preferredPort = Number(process.env.PORT ?? 8787);
 /** As on Cloudflare: the cron every minute; the sandbox as ManyChat is for a live business; the Worker's log lines shown. */
@@ -27,6 +29,7 @@ async function main() {
   const curl = `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
   -d '{"contact":{"id":"${facts.demo.contactId}","first_name":"Ada"},"text":"Hi! Can you send me the brochure?"}'`;
+  const messengerCurl = await signedMessengerCurl({ workerUrl: facts.workerUrl!, tenantId: facts.demo.tenantId, appSecret: DEMO_MESSENGER.appSecret, pageId: DEMO_PAGE_ID, psid: facts.demo.contactId, text: 'Hi! What are your opening hours?' });
   console.log(`
 staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
 
@@ -38,6 +41,7 @@ staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
                      any contact who writes in is a subscriber; every saved tenant config's flows, tags and fields exist on its page
   Cron               the Worker's scheduled handler every ${Math.round(cronEveryMs / 1000)} s (outbox sweep, stranded turns, approval expiry)
   Demo tenant        id "${facts.demo.tenantId}", webhook secret "${facts.demo.webhookSecret}", admin secret "${facts.demo.adminSecret}", contact ${facts.demo.contactId}
+  Dashboard          ${facts.demo.dashboard.url}   log in: tenant "${facts.demo.tenantId}", user "${facts.demo.dashboard.user}", password "${facts.demo.dashboard.password}"
   Operator secret    ${facts.operatorSecret}   (npm run tenant -- …)
   Stack facts        ${file}
 ${facts.offlineModel ? `\n${banner(['No OPENAI_API_KEY: the OFFLINE RULE MODEL answers', '(deterministic, driven by the tenant config, no network).'])}\n` : ''}
@@ -47,6 +51,10 @@ ${curl}
 
 (The same text from the same contact within a minute is the same message — ManyChat's retry — and
 answers \`x-duplicate-of\` with the first turn's reply; change the text or wait a minute.)
+
+Messenger (signed with the demo app secret; answered 200 at once, the reply goes out through the outbox):
+
+${messengerCurl}
 
 Then see what the agent performed: curl -s ${facts.manychat.callsUrl}
 

@@ -106,6 +106,8 @@ export interface CaseWorld {
   config: TenantConfig;
   pageId: string;
   contacts: Map<string, string>;
+  /** A Messenger case's app secret (signs its webhooks); the page token is in the sandbox. */
+  messenger: { appSecret: string } | null;
 }
 
 let pageCounter = 0;
@@ -132,7 +134,9 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
   // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
   const input = { ...merged, tenantId, ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }) };
-  const saved = await saveTenant(env.session, input, { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
+  const messenger = c.channel === 'messenger' ? { appSecret: `app-${randomBytes(8).toString('hex')}`, pageAccessToken: `page-${randomBytes(8).toString('hex')}` } : null;
+  const plain = { webhookSecret: secret, adminSecret, manychatApiKey: apiKey, ...(messenger ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken } : {}) };
+  const saved = await saveTenant(env.session, input, { plain, keys: await devSecretKeys() });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
   const config = saved.config;
   env.stack.manychat.addPage({
@@ -142,6 +146,7 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     customFields: config.fields.map((f, i) => ({ id: 100 + i, name: f.name, type: FIELD_TYPES[f.type] ?? 'text' })),
     flows: config.flows.map((f) => f.ns),
   });
+  if (messenger) env.stack.manychat.addMessengerPage({ pageId, accessToken: messenger.pageAccessToken });
   const contacts = new Map<string, string>();
   for (const turn of c.turns) {
     if (contacts.has(turn.contact)) continue;
@@ -149,5 +154,5 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval' });
     contacts.set(turn.contact, id);
   }
-  return { tenantId, secret, adminSecret, config, pageId, contacts };
+  return { tenantId, secret, adminSecret, config, pageId, contacts, messenger: messenger ? { appSecret: messenger.appSecret } : null };
 }

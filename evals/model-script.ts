@@ -46,10 +46,15 @@ export function turnLatencies(turn: Pick<CaseTurn, 'model'>, turnIndex: number, 
   });
 }
 
-/** What a step takes with hedging: the primary, or the hedge sent at `afterMs` if that answers first. */
-export function effectiveMs(latency: { ms: number; hedgeMs: number }, hedgeAfterMs: number | null): number {
+/**
+ * What a step takes with hedging (src/models/hedged-model.ts): the primary, or the hedge sent at
+ * `afterMs` if that answers first. A step scripted to fail fails both calls, and once the hedge
+ * runs a failure waits for the other call: the step ends with the later of the two.
+ */
+export function effectiveMs(latency: { ms: number; hedgeMs: number }, hedgeAfterMs: number | null, fails = false): number {
   if (hedgeAfterMs === null || latency.ms <= hedgeAfterMs) return latency.ms;
-  return Math.min(latency.ms, hedgeAfterMs + latency.hedgeMs);
+  const hedgeDone = hedgeAfterMs + latency.hedgeMs;
+  return fails ? Math.max(latency.ms, hedgeDone) : Math.min(latency.ms, hedgeDone);
 }
 
 /** Which path a turn's drawn latencies put it on, against the tenant's model budget. */

@@ -17,12 +17,12 @@ import { messageBody, postWebhook, repeatDelivery, type WebhookAnswer } from './
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Scripts the turn's model steps (latencies fixed or drawn) and says which deadline path they put it on. */
-function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, opts: RunCaseOptions, sid: string): TurnObservation['scripted'] {
+export function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, opts: RunCaseOptions, sid: string): TurnObservation['scripted'] {
   if (!env.model || (turnForm(turn) === 'press' && !turn.model.length)) return null;
   const latencies = turnLatencies(turn, index, opts);
   const stepsRun = turn.expect.modelCalls ?? Math.min(2, turn.model.length);
   const hedgeAfterMs = world.config.hedging.enabled ? world.config.hedging.afterMs : null;
-  const effective = latencies.map((l) => ({ ms: effectiveMs(l, hedgeAfterMs), drawn: l.drawn }));
+  const effective = latencies.map((l, i) => ({ ms: effectiveMs(l, hedgeAfterMs, turn.model[i]?.error !== undefined), drawn: l.drawn }));
   const { path, budgetMs } = deadlinePath(effective, stepsRun, world.config.deadlineMs);
   env.model.script({ safetyIdentifier: sid, steps: turn.model.map((s, i) => resolveStep(s, latencies[i]!.ms, latencies[i]!.hedgeMs)), mode: 'replace' });
   const modelled = latencies.slice(0, Math.max(1, stepsRun)).every((l) => l.drawn) && turn.model.length > 0;
@@ -30,7 +30,7 @@ function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, ind
 }
 
 /** The case's own expectations, or (a drawn latency past the budget) the deadline path's. */
-function judge(exp: Expectation, observed: Observed, scripted: TurnObservation['scripted'], world: CaseWorld): string[] {
+export function judge(exp: Expectation, observed: Observed, scripted: TurnObservation['scripted'], world: CaseWorld): string[] {
   if (scripted?.path === 'deadline') {
     return checkExpectation(deadlineExpectation(world.config, exp), observed).map((f) => `[model draw ${scripted.latencies.join('+')} ms ≥ budget ${scripted.budgetMs} ms: deadline path] ${f}`);
   }

@@ -101,6 +101,18 @@ describe('action-policy: caps and contradictions', () => {
   });
 });
 
+describe('action-policy: what is not a contradiction', () => {
+  it('the same action twice (same kind, same arguments) is not a contradiction', async () => {
+    const v = await judge({ staged: [act.tag('interested'), act.tag('interested')] });
+    expect(v.outcome, v.reason).toBe('pass');
+  });
+  it('actions with no resource (system messages) are never compared with each other', async () => {
+    const content = (text: string): StagedAction => ({ id: text, tool: 'system:notice', kind: 'send_content', args: { text }, effect: 'write', idempotent: false, gate: 'none', summary: text });
+    const v = await judge({ staged: [content('one'), content('two')] });
+    expect(v.reason).not.toContain('acted on twice');
+  });
+});
+
 describe('action-policy: the 24-hour messaging window', () => {
   const at = '2026-11-29T12:00:00.000Z';
   it('a send within 24 h of the contact\'s last message passes; tags pass at any age', async () => {
@@ -158,6 +170,13 @@ describe('action-policy: media allow-list for send_content', () => {
     expect(mediaProblem(content({ url: 'https://evilcdn.studio.example.attacker.io/a.png' }), ['*.studio.example'])).toContain('not in the tenant');
     expect(mediaProblem(content({ url: 'http://cdn.studio.example/a.png' }), ['cdn.studio.example'])).toContain('not https');
     expect(mediaProblem(content({ media: 'javascript:alert(1)' }), ['cdn.studio.example'])).toContain('not https');
+  });
+  it('the guardrail checks a send_content\'s media, in arrays and nested objects too', async () => {
+    for (const args of [{ text: 'hi', media: ['https://evil.example/a.png'] }, { text: 'hi', attachments: [{ payload: { url: 'https://evil.example/b.png' } }] }]) {
+      const v = await judge({ staged: [content(args)] });
+      expect(v.outcome).toBe('veto');
+      expect(v.reason).toContain('media host "evil.example" is not in the tenant\'s media allow-list');
+    }
   });
   it('a staged send_content from the model is vetoed (no tool stages it)', async () => {
     const v = await judge({ staged: [{ ...content({ text: 'hi' }), tool: 'send_media' }] });

@@ -32,7 +32,12 @@ const GENERIC = new Set(['customer', 'contact', 'user', 'client', 'subscriber', 
 const NEGATORS = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", "didn't", "won't", "wouldn't", "isn't", "can't", 'cannot', 'without', 'stop', 'nothing', 'none', 'neither', 'nor']);
 const ACTION_VERBS = new Set(['send', 'want', 'need', 'give', 'tag', 'add', 'set', 'put', 'record', 'sign', 'subscribe', 'like', 'get', 'share', 'mark', 'save', 'forward', 'show']);
 const REMOVAL_CUE = /\b(?:remove|untag|unsubscribe|unsub|stop|cancel|opt(?:ing)? out|opt-out|delete|no longer|don't want|do not want|dont want|quit|leave|unfollow|take me off|off (?:the|your|this) list|not interested|turn off|unsign)\b/;
-const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|👍|✅)\b/;
+/**
+ * The yes must end where a word ends: not followed by a letter or digit of any script. (`\b`
+ * would be wrong here: it knows only ASCII word characters, so it never matched after "sí", "👍"
+ * or "✅", and it matched inside "sían".)
+ */
+const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|👍|✅)(?![\p{L}\p{N}])/u;
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const RELATIVE_DAYS = /\b(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|next week|this week)\b/;
 

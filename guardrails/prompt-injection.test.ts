@@ -71,6 +71,39 @@ describe('prompt-injection: rule 1, every staged action is supported by the cont
     expect((await judge({ text: 'no thanks', history, staged: [act.flow('brochure')] })).outcome).toBe('escalate');
   });
 
+  it('a "yes" answers the most recent agent message only, not an older offer', async () => {
+    const history = [
+      { role: 'agent' as const, text: 'Would you like our price brochure?', at: '2026-11-29T11:58:00Z' },
+      { role: 'contact' as const, text: 'maybe later', at: '2026-11-29T11:58:30Z' },
+      { role: 'agent' as const, text: 'No problem. Anything else I can help with?', at: '2026-11-29T11:59:00Z' },
+    ];
+    const v = await judge({ text: 'yes', history, staged: [act.flow('brochure')] });
+    expect(v.outcome).toBe('escalate');
+    expect(v.reason).toContain("not the contact's own request");
+  });
+
+  it('a "yes" accepts only what the agent said, not the contact\'s own earlier words in the history', async () => {
+    // The last entry is the contact's; the offer is the agent's message before it, which offered no brochure.
+    const history = [
+      { role: 'agent' as const, text: 'Hello! How can I help?', at: '2026-11-29T11:58:00Z' },
+      { role: 'contact' as const, text: 'the brochure', at: '2026-11-29T11:59:00Z' },
+    ];
+    expect((await judge({ text: 'yes', history, staged: [act.flow('brochure')] })).outcome).toBe('escalate');
+  });
+
+  it('a "yes" with no agent message in the history supports nothing (and does not throw)', async () => {
+    const history = [{ role: 'contact' as const, text: 'send me the brochure', at: '2026-11-29T11:59:00Z' }];
+    expect((await judge({ text: 'yes', history, staged: [act.flow('brochure')] })).outcome).toBe('escalate');
+    expect((await judge({ text: 'yes', history: [], staged: [act.flow('brochure')] })).outcome).toBe('escalate');
+  });
+
+  it.each(['👍', '✅', 'sí', 'sí, claro', 'si', 'claro', 'oui', 'ok 👍'])('"%s" accepts the agent\'s offer', async (text) => {
+    const history = [{ role: 'agent' as const, text: 'Would you like our price brochure?', at: '2026-11-29T11:59:01Z' }];
+    const v = await judge({ text, history, staged: [act.flow('brochure')] });
+    expect(v.outcome, v.reason).toBe('pass');
+    expect(v.reason).toContain('each of 1 staged action');
+  });
+
   it('unpromptedTags may be added without being asked, but not removed', async () => {
     const config = testConfig({}, { injection: { unpromptedTags: ['interested'] } });
     expect((await judge({ config, text: 'hello', staged: [act.tag('interested')] })).outcome).toBe('pass');

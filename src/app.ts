@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
+import { messengerRoutes } from './channels/messenger/route.js';
 import { tenantApiRoutes } from './routes/tenant-api.js';
 import { handoffReleaseRoutes } from './routes/handoff-release.js';
 import { finishTurnRoutes } from './routes/finish-turn.js';
@@ -24,6 +25,7 @@ import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
 import { ModelUnavailableError } from './models/model-availability.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -66,8 +68,10 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/inbound', inboundRetryRoutes());
   app.route('/v1/operator', operatorRoutes());
   app.route('/v1/messenger', dataDeletionRoutes());
+  app.route('/v1/messenger', messengerRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
+  app.route('/dashboard', dashboardRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Redis not answering is an outage to wait out, not a bug: QStash retries a 503 (honouring

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalToolOrder } from './canonical-order.js';
-import { checkToolOrder, REST_ENTRY, ToolOrderError } from '../core/tenant/tool-order.js';
+import { checkToolOrder, compareCodeUnits, REST_ENTRY, ToolOrderError } from '../core/tenant/tool-order.js';
 
 const tools = ['search_faq', 'reply', 'Zeta', 'add_tag', 'send_media'];
 
@@ -29,5 +29,26 @@ describe('canonical tool order', () => {
     expect(checkToolOrder([REST_ENTRY, REST_ENTRY], tools)[0]).toMatch(/exactly once \(found 2\)/);
     expect(checkToolOrder([REST_ENTRY], [...tools, REST_ENTRY])).toContain(`a tool may not be named "${REST_ENTRY}"`);
     expect(() => canonicalToolOrder(tools, ['nope', REST_ENTRY])).toThrow(ToolOrderError);
+  });
+  it('a valid order has no problems, and the error lists every problem', () => {
+    expect(checkToolOrder(['reply', REST_ENTRY], tools)).toEqual([]);
+    const err = new ToolOrderError(['a', 'b']);
+    expect(err.name).toBe('ToolOrderError');
+    expect(err.problems).toEqual(['a', 'b']);
+    expect(err.message).toBe('invalid tool order: a; b');
+    try {
+      canonicalToolOrder(tools, ['nope', 'reply', 'reply']);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ToolOrderError).problems).toEqual(['toolOrder names "nope", which is not a tool', 'toolOrder names "reply" twice', `toolOrder must contain "${REST_ENTRY}" exactly once (found 0)`]);
+    }
+  });
+  it('a duplicate registration is listed once', () => {
+    expect(canonicalToolOrder(['b', 'a', 'b'])).toEqual(['a', 'b']);
+  });
+  it('compareCodeUnits: negative, positive, zero', () => {
+    expect(compareCodeUnits('Z', 'a')).toBe(-1);
+    expect(compareCodeUnits('a', 'Z')).toBe(1);
+    expect(compareCodeUnits('a', 'a')).toBe(0);
   });
 });

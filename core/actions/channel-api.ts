@@ -43,8 +43,28 @@ export interface WebhookApi {
   post(url: string, body: string, messageId: string): Promise<ApiResult>;
 }
 
-/** The clients a delivery holds, one per channel it can perform on (and the tenant's webhook). */
+/** A Messenger quick reply (Send API `message.quick_replies[]`): a title, and a payload Meta hands back when pressed. */
+export interface MessengerQuickReply {
+  content_type: 'text';
+  title: string;
+  payload: string;
+}
+
+/**
+ * The Messenger Send API (protocols/manychat-messenger.md §3.5-3.6). The client decides the
+ * `messaging_type` from the 24-hour window: `RESPONSE` inside it; outside it only a message tag
+ * the tenant allows, never `HUMAN_AGENT` for automated content; otherwise it refuses (permanent).
+ */
+export interface MessengerApi {
+  sendMessage(psid: string, content: { text: string; quickReplies?: MessengerQuickReply[] }, window: { lastInboundAt?: string; messageTag?: string }): Promise<ApiResult>;
+  /** `sender_action` (typing_on): no message, nothing that needs the ledger. */
+  senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
+}
+
+/** The clients a delivery holds, one per channel it can perform on. */
 export interface ChannelApis {
   manychat?: ManyChatApi;
+  messenger?: MessengerApi;
+  /** The tenant's own endpoint (approval notifications), whatever the channel. */
   webhook?: WebhookApi;
 }

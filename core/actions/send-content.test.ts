@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/support/guardrail-input.js';
 import { recordingManyChatApi } from '../../test/support/recording-manychat-api.js';
-import { sendContent } from './send-content.js';
+import { mediaProblem, sendContent } from './send-content.js';
 
 describe('send_content', () => {
   const config = testConfig({}, { actions: { mediaHosts: ['cdn.studio.example'] } });
@@ -26,5 +26,41 @@ describe('send_content', () => {
       ['sendContent', '7', { text: 'hi', quickReplies: [button] }, 'HUMAN_AGENT'],
       ['sendContent', '7', { text: 'plain' }, undefined],
     ]);
+  });
+});
+
+describe('send_content: media URLs', () => {
+  const config = testConfig();
+  const hosts = ['cdn.studio.example', '*.img.studio.example'];
+  it('any listed host will do, not only the first', () => {
+    expect(mediaProblem({ args: { url: 'https://a.img.studio.example/x.png' } }, hosts)).toBeNull();
+    expect(mediaProblem({ args: { url: 'https://cdn.studio.example/x.png' } }, hosts)).toBeNull();
+  });
+  it('an exact host is not a suffix: a host ending in it is refused', () => {
+    expect(mediaProblem({ args: { url: 'https://evilcdn.studio.example/x.png' } }, ['cdn.studio.example'])).toContain('not in the tenant');
+  });
+  it('a wildcard allows a one-letter subdomain but not the bare domain', () => {
+    expect(mediaProblem({ args: { url: 'https://a.img.studio.example/x.png' } }, ['*.img.studio.example'])).toBeNull();
+    expect(mediaProblem({ args: { url: 'https://img.studio.example/x.png' } }, ['*.img.studio.example'])).toContain('not in the tenant');
+  });
+  it('a value that is not a URL is refused, quoted to at most 80 characters', () => {
+    expect(mediaProblem({ args: { media: 'not a url' } }, hosts)).toBe('media "not a url" is not a URL');
+    const long = `x${'y'.repeat(200)}`;
+    expect(mediaProblem({ args: { media: long } }, hosts)).toBe(`media "${long.slice(0, 80)}" is not a URL`);
+    const http = `http://cdn.studio.example/${'z'.repeat(200)}`;
+    expect(mediaProblem({ args: { media: http } }, hosts)).toBe(`media "${http.slice(0, 80)}" is not https`);
+  });
+  it('only media keys are URLs to check, matched whole (case-insensitive)', () => {
+    expect(mediaProblem({ args: { IMAGE_URL: 'http://x.example/a.png' } }, hosts)).toContain('not https');
+    expect(mediaProblem({ args: { src: 'http://x.example/a.png' } }, hosts)).toContain('not https');
+    expect(mediaProblem({ args: { profile_url: 'http://x.example/a', url_note: 'http://x.example/b' } }, hosts)).toBeNull();
+  });
+  it('null and other non-object values inside the content are no media', () => {
+    expect(mediaProblem({ args: { text: 'hi', media: null, count: 3, flag: true } }, hosts)).toBeNull();
+  });
+  it('its summary quotes the text, cut to 60 characters', () => {
+    const sixty = 'a'.repeat(60);
+    expect(sendContent.summary({ text: sixty }, config)).toBe(`send a message: "${sixty}"`);
+    expect(sendContent.summary({ text: `${sixty}b` }, config)).toBe(`send a message: "${'a'.repeat(59)}…"`);
   });
 });

@@ -127,6 +127,8 @@ export const TenantConfigSchema = z.object({
   handoff: HandoffSchema,
   /** Conversation turns kept per contact. */
   historyTurns: z.number().int().min(0).max(50).default(10),
+  /** The Messenger channel: show `typing_on` to the contact while a turn runs. */
+  messenger: z.object({ typingIndicator: z.boolean().default(false) }).prefault({}),
   /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
   guardrails: GuardrailSettingsSchema.prefault({}),
   /**

@@ -35,7 +35,7 @@ export const ENV_VARIABLE_DOCS: Record<string, EnvVariableDoc> = {
   },
   OPENAI_BASE_URL: { kind: 'secret', where: 'Only for an OpenAI-compatible server other than OpenAI (e.g. `https://…/v1`).' },
   OPENAI_API_MODE: { kind: 'var', where: '`chat` for servers that speak only Chat Completions; else `responses`.' },
-  SESSION_SECRET: { kind: 'secret', where: 'Generate: `openssl rand -base64 32`. Signs button payloads and pinned confirmation/approval terms. Deployed: 32+ random characters; placeholders refused.' },
+  SESSION_SECRET: { kind: 'secret', where: 'Generate: `openssl rand -base64 32`. Signs button payloads, pinned confirmation/approval terms and the dashboard session cookies. Deployed: 32+ random characters; placeholders refused.' },
   SECRETS_ENCRYPTION_KEYS: { kind: 'secret', where: 'Generate: `echo "k1:$(openssl rand -base64 32)"`. Seals tenant secrets at rest; to rotate, put a new key first, run `npm run tenant -- reencrypt`, then drop the old one.' },
   SECRETS_HASH_KEY: { kind: 'secret', where: 'Generate: `openssl rand -base64 32`. Keys the hashes webhook and admin secrets are stored as; changing it invalidates every tenant\'s secrets.' },
   OPERATOR_SECRET: { kind: 'secret', where: 'Generate: `openssl rand -base64 32`. Bearer secret of the operator API (`npm run tenant -- … --url … --operator-secret …`); absent: the operator API is closed.' },

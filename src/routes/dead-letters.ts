@@ -13,7 +13,7 @@ import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../.
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
-const RedriveBodySchema = z.object({
+export const RedriveBodySchema = z.object({
   /** The dead letter's `entryId` (its outbox entry); `turnId` is accepted for a turn's own entry, where the two are the same. */
   entryId: KeyIdSchema.optional(),
   turnId: KeyIdSchema.optional(),
@@ -63,7 +63,7 @@ export function deadLetterRoutes() {
     await appendAudit(session, tenantId, { actor: 'admin', action: 'dead-letter.redriven', detail: `${entryId}/${parsed.value.actionId}${parsed.value.sendAnyway ? ' (send anyway)' : ''}` });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: entryId, apis: channelApisFor(services, c.get('tenant').secrets, tenantId) });
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: entryId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
     const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
     // The answer says what became of the re-driven action: done (200), still on its way (202:
     // QStash retries it), or dead / unknown again (502, with ManyChat's words) — never "ok" for

@@ -52,7 +52,7 @@ export function deliveryRoutes() {
     if (!tenant.found) return nonRetryable(c, `unknown tenant "${tenantId}"`);
     // A broken config may be fixed by the tenant: retryable, unlike an unknown tenant.
     if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
-    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: channelApisFor(c.get('services'), tenant.secrets, tenantId) });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config) });
     // Ids and outcome only: action details can quote contact data.
     console.log(`outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`);
     return answer(c, tenantId, turnId, result);

@@ -7,7 +7,8 @@ import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
-import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
+import { channelOf } from '../channels/index.js';
+import { replySequenceOf } from './reply-sequence.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
 import { logTurn } from '../observability/turn-log.js';
@@ -51,7 +52,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     deferred: ctx.deferral.deferred,
     finishedAt: now.toISOString(),
   };
-  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays }) : null;
+  const sequence = await replySequenceOf(inbound);
+  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays, ...(sequence ? { sequence } : {}) }) : null;
   const history: HistoryEntry[] = [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }];
   if (decision.recordAgentReply) history.push({ role: 'agent', text: reply.text, at: record.finishedAt });
 
@@ -68,6 +70,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     handoffUntil: decision.handoffUntil,
     pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals],
     retentionDays: config.retentionDays,
+    // Nothing to deliver: the contact's later replies need not wait for this message.
+    ...(sequence && !entry ? { releaseSequence: { contactId: inbound.contactId, member: sequence.member } } : {}),
   });
   if (!written) {
     // Another run of this turn (its background run, or the finish-turn rerun) committed first.
@@ -89,13 +93,17 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
 }
 
 /**
- * A deferred turn's reply: the webhook has answered already, so the reply goes out through the
- * outbox before the actions. Its buttons (a confirmation's Yes/No, suggestions) go with it,
+ * A deferred turn's reply (or any reply of a channel that always answers through the outbox):
+ * the webhook has answered already, so the reply goes out through the outbox before the actions.
+ * Its buttons (a confirmation's Yes/No, suggestions) go with it in the channel's own form,
  * signed now as the webhook would have.
  */
 async function deferredReplyAction(deps: TurnDeps, ctx: TurnContext, reply: TurnRecord['reply']): Promise<StagedAction> {
   const { config, inbound, turnId } = ctx;
-  const quickReplies = deps.callbackUrl && reply.quickReplies.length ? await signedQuickReplies(reply, deps.callbackUrl, deps.pinSecret, config.tenantId, inbound.contactId) : [];
-  const args = quickReplies.length ? { text: reply.text, quickReplies } : { text: reply.text };
+  const channel = channelOf(inbound.channel);
+  const quickReplies = reply.quickReplies.length
+    ? await channel.renderButtons(reply, { secret: deps.pinSecret, tenantId: config.tenantId, contactId: inbound.contactId, ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}) })
+    : [];
+  const args = { text: reply.text, ...(quickReplies.length ? { quickReplies } : {}), ...channel.replyArgs(inbound) };
   return { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
 }

@@ -79,9 +79,21 @@ describe('decideTurn: the handoff settings', () => {
     expect(d.handoffUntil).toBeNull();
     expect(d.commit).toEqual([]);
   });
+  it('the handoff performs only what the channel can: no tag on Messenger (it has none), the tag on ManyChat', () => {
+    const messenger = decideTurn({ ...input(false, 'reply', 'escalate', true), channel: 'messenger' });
+    expect(messenger.decision).toBe('escalate');
+    expect(messenger.commit).toEqual([]);
+    expect(messenger.replyRoute).toBe('outbox');
+    expect(messenger.handoffUntil).toBe('2026-03-01T11:00:00.000Z');
+    expect(decideTurn({ ...input(false, 'reply', 'escalate', false), channel: 'manychat' }).commit.map((a) => a.args)).toEqual([{ tag: 'human_handoff' }]);
+  });
   it('one minute of silence is a minute', () => {
     const d = decideTurn({ ...input(false, 'reply', 'escalate', false), config: { ...config, handoff: { ...config.handoff, silenceMinutes: 1 } } });
     expect(d.handoffUntil).toBe('2026-03-01T10:01:00.000Z');
+  });
+  it('a reply without quick replies has none', () => {
+    const plain: LoopOutcome = { kind: 'reply', reply: { text: 'Hi', escalate: false, confidence: 1, reason: 'r' }, modelReply: null, steps: [] };
+    expect(decideTurn({ ...input(false, 'reply', 'pass', false), loop: plain }).reply).toEqual({ text: 'Hi', quickReplies: [] });
   });
   it('an empty reply is silence, deferred or not', () => {
     const empty: LoopOutcome = { kind: 'reply', reply: { text: '', escalate: false, confidence: 1, reason: 'r' }, modelReply: null, steps: [] };
@@ -90,6 +102,7 @@ describe('decideTurn: the handoff settings', () => {
   it('an outcome outside pass/veto/escalate fails closed to escalate', () => {
     const d = decideTurn({ ...input(false, 'reply', 'pass', false), judged: { outcome: 'allow' as unknown as 'pass', reason: 'bogus' } });
     expect(d.decision).toBe('escalate');
+    expect(d.reason).toBe('unknown verdict "allow" (fail closed)');
     expect(d.commit.some((a) => a.tool !== 'system:handoff')).toBe(false);
   });
 });

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { testConfig } from '../../test/support/guardrail-input.js';
+import { effectiveGate, resourceProblems, strongerGate, toolScope } from './resource-gates.js';
+import type { TenantConfig } from './tenant-config.js';
+
+const FLOWS = ['flow:brochure', 'flow:studio_tour', 'flow:timetable'];
+
+/** The guardrail tenant with a second send_flow tool, `send_tour`, declared as the test needs. */
+function withTourTool(tour: TenantConfig['manifest'][string], media: TenantConfig['manifest'][string] = { effect: 'write', confirm: 'never' }): TenantConfig {
+  const base = testConfig();
+  return {
+    ...base,
+    tools: [...base.tools, { name: 'send_tour', kind: 'send_flow', description: 'Send the studio tour.' }],
+    manifest: { ...base.manifest, send_media: media, send_tour: tour },
+  };
+}
+
+describe('strongerGate: approval > confirm > none', () => {
+  it.each([
+    ['none', 'none', 'none'],
+    ['none', 'confirm', 'confirm'],
+    ['confirm', 'none', 'confirm'],
+    ['confirm', 'approval', 'approval'],
+    ['approval', 'confirm', 'approval'],
+    ['approval', 'none', 'approval'],
+    ['confirm', 'confirm', 'confirm'],
+  ] as const)('%s, %s → %s', (a, b, stronger) => {
+    expect(strongerGate(a, b)).toBe(stronger);
+  });
+});
+
+describe('toolScope: what a write tool may act on', () => {
+  it('every configured resource of its kind when the manifest lists none', () => {
+    expect(toolScope(testConfig(), 'send_media')).toEqual(FLOWS);
+  });
+  it('only the listed resources when the manifest lists some', () => {
+    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] });
+    expect(toolScope(config, 'send_tour')).toEqual(['flow:studio_tour']);
+  });
+  it('nothing for a read tool, an unconfigured tool or a tool with no declaration', () => {
+    const config = testConfig();
+    expect(toolScope(config, 'search_faq')).toEqual([]);
+    expect(toolScope(config, 'no_such_tool')).toEqual([]);
+    expect(toolScope({ ...config, manifest: {} }, 'send_media')).toEqual([]);
+  });
+});
+
+describe('effectiveGate: a gate binds to the resource, whichever tool stages it', () => {
+  it('a resource another tool of the same kind gates is gated as strongly through an ungated tool', () => {
+    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] });
+    expect(effectiveGate(config, 'send_media', 'flow:studio_tour')).toBe('confirm');
+    // A resource the gated tool does not act on keeps the staging tool's own gate.
+    expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('none');
+  });
+  it('the strongest of several gates wins, and a weaker tool never lowers a stronger one', () => {
+    const config = withTourTool({ effect: 'write', approval: 'pinned', resources: ['flow:studio_tour'] }, { effect: 'write', confirm: 'once' });
+    expect(effectiveGate(config, 'send_media', 'flow:studio_tour')).toBe('approval');
+    expect(effectiveGate(config, 'send_tour', 'flow:studio_tour')).toBe('approval');
+    expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('confirm');
+  });
+  it('another kind does not gate (approving a removal does not gate adding the tag)', () => {
+    const config = testConfig({ manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } } });
+    expect(effectiveGate(config, 'untag_contact', 'tag:vip')).toBe('approval');
+    expect(effectiveGate(config, 'tag_contact', 'tag:vip')).toBe('none');
+  });
+  it('a read tool of the same name, or a tool declared read, gates nothing', () => {
+    const base = withTourTool({ effect: 'read' });
+    expect(effectiveGate(base, 'send_media', 'flow:studio_tour')).toBe('none');
+  });
+  it('without a resource or a configured tool, the tool\'s own gate', () => {
+    const config = withTourTool({ effect: 'write', confirm: 'once' });
+    expect(effectiveGate(config, 'send_tour', null)).toBe('confirm');
+    expect(effectiveGate(config, 'send_media', null)).toBe('none');
+    expect(effectiveGate({ ...config, tools: config.tools.filter((t) => t.name !== 'send_tour') }, 'send_tour', 'flow:brochure')).toBe('confirm');
+    expect(effectiveGate(config, 'undeclared', 'flow:brochure')).toBe('none');
+  });
+});
+
+describe('resourceProblems', () => {
+  it('names a resource the tool\'s kind cannot act on here', () => {
+    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour', 'flow:nope', 'tag:vip'] });
+    expect(resourceProblems(config)).toEqual([
+      'tool "send_tour": resources names "flow:nope", which is not a configured send_flow resource (known: flow:brochure, flow:studio_tour, flow:timetable)',
+      'tool "send_tour": resources names "tag:vip", which is not a configured send_flow resource (known: flow:brochure, flow:studio_tour, flow:timetable)',
+    ]);
+  });
+  it('nothing when every listed resource is configured, or none is listed', () => {
+    expect(resourceProblems(testConfig())).toEqual([]);
+    expect(resourceProblems(withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] }))).toEqual([]);
+  });
+  it('a kind with no resources knows none', () => {
+    const base = testConfig();
+    const config = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' as const, resources: ['faq:x'] } } };
+    expect(resourceProblems(config)).toEqual(['tool "search_faq": resources names "faq:x", which is not a configured search_faq resource (known: none)']);
+  });
+});
