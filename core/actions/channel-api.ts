@@ -35,14 +35,6 @@ export interface ManyChatApi {
   setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ApiResult>;
 }
 
-/**
- * A tenant's own HTTPS endpoint (approval notifications): a signed POST. `messageId` is the
- * Standard Webhooks `webhook-id`, the same on every retry, so the receiver can drop repeats.
- */
-export interface WebhookApi {
-  post(url: string, body: string, messageId: string): Promise<ApiResult>;
-}
-
 /** A Messenger quick reply (Send API `message.quick_replies[]`): a title, and a payload Meta hands back when pressed. */
 export interface MessengerQuickReply {
   content_type: 'text';
@@ -61,10 +53,17 @@ export interface MessengerApi {
   senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
 }
 
-/** The clients a delivery holds, one per channel it can perform on. */
+/**
+ * A tenant's own HTTPS endpoint (approval notifications): a signed POST. `messageId` is the
+ * Standard Webhooks `webhook-id`, the same on every retry, so the receiver can drop repeats.
+ */
+export interface WebhookApi {
+  post(url: string, body: string, messageId: string): Promise<ApiResult>;
+}
+
+/** The clients a delivery holds, one per channel it can perform on (and the tenant's webhook). */
 export interface ChannelApis {
   manychat?: ManyChatApi;
   messenger?: MessengerApi;
-  /** The tenant's own endpoint (approval notifications), whatever the channel. */
   webhook?: WebhookApi;
 }

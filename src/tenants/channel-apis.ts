@@ -9,8 +9,8 @@ import { createWebhookClient, tenantWebhookSecret } from '../../outbox/webhook-c
 /**
  * The clients a delivery of this tenant's actions uses, with the tenant's own keys. Messenger's
  * only when the tenant has a page access token; it judges the 24-hour window with the tenant's
- * allowed message tags (none when the config is not given: fail closed). The signed webhook
- * (approval notifications) when the config is given: its secret is the tenant's.
+ * allowed message tags (none when the config is not given: fail closed). The tenant's signed
+ * webhook (approval notifications) when the config is given.
  */
 export function channelApisFor(services: Services, secrets: TenantSecrets, config?: Pick<TenantConfig, 'guardrails' | 'tenantId'>): ChannelApis {
   return {

@@ -40,6 +40,26 @@ describe('a Messenger message runs the shared turn; its reply goes through the o
     expect((await sentTo(other)).map((m) => m.body.sender_action ?? textOf(m))).toEqual(['You said: hi']);
   });
 
+  it('a contact over its rate limit gets the polite reply through the outbox, no turn, once per mid', async () => {
+    const t = await seedMessengerTenant({ guardrails: { rateLimit: { contactPerMinute: 1 } } });
+    const psid = await newPsid(t);
+    const model = echoModel();
+    const app = appWith(model);
+    const now = Date.now();
+    await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_r1`, 'one', now)]));
+    await app.settle();
+    const second = webhookBody(t, [textItem(t, psid, `m_${psid}_r2`, 'two', now + 1)]);
+    await postMessenger(app, t, second);
+    await postMessenger(app, t, second);
+    await app.settle();
+    expect(await turnIds(t.tenantId)).toHaveLength(1);
+    expect(model.doGenerateCalls).toHaveLength(1);
+    const keys = (await session().one((r) => r.keys(`t:${t.tenantId}:outbox:rl_*`))) as string[];
+    expect(keys).toHaveLength(1);
+    const entryId = keys[0]!.split(':outbox:')[1]!;
+    expect((await outboxEntry(t.tenantId, entryId))?.actions.map((a) => [a.tool, a.args.text])).toEqual([['system:rate-limit', expect.stringContaining('faster than I can answer')]]);
+  });
+
   it('echoes, deliveries and reads are ignored: no turn', async () => {
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);

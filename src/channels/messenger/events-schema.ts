@@ -30,7 +30,8 @@ export const MessagingItemSchema = z.looseObject({
   sender: z.looseObject({ id }),
   recipient: z.looseObject({ id }),
   /** ms since the epoch: when the contact acted. Orders one contact's messages. */
-  timestamp: z.number().int().nonnegative(),
+  // Bounded to times a Date can hold (a larger one would throw where it becomes an ISO string).
+  timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000),
   message: MessageSchema.optional(),
   postback: PostbackSchema.optional(),
 });

@@ -23,7 +23,7 @@ export async function processMessengerEvents(services: Services, tenant: Pick<Lo
         try {
           if (e.kind === 'message') {
             const outcome = await runMessengerTurn(services, config, secrets, e.inbound);
-            if (outcome.kind === 'rate-limited') console.warn(`Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit was not answered`);
+            if (outcome.kind === 'rate-limited') console.warn(`Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit got the polite reply, no turn`);
           } else {
             const outcome = await answerMessengerPress(services, config, e);
             if (outcome === 'forged') console.warn(`Messenger: tenant ${config.tenantId}: a confirmation payload that does not verify was ignored`);
