@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The Messenger Platform webhook body (protocols/manychat-messenger.md §3.2): `object: "page"`,
+ * The Messenger Platform webhook body (docs/protocols.md, Messenger): `object: "page"`,
  * `entry[]`, each with `messaging[]` (or `standby[]` during a handover). Loose objects: Meta adds
  * fields; we read only these. Ids are PSIDs / page ids (digit strings).
  */

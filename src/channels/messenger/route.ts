@@ -26,7 +26,7 @@ const VerifyQuerySchema = z.object({
 const ABSENT_SECRET = 'no-secret-for-this-tenant';
 
 /**
- * The Messenger Platform webhook of one tenant (protocols/manychat-messenger.md §3):
+ * The Messenger Platform webhook of one tenant (docs/protocols.md, Messenger):
  * - `GET /v1/messenger/:tenant` — the subscription check: `hub.mode=subscribe` and the tenant's
  *   verify token (constant time) echo `hub.challenge`; anything else is 403.
  * - `POST /v1/messenger/:tenant` — `X-Hub-Signature-256` verified over the raw bytes with the
