@@ -28,10 +28,13 @@ const PostbackSchema = z.looseObject({
 
 export const MessagingItemSchema = z.looseObject({
   sender: z.looseObject({ id }),
-  recipient: z.looseObject({ id }),
-  /** ms since the epoch: when the contact acted. Orders one contact's messages. */
-  // Bounded to times a Date can hold (a larger one would throw where it becomes an ISO string).
-  timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000),
+  recipient: z.looseObject({ id }).optional(),
+  /**
+   * ms since the epoch: when the contact acted; orders one contact's messages. Optional: Meta's
+   * delivery events carry none, and one such item must not make the whole batch a 400 (Meta would
+   * retry it for a day and a half). Bounded to times a Date can hold.
+   */
+  timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000).optional(),
   message: MessageSchema.optional(),
   postback: PostbackSchema.optional(),
 });

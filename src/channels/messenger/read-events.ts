@@ -28,7 +28,8 @@ export function readEvents(webhook: MessengerWebhook, tenantId: string, received
 
 function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): MessengerEvent {
   const contactId = item.sender.id;
-  const at = item.timestamp;
+  // No timestamp (not seen on messages, but not ours to assume): the time we received it.
+  const at = item.timestamp ?? receivedAt.getTime();
   const message = item.message;
   if (message) {
     if (message.is_echo) return { kind: 'ignored', why: 'echo of our own message' };
