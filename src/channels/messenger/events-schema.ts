@@ -43,7 +43,8 @@ export type MessagingItem = z.infer<typeof MessagingItemSchema>;
 const EntrySchema = z.looseObject({
   id,
   time: z.number().optional(),
-  messaging: z.array(MessagingItemSchema).max(1000).optional(),
+  /** Read one by one (read-events.ts): an item we cannot read is skipped, not the batch refused. */
+  messaging: z.array(z.unknown()).max(1000).optional(),
   /** Events for an app that does not hold the thread (handover): not ours to answer. */
   standby: z.array(z.unknown()).optional(),
 });
