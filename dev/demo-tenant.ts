@@ -32,7 +32,7 @@ export function demoTenantConfig(tenantId = DEMO_TENANT_ID): TenantConfigInput {
       { name: 'interested', description: 'asked about classes or prices' },
       { name: 'human_handoff', description: 'a human should take over' },
     ],
-    fields: [{ name: 'preferred_class', type: 'text', description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] }],
+    fields: [{ name: 'preferred_class', label: 'your preferred class', type: 'text', description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] }],
     faq: [
       { id: 'hours', question: 'What are your opening hours?', answer: 'We are open Monday to Saturday, 7:00 to 21:00.' },
       { id: 'parking', question: 'Is there parking near the studio?', answer: 'Yes, free parking behind the building.' },

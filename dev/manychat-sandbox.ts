@@ -7,7 +7,7 @@ import type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, S
 
 /**
  * Local stand-in for api.manychat.com and the Messenger Send API (graph.facebook.com), for a
- * stack with no internet. Speaks the wire protocol of /work/shared/protocols/manychat-messenger.md,
+ * stack with no internet. Speaks the wire protocol of docs/protocols.md,
  * keeps subscriber state (tags, custom fields), records every call, and can be told to fail.
  *
  * Point MANYCHAT_API_URL at `url` and MESSENGER_GRAPH_URL at `${url}/v23.0`.

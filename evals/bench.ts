@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
-import { freePort } from '../dev/redis-server.js';
+import { ensureRedis, freePort } from '../dev/redis-server.js';
 import { ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../dev/stack.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
@@ -39,6 +39,7 @@ interface ServedFacts {
   bareUrl: string;
   modelUrl: string;
   upstash: { url: string; token: string };
+  redisUrl: string;
   qstashUrl: string;
   workerWranglerPid: number;
   bareWranglerPid: number;
@@ -77,7 +78,10 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
 async function serve(): Promise<void> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
+  // A Redis of its own (as the eval has): the idle cron's cost then counts only the bench's tenant.
+  const redis = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
   const stack: LocalStack = await startLocalStack({
+    redisUrl: redis.url,
     withWorker: true,
     stateDir: join(ROOT, '.local', 'bench'),
     log: (l) => (/ERROR|✘/.test(l) ? log(l) : undefined),
@@ -89,6 +93,7 @@ async function serve(): Promise<void> {
   const stop = async () => {
     bare.kill('SIGTERM');
     await stack.close();
+    await redis.close();
     await model.close();
     process.exit(0);
   };
@@ -100,6 +105,7 @@ async function serve(): Promise<void> {
     bareUrl,
     modelUrl: model.url,
     upstash: stack.facts.upstash,
+    redisUrl: stack.facts.redisUrl,
     qstashUrl: stack.facts.qstash.url,
     workerWranglerPid: stack.worker!.pid!,
     bareWranglerPid: bare.pid!,
@@ -265,13 +271,10 @@ async function load(name: string, url: string, secret: string | null, seconds: n
   };
 }
 
-/** Commands the Redis server has processed so far (INFO stats, through the Upstash REST bridge). */
+/** Commands the Upstash REST bridge has been asked so far, counted as Upstash bills them (dev route `/__dev/usage`). */
 async function redisCommandsSoFar(upstash: { url: string; token: string }): Promise<number> {
-  const res = await fetch(upstash.url, { method: 'POST', headers: { authorization: `Bearer ${upstash.token}` }, body: JSON.stringify(['INFO', 'stats']) });
-  const info = ((await res.json()) as { result?: string }).result ?? '';
-  const n = Number(/total_commands_processed:(\d+)/.exec(info)?.[1]);
-  if (!Number.isFinite(n)) throw new Error(`Redis INFO stats gave no total_commands_processed: ${info.slice(0, 200)}`);
-  return n;
+  const res = await fetch(`${upstash.url}/__dev/usage`, { headers: { authorization: `Bearer ${upstash.token}` } });
+  return ((await res.json()) as { commands: number }).commands;
 }
 
 /** Messages the QStash broker has accepted so far (published, including a schedule's). */
@@ -295,7 +298,7 @@ async function idleCron(facts: ServedFacts, session: RedisSession): Promise<{ te
   await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
   const [commands, messages] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
   for (let i = 0; i < runs; i++) await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
-  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands - 1) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
+  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
 }
 
 async function measure(): Promise<number> {
@@ -370,7 +373,7 @@ async function measure(): Promise<number> {
       cpu['load generator (autocannon)'] = (100 * (self.user + self.system)) / 1e6 / wall;
       // A turn's finish-turn job may publish a moment after its answer: let the tail settle.
       await new Promise((r) => setTimeout(r, 500));
-      const redisCommands = (await redisCommandsSoFar(facts.upstash)) - commandsBefore - 1;
+      const redisCommands = (await redisCommandsSoFar(facts.upstash)) - commandsBefore;
       const qstashMessages = (await qstashMessagesSoFar(facts.qstashUrl)) - messagesBefore;
       return { ...result, cpu, cpuSeconds: used, redisCommands, qstashMessages };
     };
@@ -420,7 +423,7 @@ async function measure(): Promise<number> {
     console.log(table(['scenario', 'workerd CPU ms / request'], [[bare.name, perRequest(bare, 'bare workerd').toFixed(2)], ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)])]));
     console.log(`  Worker ÷ bare: no-tool ${(perRequest(noTool, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}×, staging ${(perRequest(staging, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}× (workerd in wrangler dev, which adds its own per-request work; a deployed isolate does less)`);
     const idle = await idleCron(facts, session);
-    console.log('\nCost per turn (Upstash bills Redis commands, QStash bills messages):');
+    console.log('\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):');
     console.log(table(['', 'Redis commands', 'QStash messages'], [
       ...[noTool, staging].map((s) => [`per ${s.name.replace('Worker: ', '').replace(/ \(.*\)$/, '')}`, ((s.redisCommands ?? NaN) / s.requests).toFixed(1), ((s.qstashMessages ?? NaN) / s.requests).toFixed(2)]),
       [`per idle cron minute (${idle.tenants} tenants in this Redis)`, idle.redisCommands.toFixed(0), idle.qstashMessages.toFixed(0)],

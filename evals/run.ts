@@ -5,7 +5,7 @@
  *                   [--preset gpt-4.1-mini|gpt-4o-mini|gpt-4.1-nano] [--filter TEXT] [--no-baseline]
  *                   [--live] [--verbose]
  *                   [--hedging on|off|both]
- *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--json FILE]
+ *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--json FILE]
  *
  * Exit status: 0 every case passed; 1 a case failed; 2 bad usage, or --live without OPENAI_API_KEY.
  */
@@ -21,7 +21,7 @@ import { describeTurn, type CaseResult } from './run-case.js';
 import { NoCasesSelected, runEval } from './runner.js';
 
 const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose] [--hedging on|off|both]
-       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--preset ID] [--json FILE]`;
+       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--preset ID] [--json FILE]`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -71,6 +71,7 @@ async function main() {
         'overhead-ms': { type: 'string' },
         reports: { type: 'string' },
         hedging: { type: 'string' },
+        'hedge-after-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -95,6 +96,7 @@ async function main() {
       draws: int('draws', args.draws, 20_000),
       deadlineMs: int('deadline-ms', args['deadline-ms'], 8000, 500),
       overheadMs: int('overhead-ms', args['overhead-ms'], 40, 0),
+      ...(args['hedge-after-ms'] !== undefined ? { hedgeAfterMs: int('hedge-after-ms', args['hedge-after-ms'], 0, 0) } : {}),
     });
     console.log(renderEstimate(e));
     if (args.json) {

@@ -20,6 +20,9 @@ describe('luhnValid', () => {
     ['59', true],
     ['4111a11111111111', false],
     ['4111/11111111111', false],
+    // A character just past '9' or just before '0' is not a digit even when the sum would pass.
+    [':', false],
+    ['10/', false],
   ])('%s → %s', (digits, valid) => {
     expect(luhnValid(digits)).toBe(valid);
   });
@@ -79,6 +82,11 @@ describe('findCardNumbers: a network prefix and the Luhn check', () => {
     expect(findCardNumbers('4111111111111112')).toEqual([]);
     expect(findCardNumbers('-4111111111111111')).toEqual([]);
     expect(findCardNumbers('4111111111111111999999')).toEqual([]);
+  });
+
+  it('a short Luhn-valid group inside a longer number is not a card on its own', () => {
+    // "42" passes Luhn and starts like a Visa, but only 13–19 digits make a card.
+    expect(findCardNumbers('42 1111111111111')).toEqual([]);
   });
 
   it('full-width digits are read (NFKC)', () => {

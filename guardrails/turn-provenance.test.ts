@@ -74,6 +74,10 @@ describe('untrustedResults: the data tool results brought in', () => {
     const twice = `${markAsData('faq', 'one')}\n${markAsData('contact fields', 'two')}`;
     expect(untrustedResults([step(1, [{ toolCallId: 'x', toolName: 'search_faq', status: 'ok', output: twice }])])[0]?.text).toBe('one\ntwo');
   });
+  it('our wrapper is removed with or without its line breaks', () => {
+    const tight = '<untrusted-data source="faq">abc</untrusted-data>';
+    expect(untrustedResults([step(1, [{ toolCallId: 'x', toolName: 'search_faq', status: 'ok', output: tight }])])[0]?.text).toBe('abc');
+  });
   it('plain objects are read as JSON, and what JSON cannot say as text', () => {
     const circular: Record<string, unknown> = { a: 1 };
     circular.self = circular;

@@ -94,4 +94,32 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
       ['tag_contact', 'write', 'none'],
     ]);
   });
+
+  it('each read tool is its own: lookup_contact reads the contact, search_faq the FAQ', async () => {
+    const config = testConfig();
+    const set = buildTurnTools(ctx(config));
+    const opts = { toolCallId: 'c1', messages: [], context: {} };
+    const contact = await set.tools.lookup_contact!.execute!({}, opts);
+    expect(JSON.stringify(contact)).toContain('contact fields');
+    const faq = await set.tools.search_faq!.execute!({ query: 'opening hours' }, opts);
+    expect(JSON.stringify(faq)).not.toContain('contact fields');
+  });
+
+  it('answers_directly makes the FAQ answer itself the tool\'s content (unmarked); otherwise it is marked data', async () => {
+    const base = testConfig();
+    const question = base.faq[0]!;
+    const opts = { toolCallId: 'c1', messages: [], context: {} };
+    const plain = await buildTurnTools(ctx(base)).tools.search_faq!.execute!({ query: question.question }, opts);
+    expect(plain).toMatchObject({ status: 'ok' });
+    expect((plain as { content: string }).content).toContain('<untrusted-data source="faq">');
+    const direct = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'read' as const, answers_directly: true } } };
+    const answered = await buildTurnTools(ctx(direct)).tools.search_faq!.execute!({ query: question.question }, opts);
+    expect(answered).toEqual({ content: question.answer, effects: [], status: 'ok' });
+  });
+
+  it('the reply tool describes itself and validates the reply', () => {
+    const reply = buildTurnTools(ctx(testConfig())).tools[REPLY_TOOL_NAME]!;
+    expect(reply.description).toContain('Call exactly once, last.');
+    expect(reply.inputSchema).toBeDefined();
+  });
 });

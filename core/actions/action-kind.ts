@@ -29,7 +29,12 @@ export interface ActionKindSpec<Args, Input = never> {
   /** The kind that reverses it, if there is one. */
   undoKind: string | null;
   /** How each channel performs it; a channel it lacks cannot perform it (and its tool is not offered there). */
-  perform: { manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>; messenger?(api: MessengerApi, contactId: string, args: Args): Promise<ApiResult> };
+  perform: {
+    manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>;
+    messenger?(api: MessengerApi, contactId: string, args: Args): Promise<ApiResult>;
+    /** Performed the same way whatever the entry's channel (a call to the tenant's own webhook). */
+    anyChannel?(apis: ChannelApis, contactId: string, args: Args): Promise<ApiResult>;
+  };
   /** Present when a tenant may offer this kind to the model as a tool. */
   tool?: StagingToolSpec<Input, Args>;
 }
@@ -106,11 +111,12 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     async perform(channel, apis, contactId, args) {
       const parsed = parseArgs(args);
       if (!parsed.ok) return refuse(parsed.problem);
+      if (spec.perform.anyChannel) return spec.perform.anyChannel(apis, contactId, parsed.value);
       if (channel === 'manychat' && spec.perform.manychat && apis.manychat) return spec.perform.manychat(apis.manychat, contactId, parsed.value);
       if (channel === 'messenger' && spec.perform.messenger && apis.messenger) return spec.perform.messenger(apis.messenger, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
     },
-    performsOn: (channel) => (channel === 'manychat' || channel === 'messenger') && spec.perform[channel] !== undefined,
+    performsOn: (channel) => spec.perform.anyChannel !== undefined || ((channel === 'manychat' || channel === 'messenger') && spec.perform[channel] !== undefined),
     tool: tool
       ? {
           resources: (config) => tool.resources(config),

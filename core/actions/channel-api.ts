@@ -53,8 +53,17 @@ export interface MessengerApi {
   senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
 }
 
-/** The clients a delivery holds, one per channel it can perform on. */
+/**
+ * A tenant's own HTTPS endpoint (approval notifications): a signed POST. `messageId` is the
+ * Standard Webhooks `webhook-id`, the same on every retry, so the receiver can drop repeats.
+ */
+export interface WebhookApi {
+  post(url: string, body: string, messageId: string): Promise<ApiResult>;
+}
+
+/** The clients a delivery holds, one per channel it can perform on (and the tenant's webhook). */
 export interface ChannelApis {
   manychat?: ManyChatApi;
   messenger?: MessengerApi;
+  webhook?: WebhookApi;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkManifest, gateOf, ManifestSchema, ToolDeclarationSchema } from './manifest.js';
+import { checkManifest, effectiveConfirm, gateOf, ManifestSchema, ToolDeclarationSchema } from './manifest.js';
 
 const refusal = (manifest: unknown) => {
   const parsed = ManifestSchema.safeParse(manifest);
@@ -37,6 +37,21 @@ describe('tool manifest refusals name the tool and the rule', () => {
   it('refuses undo on a non-destructive tool and unknown keys', () => {
     expect(refusal({ tag: { effect: 'write', confirm: 'never', undo: 'tag' } })).toMatch(/undo is only for destructive tools/);
     expect(refusal({ tag: { effect: 'write', confrim: 'never' } })).toMatch(/tag.*(Unrecognized|unrecognized)/);
+  });
+  it('accepts answers_directly on a write tool with confirm: never', () => {
+    expect(refusal({ note: { effect: 'write', confirm: 'never', answers_directly: true } })).toBe('');
+  });
+  it('refuses resources on a read tool, accepts them on write and destructive tools', () => {
+    expect(refusal({ look: { effect: 'read', resources: ['flow:brochure'] } })).toBe('tool "look": resources is only for write and destructive tools');
+    expect(refusal({ send: { effect: 'write', resources: ['flow:brochure'] }, wipe: { effect: 'destructive', resources: ['tag:vip'] } })).toBe('');
+  });
+  it('refuses an undo naming a read tool even when it says confirm: never', () => {
+    expect(refusal({ untag: { effect: 'destructive', undo: 'look' }, look: { effect: 'read', confirm: 'never' } })).toContain('tool "untag": undo names "look", which is not a declared write tool with confirm: never');
+  });
+  it('an approval-gated write needs no contact confirmation; otherwise confirm defaults to once', () => {
+    expect(effectiveConfirm({ effect: 'write', approval: 'pinned' })).toBe('never');
+    expect(effectiveConfirm({ effect: 'write' })).toBe('once');
+    expect(effectiveConfirm({ effect: 'write', confirm: 'never' })).toBe('never');
   });
   it('accepts a valid manifest', () => {
     expect(refusal({ tag: { effect: 'write', confirm: 'never' }, untag: { effect: 'destructive', undo: 'tag' }, look: { effect: 'read', answers_directly: true } })).toBe('');

@@ -37,6 +37,11 @@ describe('toolScope: what a write tool may act on', () => {
     const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] });
     expect(toolScope(config, 'send_tour')).toEqual(['flow:studio_tour']);
   });
+  it('nothing for a staging tool declared read, or a read kind declared write (and no throw)', () => {
+    const base = testConfig();
+    expect(toolScope({ ...base, manifest: { ...base.manifest, tag_contact: { effect: 'read' } } }, 'tag_contact')).toEqual([]);
+    expect(toolScope({ ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' } } }, 'search_faq')).toEqual([]);
+  });
   it('nothing for a read tool, an unconfigured tool or a tool with no declaration', () => {
     const config = testConfig();
     expect(toolScope(config, 'search_faq')).toEqual([]);

@@ -27,6 +27,8 @@ export const TagSchema = z.object({ name: z.string().min(1).max(64), description
 
 export const FieldSchema = z.object({
   name: z.string().min(1).max(64),
+  /** How a person reads the field ("preferred class"): contacts' confirmations and approval cards say it. Absent: the name, underscores as spaces. */
+  label: z.string().min(1).max(64).optional(),
   type: z.enum(['text', 'number', 'boolean', 'date']),
   description: z.string().default(''),
   /** For a choice field: the only values a tool may record. */
@@ -129,6 +131,21 @@ export const TenantConfigSchema = z.object({
   messenger: z.object({ typingIndicator: z.boolean().default(false) }).prefault({}),
   /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
   guardrails: GuardrailSettingsSchema.prefault({}),
+  /**
+   * Where the tenant hears of what waits for it: a new pending approval is POSTed, signed
+   * (Standard Webhooks; the secret at `GET /v1/tenants/:t/notifications/secret`), through the outbox.
+   */
+  notifications: z
+    .object({
+      approvals: z
+        .object({
+          url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+          /** `standard`: the event as JSON; `slack`: a Slack incoming-webhook body (`text`, plus the event). */
+          format: z.enum(['standard', 'slack']).default('standard'),
+        })
+        .optional(),
+    })
+    .prefault({}),
 });
 
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;

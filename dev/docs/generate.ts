@@ -6,20 +6,24 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applySections } from './readme-sections.js';
+import { applySections, manychatSetupPage } from './readme-sections.js';
 
-const file = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'README.md');
-const current = await readFile(file, 'utf8');
-const next = applySections(current);
-if (process.argv.includes('--check')) {
-  if (next !== current) {
-    console.error('README.md is out of date: run `npm run docs`');
-    process.exit(1);
-  }
-  console.log('README.md generated sections are up to date');
-} else if (next !== current) {
-  await writeFile(file, next);
-  console.log('README.md: generated sections rewritten');
-} else {
-  console.log('README.md: generated sections already up to date');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const readmeFile = join(root, 'README.md');
+const pageFile = join(root, 'docs', 'manychat-setup.md');
+const readme = applySections(await readFile(readmeFile, 'utf8'));
+const outputs: [string, string][] = [
+  [readmeFile, readme],
+  [pageFile, manychatSetupPage(readme)],
+];
+const check = process.argv.includes('--check');
+let stale = 0;
+for (const [file, next] of outputs) {
+  const current = await readFile(file, 'utf8').catch(() => '');
+  if (next === current) continue;
+  stale++;
+  if (check) console.error(`${file} is out of date: run \`npm run docs\``);
+  else await writeFile(file, next);
 }
+if (check && stale) process.exit(1);
+console.log(check ? 'generated docs are up to date' : `generated docs: ${stale} file(s) rewritten`);

@@ -84,3 +84,12 @@ export function applySections(readme: string, sections = renderSections()): stri
   }
   return out;
 }
+
+/** The README's "ManyChat setup" section as a page of its own (docs/manychat-setup.md), for the dashboard to link to. */
+export function manychatSetupPage(readme: string): string {
+  const start = readme.indexOf('## ManyChat setup');
+  const end = readme.indexOf('\n## ', start + 1);
+  if (start < 0 || end < 0) throw new Error('README.md lacks the "## ManyChat setup" section');
+  const section = readme.slice(start, end).replace(/^## ManyChat setup/, '# ManyChat setup').replace(/\n?<!-- generated:[a-z-]+:(start \(npm run docs\)|end) -->/g, '');
+  return `<!-- Generated from README.md's "ManyChat setup" section by \`npm run docs\`; edit the README. -->\n\n${section.trimEnd()}\n`;
+}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
 import { tenantKeys } from '../../core/storage/keys.js';
-import { gatedAction, overwriteTerms, pinnedFixture } from '../../test/support/pinned-fixtures.js';
+import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { livePendingRows } from './pending-calls.js';
@@ -91,6 +92,41 @@ describe('livePendingRows: one pending row per contact and call', () => {
     const { sig: _sig, pinned: _pinned, callDigests: _digests, ...unsigned } = row;
     const resigned: PinnedTerms = await signTerms({ ...unsigned, actions: [{ ...action, args: { tag: 'different' } }] }, PIN_SECRET);
     await overwriteTerms(resigned);
+    expect((await find([action])).size).toBe(0);
+  });
+
+  it('a call with no pending row costs one round trip; a found one two', async () => {
+    const { action, row, now } = await savedConfirmation();
+    const s = session();
+    await livePendingRows({ session: s, tenantId: row.tenantId, contactId: row.contactId, actions: [{ ...action, args: { tag: 'unseen' } }], secret: PIN_SECRET, now });
+    expect(s.roundTrips).toBe(1);
+    await livePendingRows({ session: s, tenantId: row.tenantId, contactId: row.contactId, actions: [action, { ...action, id: 'a_other', args: { tag: 'unseen' } }], secret: PIN_SECRET, now });
+    expect(s.roundTrips).toBe(3);
+  });
+
+  it('two rows for two calls are both found, each for its own action', async () => {
+    const first = gatedAction('one', 'confirm');
+    const second = gatedAction('two', 'confirm');
+    const a = await pinnedFixture([first]);
+    // The same contact, a later turn pinning another call.
+    const contactId = a.confirmation!.contactId;
+    const b = await pinnedFixture([second]);
+    const moved = { ...b.confirmation!, tenantId: a.confirmation!.tenantId, contactId };
+    const { sig: _s, pinned: _p, callDigests: _d, ...unsigned } = moved;
+    const resigned = await signTerms(unsigned, PIN_SECRET);
+    await savePinned([resigned]);
+    const found = await livePendingRows({ session: session(), tenantId: a.confirmation!.tenantId, contactId, actions: [first, second], secret: PIN_SECRET, now: a.now });
+    expect(found.get(first.id)?.id).toBe(a.confirmation!.id);
+    expect(found.get(second.id)?.id).toBe(resigned.id);
+  });
+
+  it('a row written before call digests existed is not matched, and does not throw', async () => {
+    const { action, row, find } = await savedConfirmation();
+    const { sig: _sig, callDigests: _digests, ...unsigned } = row;
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`pinned-terms:${PIN_SECRET}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(canonicalJson(unsigned)));
+    const old: PinnedTerms = { ...unsigned, sig: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('') };
+    await overwriteTerms(old);
     expect((await find([action])).size).toBe(0);
   });
 });

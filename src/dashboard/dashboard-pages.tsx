@@ -36,7 +36,10 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
   const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: form.entryId, actionId: form.actionId, sendAnyway: form.sendAnyway === 'yes' });
   if (!redriven.ok) return redriven.error;
   await appendAudit(session, tenantId, { actor: actor(user), action: 'dead-letter.redriven', detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}` });
-  await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets) });
+  // Delivered now, so the page can say what became of it (a concurrent QStash delivery finds the lease taken or the work done).
+  const delivery = await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
+  const action = delivery.actions.find((a) => a.id === form.actionId);
+  if (action && (action.state === 'dead' || action.state === 'unknown')) return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;
   return 'ok';
 }
 
@@ -88,7 +91,7 @@ export function dashboardPages() {
     const deliveries = await loadDeliveries(c.get('session'), tenantId, [turn.turnId, ...turn.approvals, ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : [])]);
     const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as string | null;
     const redriven = c.req.query('redriven');
-    const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Not re-driven: ${redriven.slice(0, 300)}` }) : undefined;
+    const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Re-drive: ${redriven.slice(0, 300)}` }) : undefined;
     const released = c.req.query('released');
     const shown = notice ?? (released ? { kind: released === 'yes' ? ('ok' as const) : ('error' as const), text: released === 'yes' ? 'Released: the agent answers this contact again.' : 'The contact was not in a handoff.' } : undefined);
     return c.html(<TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />);

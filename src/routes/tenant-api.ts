@@ -10,6 +10,7 @@ import { saveTenant } from '../tenants/tenant-store.js';
 import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.js';
 import { deleteContactData } from '../tenants/contact-deletion.js';
 import { registerTurnRecordRoutes } from './turn-records.js';
+import { registerNotificationSecretRoute } from './notification-secret.js';
 
 /** Who acts through this API: whoever holds the tenant's admin secret. */
 const ADMIN = 'admin';
@@ -22,6 +23,7 @@ export function tenantApiRoutes() {
   app.use('/:tenant/*', requireAdminSecret());
 
   registerTurnRecordRoutes(app);
+  registerNotificationSecretRoute(app);
 
   app.get('/:tenant/config', (c) => c.json(c.get('tenant').config));
 

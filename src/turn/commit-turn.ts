@@ -12,6 +12,7 @@ import { replySequenceOf } from './reply-sequence.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
 import { logTurn } from '../observability/turn-log.js';
+import { approvalNotifications } from '../approvals/approval-notification.js';
 
 /**
  * The commit stage: the decision becomes one atomic write — the turn record, its outbox entry,
@@ -39,7 +40,9 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
       { caption: 'No', callback: { pendingId: id, answer: 'no' as const, nonce } },
     ];
   }
-  const committed = decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply), ...decision.commit] : decision.commit;
+  // A new approval is told to the tenant's endpoint, if it set one: in the same entry, after the contact's actions.
+  const notify = deps.publicUrl ? approvalNotifications(config, pinned.approvals, deps.publicUrl) : [];
+  const committed = [...(decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply)] : []), ...decision.commit, ...notify];
   const record: TurnRecord = {
     ...draft,
     reply,

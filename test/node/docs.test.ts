@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../dev/stack.js';
-import { applySections, envVariableNames } from '../../dev/docs/readme-sections.js';
+import { applySections, envVariableNames, manychatSetupPage } from '../../dev/docs/readme-sections.js';
 import { ENV_VARIABLE_DOCS } from '../../dev/docs/env-reference.js';
 
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
@@ -36,9 +37,34 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
     for (const key of varKeys) expect(ENV_VARIABLE_DOCS[key]?.kind, key).toBe('var');
   });
 
+  it('.dev.vars.example names no variable the schema does not know', async () => {
+    const example = await readFile(join(ROOT, '.dev.vars.example'), 'utf8');
+    const named = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(5);
+    const schema = new Set(envVariableNames());
+    expect(named.filter((n) => !schema.has(n))).toEqual([]);
+  });
+
   it("the README's generated sections are what `npm run docs` writes (env table, config reference, ManyChat template)", async () => {
     const text = await readme();
     expect(applySections(text), 'README.md is out of date: run `npm run docs`').toBe(text);
+  });
+
+  it('docs/manychat-setup.md (the page the dashboard links to) is the README section, regenerated', async () => {
+    const page = await readFile(join(ROOT, 'docs', 'manychat-setup.md'), 'utf8');
+    expect(page).toBe(manychatSetupPage(await readme()));
+    expect(page).toContain('{{Full Contact Data}}');
+  });
+
+  it('the repository stands alone: no file points outside it (../shared, /work/shared)', async () => {
+    const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|md|json|cjs|toml)$/.test(f) && f !== 'package-lock.json' && f !== 'test/node/docs.test.ts');
+    const outside: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(ROOT, file), 'utf8').catch(() => '');
+      if (/\.\.\/shared\/|\/work\/shared/.test(text)) outside.push(file);
+    }
+    expect(outside).toEqual([]);
+    for (const doc of ['docs/architecture.md', 'docs/protocols.md']) expect(await readFile(join(ROOT, doc), 'utf8')).toMatch(/\S/);
   });
 
   it('the README no longer says npm start writes .dev.vars, and wrangler.toml neither', async () => {

@@ -92,4 +92,25 @@ describe('dead letters', () => {
     const foreign = await other.client.post('/dashboard/dead-letters/redrive', { entryId: approvalId, actionId: action.id });
     expect(decodeURIComponent(foreign.headers.get('location')!)).toContain('no outbox entry');
   });
+
+  it('a re-drive whose action dies again says so, with ManyChat\'s words', async () => {
+    const t = await dashboardTenant();
+    // A contact ManyChat does not know: the removal is refused for good.
+    const contactId = String(Math.floor(1e11 + Math.random() * 1e11));
+    const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will review it.') }]);
+    const res = await appWith(model).post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'please remove my interested tag' });
+    const approvalId = (await turnRecord(t.tenantId, res.headers.get('x-turn-id')!)).approvals[0]!;
+    const confirm = await t.client.page(`/dashboard/approvals/${approvalId}/confirm`);
+    await t.client.request('POST', `/dashboard/approvals/${approvalId}/approve`, formFields(confirm.html, `/dashboard/approvals/${approvalId}/approve`));
+    const entry = (await outboxEntry(t.tenantId, approvalId))!;
+    const action = entry.actions[0]!;
+    const now = new Date();
+    await markDead({ session: session(), tenantId: t.tenantId, turnId: approvalId }, action.id, now, 'first refusal', deadLetterFor(entry, action, 'dead', 'first refusal', now));
+    const health = await t.client.page('/dashboard/health');
+    const redriven = await t.client.request('POST', '/dashboard/dead-letters/redrive', formFields(health.html, '/dashboard/dead-letters/redrive'));
+    const said = decodeURIComponent(redriven.headers.get('location')!);
+    expect(said).toMatch(/^\/dashboard\/health\?redriven=re-driven, and dead again/);
+    const after = await t.client.page(`/dashboard/health?redriven=${encodeURIComponent(said.split('redriven=')[1]!)}`);
+    expect(after.html).toContain('Re-drive: re-driven, and dead again');
+  });
 });

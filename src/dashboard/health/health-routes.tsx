@@ -23,7 +23,7 @@ export function healthRoutes() {
     const open = deadLetters.filter((d) => d.currentState === 'dead' || d.currentState === 'unknown');
     return c.html(
       <Layout title="Health" section="health" dash={c.get('dash')} tenantName={c.get('tenant').config.displayName}>
-        {c.req.query('redriven') ? <Notice kind={c.req.query('redriven') === 'ok' ? 'ok' : 'error'}>{c.req.query('redriven') === 'ok' ? 'Re-driven: the action was put back and delivered again.' : `Not re-driven: ${c.req.query('redriven')!.slice(0, 300)}`}</Notice> : null}
+        {c.req.query('redriven') ? <Notice kind={c.req.query('redriven') === 'ok' ? 'ok' : 'error'}>{c.req.query('redriven') === 'ok' ? 'Re-driven: the action was put back and delivered again.' : `Re-drive: ${c.req.query('redriven')!.slice(0, 300)}`}</Notice> : null}
         <form method="get" action={`${BASE}/health`} class="actions">
           <label for="n">Turns to look at</label>
           <input id="n" name="n" type="number" min="10" max="1000" value={String(n)} />
@@ -115,7 +115,7 @@ export function healthRoutes() {
                       {d.currentState === 'dead' || d.currentState === 'unknown' ? (
                         <form method="post" action={`${BASE}/dead-letters/redrive`}>
                           <CsrfField token={c.get('dash').csrf} />
-                          <input type="hidden" name="entryId" value={d.turnId} />
+                          <input type="hidden" name="entryId" value={d.entryId ?? d.turnId} />
                           <input type="hidden" name="actionId" value={d.actionId} />
                           {d.currentState === 'unknown' && !d.idempotent ? (
                             <label class="check">
