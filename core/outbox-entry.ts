@@ -18,6 +18,17 @@ export const OutboxEntrySchema = z.object({
   attempts: z.number().int().min(0),
   /** The tenant's retention when committed: its ledger and dead letters expire with it. */
   retentionDays: z.number().int().min(1).optional(),
+  /**
+   * The turn that staged these actions, when the entry is not that turn's own (a contact's Yes, a
+   * tenant's approval, an expiry notice: the entry is named by the pinned row). Dead letters name it.
+   */
+  stagedByTurnId: z.string().optional(),
+  /**
+   * Replies in message order (Messenger): this entry answers the contact's message sent at `at`
+   * (ms), named `member` in the contact's reply-order set. It is delivered only once no earlier
+   * message of the contact still waits for its reply (outbox/reply-order.ts).
+   */
+  sequence: z.object({ member: z.string().regex(/^[0-9a-f]{64}$/), at: z.number().int().nonnegative() }).optional(),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
 
@@ -42,7 +53,7 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
  * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
  * tenant's approval, a notice): pending, never attempted, its actions in the order given.
  */
-export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number }): OutboxEntry {
+export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number; stagedByTurnId?: string; sequence?: OutboxEntry['sequence'] }): OutboxEntry {
   return {
     turnId: input.entryId,
     tenantId: input.tenantId,
@@ -53,5 +64,7 @@ export function buildOutboxEntry(input: { entryId: string; tenantId: string; cha
     createdAt: input.now.toISOString(),
     attempts: 0,
     ...(input.retentionDays ? { retentionDays: input.retentionDays } : {}),
+    ...(input.stagedByTurnId && input.stagedByTurnId !== input.entryId ? { stagedByTurnId: input.stagedByTurnId } : {}),
+    ...(input.sequence ? { sequence: input.sequence } : {}),
   };
 }

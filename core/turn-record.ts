@@ -25,6 +25,20 @@ export interface ModelStepRecord {
   toolResults: ToolResultRecord[];
   inputTokens?: number;
   outputTokens?: number;
+  /** Set when this step's model call was hedged (the same request sent again after `afterMs`): still one step. */
+  hedge?: HedgeRecord;
+}
+
+/** A hedged model call: which of the pair answered, how long each ran (the loser until it was aborted), the winner's tokens. */
+export interface HedgeRecord {
+  afterMs: number;
+  winner: 'primary' | 'hedge' | 'neither';
+  primaryMs: number;
+  hedgeMs: number;
+  primaryAborted: boolean;
+  hedgeAborted: boolean;
+  inputTokens?: number;
+  outputTokens?: number;
 }
 
 /** What the contact is sent back (also what a duplicate delivery gets). */

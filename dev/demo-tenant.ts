@@ -9,6 +9,8 @@ export const DEMO_ADMIN_SECRET = 'demo-admin-secret';
 export const DEMO_PAGE_ID = '1000001';
 export const DEMO_MANYCHAT_API_KEY = `${DEMO_PAGE_ID}:demo-manychat-key`;
 export const DEMO_CONTACT_ID = '4242';
+/** The demo tenant's Messenger Platform secrets (dev only): app secret, page access token, verify token. */
+export const DEMO_MESSENGER = { appSecret: 'demo-messenger-app-secret', pageAccessToken: 'demo-messenger-page-token', verifyToken: 'demo-messenger-verify-token' } as const;
 export const DEMO_DASHBOARD_LOGIN = { user: 'demo', password: 'demo-password' } as const;
 
 export const DEMO_FLOWS = [
@@ -30,7 +32,7 @@ export function demoTenantConfig(tenantId = DEMO_TENANT_ID): TenantConfigInput {
       { name: 'interested', description: 'asked about classes or prices' },
       { name: 'human_handoff', description: 'a human should take over' },
     ],
-    fields: [{ name: 'preferred_class', type: 'text', description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] }],
+    fields: [{ name: 'preferred_class', label: 'your preferred class', type: 'text', description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] }],
     faq: [
       { id: 'hours', question: 'What are your opening hours?', answer: 'We are open Monday to Saturday, 7:00 to 21:00.' },
       { id: 'parking', question: 'Is there parking near the studio?', answer: 'Yes, free parking behind the building.' },
@@ -69,6 +71,11 @@ export function demoSandboxPage(): SandboxPage {
     customFields: [{ id: 11, name: 'preferred_class', type: 'text' }],
     flows: DEMO_FLOWS.map((f) => f.ns),
   };
+}
+
+/** The Messenger page (Send API token) the sandbox serves for the demo tenant: the same page id. */
+export function demoMessengerPage(): { pageId: string; accessToken: string } {
+  return { pageId: DEMO_PAGE_ID, accessToken: DEMO_MESSENGER.pageAccessToken };
 }
 
 export function demoSubscriber(id = DEMO_CONTACT_ID): SandboxSubscriber {

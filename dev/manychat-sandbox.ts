@@ -7,7 +7,7 @@ import type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, S
 
 /**
  * Local stand-in for api.manychat.com and the Messenger Send API (graph.facebook.com), for a
- * stack with no internet. Speaks the wire protocol of /work/shared/protocols/manychat-messenger.md,
+ * stack with no internet. Speaks the wire protocol of docs/protocols.md,
  * keeps subscriber state (tags, custom fields), records every call, and can be told to fail.
  *
  * Point MANYCHAT_API_URL at `url` and MESSENGER_GRAPH_URL at `${url}/v23.0`.
@@ -39,6 +39,8 @@ export interface ManyChatSandboxOptions {
   enforceRateLimits?: boolean;
   /** Clock in ms (default Date.now); lets tests move time for the 24 h window and hourly caps. */
   now?: () => number;
+  /** Anyone who writes in is a subscriber: an unknown subscriber of a known page is created on its first API call (`npm start`). Default false. */
+  autoSubscribers?: boolean;
 }
 
 export interface ManyChatSandbox {
@@ -54,6 +56,8 @@ export interface ManyChatSandbox {
   addSubscriber(subscriber: SandboxSubscriber): void;
   /** Current state of a subscriber (tag names, fields by name), or undefined. */
   subscriber(pageId: string, id: string): SandboxSubscriber | undefined;
+  /** A ManyChat page as configured (tags, fields, flows), or undefined. */
+  page(pageId: string): SandboxPage | undefined;
   /** Marks an inbound message from the contact now, reopening the 24 h window; false if unknown. */
   touch(pageId: string, id: string): boolean;
   /** The next `count` matching calls answer 429 / 500 or hang. */
@@ -63,6 +67,7 @@ export interface ManyChatSandbox {
 
 export async function startManyChatSandbox(opts: ManyChatSandboxOptions = {}): Promise<ManyChatSandbox> {
   const state = new SandboxState(opts.now ?? Date.now);
+  state.autoSubscribers = opts.autoSubscribers ?? false;
   for (const p of opts.pages ?? []) state.addPage(p);
   for (const p of opts.messengerPages ?? []) state.addMessengerPage(p);
   for (const s of opts.subscribers ?? []) state.addSubscriber(s);
@@ -94,6 +99,12 @@ export async function startManyChatSandbox(opts: ManyChatSandboxOptions = {}): P
     subscriber: (pageId, id) => {
       const sub = state.subscriber(pageId, id);
       return sub && subscriberView(state, sub);
+    },
+    page: (pageId) => {
+      const page = state.pages.get(pageId);
+      if (!page) return undefined;
+      const { keyDigest: _digest, ...view } = page;
+      return structuredClone(view);
     },
     touch: (pageId, id) => state.touch(pageId, id) !== undefined,
     injectFault: (f) => void state.addFault(f),

@@ -2,6 +2,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateText, streamText, tool } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { HedgeRecord } from '../core/turn-record.js';
+import { hedgedModel } from '../src/models/hedged-model.js';
 import { safetyIdentifierFor, startModelSandbox, UNSCRIPTED_REPLY, type ModelSandbox } from './model-sandbox.js';
 
 let sandbox: ModelSandbox;
@@ -20,6 +23,14 @@ const tools = {
   reply: tool({ description: 'end the turn', inputSchema: z.object({ text: z.string(), escalate: z.boolean(), confidence: z.number(), reason: z.string() }) }),
 };
 const reply = { text: 'Here is the brochure.', escalate: false, confidence: 0.9, reason: 'asked for it' };
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 async function post(path: string, body: unknown) {
   const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -49,6 +60,33 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
     expect(call!.toolNames).toEqual(['send_media', 'reply']);
     expect(JSON.stringify(call!.request)).toContain('brochure please');
     expect(sandbox.pending(sid)).toBe(0);
+  });
+
+  it('a hedged model (the real provider, wrapped) gets the same step again for its hedge, after the hedge latency; the next call gets the next step', async () => {
+    const sid = safetyIdentifierFor('tenant-h', '7');
+    sandbox.script({ safetyIdentifier: sid, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply, latencyMs: 3000, hedgeLatencyMs: 20 }, { reply: { ...reply, text: 'second step' } }] });
+    const hedges: HedgeRecord[] = [];
+    const hedged = hedgedModel(model() as LanguageModelV4, { afterMs: 50, mayHedge: () => true, onHedge: (h) => hedges.push(h) });
+    const result = await generateText({ model: hedged, prompt: 'brochure please', tools, toolChoice: 'required', providerOptions: { openai: { safetyIdentifier: sid } } });
+    expect(result.toolCalls.map((c) => c.toolName)).toEqual(['send_media', 'reply']);
+    expect(hedges).toMatchObject([{ winner: 'hedge', primaryAborted: true }]);
+    const calls = sandbox.calls({ safetyIdentifier: sid });
+    expect(calls.map((c) => [c.stepIndex, c.hedge])).toEqual([[0, false], [0, true]]);
+    expect(calls[1]!.request).toEqual(calls[0]!.request);
+    await until(() => sandbox.calls({ safetyIdentifier: sid })[0]!.aborted, 'the primary call to be recorded as aborted');
+    const next = await generateText({ model: model(), prompt: 'again', tools, providerOptions: { openai: { safetyIdentifier: sid } } });
+    expect(next.toolCalls.map((c) => (c.input as { text?: string }).text)).toEqual(['second step']);
+  });
+
+  it('a hedge that overtakes the call it races (same body, arriving first) still shares its step; a different body does not', async () => {
+    const sid = safetyIdentifierFor('tenant-h', '8');
+    sandbox.script({ safetyIdentifier: sid, steps: [{ reply: { ...reply, text: 'one' } }, { reply: { ...reply, text: 'two' } }, { reply: { ...reply, text: 'three' } }] });
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], safety_identifier: sid });
+    const send = (b: string, hedge: boolean) => fetch(`${sandbox.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(hedge ? { 'x-staged-agent-hedge': '1' } : {}) }, body: b });
+    await (await send(body, true)).text();
+    await (await send(body, false)).text();
+    await (await send(body.replace('hi', 'hello'), false)).text();
+    expect(sandbox.calls({ safetyIdentifier: sid }).map((c) => [c.stepIndex, c.hedge])).toEqual([[0, true], [0, false], [1, false]]);
   });
 
   it('pops one step per call, in order, per safety identifier (a two-step loop)', async () => {

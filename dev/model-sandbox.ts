@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { HEDGE_HEADER } from '../src/models/hedged-model.js';
 
 /**
  * A local, scripted stand-in for an OpenAI-compatible **Chat Completions** server, so the Worker's
@@ -25,6 +26,8 @@ import { z } from 'zod';
  *   spread over the chunks), fail (`error: { status, message }` in OpenAI's error shape), answer
  *   tool calls (`calls`, `reply` = shorthand for a final `reply` call) or plain text (`text`).
  *   A client that disconnects stops the wait at once; the call is recorded as `aborted`.
+ * - A hedge (header `x-staged-agent-hedge: 1`: the same request sent again by a hedged model) gets
+ *   the step its identifier was served last, after `hedgeLatencyMs` (default: the step's latencyMs).
  * - Every request is recorded (`GET /__model/calls?safetyIdentifier=&since=`), with the step it got
  *   and how long it was served. `POST /__model/reset` clears scripts and calls.
  *
@@ -51,6 +54,8 @@ export const ScriptStepSchema = z
     text: z.string().optional(),
     /** Total time before the answer is complete. */
     latencyMs: z.number().min(0).max(600_000).optional(),
+    /** A hedge of this step (the same request sent again, marked by the hedge header) takes this long instead. */
+    hedgeLatencyMs: z.number().min(0).max(600_000).optional(),
     /** Streaming only: time to the first chunk (default: all of latencyMs). */
     ttftMs: z.number().min(0).max(600_000).optional(),
     error: z.object({ status: z.number().int().min(400).max(599), message: z.string(), type: z.string().optional(), code: z.string().optional() }).strict().optional(),
@@ -91,6 +96,8 @@ export interface RecordedModelCall {
   /** Index of the step within its script (loop scripts count on). */
   stepIndex: number | null;
   step: ScriptStep | null;
+  /** The second request of a hedged pair: it got the same step as the request it hedges. */
+  hedge: boolean;
   /** HTTP status sent (0 when the client left before the answer). */
   status: number;
   aborted: boolean;
@@ -146,6 +153,11 @@ class ModelSandboxState {
   private scripts = new Map<string, Script>();
   private recorded: RecordedModelCall[] = [];
   private seq = 0;
+  /**
+   * The step each identifier was served last, with the request body and whether it was a hedge:
+   * the other request of a hedged pair (same body) gets that step again, whichever arrives first.
+   */
+  private lastServed = new Map<string, { step: ScriptStep; index: number | null; source: RecordedModelCall['source']; body: string; hedge: boolean; paired: boolean }>();
 
   constructor(private readonly maxRecorded: number) {}
 
@@ -168,7 +180,23 @@ class ModelSandboxState {
   }
 
   /** The step for one call: the identifier's script, else the default script, else the unscripted reply. */
-  next(id: string | null): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
+  /**
+   * The step for a request. A hedge is the same request again, so the two requests of a pair get
+   * one step: a hedge whose body matches the last request served gets its step, and so does a
+   * request arriving after its own hedge (under load a hedge can overtake the call it races).
+   */
+  serve(id: string | null, body: string, hedge: boolean): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
+    const last = id ? this.lastServed.get(id) : undefined;
+    if (last && !last.paired && last.body === body && (hedge || last.hedge)) {
+      last.paired = true;
+      return last;
+    }
+    const served = this.pick(id);
+    if (id) this.lastServed.set(id, { ...served, body, hedge, paired: false });
+    return served;
+  }
+
+  private pick(id: string | null): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
     const own = id ? this.take(id) : null;
     if (own) return { ...own, source: 'script' };
     const fallback = this.take('*');
@@ -197,6 +225,7 @@ class ModelSandboxState {
 
   reset(): void {
     this.scripts.clear();
+    this.lastServed.clear();
     this.recorded = [];
   }
 }
@@ -317,19 +346,20 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
       request: recordBodies ? body : null,
     };
     if (!body || !Array.isArray(body.messages)) {
-      const rec = state.record({ ...base, source: 'invalid-request', stepIndex: null, step: null, status: 400, aborted: false, servedMs: 0 });
+      const rec = state.record({ ...base, source: 'invalid-request', stepIndex: null, step: null, hedge: false, status: 400, aborted: false, servedMs: 0 });
       sendJson(res, 400, openAiError(400, body ? '"messages" must be an array' : 'the body is not a JSON object'));
       rec.servedMs = Math.round(performance.now() - started);
       return;
     }
-    const { step, index, source } = state.next(base.safetyIdentifier);
-    const rec = state.record({ ...base, source, stepIndex: index, step, status: 0, aborted: false, servedMs: 0 });
+    const hedge = req.headers[HEDGE_HEADER] === '1';
+    const { step, index, source } = state.serve(base.safetyIdentifier, text, hedge);
+    const rec = state.record({ ...base, source, stepIndex: index, step, hedge, status: 0, aborted: false, servedMs: 0 });
     const finish = (status: number, aborted: boolean) => {
       rec.status = aborted ? 0 : status;
       rec.aborted = aborted;
       rec.servedMs = Math.round(performance.now() - started);
     };
-    const latency = step.latencyMs ?? 0;
+    const latency = (hedge ? step.hedgeLatencyMs : undefined) ?? step.latencyMs ?? 0;
     const id = `chatcmpl-sbx-${rec.seq}`;
     const created = Math.floor(Date.now() / 1000);
     const model = base.model ?? 'sandbox-model';

@@ -4,12 +4,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisSession } from '../core/storage/redis-session.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
+import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
-import { demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
+import { demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
 import { startUpstashRedisRest, type RunningServer } from './upstash-redis-rest.js';
+import { mirrorTenantsIntoSandbox } from './sandbox-mirror.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEV_UPSTASH_TOKEN = 'dev-upstash-token';
@@ -67,16 +69,42 @@ export interface StackOptions {
   stateDir?: string;
   /** The Redis to reuse (else REDIS_URL or redis://127.0.0.1:6379; a redis-server is started if none answers). */
   redisUrl?: string;
+  /**
+   * Run the Worker's cron (its `scheduled` handler, through wrangler's `--test-scheduled`
+   * endpoint) this often, as Cloudflare would every minute. `npm start`: 60 000. Default: never
+   * (tests and evals drive the cron themselves).
+   */
+  cronEveryMs?: number;
+  /**
+   * The sandbox behaves like ManyChat for a live business: anyone who writes in is a subscriber,
+   * and the flows, tags and fields of every saved tenant config exist on its page. `npm start`: on.
+   */
+  liveSandbox?: boolean;
+  /**
+   * wrangler's `--log-level`: `log` shows the Worker's own console lines (one JSON line per turn,
+   * the cron's counts) — `npm start`; default `warn` (tests, evals and benchmarks read their own
+   * records and should not pay for a line per request).
+   */
+  workerLogLevel?: 'log' | 'warn';
 }
 
 /** Seeds the demo tenant (idempotent: rewrites config and secrets). */
 export async function seedDemoTenant(upstashUrl: string, token: string, tenantId = DEMO_TENANT_ID): Promise<void> {
   const session = RedisSession.connect(upstashUrl, token);
   const saved = await saveTenant(session, demoTenantConfig(tenantId), {
-    plain: { webhookSecret: DEMO_WEBHOOK_SECRET, adminSecret: DEMO_ADMIN_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+    plain: {
+      webhookSecret: DEMO_WEBHOOK_SECRET,
+      adminSecret: DEMO_ADMIN_SECRET,
+      manychatApiKey: DEMO_MANYCHAT_API_KEY,
+      messengerAppSecret: DEMO_MESSENGER.appSecret,
+      messengerPageAccessToken: DEMO_MESSENGER.pageAccessToken,
+      messengerVerifyToken: DEMO_MESSENGER.verifyToken,
+    },
     keys: await devSecretKeys(),
   });
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
+  // The dashboard's demo login (README), so `npm start` opens the dashboard out of the box.
+  await setDashboardUser(session, tenantId, DEMO_DASHBOARD_LOGIN.user, DEMO_DASHBOARD_LOGIN.password);
 }
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -94,17 +122,35 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`the Worker did not answer on ${url} within ${timeoutMs} ms`);
 }
 
-function startWrangler(port: number, envFile: string, log: (line: string) => void): ChildProcess {
+/** What Cloudflare does every minute in production: the Worker's `scheduled` handler, through wrangler's test endpoint. */
+function runCronEvery(workerUrl: string, everyMs: number, log: (line: string) => void): ReturnType<typeof setInterval> {
+  const timer = setInterval(() => {
+    fetch(`${workerUrl}/__scheduled?cron=${encodeURIComponent('* * * * *')}`, { signal: AbortSignal.timeout(everyMs) })
+      .then((res) => {
+        if (!res.ok) log(`[cron] the scheduled handler answered ${res.status}`);
+      })
+      .catch((err: unknown) => log(`[cron] could not run the scheduled handler: ${err instanceof Error ? err.message : String(err)}`));
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
+
+/** wrangler's table of bindings (every value hidden): noise on every start. */
+const BINDINGS_TABLE = /^\s*(env\.[A-Z0-9_]+ \(|Binding\s+Resource|Your Worker has access to the following bindings)/;
+
+function startWrangler(port: number, envFile: string, log: (line: string) => void, logLevel: 'log' | 'warn'): ChildProcess {
   const bin = join(ROOT, 'node_modules', '.bin', 'wrangler');
-  const child = spawn(bin, ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--env-file', envFile, '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', '0'], {
+  // `--test-scheduled` serves /__scheduled (the cron, run by runCronEvery).
+  const child = spawn(bin, ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--env-file', envFile, '--show-interactive-dev-session=false', '--log-level', logLevel, '--test-scheduled', '--inspector-port', '0'], {
     cwd: ROOT,
     // Its own process group, so stopping it also stops the workerd it spawns.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true' },
+    // No Request.cf lookup at workers.cloudflare.com: offline it failed with a stack trace on every start.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
   });
   const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim()) log(`[worker] ${line}`);
+    for (const line of chunk.toString().split('\n')) if (line.trim() && !BINDINGS_TABLE.test(line)) log(`[worker] ${line}`);
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
@@ -126,8 +172,12 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const redis = await ensureRedis(opts.redisUrl);
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
   const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
-  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true });
+  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], messengerPages: [demoMessengerPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
+  const mirror = opts.liveSandbox
+    ? mirrorTenantsIntoSandbox({ session: RedisSession.connect(upstash.url, DEV_UPSTASH_TOKEN), sandbox: manychat, keys: await devSecretKeys(), everyMs: 500, log })
+    : null;
+  await mirror?.syncNow();
 
   const workerPort = opts.withWorker ? (opts.workerPort ?? (await freePort())) : null;
   const workerUrl = workerPort ? `http://127.0.0.1:${workerPort}` : null;
@@ -145,6 +195,8 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     SECRETS_ENCRYPTION_KEYS: DEV_SECRETS_ENCRYPTION_KEYS,
     SECRETS_HASH_KEY: DEV_SECRETS_HASH_KEY,
     OPERATOR_SECRET: DEV_OPERATOR_SECRET,
+    // The local stack's fixed secrets and the offline rule model are allowed here, and only here.
+    ENVIRONMENT: 'local',
     OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? '',
     ...(process.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL } : {}),
     ...(process.env.OPENAI_API_MODE ? { OPENAI_API_MODE: process.env.OPENAI_API_MODE } : {}),
@@ -163,15 +215,19 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
       if (worker.exitCode === null) killGroup(worker, 'SIGKILL');
     }
   };
+  let cron: ReturnType<typeof setInterval> | null = null;
   const closeAll = async () => {
+    if (cron) clearInterval(cron);
+    mirror?.stop();
     await stopWorker('SIGTERM');
     await Promise.allSettled([manychat.close(), qstash.close(), upstash.close()]);
     await redis.close();
   };
   try {
     if (workerPort && workerUrl) {
-      worker = startWrangler(workerPort, envFile, log);
+      worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
       await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
+      if (opts.cronEveryMs) cron = runCronEvery(workerUrl, opts.cronEveryMs, log);
     }
   } catch (err) {
     await closeAll();
@@ -199,7 +255,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const restartWorker = async () => {
     if (!workerPort || !workerUrl) throw new Error('this stack runs no Worker');
     await stopWorker('SIGKILL');
-    worker = startWrangler(workerPort, envFile, log);
+    worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
     stack.worker = worker;
     await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
   };

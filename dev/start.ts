@@ -5,18 +5,31 @@
 import { startLocalStack, writeStackFacts } from './stack.js';
 import { pingRedis } from './redis-server.js';
 import { commandsNewerThan } from './upstash-redis-rest/redis-version.js';
+import { signedMessengerCurl } from './messenger-curl.js';
+import { DEMO_MESSENGER, DEMO_PAGE_ID } from './demo-tenant.js';
 
 const preferredPort = Number(process.env.PORT ?? 8787);
+/** As on Cloudflare: the cron every minute; the sandbox as ManyChat is for a live business; the Worker's log lines shown. */
+const cronEveryMs = 60_000;
+const NPM_START_STACK = { cronEveryMs, liveSandbox: true, workerLogLevel: 'log' } as const;
+
+/** A box of stars around `lines`, every line padded to the same width. */
+function banner(lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const edge = `  ${'*'.repeat(width + 6)}`;
+  return [edge, ...lines.map((l) => `  *  ${l.padEnd(width)}  *`), edge].join('\n');
+}
 
 async function main() {
   const started = Date.now();
   const portFree = !(await pingRedis('127.0.0.1', preferredPort, 200)) && (await isPortFree(preferredPort));
-  const stack = await startLocalStack({ withWorker: true, workerPort: portFree ? preferredPort : undefined, log: (l) => console.log(l) });
-  const file = await writeStackFacts(stack.facts);
+  const stack = await startLocalStack({ withWorker: true, workerPort: portFree ? preferredPort : undefined, ...NPM_START_STACK, stateDir: process.env.STACK_STATE_DIR, log: (l) => console.log(l) });
+  const file = await writeStackFacts(stack.facts, process.env.STACK_STATE_DIR);
   const { facts } = stack;
   const curl = `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
   -d '{"contact":{"id":"${facts.demo.contactId}","first_name":"Ada"},"text":"Hi! Can you send me the brochure?"}'`;
+  const messengerCurl = await signedMessengerCurl({ workerUrl: facts.workerUrl!, tenantId: facts.demo.tenantId, appSecret: DEMO_MESSENGER.appSecret, pageId: DEMO_PAGE_ID, psid: facts.demo.contactId, text: 'Hi! What are your opening hours?' });
   console.log(`
 staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
 
@@ -25,16 +38,23 @@ staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
   Upstash REST       ${facts.upstash.url}     token ${facts.upstash.token}
   QStash broker      ${facts.qstash.url}     messages: ${facts.qstash.url}/__dev/messages
   ManyChat sandbox   ${facts.manychat.url}     calls: ${facts.manychat.callsUrl}
-  Demo tenant        id "${facts.demo.tenantId}", webhook secret "${facts.demo.webhookSecret}", contact ${facts.demo.contactId}
+                     any contact who writes in is a subscriber; every saved tenant config's flows, tags and fields exist on its page
+  Cron               the Worker's scheduled handler every ${Math.round(cronEveryMs / 1000)} s (outbox sweep, stranded turns, approval expiry)
+  Demo tenant        id "${facts.demo.tenantId}", webhook secret "${facts.demo.webhookSecret}", admin secret "${facts.demo.adminSecret}", contact ${facts.demo.contactId}
+  Dashboard          ${facts.demo.dashboard.url}   log in: tenant "${facts.demo.tenantId}", user "${facts.demo.dashboard.user}", password "${facts.demo.dashboard.password}"
+  Operator secret    ${facts.operatorSecret}   (npm run tenant -- …)
   Stack facts        ${file}
-${facts.offlineModel ? `
-  ******************************************************************************
-  *  No OPENAI_API_KEY: the OFFLINE RULE MODEL answers (deterministic, no network). *
-  ******************************************************************************
-` : ''}
+${facts.offlineModel ? `\n${banner(['No OPENAI_API_KEY: the OFFLINE RULE MODEL answers', '(deterministic, driven by the tenant config, no network).'])}\n` : ''}
 Try it:
 
 ${curl}
+
+(The same text from the same contact within a minute is the same message — ManyChat's retry — and
+answers \`x-duplicate-of\` with the first turn's reply; change the text or wait a minute.)
+
+Messenger (signed with the demo app secret; answered 200 at once, the reply goes out through the outbox):
+
+${messengerCurl}
 
 Then see what the agent performed: curl -s ${facts.manychat.callsUrl}
 

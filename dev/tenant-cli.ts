@@ -15,11 +15,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './stack.js';
 
-const USAGE = `usage: npm run tenant -- <create|list|show|rotate|suspend|resume|delete|reencrypt> [tenant-id] [options]
+const USAGE = `usage: npm run tenant -- <create|list|show|rotate|suspend|resume|delete|reencrypt|dashboard-user> [tenant-id] [options]
   --url URL                 the Worker (default: .local/stack.json's workerUrl)
   --operator-secret SECRET  default: $OPERATOR_SECRET, else .local/stack.json's operatorSecret
   create: --manychat-key KEY [--config file.json] [--messenger-app-secret S] [--messenger-page-token T] [--messenger-verify-token V]
-  rotate: --secret webhook|admin [--overlap-minutes N] (default 60)`;
+  rotate: --secret webhook|admin [--overlap-minutes N] (default 60)
+  dashboard-user: --user NAME [--remove]  (a generated password, shown once; ends the user's open sessions)`;
 
 interface Target {
   url: string;
@@ -66,6 +67,8 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
       'messenger-verify-token': { type: 'string' },
       secret: { type: 'string' },
       'overlap-minutes': { type: 'string' },
+      user: { type: 'string' },
+      remove: { type: 'boolean' },
     },
   });
   const [command, tenantId] = positionals;
@@ -105,6 +108,10 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
       return 0;
     case 'delete':
       show(await call(t, 'DELETE', `/tenants/${needsId()}`));
+      return 0;
+    case 'dashboard-user':
+      if (!values.user) throw new UsageError('dashboard-user needs --user NAME');
+      show(await call(t, values.remove ? 'DELETE' : 'PUT', `/tenants/${needsId()}/dashboard-users/${encodeURIComponent(values.user)}`));
       return 0;
     case 'reencrypt':
       show(await call(t, 'POST', '/secrets/reencrypt'));

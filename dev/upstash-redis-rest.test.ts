@@ -348,3 +348,19 @@ describe('Upstash-only Lua shebang flags', () => {
     await expect(redis.eval('#!lua flags=no-writes,allow-key-locking\nreturn redis.call("SET", KEYS[1], 1)', [`${P}nw`], [])).rejects.toThrow(/Write commands are not allowed/);
   });
 });
+
+describe('GET /__dev/usage (dev only): commands counted as Upstash bills them', () => {
+  const usage = async () => (await (await fetch(`${server.url}/__dev/usage`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { requests: number; commands: number };
+
+  it('a single command is one; each command of a pipeline or a transaction is one; a script is one; the token is required', async () => {
+    const before = await usage();
+    await redis.set(`${P}u1`, 'x');
+    await redis.pipeline().set(`${P}u2`, 'y').get(`${P}u2`).incr(`${P}u3`).exec();
+    await redis.multi().set(`${P}u4`, 'z').get(`${P}u4`).exec();
+    await redis.eval("redis.call('SET', KEYS[1], 'a'); redis.call('GET', KEYS[1]); return 1", [`${P}u5`], []);
+    const after = await usage();
+    expect(after.commands - before.commands).toBe(1 + 3 + 2 + 1);
+    expect(after.requests - before.requests).toBe(4);
+    expect((await fetch(`${server.url}/__dev/usage`)).status).toBe(401);
+  });
+});

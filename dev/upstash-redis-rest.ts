@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ConnectionPool } from './upstash-redis-rest/connection-pool.js';
 import type { Backend } from './upstash-redis-rest/execute.js';
 import { errorText, HttpError } from './upstash-redis-rest/http-error.js';
-import { handle, onClientError, sendJson } from './upstash-redis-rest/http.js';
+import { handle, onClientError, sendJson, type BridgeUsage } from './upstash-redis-rest/http.js';
 import { newRedis } from './upstash-redis-rest/ioredis.js';
 import { readRedisVersion } from './upstash-redis-rest/redis-version.js';
 import { sha256 } from './upstash-redis-rest/request.js';
@@ -13,9 +13,10 @@ export { MAX_BODY_BYTES } from './upstash-redis-rest/request.js';
 
 /**
  * Dev stand-in for the Upstash Redis REST API over a real Redis, so the unchanged `@upstash/redis`
- * client works offline. Wire facts: /work/shared/protocols/upstash-qstash.md section A.
+ * client works offline. Wire facts: docs/protocols.md (Upstash Redis REST).
  *
- * Routes: POST `/` (one command, flat JSON array), POST `/pipeline` and POST `/multi-exec` (2-D arrays).
+ * Routes: POST `/` (one command, flat JSON array), POST `/pipeline` and POST `/multi-exec` (2-D arrays);
+ * dev only: GET `/__dev/usage` (requests and commands so far, counted as Upstash bills them).
  * Every answer is JSON; successful ones carry an `upstash-sync-token` header (read-your-writes, sync-token.ts).
  * Upstash's own answers where Redis differs: `COPY k k`, `SCAN … WITHTYPE`, the Lua flag
  * `allow-key-locking` (upstash-extensions.ts, script-flags.ts). A command unknown only because the
@@ -62,8 +63,9 @@ export async function startUpstashRedisRest(opts: UpstashRedisRestOptions): Prom
   const backend: Backend = { shared, pool: new ConnectionPool(() => newRedis(opts.redisUrl), POOL_SIZE), redisVersion };
   const tokenDigest = sha256(opts.token);
   const syncTokens = new SyncTokens();
+  const usage: BridgeUsage = { requests: 0, commands: 0 };
   const server = createServer((req, res) => {
-    handle(req, backend, tokenDigest).then(
+    handle(req, backend, tokenDigest, usage).then(
       (body) => sendJson(res, 200, body, { 'upstash-sync-token': syncTokens.next() }),
       (err: unknown) => {
         const status = err instanceof HttpError ? err.status : 500;

@@ -23,10 +23,10 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
-import { freePort } from '../dev/redis-server.js';
+import { ensureRedis, freePort } from '../dev/redis-server.js';
 import { ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../dev/stack.js';
 import type { TurnRecord } from '../core/turn-record.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import { parseJson, RedisSession } from '../core/storage/redis-session.js';
 import type { TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
@@ -39,6 +39,7 @@ interface ServedFacts {
   bareUrl: string;
   modelUrl: string;
   upstash: { url: string; token: string };
+  redisUrl: string;
   qstashUrl: string;
   workerWranglerPid: number;
   bareWranglerPid: number;
@@ -77,7 +78,10 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
 async function serve(): Promise<void> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
+  // A Redis of its own (as the eval has): the idle cron's cost then counts only the bench's tenant.
+  const redis = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
   const stack: LocalStack = await startLocalStack({
+    redisUrl: redis.url,
     withWorker: true,
     stateDir: join(ROOT, '.local', 'bench'),
     log: (l) => (/ERROR|✘/.test(l) ? log(l) : undefined),
@@ -89,6 +93,7 @@ async function serve(): Promise<void> {
   const stop = async () => {
     bare.kill('SIGTERM');
     await stack.close();
+    await redis.close();
     await model.close();
     process.exit(0);
   };
@@ -100,6 +105,7 @@ async function serve(): Promise<void> {
     bareUrl,
     modelUrl: model.url,
     upstash: stack.facts.upstash,
+    redisUrl: stack.facts.redisUrl,
     qstashUrl: stack.facts.qstash.url,
     workerWranglerPid: stack.worker!.pid!,
     bareWranglerPid: bare.pid!,
@@ -208,6 +214,11 @@ interface Scenario {
   name: string;
   /** CPU use during the scenario, in % of one CPU, per process group. */
   cpu?: Record<string, number>;
+  /** CPU seconds per process group during the scenario (÷ requests: CPU per request). */
+  cpuSeconds?: Record<string, number>;
+  /** Commands Redis processed, and QStash messages published, during the scenario. */
+  redisCommands?: number;
+  qstashMessages?: number;
   rps: number;
   requests: number;
   ok: number;
@@ -260,12 +271,35 @@ async function load(name: string, url: string, secret: string | null, seconds: n
   };
 }
 
+/** Commands the Upstash REST bridge has been asked so far, counted as Upstash bills them (dev route `/__dev/usage`). */
+async function redisCommandsSoFar(upstash: { url: string; token: string }): Promise<number> {
+  const res = await fetch(`${upstash.url}/__dev/usage`, { headers: { authorization: `Bearer ${upstash.token}` } });
+  return ((await res.json()) as { commands: number }).commands;
+}
+
+/** Messages the QStash broker has accepted so far (published, including a schedule's). */
+async function qstashMessagesSoFar(qstashUrl: string): Promise<number> {
+  const res = await fetch(`${qstashUrl}/__dev/messages`);
+  return ((await res.json()) as { messages: unknown[] }).messages.length;
+}
+
 async function script(modelUrl: string, steps: unknown[]): Promise<void> {
   const res = await fetch(`${modelUrl}/__model/scripts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ safetyIdentifier: '*', steps, loop: true }) });
   if (!res.ok) throw new Error(`model sandbox refused the script: ${await res.text()}`);
 }
 
 const reply = { text: 'Hello! How can I help?', escalate: false, confidence: 0.9, reason: 'bench' };
+
+/** What one run of the cron costs with no work waiting: the Worker's scheduled handler, run as wrangler allows locally. */
+async function idleCron(facts: ServedFacts, session: RedisSession): Promise<{ tenants: number; redisCommands: number; qstashMessages: number }> {
+  const tenants = ((await session.one((r) => r.smembers(TENANT_INDEX_KEY))) as string[]).length;
+  const runs = 3;
+  // One run first so the sweep has nothing left from the scenarios (their turns are finished by now).
+  await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+  const [commands, messages] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
+  for (let i = 0; i < runs; i++) await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
+}
 
 async function measure(): Promise<number> {
   const args = parseArgs({
@@ -327,15 +361,21 @@ async function measure(): Promise<number> {
       'redis-server': pidsByName('redis-server'),
     };
     const measured = async (name: string, url: string, secretOrNull: string | null): Promise<Scenario> => {
+      const [commandsBefore, messagesBefore] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
       const before = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, cpuSeconds(p)]));
       const selfBefore = process.cpuUsage();
       const started = performance.now();
       const result = await load(name, url, secretOrNull, seconds, connections);
       const wall = (performance.now() - started) / 1000;
       const self = process.cpuUsage(selfBefore);
-      const cpu = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, (100 * (cpuSeconds(p) - before[k]!)) / wall]));
+      const used = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, cpuSeconds(p) - before[k]!]));
+      const cpu = Object.fromEntries(Object.entries(used).map(([k, s]) => [k, (100 * s) / wall]));
       cpu['load generator (autocannon)'] = (100 * (self.user + self.system)) / 1e6 / wall;
-      return { ...result, cpu };
+      // A turn's finish-turn job may publish a moment after its answer: let the tail settle.
+      await new Promise((r) => setTimeout(r, 500));
+      const redisCommands = (await redisCommandsSoFar(facts.upstash)) - commandsBefore;
+      const qstashMessages = (await qstashMessagesSoFar(facts.qstashUrl)) - messagesBefore;
+      return { ...result, cpu, cpuSeconds: used, redisCommands, qstashMessages };
     };
     const sampleRecords = async (n: number): Promise<TurnRecord[]> => {
       const ids = (await session.one((r) => r.zrange(tenantKeys(tenantId).turnLog, -Math.min(n, 300), -1))) as string[];
@@ -378,6 +418,16 @@ async function measure(): Promise<number> {
     console.log('\nCPU during each scenario (% of one CPU):');
     const groupNames = Object.keys(bare.cpu ?? {});
     console.log(table(['process', ...[bare, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))], groupNames.map((g) => [g, ...[bare, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)])));
+    const perRequest = (s: Scenario, group: string) => ((s.cpuSeconds?.[group] ?? NaN) * 1000) / s.requests;
+    console.log('\nCPU per request (ms of CPU time ÷ requests answered; Workers bill CPU time, the free plan stops a request at 10 ms):');
+    console.log(table(['scenario', 'workerd CPU ms / request'], [[bare.name, perRequest(bare, 'bare workerd').toFixed(2)], ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)])]));
+    console.log(`  Worker ÷ bare: no-tool ${(perRequest(noTool, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}×, staging ${(perRequest(staging, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}× (workerd in wrangler dev, which adds its own per-request work; a deployed isolate does less)`);
+    const idle = await idleCron(facts, session);
+    console.log('\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):');
+    console.log(table(['', 'Redis commands', 'QStash messages'], [
+      ...[noTool, staging].map((s) => [`per ${s.name.replace('Worker: ', '').replace(/ \(.*\)$/, '')}`, ((s.redisCommands ?? NaN) / s.requests).toFixed(1), ((s.qstashMessages ?? NaN) / s.requests).toFixed(2)]),
+      [`per idle cron minute (${idle.tenants} tenants in this Redis)`, idle.redisCommands.toFixed(0), idle.qstashMessages.toFixed(0)],
+    ]));
     console.log(`\nRedis round trips per turn (turn records of the last ${noToolRecords.length} no-tool and ${stagingRecords.length} staging turns measured):`);
     console.log(tripLine('no-tool turns', byKind(false)));
     console.log(tripLine('staging turns', byKind(true)));

@@ -57,6 +57,17 @@ describe('case format', () => {
     }
   });
 
+  it('a case may target the Messenger channel: text turns only, no ManyChat template fields; no naive variant', () => {
+    const c = parseCase({ channel: 'messenger', turns: [{ text: 'hi', messageKey: 'm_1', lastInteraction: '-30h' }] }, 'm.json');
+    expect(c.channel).toBe('messenger');
+    expect(parseCase({ turns: [{ text: 'hi' }] }, 'd.json').channel).toBe('manychat');
+    expect(() => parseCase({ channel: 'messenger', turns: [{ press: 'Yes' }] }, 'p.json')).toThrow(/text turns only/);
+    expect(() => parseCase({ channel: 'messenger', turns: [{ text: 'hi', body: 'bare' }] }, 'b.json')).toThrow(/request-template fields/);
+    expect(() => parseCase({ channel: 'sms', turns: [{ text: 'hi' }] }, 's.json')).toThrow(CaseFormatError);
+    const staging = parseCase({ channel: 'messenger', turns: [{ text: 'brochure', model: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { text: 'ok' } }] }] }, 'n.json');
+    expect(naiveVariant(staging)).toBeNull();
+  });
+
   it('fills reply defaults and deep-merges overrides (null removes)', () => {
     expect(replyInput({ reply: { text: 'x' } })).toEqual({ text: 'x', escalate: false, confidence: 0.9, reason: 'scripted' });
     expect(replyInput({ replyRaw: { text: 'x' } })).toEqual({ text: 'x' });

@@ -139,10 +139,22 @@ export const CaseSchema = z
     baseline: z.boolean().optional(),
     /** The case means the absolute times it gives (default: only relative times such as "-2h" are accepted). */
     absoluteTimes: z.boolean().default(false),
+    /**
+     * Which webhook the turns reach: ManyChat's (default) or the Messenger Platform's (a signed
+     * `X-Hub-Signature-256` event; `messageKey` is the `mid`, `lastInteraction` the message's
+     * timestamp; the reply is read from the Send API sandbox once the outbox has sent it).
+     */
+    channel: z.enum(['manychat', 'messenger']).default('manychat'),
     turns: z.array(TurnSchema).min(1),
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.channel === 'messenger') {
+      c.turns.forEach((t, i) => {
+        if (turnForm(t) !== 'text') ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'a Messenger case has text turns only (presses and decisions run through ManyChat cases)' });
+        if (t.body !== 'wrapped' || t.customFields) ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'body and customFields are ManyChat request-template fields; a Messenger event has neither' });
+      });
+    }
     c.turns.forEach((t, i) => {
       const problem = t.lastInteraction === undefined ? null : caseTimeProblem(t.lastInteraction, c.absoluteTimes);
       if (problem) ctx.addIssue({ code: 'custom', path: ['turns', i, 'lastInteraction'], message: problem });

@@ -106,6 +106,8 @@ export interface CaseWorld {
   config: TenantConfig;
   pageId: string;
   contacts: Map<string, string>;
+  /** A Messenger case's app secret (signs its webhooks); the page token is in the sandbox. */
+  messenger: { appSecret: string } | null;
 }
 
 let pageCounter = 0;
@@ -123,14 +125,18 @@ export class TenantSetupError extends Error {
 }
 
 /** Seeds a unique tenant (demo + the case's overrides), a ManyChat page for it, and its contacts. */
-export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string): Promise<CaseWorld> {
+export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string, options: { hedging?: boolean } = {}): Promise<CaseWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   const pageId = String(5_000_000 + pageCounter);
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
-  const input = { ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides), tenantId };
-  const saved = await saveTenant(env.session, input, { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
+  const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
+  // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
+  const input = { ...merged, tenantId, ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }) };
+  const messenger = c.channel === 'messenger' ? { appSecret: `app-${randomBytes(8).toString('hex')}`, pageAccessToken: `page-${randomBytes(8).toString('hex')}` } : null;
+  const plain = { webhookSecret: secret, adminSecret, manychatApiKey: apiKey, ...(messenger ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken } : {}) };
+  const saved = await saveTenant(env.session, input, { plain, keys: await devSecretKeys() });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
   const config = saved.config;
   env.stack.manychat.addPage({
@@ -140,6 +146,7 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     customFields: config.fields.map((f, i) => ({ id: 100 + i, name: f.name, type: FIELD_TYPES[f.type] ?? 'text' })),
     flows: config.flows.map((f) => f.ns),
   });
+  if (messenger) env.stack.manychat.addMessengerPage({ pageId, accessToken: messenger.pageAccessToken });
   const contacts = new Map<string, string>();
   for (const turn of c.turns) {
     if (contacts.has(turn.contact)) continue;
@@ -147,5 +154,5 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval' });
     contacts.set(turn.contact, id);
   }
-  return { tenantId, secret, adminSecret, config, pageId, contacts };
+  return { tenantId, secret, adminSecret, config, pageId, contacts, messenger: messenger ? { appSecret: messenger.appSecret } : null };
 }

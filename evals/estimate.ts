@@ -1,5 +1,5 @@
 import { demoTenantConfig } from '../dev/demo-tenant.js';
-import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
+import { TenantConfigSchema, type TenantConfig, type TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { deepMerge, loadCases, replyInput, type CaseStep } from './case-format.js';
 import { drawStep, mulberry32, responseBudgetMs, outputTokensOf, presetFor, promptTokensOf, seedOf, type LatencyPreset } from './latency-model.js';
 import { fmtMs, fmtPct, fmtRatio, percentile, table } from './stats.js';
@@ -20,6 +20,8 @@ export interface EstimateOptions {
   deadlineMs?: number;
   /** Runtime overhead added to every turn (ms); measure it with `npm run eval`. */
   overheadMs?: number;
+  /** Hedge a step not answered after this long (ms); default the tenant default (hedging.afterMs); 0: no hedging row. */
+  hedgeAfterMs?: number;
 }
 
 export interface EstimateRow {
@@ -31,6 +33,8 @@ export interface EstimateRow {
   p99: number;
   pastDeadline: number;
   samples: number;
+  /** The same draws with hedging (a hedge's latency drawn independently): tail, deferred share, extra calls. */
+  hedged?: { p95: number; p99: number; pastDeadline: number; steps: number; hedges: number };
 }
 
 export interface Estimate {
@@ -43,6 +47,9 @@ export interface Estimate {
   overall: { samples: number; pastDeadline: number };
   ratio: { ours: number; naive: number };
   skippedTurns: number;
+  hedgeAfterMs: number;
+  /** All product kinds with hedging: past the deadline, and hedges per model call. */
+  hedgedOverall: { pastDeadline: number; steps: number; hedges: number } | null;
 }
 
 function outTokens(step: Pick<CaseStep, 'calls' | 'text'> & { reply?: unknown }): number {
@@ -57,18 +64,31 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
   const deadlineMs = opts.deadlineMs ?? 8000;
   const budgetMs = responseBudgetMs(deadlineMs);
   const overheadMs = opts.overheadMs ?? 40;
+  const hedgeAfterMs = opts.hedgeAfterMs ?? demoTenantConfigDefaults().hedging.afterMs;
   const seed = opts.seed ?? '1';
   const cases = await loadCases(opts.casesDir);
-  const samples = new Map<EstimateRow['kind'], { values: number[]; past: number; turns: number }>();
-  const add = (kind: EstimateRow['kind'], values: number[], past: number) => {
-    const s = samples.get(kind) ?? { values: [], past: 0, turns: 0 };
+  type Hedged = { values: number[]; past: number; steps: number; hedges: number };
+  const samples = new Map<EstimateRow['kind'], { values: number[]; past: number; turns: number; hedged: Hedged }>();
+  const add = (kind: EstimateRow['kind'], values: number[], past: number, hedged?: Hedged) => {
+    const s = samples.get(kind) ?? { values: [], past: 0, turns: 0, hedged: { values: [], past: 0, steps: 0, hedges: 0 } };
     s.values.push(...values);
     s.past += past;
     s.turns++;
+    if (hedged) {
+      s.hedged.values.push(...hedged.values);
+      s.hedged.past += hedged.past;
+      s.hedged.steps += hedged.steps;
+      s.hedged.hedges += hedged.hedges;
+    }
     samples.set(kind, s);
   };
   let skipped = 0;
   for (const c of cases) {
+    // A Messenger turn is answered at once and has no webhook deadline: not part of these kinds.
+    if (c.channel === 'messenger') {
+      skipped += c.turns.length;
+      continue;
+    }
     const config = deepMerge<TenantConfigInput>(demoTenantConfig('x'), c.tenant.overrides);
     const reads = readToolNames({ tools: (config.tools ?? []) as TenantConfig['tools'] });
     for (const [ti, turn] of c.turns.entries()) {
@@ -79,15 +99,29 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
       }
       const steps = turn.model.slice(0, turn.expect.modelCalls ?? 2).map((s) => ({ ...s, reply: replyInput(s) }));
       const rand = mulberry32(seedOf(seed, 'estimate', c.name, ti));
+      const hedgeRand = mulberry32(seedOf(seed, 'estimate-hedge', c.name, ti));
+      const hedged: Hedged = { values: [], past: 0, steps: 0, hedges: 0 };
       const ours: number[] = [];
       const naive: number[] = [];
       let past = 0;
       let pastNaive = 0;
       for (let d = 0; d < draws; d++) {
         let model = 0;
-        steps.forEach((s, i) => (model += drawStep(preset, rand, promptTokensOf(i, ti), outTokens(s)).totalMs));
+        let modelHedged = 0;
+        steps.forEach((s, i) => {
+          const ms = drawStep(preset, rand, promptTokensOf(i, ti), outTokens(s)).totalMs;
+          model += ms;
+          // The same step hedged: a second call at hedgeAfterMs, its latency an independent draw.
+          const hedgeMs = drawStep(preset, hedgeRand, promptTokensOf(i, ti), outTokens(s)).totalMs;
+          const hedging = hedgeAfterMs > 0 && ms > hedgeAfterMs;
+          modelHedged += hedging ? Math.min(ms, hedgeAfterMs + hedgeMs) : ms;
+          hedged.steps++;
+          if (hedging) hedged.hedges++;
+        });
         if (model + overheadMs > budgetMs) past++;
         ours.push(model + overheadMs);
+        if (modelHedged + overheadMs > budgetMs) hedged.past++;
+        hedged.values.push(modelHedged + overheadMs);
         if (kind === 'staging-only') {
           const s = steps[0]!;
           const two = drawStep(preset, rand, promptTokensOf(0, ti), outTokens({ calls: s.calls })).totalMs + drawStep(preset, rand, promptTokensOf(1, ti), outTokens({ reply: s.reply })).totalMs;
@@ -95,7 +129,7 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
           naive.push(two + overheadMs);
         }
       }
-      add(kind, ours, past);
+      add(kind, ours, past, hedged);
       if (kind === 'staging-only') add('staging-only-naive', naive, pastNaive);
     }
   }
@@ -113,6 +147,7 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
         p99: percentile(s.values, 99),
         pastDeadline: s.past,
         samples: s.values.length,
+        ...(kind !== 'staging-only-naive' && hedgeAfterMs > 0 ? { hedged: { p95: percentile(s.hedged.values, 95), p99: percentile(s.hedged.values, 99), pastDeadline: s.hedged.past, steps: s.hedged.steps, hedges: s.hedged.hedges } } : {}),
       };
     });
   const product = rows.filter((r) => r.kind !== 'staging-only-naive');
@@ -127,7 +162,13 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
     overall: { samples: product.reduce((a, r) => a + r.samples, 0), pastDeadline: product.reduce((a, r) => a + r.pastDeadline, 0) },
     ratio: { ours: p95('staging-only') / p95('no-tool'), naive: p95('staging-only-naive') / p95('no-tool') },
     skippedTurns: skipped,
+    hedgeAfterMs,
+    hedgedOverall: hedgeAfterMs > 0 ? { pastDeadline: product.reduce((a, r) => a + (r.hedged?.pastDeadline ?? 0), 0), steps: product.reduce((a, r) => a + (r.hedged?.steps ?? 0), 0), hedges: product.reduce((a, r) => a + (r.hedged?.hedges ?? 0), 0) } : null,
   };
+}
+
+function demoTenantConfigDefaults(): TenantConfig {
+  return TenantConfigSchema.parse(demoTenantConfig('x'));
 }
 
 export function renderEstimate(e: Estimate): string {
@@ -139,8 +180,19 @@ export function renderEstimate(e: Estimate): string {
       e.rows.map((r) => [r.label, String(r.turns), fmtMs(r.p50), fmtMs(r.p95), fmtMs(r.p99), fmtPct(r.pastDeadline, r.samples)]),
     ),
     `Deferred share at the deadline (all kinds, equal weight per scripted turn): ${fmtPct(e.overall.pastDeadline, e.overall.samples)}`,
+    ...(e.hedgedOverall
+      ? [
+          '',
+          `The same draws with hedged model calls (a step not answered after ${e.hedgeAfterMs} ms is sent again; the hedge's latency is an independent draw, so correlated slowness would gain less):`,
+          table(
+            ['turn kind', 'p95 off', 'p95 on', 'p99 off', 'p99 on', 'past deadline off', 'past deadline on', 'extra calls'],
+            e.rows.filter((r) => r.hedged).map((r) => [r.label, fmtMs(r.p95), fmtMs(r.hedged!.p95), fmtMs(r.p99), fmtMs(r.hedged!.p99), fmtPct(r.pastDeadline, r.samples), fmtPct(r.hedged!.pastDeadline, r.samples), fmtPct(r.hedged!.hedges, r.hedged!.steps)]),
+          ),
+          `Deferred share with hedging: ${fmtPct(e.hedgedOverall.pastDeadline, e.overall.samples)} (off: ${fmtPct(e.overall.pastDeadline, e.overall.samples)}), for ${fmtPct(e.hedgedOverall.hedges, e.hedgedOverall.steps)} extra model calls`,
+        ]
+      : []),
     `p95(staging only) / p95(no tool): ours ${fmtRatio(e.ratio.ours)}, naive 2-step ${fmtRatio(e.ratio.naive)}`,
-    e.skippedTurns ? `(${e.skippedTurns} turns without a model call or with a scripted model error were left out)` : '',
+    e.skippedTurns ? `(${e.skippedTurns} turns without a model call, with a scripted model error, or on Messenger (no webhook deadline) were left out)` : '',
   ]
     .filter(Boolean)
     .join('\n');

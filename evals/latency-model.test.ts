@@ -47,3 +47,25 @@ describe('latency model', () => {
     expect(() => presetFor('gpt-9')).toThrow(/unknown latency preset/);
   });
 });
+
+describe('the offline estimate with hedged model calls', () => {
+  it('on the same draws: hedging never lengthens a turn, cuts the share past the deadline, and counts a hedge per step slower than afterMs', async () => {
+    const { estimate } = await import('./estimate.js');
+    const { resolve } = await import('node:path');
+    const casesDir = resolve(import.meta.dirname, 'cases');
+    const e = await estimate({ casesDir, draws: 2000, hedgeAfterMs: 3500 });
+    expect(e.hedgedOverall).not.toBeNull();
+    for (const row of e.rows.filter((r) => r.hedged)) {
+      expect(row.hedged!.p99).toBeLessThanOrEqual(row.p99);
+      expect(row.hedged!.pastDeadline).toBeLessThanOrEqual(row.pastDeadline);
+      expect(row.hedged!.hedges).toBeGreaterThan(0);
+      expect(row.hedged!.hedges).toBeLessThan(row.hedged!.steps);
+    }
+    expect(e.hedgedOverall!.pastDeadline).toBeLessThan(e.overall.pastDeadline);
+    // A hedge later than any draw never fires: nothing changes and no call is extra.
+    const never = await estimate({ casesDir, draws: 500, hedgeAfterMs: 10_000_000 });
+    expect(never.hedgedOverall!.hedges).toBe(0);
+    expect(never.hedgedOverall!.pastDeadline).toBe(never.overall.pastDeadline);
+    expect((await estimate({ casesDir, draws: 100, hedgeAfterMs: 0 })).hedgedOverall).toBeNull();
+  }, 60_000);
+});

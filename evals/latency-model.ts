@@ -2,8 +2,7 @@ import { RESPONSE_MARGIN_MS } from '../src/turn/handle-inbound.js';
 
 /**
  * A latency model for one hosted-model call (one AI SDK step), calibrated on public figures for
- * small OpenAI models (/work/shared/references/injection-latency-risks.md §4; figures, sources and
- * the fit are in evals/README.md "Latency model"):
+ * small OpenAI models (figures, their sources and the fit are in evals/README.md "Latency model"):
  *
  *   latency = TTFT + outputTokens / speed
  *   TTFT    ~ lognormal(median m(prompt), sigma = ln(p95/p50) / 1.645)

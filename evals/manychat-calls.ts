@@ -11,7 +11,10 @@ export function lastSeq<T extends { seq: number }>(items: T[]): number {
 
 function subscriberOf(c: RecordedCall): string | null {
   const body = c.body as Record<string, unknown> | null;
-  return body && body.subscriber_id !== undefined ? String(body.subscriber_id) : null;
+  if (body && body.subscriber_id !== undefined) return String(body.subscriber_id);
+  // The Messenger Send API names the contact as the recipient (a PSID).
+  const recipient = body?.recipient as { id?: unknown } | undefined;
+  return recipient?.id !== undefined ? String(recipient.id) : null;
 }
 
 /** The sandbox's call cursor for the case's page (calls after it belong to the turn). */
@@ -39,6 +42,12 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
     case 'sendContent':
       // The message texts (what the contact reads); the raw data when it carries none.
       return { call: 'sendContent', ...base, text: sentTexts(c).join('\n') || JSON.stringify(body.data ?? '') };
+    case 'messages': {
+      // A Messenger Send API message reads as a sendContent (the same action kind); a sender action as itself.
+      const message = body.message as { text?: unknown } | undefined;
+      if (!message) return { call: `senderAction:${String(body.sender_action ?? '')}`, ...base };
+      return { call: 'sendContent', ...base, text: typeof message.text === 'string' ? message.text : JSON.stringify(message) };
+    }
     case 'addTag':
     case 'addTagByName':
       return { call: 'addTag', ...base, tag: tagName() };

@@ -10,7 +10,7 @@ import type { DeadlinePath, RunCaseOptions } from './turn-observation.js';
  */
 
 /** A step's model-sandbox form, with its latency fixed (drawn when the case did not fix it). */
-export function resolveStep(step: CaseStep, latencyMs: number): ScriptStep {
+export function resolveStep(step: CaseStep, latencyMs: number, hedgeLatencyMs?: number): ScriptStep {
   const reply = replyInput(step);
   return {
     ...(step.calls ? { calls: step.calls.map((c) => ({ tool: c.tool, ...(c.arguments !== undefined ? { arguments: c.arguments } : { input: c.input ?? {} }) })) } : {}),
@@ -18,6 +18,7 @@ export function resolveStep(step: CaseStep, latencyMs: number): ScriptStep {
     ...(step.text !== undefined ? { text: step.text } : {}),
     ...(step.error ? { error: step.error } : {}),
     latencyMs,
+    ...(hedgeLatencyMs !== undefined ? { hedgeLatencyMs } : {}),
   };
 }
 
@@ -29,17 +30,36 @@ function stepOutputTokens(step: CaseStep): number {
   return outputTokensOf(calls, step.text ?? '');
 }
 
-/** Latencies for a turn's steps: fixed ones as written, the others drawn (deterministically). */
+/**
+ * Latencies for a turn's steps: fixed ones as written, the others drawn (deterministically). A
+ * drawn step also gets `hedgeMs`, the latency of its hedge should one be sent: an independent
+ * draw from the same model (real slowness is partly correlated — a provider-wide slow spell slows
+ * both calls — so the gain measured here is an upper bound). A fixed step's hedge takes as long.
+ */
 export function turnLatencies(turn: Pick<CaseTurn, 'model'>, turnIndex: number, opts: Pick<RunCaseOptions, 'preset' | 'seed' | 'repeat' | 'drawKey'>) {
   return turn.model.map((step, i) => {
-    if (step.latencyMs !== undefined) return { ms: step.latencyMs, drawn: false };
+    if (step.latencyMs !== undefined) return { ms: step.latencyMs, hedgeMs: step.latencyMs, drawn: false };
     const rand = mulberry32(seedOf(opts.seed, opts.drawKey, opts.repeat, turnIndex, i));
-    return { ms: drawStep(opts.preset, rand, promptTokensOf(i, turnIndex), stepOutputTokens(step)).totalMs, drawn: true };
+    const hedgeRand = mulberry32(seedOf(opts.seed, opts.drawKey, opts.repeat, turnIndex, i, 'hedge'));
+    const tokens = [promptTokensOf(i, turnIndex), stepOutputTokens(step)] as const;
+    return { ms: drawStep(opts.preset, rand, ...tokens).totalMs, hedgeMs: drawStep(opts.preset, hedgeRand, ...tokens).totalMs, drawn: true };
   });
+}
+
+/**
+ * What a step takes with hedging (src/models/hedged-model.ts): the primary, or the hedge sent at
+ * `afterMs` if that answers first. A step scripted to fail fails both calls, and once the hedge
+ * runs a failure waits for the other call: the step ends with the later of the two.
+ */
+export function effectiveMs(latency: { ms: number; hedgeMs: number }, hedgeAfterMs: number | null, fails = false): number {
+  if (hedgeAfterMs === null || latency.ms <= hedgeAfterMs) return latency.ms;
+  const hedgeDone = hedgeAfterMs + latency.hedgeMs;
+  return fails ? Math.max(latency.ms, hedgeDone) : Math.min(latency.ms, hedgeDone);
 }
 
 /** Which path a turn's drawn latencies put it on, against the tenant's model budget. */
 export function deadlinePath(latencies: { ms: number; drawn: boolean }[], stepsRun: number, deadlineMs: number): { path: DeadlinePath; budgetMs: number } {
+  // `ms`: the step's effective latency (with a hedge's, when the tenant hedges).
   const budgetMs = responseBudgetMs(deadlineMs);
   const run = latencies.slice(0, stepsRun);
   if (!run.some((l) => l.drawn)) return { path: 'normal', budgetMs };

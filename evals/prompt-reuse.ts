@@ -26,7 +26,8 @@ export function promptReuseShares(env: EvalEnvironment, world: CaseWorld): numbe
   if (!env.model) return [];
   const calls: RecordedModelCall[] = [...world.contacts.values()].flatMap((contactId) => env.model!.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contactId) }));
   const prompts = calls
-    .filter((c) => c.request)
+    // A hedge repeats its call's request byte for byte: counting it would flatter the figure.
+    .filter((c) => c.request && !c.hedge)
     .sort((a, b) => a.seq - b.seq)
     .map((c) => promptText(c.request as Record<string, unknown>));
   return prompts.slice(1).map((p, i) => commonPrefixShare(prompts[i]!, p));

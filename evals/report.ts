@@ -42,8 +42,10 @@ export interface Summary {
   redisRoundTrips: { n: number; mean: number; max: number };
   /** Per request after a tenant's first: the share of the prompt identical to its previous request's. */
   promptReuse: { n: number; mean: number; p50: number; atLeast90: number };
-  /** Redis round trips before the model, per turn (the reply's path). */
-  beforeModel: { n: number; mean: number; oneOrFewer: number };
+  /** Redis round trips before the model, per turn (the reply's path); `warm`: turns after their case's first (the isolate already holds the tenant). */
+  beforeModel: { n: number; mean: number; oneOrFewer: number; warm: { n: number; mean: number; oneOrFewer: number } };
+  /** Model requests of product turns: steps (`calls`) and the hedges sent beside them (extra calls, billed). */
+  hedging: { calls: number; hedges: number; hedgedTurns: number };
 }
 
 function stats(kind: KindStats['kind'], turns: TurnObservation[]): KindStats {
@@ -77,12 +79,16 @@ export function summarize(results: CaseResult[]): Summary {
   const m = productTurns.filter((t) => !withoutModel(t) && modelled(t));
   const timed = (k: TurnKind) => (NO_MODEL_KINDS.includes(k) ? productTurns.filter((t) => t.kind === k && t.latencyMs !== null) : m.filter((t) => t.kind === k));
   const kinds = TURN_KINDS.map((k) => stats(k, timed(k)));
-  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => t.scriptKind === 'no-tool' && t.scripted?.modelled));
-  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => t.scriptKind === 'staging-only' && t.scripted?.modelled));
+  // The baseline compares replies at the ManyChat webhook; a Messenger reply also waits for the outbox (its own row).
+  const atWebhook = (t: TurnObservation) => t.kind !== 'messenger';
+  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'no-tool' && t.scripted?.modelled));
+  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'staging-only' && t.scripted?.modelled));
   const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
   const overheads = productTurns.map((t) => t.overheadMs).filter((v): v is number => v !== null && Number.isFinite(v));
   const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);
   const before = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
+  const beforeWarm = productTurns.map((t) => (t.record && t.index > 0 ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
+  const tripStats = (xs: number[]) => ({ n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, oneOrFewer: xs.filter((x) => x <= 1).length });
   const reuse = product.flatMap((r) => r.promptReuse ?? []);
   return {
     kinds,
@@ -103,8 +109,26 @@ export function summarize(results: CaseResult[]): Summary {
     },
     redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
     promptReuse: { n: reuse.length, mean: reuse.length ? reuse.reduce((a, b) => a + b, 0) / reuse.length : NaN, p50: percentile(reuse, 50), atLeast90: reuse.filter((x) => x >= 0.9).length },
-    beforeModel: { n: before.length, mean: before.length ? before.reduce((a, b) => a + b, 0) / before.length : NaN, oneOrFewer: before.filter((x) => x <= 1).length },
+    beforeModel: { ...tripStats(before), warm: tripStats(beforeWarm) },
+    hedging: { calls: productTurns.reduce((a, t) => a + t.modelCalls, 0), hedges: productTurns.reduce((a, t) => a + t.hedgeCalls, 0), hedgedTurns: productTurns.filter((t) => t.hedgeCalls > 0).length },
   };
+}
+
+/**
+ * Hedging on against off over the same cases and the same draws (`--hedging both`): per turn kind
+ * p50/p95/p99, the deferred share and the extra model calls. The latency model draws a hedge
+ * independently of the call it races; correlated slowness would shrink the gain.
+ */
+export function renderHedgingComparison(on: Summary, off: Summary): string {
+  const row = (label: string, s: Summary, k: KindStats) => [label, k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99)];
+  const rows = on.kinds.flatMap((k, i) => (k.n || off.kinds[i]!.n ? [row('off', off, off.kinds[i]!), row('on', on, k)] : []));
+  const extra = (s: Summary) => `${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), ${s.hedging.hedgedTurns} turns hedged`;
+  return [
+    'Hedged model calls — the same cases and draws with hedging off and on (a hedge\'s latency is an independent draw: an upper bound on the gain when slowness is correlated):',
+    table(['hedging', 'turn kind', 'turns', 'p50', 'p95', 'p99'], rows),
+    `  deferred share: off ${off.deferred} of ${off.turnsModelled} (${fmtPct(off.deferred, off.turnsModelled)}), on ${on.deferred} of ${on.turnsModelled} (${fmtPct(on.deferred, on.turnsModelled)})`,
+    `  extra model calls: on ${extra(on)}; off ${extra(off)}`,
+  ].join('\n');
 }
 
 export function renderTable(s: Summary, context: { deadlineMs: number; preset: string; live: boolean }): string {
@@ -116,7 +140,8 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     '',
     `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
-    `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant)`,
+    `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant); after a case's first turn: mean ${Number.isFinite(s.beforeModel.warm.mean) ? s.beforeModel.warm.mean.toFixed(2) : '–'}, ${s.beforeModel.warm.oneOrFewer} of ${s.beforeModel.warm.n} at 1`,
+    `Hedged model calls: ${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), in ${s.hedging.hedgedTurns} turns`,
     `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): mean ${Number.isFinite(s.promptReuse.mean) ? `${(s.promptReuse.mean * 100).toFixed(1)} %` : '–'}, p50 ${Number.isFinite(s.promptReuse.p50) ? `${(s.promptReuse.p50 * 100).toFixed(1)} %` : '–'}, ${s.promptReuse.atLeast90} of ${s.promptReuse.n} requests ≥ 90 %`,
     '',
     'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',

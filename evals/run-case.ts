@@ -4,6 +4,7 @@ import { caseInvariantFailures } from './invariants.js';
 import { promptReuseShares } from './prompt-reuse.js';
 import { runDecisionTurn } from './run-decision-turn.js';
 import { runWebhookTurn } from './run-webhook-turn.js';
+import { runMessengerTurn } from './run-messenger-turn.js';
 import { newCaseState, type RunCaseOptions, type TurnObservation, type Variant } from './turn-observation.js';
 
 export { describeTurn } from './describe-turn.js';
@@ -24,6 +25,8 @@ export interface CaseResult {
   ms: number;
   /** Per model request after the tenant's first: the share of its prompt identical to the previous request's. */
   promptReuse?: number[];
+  /** Whether the case's tenant hedged slow model calls. */
+  hedging: boolean;
 }
 
 /**
@@ -37,15 +40,16 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
   let world: CaseWorld | null = null;
   const turns: TurnObservation[] = [];
   try {
-    world = await setupCaseWorld(env, c, label);
+    world = await setupCaseWorld(env, c, label, { hedging: opts.hedging });
     const state = newCaseState();
     for (const [i, turn] of c.turns.entries()) {
       const form = turnForm(turn);
-      turns.push(form === 'text' || form === 'press' ? await runWebhookTurn(env, world, turn, i, opts, state) : await runDecisionTurn(env, world, turn, i, state));
+      if (c.channel === 'messenger') turns.push(await runMessengerTurn(env, world, turn, i, opts, state));
+      else turns.push(form === 'text' || form === 'press' ? await runWebhookTurn(env, world, turn, i, opts, state) : await runDecisionTurn(env, world, turn, i, state));
     }
   } catch (err) {
-    return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
+    return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
   }
   const failures = [...turns.flatMap((t) => t.failures.map((f) => `turn ${t.index + 1}: ${f}`)), ...caseInvariantFailures(turns)];
-  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
+  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
 }

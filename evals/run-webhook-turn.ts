@@ -4,7 +4,7 @@ import { turnForm, turnLabel, type CaseTurn, type Expectation } from './case-for
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import { checkExpectation } from './expectations.js';
 import { callView, contactCalls, lastSeq, manyChatCursor, sentButtons } from './manychat-calls.js';
-import { deadlineExpectation, deadlinePath, resolveStep, turnLatencies } from './model-script.js';
+import { deadlineExpectation, deadlinePath, effectiveMs, resolveStep, turnLatencies } from './model-script.js';
 import type { Observed } from './observed.js';
 import { outboxTimeoutFailure, settleOutbox } from './outbox-settle.js';
 import { planPress, type PressPlan } from './press-button.js';
@@ -17,18 +17,20 @@ import { messageBody, postWebhook, repeatDelivery, type WebhookAnswer } from './
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Scripts the turn's model steps (latencies fixed or drawn) and says which deadline path they put it on. */
-function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, opts: RunCaseOptions, sid: string): TurnObservation['scripted'] {
+export function scriptModel(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, opts: RunCaseOptions, sid: string): TurnObservation['scripted'] {
   if (!env.model || (turnForm(turn) === 'press' && !turn.model.length)) return null;
   const latencies = turnLatencies(turn, index, opts);
   const stepsRun = turn.expect.modelCalls ?? Math.min(2, turn.model.length);
-  const { path, budgetMs } = deadlinePath(latencies, stepsRun, world.config.deadlineMs);
-  env.model.script({ safetyIdentifier: sid, steps: turn.model.map((s, i) => resolveStep(s, latencies[i]!.ms)), mode: 'replace' });
+  const hedgeAfterMs = world.config.hedging.enabled ? world.config.hedging.afterMs : null;
+  const effective = latencies.map((l, i) => ({ ms: effectiveMs(l, hedgeAfterMs, turn.model[i]?.error !== undefined), drawn: l.drawn }));
+  const { path, budgetMs } = deadlinePath(effective, stepsRun, world.config.deadlineMs);
+  env.model.script({ safetyIdentifier: sid, steps: turn.model.map((s, i) => resolveStep(s, latencies[i]!.ms, latencies[i]!.hedgeMs)), mode: 'replace' });
   const modelled = latencies.slice(0, Math.max(1, stepsRun)).every((l) => l.drawn) && turn.model.length > 0;
-  return { latencies: latencies.map((l) => l.ms), drawn: latencies.map((l) => l.drawn), modelled, budgetMs, path };
+  return { latencies: latencies.map((l) => l.ms), effective: effective.map((l) => l.ms), drawn: latencies.map((l) => l.drawn), modelled, budgetMs, path };
 }
 
 /** The case's own expectations, or (a drawn latency past the budget) the deadline path's. */
-function judge(exp: Expectation, observed: Observed, scripted: TurnObservation['scripted'], world: CaseWorld): string[] {
+export function judge(exp: Expectation, observed: Observed, scripted: TurnObservation['scripted'], world: CaseWorld): string[] {
   if (scripted?.path === 'deadline') {
     return checkExpectation(deadlineExpectation(world.config, exp), observed).map((f) => `[model draw ${scripted.latencies.join('+')} ms ≥ budget ${scripted.budgetMs} ms: deadline path] ${f}`);
   }
@@ -101,6 +103,9 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     modelCalls = env.model.calls({ safetyIdentifier: sid, since: state.cursors.get(sid) ?? 0 });
     if (modelCalls.length) state.cursors.set(sid, lastSeq(modelCalls));
   }
+  // A hedge overlaps the call it races (whose served time already ends when the pair settles): model time is the primaries'.
+  const hedgeCalls = modelCalls.filter((m) => m.hedge);
+  modelCalls = modelCalls.filter((m) => !m.hedge);
   const modelMs = env.model ? modelCalls.reduce((a, m) => a + m.servedMs, 0) : (record?.steps ?? []).reduce((a, s) => a + s.ms, 0);
   const last = modelCalls[modelCalls.length - 1];
 
@@ -150,7 +155,8 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     replyLatencyMs: !deferred ? latencyMs : deferredReply ? Date.parse(deferredReply.at!) - sentAt : null,
     modelMs,
     overheadMs: latencyMs !== null && !deferred ? latencyMs - modelMs : null,
-    modelDetail: modelCalls.map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs })),
+    modelDetail: [...modelCalls, ...hedgeCalls].map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs, hedge: m.hedge })),
+    hedgeCalls: hedgeCalls.length,
     scripted,
     record: record ? { timings: record.timings, redisRoundTrips: record.redisRoundTrips, modelId: record.modelId, deferred: record.deferred } : null,
     outbox,

@@ -4,7 +4,8 @@
  *   npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S]
  *                   [--preset gpt-4.1-mini|gpt-4o-mini|gpt-4.1-nano] [--filter TEXT] [--no-baseline]
  *                   [--live] [--verbose]
- *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--json FILE]
+ *                   [--hedging on|off|both]
+ *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--json FILE]
  *
  * Exit status: 0 every case passed; 1 a case failed; 2 bad usage, or --live without OPENAI_API_KEY.
  */
@@ -15,12 +16,12 @@ import { CaseFormatError } from './case-format.js';
 import { LiveModelUnavailable } from './environment.js';
 import { estimate, renderEstimate } from './estimate.js';
 import { LATENCY_PRESETS } from './latency-model.js';
-import { renderSvg, renderTable, reportPaths, writeText } from './report.js';
+import { renderHedgingComparison, renderSvg, renderTable, reportPaths, writeText } from './report.js';
 import { describeTurn, type CaseResult } from './run-case.js';
 import { NoCasesSelected, runEval } from './runner.js';
 
-const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose]
-       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--preset ID] [--json FILE]`;
+const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose] [--hedging on|off|both]
+       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--preset ID] [--json FILE]`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -69,6 +70,8 @@ async function main() {
         'deadline-ms': { type: 'string' },
         'overhead-ms': { type: 'string' },
         reports: { type: 'string' },
+        hedging: { type: 'string' },
+        'hedge-after-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -93,6 +96,7 @@ async function main() {
       draws: int('draws', args.draws, 20_000),
       deadlineMs: int('deadline-ms', args['deadline-ms'], 8000, 500),
       overheadMs: int('overhead-ms', args['overhead-ms'], 40, 0),
+      ...(args['hedge-after-ms'] !== undefined ? { hedgeAfterMs: int('hedge-after-ms', args['hedge-after-ms'], 0, 0) } : {}),
     });
     console.log(renderEstimate(e));
     if (args.json) {
@@ -108,6 +112,8 @@ async function main() {
   }
 
   const repeat = int('repeat', args.repeat, 1);
+  const hedging = args.hedging ?? 'on';
+  if (hedging !== 'on' && hedging !== 'off' && hedging !== 'both') fail(`--hedging must be on, off or both, got "${hedging}"`);
   const concurrency = int('concurrency', args.concurrency, 8);
   console.log(`eval: cases ${casesDir}, ${args.live ? 'LIVE model (scripts ignored)' : `model sandbox, latency model ${preset}, seed ${seed}`}`);
   const run = await runEval({
@@ -118,6 +124,7 @@ async function main() {
     seed,
     preset,
     baseline: !args['no-baseline'],
+    hedging,
     warmup: !args['no-warmup'],
     ...(args.filter ? { filter: args.filter } : {}),
     ...(args.verbose ? { log: (l: string) => console.log(`    ${l}`) } : {}),
@@ -127,6 +134,7 @@ async function main() {
   if (run.notRunLive.length) console.log(`\nnot run live (need a scripted model): ${run.notRunLive.join(', ')}`);
   const deadlineMs = 8000;
   console.log(`\n${renderTable(run.summary, { deadlineMs, preset, live: run.options.live })}`);
+  if (run.summaryWithoutHedging) console.log(`\n${renderHedgingComparison(run.summary, run.summaryWithoutHedging)}`);
   const reportsDir = resolve(args.reports ?? resolve(ROOT, 'evals', 'reports'));
   const paths = reportPaths(reportsDir);
   const svg = renderSvg(run.summary, { deadlineMs, title: `staged-agent eval ${run.startedAt.slice(0, 19)}Z — ${run.options.live ? 'live model' : `latency model ${preset}, seed ${seed}`}` });
@@ -138,7 +146,7 @@ async function main() {
     console.log(`JSON: ${resolve(args.json)}`);
   }
   console.log(`(${(run.ms / 1000).toFixed(1)} s)`);
-  return run.summary.correctness.failed + run.summary.correctness.variantsFailed > 0 ? 1 : 0;
+  return run.summary.correctness.failed + run.summary.correctness.variantsFailed + (run.summaryWithoutHedging?.correctness.failed ?? 0) > 0 ? 1 : 0;
 }
 
 main().then(

@@ -18,6 +18,8 @@ export interface EvalOptions {
   baseline?: boolean;
   /** Only cases whose name contains this. */
   filter?: string;
+  /** Tenants hedge slow model calls ('on', the product default), or not, or every product case runs both ways to compare (default 'on'). */
+  hedging?: 'on' | 'off' | 'both';
   /** Run two throwaway turns first so isolate start-up and script loading do not land in the first cases (default true). */
   warmup?: boolean;
   /** Reuse a running environment (tests); otherwise one is started and closed. */
@@ -30,13 +32,16 @@ export interface EvalOptions {
 export interface EvalRun {
   startedAt: string;
   ms: number;
-  options: { casesDir: string; repeat: number; concurrency: number; live: boolean; seed: string; preset: string; baseline: boolean };
+  options: { casesDir: string; repeat: number; concurrency: number; live: boolean; seed: string; preset: string; baseline: boolean; hedging: 'on' | 'off' | 'both' };
   cases: number;
   notRunLive: string[];
   /** Errors the Worker logged during the run (distinct). */
   workerErrors: string[];
   results: CaseResult[];
+  /** The product as configured (hedging on, unless the run said off). */
   summary: Summary;
+  /** With `hedging: 'both'`: the same product cases with hedging off (naive variants are not rerun). */
+  summaryWithoutHedging: Summary | null;
 }
 
 function readToolsOf(c: EvalCase): Set<string> {
@@ -51,7 +56,7 @@ function readToolsOf(c: EvalCase): Set<string> {
  * Null when the case has no staging-only turn (or opts out with `"baseline": false`).
  */
 export function naiveVariant(c: EvalCase): (EvalCase & { naiveTurns: number[] }) | null {
-  if (c.baseline === false) return null;
+  if (c.baseline === false || c.channel === 'messenger') return null;
   const reads = readToolsOf(c);
   const kinds = c.turns.map((t) => scriptKind(t, reads));
   if (!kinds.includes('staging-only')) return null;
@@ -96,7 +101,9 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     seed: opts.seed ?? '1',
     preset: opts.preset ?? 'gpt-4.1-mini',
     baseline: !live && (opts.baseline ?? true),
+    hedging: opts.hedging ?? 'on',
   };
+  const hedging = options.hedging !== 'off';
   const preset = presetFor(options.preset);
   const all = (await loadCases(opts.casesDir)).filter((c) => !opts.filter || c.name.includes(opts.filter));
   // A filter that selects nothing is a mistake, not a green run.
@@ -104,13 +111,15 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const notRunLive = live ? all.filter((c) => c.scriptedOnly).map((c) => c.name) : [];
   const cases = live ? all.filter((c) => !c.scriptedOnly) : all;
 
-  type Job = { c: EvalCase; variant: 'product' | 'naive-2-step'; repeat: number; drawKey: string; naiveTurns?: number[] };
+  type Job = { c: EvalCase; variant: 'product' | 'naive-2-step'; repeat: number; drawKey: string; naiveTurns?: number[]; hedging: boolean };
   const jobs: Job[] = [];
   for (let repeat = 0; repeat < options.repeat; repeat++) {
     for (const c of cases) {
-      jobs.push({ c, variant: 'product', repeat, drawKey: c.name });
+      jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging });
+      // The same draws with hedging off: the comparison is paired, turn by turn.
+      if (options.hedging === 'both') jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging: false });
       const naive = options.baseline ? naiveVariant(c) : null;
-      if (naive) jobs.push({ c: naive, variant: 'naive-2-step', repeat, drawKey: c.name, naiveTurns: naive.naiveTurns });
+      if (naive) jobs.push({ c: naive, variant: 'naive-2-step', repeat, drawKey: c.name, naiveTurns: naive.naiveTurns, hedging });
     }
   }
 
@@ -119,20 +128,22 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   try {
     if (opts.warmup ?? true) {
       const warm = parseCase({ turns: [0, 1].map((i) => ({ text: `warm-up ${i}`, model: [{ reply: { text: 'ok' }, latencyMs: 0 }] })) }, '(warm-up)');
-      await runCase(env, warm, { preset, seed: options.seed, repeat: 0, variant: 'product', drawKey: 'warm-up' });
+      await runCase(env, warm, { preset, seed: options.seed, repeat: 0, variant: 'product', drawKey: 'warm-up', hedging });
     }
     await pool(jobs, options.concurrency, async (job) => {
-      const r = await runCase(env, job.c, { preset, seed: options.seed, repeat: job.repeat, variant: job.variant, drawKey: job.drawKey, ...(job.naiveTurns ? { naiveTurns: job.naiveTurns } : {}) });
+      const r = await runCase(env, job.c, { preset, seed: options.seed, repeat: job.repeat, variant: job.variant, drawKey: job.drawKey, hedging: job.hedging, ...(job.naiveTurns ? { naiveTurns: job.naiveTurns } : {}) });
       results.push(r);
       opts.onResult?.(r);
     });
   } finally {
     if (!opts.environment) await env.close();
   }
-  const order = new Map(jobs.map((j, i) => [`${j.c.name}|${j.variant}|${j.repeat}`, i]));
-  const key = (r: CaseResult) => `${r.variant === 'product' ? r.name : r.name.replace(/~naive$/, '')}|${r.variant}|${r.repeat}`;
+  const order = new Map(jobs.map((j, i) => [`${j.c.name}|${j.variant}|${j.repeat}|${j.hedging}`, i]));
+  const key = (r: CaseResult) => `${r.variant === 'product' ? r.name : r.name.replace(/~naive$/, '')}|${r.variant}|${r.repeat}|${r.hedging}`;
   results.sort((a, b) => (order.get(key(a)) ?? 0) - (order.get(key(b)) ?? 0));
-  return { startedAt, ms: performance.now() - started, options, cases: cases.length, notRunLive, workerErrors: [...env.workerErrors], results, summary: summarize(results) };
+  const main = results.filter((r) => r.hedging === hedging);
+  const without = options.hedging === 'both' ? results.filter((r) => !r.hedging) : null;
+  return { startedAt, ms: performance.now() - started, options, cases: cases.length, notRunLive, workerErrors: [...env.workerErrors], results, summary: summarize(main), summaryWithoutHedging: without ? summarize(without) : null };
 }
 
 /** Nothing to run: the command line names no case (exit 2, like any usage error). */

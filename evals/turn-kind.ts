@@ -10,10 +10,12 @@ import type { CaseTurn } from './case-format.js';
  * - `deferred`: the webhook answered before the turn finished;
  * - `other`: refusals, model errors, turns without a model call (a contact with a human);
  * - `button-press`: a Yes/No press on a confirmation, answered without a model call;
- * - `tenant-decision`: an approve / reject through the tenant API, or an expiry by the cron.
+ * - `tenant-decision`: an approve / reject through the tenant API, or an expiry by the cron;
+ * - `messenger`: a Messenger message — the webhook answers 200 at once, so its latency is the time
+ *   until the reply reached the Send API through the outbox.
  */
-export type TurnKind = 'no-tool' | 'staging-only' | 'read-then-reply' | 'deferred' | 'other' | 'button-press' | 'tenant-decision';
-export const TURN_KINDS: TurnKind[] = ['no-tool', 'staging-only', 'read-then-reply', 'deferred', 'other', 'button-press', 'tenant-decision'];
+export type TurnKind = 'no-tool' | 'staging-only' | 'read-then-reply' | 'deferred' | 'other' | 'button-press' | 'tenant-decision' | 'messenger';
+export const TURN_KINDS: TurnKind[] = ['no-tool', 'staging-only', 'read-then-reply', 'deferred', 'other', 'button-press', 'tenant-decision', 'messenger'];
 export const KIND_LABEL: Record<TurnKind, string> = {
   'no-tool': 'no tool',
   'staging-only': 'staging only',
@@ -22,6 +24,7 @@ export const KIND_LABEL: Record<TurnKind, string> = {
   other: 'other (refused, error, silent)',
   'button-press': 'Yes/No press (no model)',
   'tenant-decision': 'tenant decision (API, cron)',
+  messenger: 'Messenger (to the Send API reply)',
 };
 
 const REPLY = 'reply';
@@ -47,7 +50,7 @@ export function readToolNames(config: Pick<TenantConfig, 'tools'>): Set<string> 
  * The kind a turn's script aims at (for the offline estimate and for choosing baseline variants);
  * null when the turn makes no model call or a scripted call fails.
  */
-export function scriptKind(turn: Pick<CaseTurn, 'model'>, readTools: Set<string>): Exclude<TurnKind, 'deferred' | 'button-press' | 'tenant-decision'> | null {
+export function scriptKind(turn: Pick<CaseTurn, 'model'>, readTools: Set<string>): Exclude<TurnKind, 'deferred' | 'button-press' | 'tenant-decision' | 'messenger'> | null {
   const steps = turn.model.slice(0, 2);
   if (!steps.length || steps.some((s) => s.error)) return null;
   const calls = steps.flatMap((s) => s.calls ?? []).filter((c) => c.tool !== REPLY);

@@ -15,6 +15,8 @@ export interface RunCaseOptions {
   drawKey: string;
   /** Turn indexes a naive variant rewrote into two calls. */
   naiveTurns?: number[];
+  /** Whether the case's tenant hedges slow model calls (the run's setting overrides the case's). */
+  hedging: boolean;
 }
 
 /** How the drawn model time of a turn compares with the tenant's model budget. */
@@ -45,8 +47,11 @@ export interface TurnObservation extends Observed {
   /** Time the model sandbox spent serving this turn's calls (what a real model would take). */
   modelMs: number;
   overheadMs: number | null;
-  modelDetail: { source: string; status: number; aborted: boolean; servedMs: number }[];
-  scripted: { latencies: number[]; drawn: boolean[]; modelled: boolean; budgetMs: number; path: DeadlinePath } | null;
+  modelDetail: { source: string; status: number; aborted: boolean; servedMs: number; hedge: boolean }[];
+  /** Hedge requests (the same call sent again by a hedged model): extra calls, not steps. */
+  hedgeCalls: number;
+  /** `latencies`: the primary draws; `effective`: what each step takes when a hedge (drawn independently) may win. */
+  scripted: { latencies: number[]; effective: number[]; drawn: boolean[]; modelled: boolean; budgetMs: number; path: DeadlinePath } | null;
   record: Pick<TurnRecord, 'timings' | 'redisRoundTrips' | 'modelId' | 'deferred'> | null;
   outbox: { messages: { state: string; attempts: string[] }[]; timedOut: boolean; waitedMs: number } | null;
   failures: string[];
@@ -107,6 +112,7 @@ export function emptyObservation(turn: CaseTurn, index: number, contactId: strin
     pending: [],
     rows: {},
     modelCalls: 0,
+    hedgeCalls: 0,
     lastPrompt: null,
   };
 }

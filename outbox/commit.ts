@@ -21,6 +21,8 @@ export interface CommitInput {
   pinned: PinnedTerms[];
   /** The tenant's retention (days): every key written here that holds the contact's words expires by then. */
   retentionDays?: number;
+  /** A message whose turn delivers nothing: it leaves the contact's reply order in the same write. */
+  releaseSequence?: { contactId: string; member: string };
 }
 
 /**
@@ -55,6 +57,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
   }
+  if (input.releaseSequence) w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
   for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
     const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));

@@ -15,7 +15,10 @@ import type { OutboxPublisher } from './publisher.js';
  */
 export const DeadLetterSchema = z.object({
   tenantId: z.string(),
+  /** The turn that staged the action (for an approved or confirmed action too: not the row's id). */
   turnId: z.string(),
+  /** The outbox entry that holds it — what a re-drive names; the turn's id unless a pinned row committed it. Absent in older letters: turnId. */
+  entryId: z.string().optional(),
   actionId: z.string(),
   contactId: z.string(),
   kind: ActionKindSchema,
@@ -37,7 +40,8 @@ export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind
 export function deadLetterFor(entry: OutboxEntry, action: StagedAction, state: 'dead' | 'unknown', detail: string, at: Date): string {
   const letter: DeadLetter = {
     tenantId: entry.tenantId,
-    turnId: entry.turnId,
+    turnId: entry.stagedByTurnId ?? entry.turnId,
+    entryId: entry.turnId,
     actionId: action.id,
     contactId: entry.contactId,
     kind: action.kind,
@@ -63,7 +67,7 @@ export async function listDeadLetters(session: RedisSession, tenantId: string, l
   const letters = raw.map((item) => DeadLetterSchema.safeParse(parseJson(item))).flatMap((p) => (p.success ? [p.data] : []));
   if (!letters.length) return [];
   const rows = await session.pipeline((p) => {
-    for (const l of letters) p.hget(keys.ledger(l.turnId), l.actionId);
+    for (const l of letters) p.hget(keys.ledger(l.entryId ?? l.turnId), l.actionId);
   });
   return letters.map((l, i) => ({ ...l, currentState: parseLedgerRow(rows[i])?.state ?? null }));
 }

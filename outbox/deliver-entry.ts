@@ -16,6 +16,7 @@ import {
   type Transition,
 } from './ledger.js';
 import { actionKind } from '../core/actions/index.js';
+import { REPLY_ORDER_RETRY_SECONDS, waitsForEarlierReply } from './reply-order.js';
 import type { ApiFailure, ChannelApis } from '../core/actions/channel-api.js';
 import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 
@@ -222,6 +223,11 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   const opened = await openDelivery(session, tenantId, turnId, fence);
   if (opened.kind === 'answered') return opened.result;
   const { entry, rows } = opened;
+  if (!rows.size && (await waitsForEarlierReply(session, entry, now()))) {
+    // An earlier message of this contact still waits for its reply: this one goes after it.
+    await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
+    return { outcome: 'retry', retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
+  }
   const run: ActionRun = { ref: { session, tenantId, turnId, ...(entry.retentionDays ? { retentionDays: entry.retentionDays } : {}) }, fence, entry, apis: input.apis, now, record: (id, t) => t.row && rows.set(id, t.row) };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
@@ -249,6 +255,8 @@ async function closeDelivery(session: RedisSession, tenantId: string, turnId: st
   await session.multi((m) => {
     m.set(keys.outbox(turnId), JSON.stringify(next), { keepTtl: true });
     if (allTerminal) m.zrem(keys.outboxPending, turnId);
+    // Settled: the contact's later replies no longer wait for this one.
+    if (allTerminal && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });
   const actions = summary(next, rows);

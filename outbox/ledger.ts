@@ -66,7 +66,7 @@ end
 if ARGV[13] == '1' then
   for _, item in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
     local ok, letter = pcall(cjson.decode, item)
-    if ok and type(letter) == 'table' and letter.turnId == ARGV[14] and letter.actionId == ARGV[1] then
+    if ok and type(letter) == 'table' and (letter.entryId or letter.turnId) == ARGV[14] and letter.actionId == ARGV[1] then
       redis.call('LREM', KEYS[2], 0, item)
     end
   end

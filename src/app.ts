@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
+import { messengerRoutes } from './channels/messenger/route.js';
 import { tenantApiRoutes } from './routes/tenant-api.js';
 import { handoffReleaseRoutes } from './routes/handoff-release.js';
 import { finishTurnRoutes } from './routes/finish-turn.js';
@@ -23,6 +24,8 @@ import { operatorRoutes } from './routes/operator.js';
 import { dataDeletionRoutes } from './routes/data-deletion.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { deliveryRoutes } from './routes/outbox-delivery.js';
+import { ModelUnavailableError } from './models/model-availability.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 export function defaultServices(env: AppEnv): Services {
   return {
@@ -65,8 +68,10 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/inbound', inboundRetryRoutes());
   app.route('/v1/operator', operatorRoutes());
   app.route('/v1/messenger', dataDeletionRoutes());
+  app.route('/v1/messenger', messengerRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());
+  app.route('/dashboard', dashboardRoutes());
   app.notFound((c) => jsonError(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Redis not answering is an outage to wait out, not a bug: QStash retries a 503 (honouring
@@ -75,6 +80,11 @@ export function createApp(override?: ServiceOverrides) {
       console.warn(`storage unavailable: ${err.name}`);
       c.header('Retry-After', '30');
       return jsonError(c, 503, 'storage is unavailable; retry later');
+    }
+    // A deployed Worker with no model key: loud, named, and no silent offline answers.
+    if (err instanceof ModelUnavailableError) {
+      console.error(err.message);
+      return jsonError(c, 503, err.message);
     }
     // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
     if (err instanceof SecretKeyError) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { weakKeyRingProblems, weakSecretProblems } from './env-strength.js';
 
 /**
  * The Worker's environment, validated once per isolate. A missing or malformed variable fails
@@ -34,7 +35,28 @@ export const EnvSchema = z.object({
   SECRETS_HASH_KEY: z.string().min(32),
   /** The operator API's bearer secret (at least 32 characters). Absent: the operator API is closed. */
   OPERATOR_SECRET: z.string().min(32).optional(),
+  /**
+   * `local` only for the local stack and tests (dev/stack.ts sets it). Anything else is a deployed
+   * Worker: weak secrets are refused and contacts are not answered by the offline rule model.
+   */
+  ENVIRONMENT: z.enum(['production', 'local']).default('production'),
+  /** `true`: a deployed Worker without OPENAI_API_KEY answers contacts with the offline rule model (health says degraded). */
+  ALLOW_OFFLINE_MODEL: z.enum(['true', 'false']).default('false'),
+}).superRefine((env, ctx) => {
+  if (env.ENVIRONMENT === 'local') return;
+  const judged: [string, string[]][] = [
+    ['SESSION_SECRET', weakSecretProblems(env.SESSION_SECRET)],
+    ['SECRETS_HASH_KEY', weakSecretProblems(env.SECRETS_HASH_KEY)],
+    ['OPERATOR_SECRET', weakSecretProblems(env.OPERATOR_SECRET)],
+    ['SECRETS_ENCRYPTION_KEYS', weakKeyRingProblems(env.SECRETS_ENCRYPTION_KEYS)],
+  ];
+  for (const [name, messages] of judged) for (const message of messages) ctx.addIssue({ code: 'custom', message, path: [name] });
 });
+
+/** A Worker not running in the local stack or tests. */
+export function isDeployed(env: Pick<AppEnv, 'ENVIRONMENT'>): boolean {
+  return env.ENVIRONMENT !== 'local';
+}
 
 export type AppEnv = z.infer<typeof EnvSchema>;
 

@@ -1,4 +1,4 @@
-import { expireDueApprovals } from './approvals/decide-approval.js';
+import { dueApprovalsByTenant, expireDueApprovals } from './approvals/decide-approval.js';
 import type { Services } from './http/app-context.js';
 import { TENANT_INDEX_KEY } from '../core/storage/keys.js';
 import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
@@ -22,9 +22,9 @@ export async function runScheduledWork(services: Services, now = new Date()): Pr
   if (stranded.found) console.log(`stranded turns: ${stranded.found} due, ${stranded.published} finish jobs published, ${stranded.dropped} dropped, ${stranded.failed} failed`);
   for (const e of stranded.errors) console.warn(`stranded turns: ${e}`);
   let expired = 0;
-  for (const tenantId of tenantIds) {
+  for (const [tenantId, dueIds] of await dueApprovalsByTenant(session, tenantIds, now)) {
     try {
-      expired += await expireDueApprovals({ session, publisher, pinSecret: services.env.SESSION_SECRET, now }, tenantId);
+      expired += await expireDueApprovals({ session, publisher, pinSecret: services.env.SESSION_SECRET, now }, tenantId, dueIds);
     } catch (err) {
       console.warn(`approval expiry for tenant ${tenantId.slice(0, 60)} failed: ${err instanceof Error ? err.message : String(err)}`);
     }

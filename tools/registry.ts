@@ -9,6 +9,7 @@ import { searchFaqTool } from './builtins/search-faq.js';
 import { actionKind } from '../core/actions/index.js';
 import { isReadToolKind } from '../core/tenant/tenant-config.js';
 import { runEachCallOnce } from './run-once.js';
+import { wrappedSchema } from './schema-cache.js';
 import { stagingTool } from './staging-tool.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
@@ -37,9 +38,11 @@ function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePo
 export function replyTool(): Tool {
   return tool({
     description: 'End the turn: the message for the contact, whether a human must take over, your confidence, and why. Call exactly once, last.',
-    inputSchema: ReplySchema,
+    inputSchema: REPLY_INPUT,
   });
 }
+/** Wrapped once for the process: its JSON Schema is computed on first use only (tools/schema-cache.ts). */
+const REPLY_INPUT = wrappedSchema(ReplySchema);
 
 export interface TurnToolset {
   tools: Record<string, Tool>;
@@ -71,6 +74,27 @@ export function manifestDrift(config: TenantConfig): { declaredNotRegistered: st
   };
 }
 
+/** The canonical order of the registered tools under the tenant's toolOrder (refused tools it names are skipped). */
+function offeredOrder(registered: readonly string[], config: TenantConfig, toolOrder: readonly string[] | undefined): string[] {
+  const names = new Set(registered);
+  return canonicalToolOrder(registered, toolOrder ? toolOrder.filter((n) => n === REST_ENTRY || names.has(n) || !config.tools.some((t) => t.name === n)) : undefined);
+}
+
+/**
+ * The order the model is offered the tools in (what buildTurnTools produces, `reply` included),
+ * and why any configured tool is not offered. Throws ToolOrderError for an invalid toolOrder.
+ */
+export function effectiveToolOrder(config: TenantConfig): { order: string[]; notRegistered: string[] } {
+  const registered: string[] = [];
+  const notRegistered: string[] = [];
+  for (const instance of config.tools) {
+    const problem = registrationProblem(instance, config.manifest, config.tenantId);
+    if (problem) notRegistered.push(problem);
+    else registered.push(instance.name);
+  }
+  return { order: offeredOrder([...registered, REPLY_TOOL_NAME], config, config.toolOrder), notRegistered };
+}
+
 /**
  * Builds the model-facing tools for one turn, in canonical order: the record is created in that
  * order, so iteration order and `toolOrder` agree and the request bytes do not depend on how
@@ -94,7 +118,7 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]):
   byName.set(REPLY_TOOL_NAME, replyTool());
   // The tenant's order is checked against every tool it names, registered or not, so a refusal
   // does not turn a valid order into a configuration error.
-  const order = canonicalToolOrder([...byName.keys()], toolOrder ? toolOrder.filter((n) => n === REST_ENTRY || byName.has(n) || !ctx.config.tools.some((t) => t.name === n)) : undefined);
+  const order = offeredOrder([...byName.keys()], ctx.config, toolOrder);
   const tools: Record<string, Tool> = {};
   for (const name of order) tools[name] = byName.get(name)!;
   return { tools: runEachCallOnce(tools), order, declarations, refused };

@@ -4,6 +4,7 @@ import type { ActionKind } from '../core/actions/index.js';
 import { effectiveGate, toolScope } from '../core/tenant/resource-gates.js';
 import type { ToolInstance } from '../core/tenant/tenant-config.js';
 import { envelope } from '../core/tool-envelope.js';
+import { perConfig, wrappedSchema } from './schema-cache.js';
 import { stagedMessage } from './staged-message.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
@@ -17,11 +18,15 @@ import type { ToolContext, WritePolicy } from './tool-context.js';
 export function stagingTool(instance: ToolInstance, kind: ActionKindDefinition, ctx: ToolContext, policy: WritePolicy): Tool {
   const spec = kind.tool;
   if (!spec) throw new Error(`action kind ${kind.name} offers no staging tool`);
-  const scope = new Set(toolScope(ctx.config, instance.name));
-  const view = spec.narrow(ctx.config, (resource) => scope.has(resource));
+  // What the model sees depends only on the config: built once per config, not per turn.
+  const { view, description, inputSchema } = perConfig(ctx.config, `staging:${instance.name}`, () => {
+    const scope = new Set(toolScope(ctx.config, instance.name));
+    const narrowed = spec.narrow(ctx.config, (resource) => scope.has(resource));
+    return { view: narrowed, description: `${instance.description} ${spec.describe(narrowed)}`, inputSchema: wrappedSchema(spec.input(narrowed)) };
+  });
   return tool({
-    description: `${instance.description} ${spec.describe(view)}`,
-    inputSchema: spec.input(view),
+    description,
+    inputSchema,
     execute: async (input: unknown) => {
       const resolved = spec.resolve(input, view);
       if (!resolved.ok) return envelope.denied(resolved.refusal);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActionConfigView } from './config-view.js';
-import type { ApiResult, ChannelApis, ManyChatApi } from './channel-api.js';
+import type { ApiResult, ChannelApis, ManyChatApi, MessengerApi } from './channel-api.js';
 
 /**
  * Everything about one kind of action, in one place: its arguments, how they are checked
@@ -28,7 +28,13 @@ export interface ActionKindSpec<Args, Input = never> {
   summary(args: Args, config: ActionConfigView): string;
   /** The kind that reverses it, if there is one. */
   undoKind: string | null;
-  perform: { manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult> };
+  /** How each channel performs it; a channel it lacks cannot perform it (and its tool is not offered there). */
+  perform: {
+    manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>;
+    messenger?(api: MessengerApi, contactId: string, args: Args): Promise<ApiResult>;
+    /** Performed the same way whatever the entry's channel (a call to the tenant's own webhook). */
+    anyChannel?(apis: ChannelApis, contactId: string, args: Args): Promise<ApiResult>;
+  };
   /** Present when a tenant may offer this kind to the model as a tool. */
   tool?: StagingToolSpec<Input, Args>;
 }
@@ -59,6 +65,8 @@ export interface ActionKindDefinition {
   check(args: unknown, config: ActionConfigView): string | null;
   summary(args: unknown, config: ActionConfigView): string;
   perform(channel: string, apis: ChannelApis, contactId: string, args: unknown): Promise<ApiResult>;
+  /** Whether the kind can be performed on this channel at all. */
+  performsOn(channel: string): boolean;
   tool: ErasedStagingTool | null;
 }
 
@@ -103,9 +111,12 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     async perform(channel, apis, contactId, args) {
       const parsed = parseArgs(args);
       if (!parsed.ok) return refuse(parsed.problem);
+      if (spec.perform.anyChannel) return spec.perform.anyChannel(apis, contactId, parsed.value);
       if (channel === 'manychat' && spec.perform.manychat && apis.manychat) return spec.perform.manychat(apis.manychat, contactId, parsed.value);
+      if (channel === 'messenger' && spec.perform.messenger && apis.messenger) return spec.perform.messenger(apis.messenger, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
     },
+    performsOn: (channel) => spec.perform.anyChannel !== undefined || ((channel === 'manychat' || channel === 'messenger') && spec.perform[channel] !== undefined),
     tool: tool
       ? {
           resources: (config) => tool.resources(config),

@@ -26,7 +26,7 @@ export interface ManyChatCallbackButton {
   payload: Record<string, unknown>;
 }
 
-/** The ManyChat public API endpoints the outbox performs (protocols/manychat-messenger.md §2). */
+/** The ManyChat public API endpoints the outbox performs (docs/protocols.md, ManyChat public API). */
 export interface ManyChatApi {
   sendFlow(subscriberId: string, flowNs: string): Promise<ApiResult>;
   sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string): Promise<ApiResult>;
@@ -35,7 +35,35 @@ export interface ManyChatApi {
   setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ApiResult>;
 }
 
-/** The clients a delivery holds, one per channel it can perform on. */
+/** A Messenger quick reply (Send API `message.quick_replies[]`): a title, and a payload Meta hands back when pressed. */
+export interface MessengerQuickReply {
+  content_type: 'text';
+  title: string;
+  payload: string;
+}
+
+/**
+ * The Messenger Send API (docs/protocols.md, Messenger). The client decides the
+ * `messaging_type` from the 24-hour window: `RESPONSE` inside it; outside it only a message tag
+ * the tenant allows, never `HUMAN_AGENT` for automated content; otherwise it refuses (permanent).
+ */
+export interface MessengerApi {
+  sendMessage(psid: string, content: { text: string; quickReplies?: MessengerQuickReply[] }, window: { lastInboundAt?: string; messageTag?: string }): Promise<ApiResult>;
+  /** `sender_action` (typing_on): no message, nothing that needs the ledger. */
+  senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
+}
+
+/**
+ * A tenant's own HTTPS endpoint (approval notifications): a signed POST. `messageId` is the
+ * Standard Webhooks `webhook-id`, the same on every retry, so the receiver can drop repeats.
+ */
+export interface WebhookApi {
+  post(url: string, body: string, messageId: string): Promise<ApiResult>;
+}
+
+/** The clients a delivery holds, one per channel it can perform on (and the tenant's webhook). */
 export interface ChannelApis {
   manychat?: ManyChatApi;
+  messenger?: MessengerApi;
+  webhook?: WebhookApi;
 }

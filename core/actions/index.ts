@@ -1,5 +1,6 @@
 import type { ActionKindDefinition } from './action-kind.js';
 import { liveChat } from './live-chat.js';
+import { notifyWebhook } from './notify-webhook.js';
 import { sendContent } from './send-content.js';
 import { sendFlow } from './send-flow.js';
 import { setField } from './set-field.js';
@@ -16,6 +17,7 @@ export const ACTION_KINDS = {
   remove_tag: removeTag,
   set_field: setField,
   live_chat: liveChat,
+  notify_webhook: notifyWebhook,
 } as const satisfies Record<string, ActionKindDefinition>;
 
 export type ActionKind = keyof typeof ACTION_KINDS;

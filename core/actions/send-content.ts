@@ -13,19 +13,34 @@ const CallbackButton = z.object({
   method: z.literal('post'),
   payload: z.record(z.string(), z.unknown()),
 });
+/** A Messenger quick reply (the channel's button form; src/channels/messenger/quick-replies.ts signs it). */
+const MessengerQuickReply = z.object({ content_type: z.literal('text'), title: z.string().min(1).max(20), payload: z.string().min(1).max(1000) });
 
 export const sendContent = defineActionKind({
   name: 'send_content',
   // Loose: media a future content may carry stays visible to the media check.
-  args: z.looseObject({ text: z.string().min(1), messageTag: z.string().min(1).optional(), quickReplies: z.array(CallbackButton).max(11).optional() }),
+  args: z.looseObject({
+    text: z.string().min(1),
+    messageTag: z.string().min(1).optional(),
+    quickReplies: z.array(z.union([CallbackButton, MessengerQuickReply])).max(11).optional(),
+    /** When the contact last wrote (Messenger: the message's timestamp): the 24-hour window is judged from it at delivery. */
+    lastInboundAt: z.iso.datetime().optional(),
+  }),
   messagesContact: true,
   idempotent: false,
   resource: () => null,
-  check: ({ quickReplies: _buttons, ...content }, config) => mediaProblem({ args: content }, config.guardrails.actions.mediaHosts),
+  check: ({ quickReplies: _buttons, lastInboundAt: _at, ...content }, config) => mediaProblem({ args: content }, config.guardrails.actions.mediaHosts),
   summary: (args) => `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`,
   undoKind: null,
   perform: {
-    manychat: (api, contactId, args) => api.sendContent(contactId, { text: args.text, ...(args.quickReplies ? { quickReplies: args.quickReplies } : {}) }, args.messageTag),
+    manychat: (api, contactId, args) => {
+      const buttons = args.quickReplies?.filter((q) => 'type' in q);
+      return api.sendContent(contactId, { text: args.text, ...(buttons?.length ? { quickReplies: buttons } : {}) }, args.messageTag);
+    },
+    messenger: (api, contactId, args) => {
+      const quickReplies = args.quickReplies?.filter((q) => 'content_type' in q);
+      return api.sendMessage(contactId, { text: args.text, ...(quickReplies?.length ? { quickReplies } : {}) }, { ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}), ...(args.messageTag ? { messageTag: args.messageTag } : {}) });
+    },
   },
 });
 

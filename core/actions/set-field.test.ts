@@ -18,7 +18,10 @@ describe('set_field', () => {
     expect(coerceFieldValue({ name: 't', type: 'text' }, 'x'.repeat(501)).ok).toBe(false);
   });
   it('resolves the model\'s choice, or refuses naming the allowed fields or values', () => {
-    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'yoga' }, config)).toEqual({ ok: true, args: { field: 'preferred_class', value: 'yoga' }, summary: 'set field "preferred_class" to "yoga"' });
+    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'yoga' }, config)).toEqual({ ok: true, args: { field: 'preferred_class', value: 'yoga' }, summary: 'set preferred class to "yoga"' });
+    // The label a person reads, else the name with spaces.
+    expect(setField.summary({ field: 'preferred_class', value: 'yoga' }, { ...config, fields: [{ name: 'preferred_class', type: 'text' }] })).toBe('set preferred class to "yoga"');
+    expect(setField.summary({ field: 'preferred_class', value: 'yoga' }, { ...config, fields: [{ name: 'preferred_class', type: 'text', label: 'Lieblingskurs' }] })).toBe('set Lieblingskurs to "yoga"');
     expect(setField.tool!.resolve({ field: 'shoe_size', value: 3 }, config)).toMatchObject({ ok: false, refusal: expect.stringContaining('Allowed fields:') });
     expect(setField.tool!.resolve({ field: 'preferred_class', value: 'boxing' }, config)).toMatchObject({ ok: false, refusal: expect.stringContaining('Allowed values: yoga, pilates, meditation') });
   });

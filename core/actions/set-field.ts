@@ -31,6 +31,11 @@ export function coerceFieldValue(field: FieldView, value: unknown): { ok: true; 
   }
 }
 
+/** How a person reads a field: its label, else its name with underscores as spaces. */
+export function fieldLabel(field: Pick<FieldView, 'name' | 'label'>): string {
+  return field.label ?? field.name.replace(/_/g, ' ');
+}
+
 const describeField = (f: FieldView) => `${f.name} (${f.type}${f.choices ? `: ${f.choices.join('|')}` : ''})`;
 
 /** Records a value (e.g. the contact's choice) in one of the tenant's custom fields. */
@@ -48,7 +53,8 @@ export const setField = defineActionKind({
     if (checked.value !== args.value) return `field "${field.name}" was staged with ${JSON.stringify(args.value)}, which is not its typed value`;
     return null;
   },
-  summary: (args) => `set field "${args.field}" to ${JSON.stringify(args.value)}`,
+  // Read by the contact (a confirmation) and the tenant (an approval card): the field's label, not its key.
+  summary: (args, config) => `set ${fieldLabel(config.fields.find((f) => f.name === args.field) ?? { name: args.field })} to ${JSON.stringify(args.value)}`,
   // Setting the field again (to its earlier value) undoes it; the earlier value is not known here.
   undoKind: 'set_field',
   perform: { manychat: (api, contactId, args) => api.setCustomFieldByName(contactId, args.field, args.value) },

@@ -53,6 +53,8 @@ export const TTL = {
   outboxSeconds: 30 * 24 * 3600,
   /** Pinned rows outlive their expiry so a late click still finds them (and does nothing). */
   pinnedSeconds: 14 * 24 * 3600,
+  /** A contact's reply-order set: refreshed by every message; a member that outlives its wait is ignored anyway. */
+  replyOrderSeconds: 24 * 3600,
 } as const;
 
 /**
@@ -94,6 +96,8 @@ export function tenantKeys(tenantId: string) {
     outbox: (turnId: string) => `${t}:outbox:${assertSafeId('turn id', turnId)}`,
     ledger: (turnId: string) => `${t}:ledger:${assertSafeId('turn id', turnId)}`,
     outboxPending: `${t}:outbox-pending`,
+    /** One contact's messages still waiting for their reply (scored by message time): replies go out in that order. */
+    replyOrder: (contactId: string) => `${t}:reply-order:${encodePart(contactId)}`,
     /** Pinned terms of a confirmation or approval: written once, never changed. */
     pinnedTerms: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}`,
     /** Its status, the only part that changes (pending → approved | rejected | expired | …). */

@@ -5,6 +5,7 @@ import { resourceProblems } from './resource-gates.js';
 import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
+import { salvageConfig } from './salvage.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -26,6 +27,8 @@ export const TagSchema = z.object({ name: z.string().min(1).max(64), description
 
 export const FieldSchema = z.object({
   name: z.string().min(1).max(64),
+  /** How a person reads the field ("preferred class"): contacts' confirmations and approval cards say it. Absent: the name, underscores as spaces. */
+  label: z.string().min(1).max(64).optional(),
   type: z.enum(['text', 'number', 'boolean', 'date']),
   description: z.string().default(''),
   /** For a choice field: the only values a tool may record. */
@@ -91,6 +94,19 @@ export const TenantConfigSchema = z.object({
    * out at the 8 s deadline); a run cut short anyway is finished by the finish-turn job.
    */
   asyncDeadlineMs: z.number().int().min(5000).max(120_000).default(35_000),
+  /**
+   * Hedged model calls: a model call that has not answered after `afterMs` is sent again and the
+   * first answer wins (safe because a model call has no side effect; see src/models/hedged-model.ts).
+   * 3.5 s is about the p90 of one step under the eval's gpt-4.1-mini latency model, so roughly one
+   * call in ten is hedged; `maxPerMinute` caps the extra calls per tenant (per isolate).
+   */
+  hedging: z
+    .object({
+      enabled: z.boolean().default(true),
+      afterMs: z.number().int().min(200).max(9000).default(3500),
+      maxPerMinute: z.number().int().min(0).max(10_000).default(60),
+    })
+    .prefault({}),
   flows: z.array(FlowSchema).default([]),
   tags: z.array(TagSchema).default([]),
   fields: z.array(FieldSchema).default([]),
@@ -111,8 +127,25 @@ export const TenantConfigSchema = z.object({
   handoff: HandoffSchema,
   /** Conversation turns kept per contact. */
   historyTurns: z.number().int().min(0).max(50).default(10),
+  /** The Messenger channel: show `typing_on` to the contact while a turn runs. */
+  messenger: z.object({ typingIndicator: z.boolean().default(false) }).prefault({}),
   /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
   guardrails: GuardrailSettingsSchema.prefault({}),
+  /**
+   * Where the tenant hears of what waits for it: a new pending approval is POSTed, signed
+   * (Standard Webhooks; the secret at `GET /v1/tenants/:t/notifications/secret`), through the outbox.
+   */
+  notifications: z
+    .object({
+      approvals: z
+        .object({
+          url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+          /** `standard`: the event as JSON; `slack`: a Slack incoming-webhook body (`text`, plus the event). */
+          format: z.enum(['standard', 'slack']).default('standard'),
+        })
+        .optional(),
+    })
+    .prefault({}),
 });
 
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;
@@ -149,8 +182,21 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
 export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
   const parsed = TenantConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    // Every problem in one answer: the cross-field rules run on what of the config validates.
+    return { ok: false, problems: [...problems, ...crossFieldProblemsOfInvalid(raw, mode).filter((p) => !problems.includes(p))] };
   }
   const problems = checkTenantConfig(parsed.data, mode);
   return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+}
+
+/** The cross-field rules on what of an invalid config validates; a rule that cannot run on it is skipped. */
+function crossFieldProblemsOfInvalid(raw: unknown, mode: 'save' | 'load'): string[] {
+  const partial = salvageConfig(TenantConfigSchema, raw);
+  const view = { flows: [], tags: [], fields: [], faq: [], tools: [], manifest: {}, ...partial, handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) } } as unknown as TenantConfig;
+  try {
+    return checkTenantConfig(view, mode);
+  } catch {
+    return [];
+  }
 }

@@ -50,7 +50,7 @@ function stringParam(body: Record<string, unknown>, name: string): string {
 }
 function subscriberOf(ctx: McContext, source: Record<string, unknown> = ctx.body): SubscriberState {
   const id = idParam(source, 'subscriber_id');
-  const sub = ctx.state.subscriber(ctx.page.pageId, id);
+  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id }) : undefined);
   if (!sub) throw mcInvalid(`Subscriber does not exist: ${id}`);
   return sub;
 }

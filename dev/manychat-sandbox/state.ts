@@ -88,6 +88,12 @@ export class SandboxState {
   private seq = 0;
   private faults: PendingFault[] = [];
   readonly limiter: RateLimiter;
+  /**
+   * ManyChat for a live business: anyone who wrote to the page is a subscriber. On, an API call
+   * naming an unknown subscriber of a known page creates it (just interacted, no tags or fields)
+   * instead of answering "Subscriber does not exist". `npm start` turns it on; tests keep it off.
+   */
+  autoSubscribers = false;
 
   constructor(readonly now: () => number) {
     this.limiter = new RateLimiter(now);

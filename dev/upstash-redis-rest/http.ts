@@ -33,9 +33,20 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export async function handle(req: IncomingMessage, backend: Backend, tokenDigest: Buffer): Promise<unknown> {
+/** What the bridge was asked, as Upstash bills it: each command of a pipeline or transaction counts, a script (EVAL/EVALSHA) is one. */
+export interface BridgeUsage {
+  requests: number;
+  commands: number;
+}
+
+export async function handle(req: IncomingMessage, backend: Backend, tokenDigest: Buffer, usage?: BridgeUsage): Promise<unknown> {
   // Not new URL(): it would read a path like `//x/pipeline` as a host plus path.
   const path = (req.url ?? '/').split('?')[0] ?? '/';
+  // Dev only (not in Upstash): the usage so far, for benchmarks that report commands per turn.
+  if (path === '/__dev/usage' && req.method === 'GET') {
+    checkAuth(req.headers.authorization, tokenDigest);
+    return usage ?? { requests: 0, commands: 0 };
+  }
   const route = routes[path];
   if (!route) throw new HttpError(404, `Endpoint not found: ${path} (this bridge serves POST /, /pipeline, /multi-exec)`);
   if (req.method !== 'POST') throw new HttpError(405, `Method ${req.method} not allowed; use POST`);
@@ -52,6 +63,10 @@ export async function handle(req: IncomingMessage, backend: Backend, tokenDigest
     throw new HttpError(400, `Invalid JSON body: ${errorText(err)}`);
   }
   const base64 = header(req, 'upstash-encoding')?.toLowerCase() === 'base64';
+  if (usage) {
+    usage.requests++;
+    usage.commands += path === '/' ? 1 : Array.isArray(body) ? body.length : 0;
+  }
   return route(backend, body, base64);
 }
 

@@ -31,7 +31,7 @@ export async function answerConfirmation(
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
-      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now })
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
       : null;
   const result = await decidePinned(deps.session, loaded, claim.answer === 'yes' ? 'confirmed' : 'declined', entry, deps.now);
   if (result === 'expired') return { text: 'That request has expired; nothing was changed.', outcome: 'expired' };

@@ -5,7 +5,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import { gatedAction, overwriteTerms, pinnedFixture } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET, recordingPublisher, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
-import { decideApproval, expireDueApprovals, listApprovals } from './decide-approval.js';
+import { decideApproval, dueApprovalsByTenant, expireDueApprovals, listApprovals } from './decide-approval.js';
 
 async function pendingApprovals(n = 1) {
   const fixture = await pinnedFixture([...Array(n).keys()].map((i) => gatedAction(`vip${i}`, 'approval', { tag: `vip${i}`, note: { z: 1, a: 2 } })));
@@ -117,5 +117,23 @@ describe('listApprovals: the queue as the dashboard shows it', () => {
         expiresAt: withPending.approvals[0]!.expiresAt,
       },
     ]);
+  });
+});
+
+describe("dueApprovalsByTenant: the cron's one read of every tenant's expired approvals", () => {
+  it('one round trip for any number of tenants; only the tenants with a row past its expiry, with those rows', async () => {
+    const a = await pendingApprovals(2);
+    const b = await pendingApprovals(1);
+    const idle = Array.from({ length: 30 }, (_, i) => `idle-${a.tenantId}-${i}`.slice(0, 63));
+    const counted = session();
+    // At a's expiry: a's rows are due; b's row (created later, same hour) may or may not be.
+    const late = a.late(a.approvals[1]!);
+    const due = await dueApprovalsByTenant(counted, [...idle, a.tenantId, b.tenantId], late);
+    expect(counted.roundTrips).toBe(1);
+    expect(due.get(a.tenantId)?.sort()).toEqual(a.approvals.map((r) => r.id).sort());
+    for (const id of idle) expect(due.has(id)).toBe(false);
+    // Before any expiry nothing is due, and the expiry then runs on exactly what was read.
+    expect((await dueApprovalsByTenant(session(), [a.tenantId], a.now)).size).toBe(0);
+    expect(await expireDueApprovals(a.deps(late), a.tenantId, due.get(a.tenantId))).toBe(2);
   });
 });

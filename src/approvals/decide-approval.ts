@@ -33,7 +33,7 @@ function noticeEntry(loaded: LoadedPinned, why: 'rejected' | 'expired', now: Dat
     gate: 'none',
     summary: `tell the contact the request was ${why}`,
   };
-  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now });
+  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now, stagedByTurnId: terms.turnId });
 }
 
 async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
@@ -53,7 +53,7 @@ export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: s
   if (!('terms' in loaded)) return loaded;
   const entry: OutboxEntry =
     decision === 'approve'
-      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now })
+      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
       : noticeEntry(loaded, 'rejected', deps.now);
   const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
   if (result === 'tampered') return { result: 'tampered', id };
@@ -71,8 +71,8 @@ async function expireOne(deps: ApprovalDeps, loaded: LoadedPinned): Promise<Appr
 }
 
 /** Expires every approval of the tenant whose hour has passed (the sweeper calls this). */
-export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string): Promise<number> {
-  const due = (await deps.session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }))) as string[];
+export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string, dueIds?: readonly string[]): Promise<number> {
+  const due = dueIds ?? ((await deps.session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }))) as string[]);
   let expired = 0;
   for (const id of due) {
     const loaded = await loadVerified(deps, tenantId, id);
@@ -80,6 +80,24 @@ export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string): 
     if ((await expireOne(deps, loaded)).result === 'expired') expired++;
   }
   return expired;
+}
+
+/**
+ * Every tenant's approvals past their expiry, in ONE round trip (a pipelined read of each queue):
+ * the cron then visits only the tenants that have one, so an idle minute costs one request
+ * however many tenants there are, not one per tenant.
+ */
+export async function dueApprovalsByTenant(session: RedisSession, tenantIds: readonly string[], now: Date): Promise<Map<string, string[]>> {
+  if (!tenantIds.length) return new Map();
+  const queues = await session.pipeline((p) => {
+    for (const tenantId of tenantIds) p.zrange(tenantKeys(tenantId).approvalQueue, 0, now.getTime(), { byScore: true });
+  });
+  const due = new Map<string, string[]>();
+  tenantIds.forEach((tenantId, i) => {
+    const ids = (Array.isArray(queues[i]) ? (queues[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
+    if (ids.length) due.set(tenantId, ids);
+  });
+  return due;
 }
 
 export interface ApprovalView {

@@ -13,12 +13,14 @@ import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../.
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
-const RedriveBodySchema = z.object({
-  turnId: KeyIdSchema,
+export const RedriveBodySchema = z.object({
+  /** The dead letter's `entryId` (its outbox entry); `turnId` is accepted for a turn's own entry, where the two are the same. */
+  entryId: KeyIdSchema.optional(),
+  turnId: KeyIdSchema.optional(),
   actionId: KeyIdSchema,
   /** Needed for a send whose outcome is unknown: the contact may get it twice. */
   sendAnyway: z.boolean().optional(),
-});
+}).refine((b) => b.entryId !== undefined || b.turnId !== undefined, { message: 'name the dead letter\'s entryId (or turnId)', path: ['entryId'] });
 
 /**
  * `GET /v1/outbox/dead-letters/:tenant` — the tenant's dead and unknown actions, newest first.
@@ -55,13 +57,23 @@ export function deadLetterRoutes() {
     if (!parsed.ok) return parsed.response;
     const services = c.get('services');
     const session = c.get('session');
-    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, ...parsed.value });
-    if (!redriven.ok) return jsonError(c, redriven.status, redriven.error);
-    await appendAudit(session, tenantId, { actor: 'admin', action: 'dead-letter.redriven', detail: `${parsed.value.turnId}/${parsed.value.actionId}${parsed.value.sendAnyway ? ' (send anyway)' : ''}` });
+    const entryId = (parsed.value.entryId ?? parsed.value.turnId)!;
+    const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: entryId, actionId: parsed.value.actionId, ...(parsed.value.sendAnyway !== undefined ? { sendAnyway: parsed.value.sendAnyway } : {}) });
+    if (!redriven.ok) return jsonError(c, redriven.status, redriven.status === 404 && !parsed.value.entryId ? `${redriven.error} (an approved or confirmed action lives in the entry its dead letter names as entryId)` : redriven.error);
+    await appendAudit(session, tenantId, { actor: 'admin', action: 'dead-letter.redriven', detail: `${entryId}/${parsed.value.actionId}${parsed.value.sendAnyway ? ' (send anyway)' : ''}` });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: parsed.value.turnId, apis: channelApisFor(services, c.get('tenant').secrets) });
-    return c.json({ ...redriven, delivery: { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions } });
+    const delivery = await deliverOutboxEntry({ session, tenantId, turnId: entryId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
+    const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
+    // The answer says what became of the re-driven action: done (200), still on its way (202:
+    // QStash retries it), or dead / unknown again (502, with ManyChat's words) — never "ok" for
+    // an action that died again.
+    const action = delivery.actions.find((a) => a.id === parsed.value.actionId);
+    if (action && (action.state === 'dead' || action.state === 'unknown')) {
+      return c.json({ ...redriven, ok: false, state: action.state, error: `action "${action.id}" was re-driven and is ${action.state} again${action.detail ? `: ${action.detail}` : ''}`, delivery: summary }, 502);
+    }
+    if (action?.state === 'done') return c.json({ ...redriven, state: 'done', delivery: summary });
+    return c.json({ ...redriven, state: action?.state ?? redriven.state, delivery: summary }, 202);
   });
   return app;
 }

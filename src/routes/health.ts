@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../http/app-context.js';
 import { safeErrorText } from '../http/errors.js';
+import { modelAvailability } from '../models/model-availability.js';
+import { isDeployed } from '../env.js';
 
 async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = performance.now();
@@ -28,11 +30,22 @@ export function healthRoute() {
         if (!res.ok) throw new Error(`QStash answered ${res.status}`);
       }),
     ]);
-    const model = env.OPENAI_API_KEY
-      ? { kind: 'openai', configured: true, customBaseUrl: Boolean(env.OPENAI_BASE_URL), apiMode: env.OPENAI_API_MODE }
-      : { kind: 'offline-rule-model', configured: true, note: 'no OPENAI_API_KEY: the offline rule model answers' };
-    const ok = redisProbe.ok && qstashProbe.ok;
-    return c.json({ ok, version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);
+    const availability = modelAvailability(env);
+    const model =
+      availability.kind === 'openai'
+        ? { kind: 'openai', configured: true, customBaseUrl: Boolean(env.OPENAI_BASE_URL), apiMode: env.OPENAI_API_MODE }
+        : availability.kind === 'offline-rule-model'
+          ? { kind: 'offline-rule-model', configured: true, note: availability.degraded ? 'no OPENAI_API_KEY: the offline rule model answers contacts (ALLOW_OFFLINE_MODEL=true)' : 'no OPENAI_API_KEY: the offline rule model answers' }
+          : { kind: 'none', configured: false, error: availability.problem };
+    // Degraded: something a business would not want to run on, said loudly. A Worker that cannot
+    // answer contacts at all (no model) is not ok, as when Redis or QStash do not answer.
+    const degraded = [
+      ...(availability.kind === 'none' ? [availability.problem] : []),
+      ...(availability.kind === 'offline-rule-model' && availability.degraded ? ['contacts are answered by the offline rule model, not a hosted model'] : []),
+    ];
+    const ok = redisProbe.ok && qstashProbe.ok && availability.kind !== 'none';
+    const status = !ok ? (availability.kind === 'none' && redisProbe.ok && qstashProbe.ok ? 'degraded' : 'down') : degraded.length ? 'degraded' : 'ok';
+    return c.json({ ok, status, degraded, environment: isDeployed(env) ? 'deployed' : 'local', version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);
   });
   return app;
 }

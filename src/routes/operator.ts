@@ -8,6 +8,7 @@ import { limitBody } from '../http/middleware/body-limit.js';
 import { requireOperatorSecret } from '../http/middleware/operator-auth.js';
 import { appendAudit } from '../tenants/audit-log.js';
 import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret, setTenantStatus } from '../tenants/provisioning.js';
+import { dashboardUserOperatorRoutes } from '../dashboard/operator-users.js';
 
 const CreateBodySchema = z.strictObject({
   tenantId: TenantIdSchema,
@@ -85,6 +86,9 @@ export function operatorRoutes() {
     console.log(`operator: tenant ${tenantId.data} deleted (${result.deleted} keys; ${result.remaining} remain)`);
     return c.json({ tenantId: tenantId.data, ...result }, result.remaining ? 500 : 200);
   });
+
+  // Dashboard users of a tenant (issue 15): a generated password, shown once.
+  app.route('/tenants', dashboardUserOperatorRoutes());
 
   app.post('/secrets/reencrypt', async (c) => c.json(await reencryptAll(c.get('session'), await c.get('services').secretKeys())));
   return app;

@@ -13,7 +13,7 @@ export const DELIVERY_BODY_LIMIT = 64 * 1024;
 
 /**
  * QStash answers: any 2xx is done; other statuses are retried (honouring Retry-After); 489 with
- * `Upstash-NonRetryable-Error: true` fails at once into QStash's DLQ (protocols/upstash-qstash.md B4).
+ * `Upstash-NonRetryable-Error: true` fails at once into QStash's DLQ (docs/protocols.md, QStash).
  */
 function nonRetryable(c: Context<SignedContext>, error: string, details?: string[]) {
   c.header('Upstash-NonRetryable-Error', 'true');
@@ -52,7 +52,7 @@ export function deliveryRoutes() {
     if (!tenant.found) return nonRetryable(c, `unknown tenant "${tenantId}"`);
     // A broken config may be fixed by the tenant: retryable, unlike an unknown tenant.
     if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
-    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: channelApisFor(c.get('services'), tenant.secrets) });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config) });
     // Ids and outcome only: action details can quote contact data.
     console.log(`outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`);
     return answer(c, tenantId, turnId, result);

@@ -4,10 +4,13 @@ import type { TenantContext } from '../http/app-context.js';
 import { jsonError, parseJsonText } from '../http/errors.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
-import { manifestDrift } from '../../tools/registry.js';
+import { effectiveToolOrder, manifestDrift } from '../../tools/registry.js';
+import { tenantConfigJsonSchema } from '../../core/tenant/config-json-schema.js';
 import { saveTenant } from '../tenants/tenant-store.js';
 import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.js';
 import { deleteContactData } from '../tenants/contact-deletion.js';
+import { registerTurnRecordRoutes } from './turn-records.js';
+import { registerNotificationSecretRoute } from './notification-secret.js';
 
 /** Who acts through this API: whoever holds the tenant's admin secret. */
 const ADMIN = 'admin';
@@ -19,23 +22,36 @@ export function tenantApiRoutes() {
   const app = new Hono<TenantContext>();
   app.use('/:tenant/*', requireAdminSecret());
 
+  registerTurnRecordRoutes(app);
+  registerNotificationSecretRoute(app);
+
   app.get('/:tenant/config', (c) => c.json(c.get('tenant').config));
 
   app.put('/:tenant/config', limitBody(CONFIG_BODY_LIMIT), async (c) => {
     const json = parseJsonText(await c.req.text());
     if (!json.ok) return jsonError(c, 400, json.error);
     const tenantId = c.req.param('tenant');
-    if (typeof json.value !== 'object' || json.value === null) return jsonError(c, 400, 'config must be a JSON object');
-    // The path names the tenant; a body cannot write another tenant's config.
+    if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) return jsonError(c, 400, 'config must be a JSON object');
+    // The path names the tenant; a body naming another is a mistake to report, never to rewrite.
+    const bodyTenant = (json.value as { tenantId?: unknown }).tenantId;
+    if (bodyTenant !== undefined && bodyTenant !== tenantId) return jsonError(c, 400, `the body's tenantId ${JSON.stringify(bodyTenant)} differs from the URL's tenant "${tenantId}"; nothing was saved`);
     const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
     if (!saved.ok) return jsonError(c, 400, 'invalid tenant config', saved.problems);
     await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'config.changed', detail: configDiffSummary(c.get('tenant').config, saved.config) });
     return c.json({ ok: true, config: saved.config });
   });
 
+  app.get('/:tenant/config/schema', (c) => c.json(tenantConfigJsonSchema()));
+
   app.get('/:tenant/manifest', (c) => {
     const { config } = c.get('tenant');
-    return c.json({ manifest: config.manifest, drift: manifestDrift(config) });
+    let toolOrder: { order: string[]; notRegistered: string[] } | { error: string };
+    try {
+      toolOrder = effectiveToolOrder(config);
+    } catch (err) {
+      toolOrder = { error: err instanceof Error ? err.message : String(err) };
+    }
+    return c.json({ manifest: config.manifest, drift: manifestDrift(config), toolOrder });
   });
 
   app.get('/:tenant/approvals', async (c) => c.json({ approvals: await listApprovals(c.get('session'), c.req.param('tenant')) }));

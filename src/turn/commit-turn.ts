@@ -7,9 +7,12 @@ import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
-import { signedQuickReplies } from '../channels/manychat/signed-quick-replies.js';
+import { channelOf } from '../channels/index.js';
+import { replySequenceOf } from './reply-sequence.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
+import { logTurn } from '../observability/turn-log.js';
+import { approvalNotifications } from '../approvals/approval-notification.js';
 
 /**
  * The commit stage: the decision becomes one atomic write — the turn record, its outbox entry,
@@ -37,7 +40,9 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
       { caption: 'No', callback: { pendingId: id, answer: 'no' as const, nonce } },
     ];
   }
-  const committed = decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply), ...decision.commit] : decision.commit;
+  // A new approval is told to the tenant's endpoint, if it set one: in the same entry, after the contact's actions.
+  const notify = deps.publicUrl ? approvalNotifications(config, pinned.approvals, deps.publicUrl) : [];
+  const committed = [...(decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply)] : []), ...decision.commit, ...notify];
   const record: TurnRecord = {
     ...draft,
     reply,
@@ -47,7 +52,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     deferred: ctx.deferral.deferred,
     finishedAt: now.toISOString(),
   };
-  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays }) : null;
+  const sequence = await replySequenceOf(inbound);
+  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays, ...(sequence ? { sequence } : {}) }) : null;
   const history: HistoryEntry[] = [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }];
   if (decision.recordAgentReply) history.push({ role: 'agent', text: reply.text, at: record.finishedAt });
 
@@ -64,14 +70,18 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     handoffUntil: decision.handoffUntil,
     pinned: [...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals],
     retentionDays: config.retentionDays,
+    // Nothing to deliver: the contact's later replies need not wait for this message.
+    ...(sequence && !entry ? { releaseSequence: { contactId: inbound.contactId, member: sequence.member } } : {}),
   });
   if (!written) {
     // Another run of this turn (its background run, or the finish-turn rerun) committed first.
     record.notes.push('another run of this turn committed it first; this run wrote nothing');
+    logTurn(record, false);
     return record;
   }
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
+  logTurn(record, true);
   if (entry) {
     const publishing = publishCommitted(deps.publisher, entry).then((published) => {
       if (!published.published) console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
@@ -83,13 +93,17 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
 }
 
 /**
- * A deferred turn's reply: the webhook has answered already, so the reply goes out through the
- * outbox before the actions. Its buttons (a confirmation's Yes/No, suggestions) go with it,
+ * A deferred turn's reply (or any reply of a channel that always answers through the outbox):
+ * the webhook has answered already, so the reply goes out through the outbox before the actions.
+ * Its buttons (a confirmation's Yes/No, suggestions) go with it in the channel's own form,
  * signed now as the webhook would have.
  */
 async function deferredReplyAction(deps: TurnDeps, ctx: TurnContext, reply: TurnRecord['reply']): Promise<StagedAction> {
   const { config, inbound, turnId } = ctx;
-  const quickReplies = deps.callbackUrl && reply.quickReplies.length ? await signedQuickReplies(reply, deps.callbackUrl, deps.pinSecret, config.tenantId, inbound.contactId) : [];
-  const args = quickReplies.length ? { text: reply.text, quickReplies } : { text: reply.text };
+  const channel = channelOf(inbound.channel);
+  const quickReplies = reply.quickReplies.length
+    ? await channel.renderButtons(reply, { secret: deps.pinSecret, tenantId: config.tenantId, contactId: inbound.contactId, ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}) })
+    : [];
+  const args = { text: reply.text, ...(quickReplies.length ? { quickReplies } : {}), ...channel.replyArgs(inbound) };
   return { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
 }

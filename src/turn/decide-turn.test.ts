@@ -79,6 +79,14 @@ describe('decideTurn: the handoff settings', () => {
     expect(d.handoffUntil).toBeNull();
     expect(d.commit).toEqual([]);
   });
+  it('the handoff performs only what the channel can: no tag on Messenger (it has none), the tag on ManyChat', () => {
+    const messenger = decideTurn({ ...input(false, 'reply', 'escalate', true), channel: 'messenger' });
+    expect(messenger.decision).toBe('escalate');
+    expect(messenger.commit).toEqual([]);
+    expect(messenger.replyRoute).toBe('outbox');
+    expect(messenger.handoffUntil).toBe('2026-03-01T11:00:00.000Z');
+    expect(decideTurn({ ...input(false, 'reply', 'escalate', false), channel: 'manychat' }).commit.map((a) => a.args)).toEqual([{ tag: 'human_handoff' }]);
+  });
   it('one minute of silence is a minute', () => {
     const d = decideTurn({ ...input(false, 'reply', 'escalate', false), config: { ...config, handoff: { ...config.handoff, silenceMinutes: 1 } } });
     expect(d.handoffUntil).toBe('2026-03-01T10:01:00.000Z');

@@ -1,3 +1,5 @@
+import { actionKind } from '../../core/actions/index.js';
+import type { InboundMessage } from '../../core/inbound-message.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { OutgoingReply } from '../../core/turn-record.js';
@@ -16,6 +18,8 @@ export interface DecideInput {
   config: Pick<TenantConfig, 'fallbackReply' | 'handoff'>;
   turnId: string;
   now: Date;
+  /** The inbound's channel: the handoff performs only what that channel can (Messenger has no tags). Absent: ManyChat. */
+  channel?: InboundMessage['channel'];
 }
 
 export interface TurnDecision {
@@ -88,7 +92,7 @@ function escalation(input: DecideInput, reason: string): TurnDecision {
     decision: 'escalate',
     reason,
     reply,
-    commit: handoffActions(input.config, input.turnId),
+    commit: handoffActions(input.config, input.turnId).filter((a) => actionKind(a.kind).performsOn(input.channel ?? 'manychat')),
     pin: [],
     handoffUntil: handoff.silenceMinutes > 0 ? new Date(input.now.getTime() + handoff.silenceMinutes * 60_000).toISOString() : null,
     replyRoute: routeOf(reply, input.deferred),

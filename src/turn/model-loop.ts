@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel, type ModelMessage, type ToolResultPart } from 'ai';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ReplySchema, type Reply } from '../../core/reply.js';
-import type { ModelStepRecord, ToolResultRecord } from '../../core/turn-record.js';
+import type { HedgeRecord, ModelStepRecord, ToolResultRecord } from '../../core/turn-record.js';
 import { isNearMissEnvelope, isToolEnvelope } from '../../core/tool-envelope.js';
 import { REPLY_TOOL_NAME, type TurnToolset } from '../../tools/registry.js';
 
@@ -23,6 +23,8 @@ export interface LoopInput {
   /** Notes for the turn record (near-miss envelopes, ...). */
   notes: string[];
   providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
+  /** Filled by a hedged model (src/models/hedged-model.ts) as its calls settle: each lands on its step's record. */
+  hedges?: HedgeRecord[];
 }
 
 function statusOf(output: unknown, notes: string[], toolName: string): ToolResultRecord['status'] {
@@ -43,6 +45,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   const messages = [...input.messages];
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
+    const hedgesBefore = input.hedges?.length ?? 0;
     let result;
     try {
       result = await generateText({
@@ -71,6 +74,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       toolResults: [],
       inputTokens: result.usage?.inputTokens,
       outputTokens: result.usage?.outputTokens,
+      ...(input.hedges && input.hedges.length > hedgesBefore ? { hedge: input.hedges[hedgesBefore]! } : {}),
     };
     let reply: Reply | null = null;
     let replyCallId: string | null = null;

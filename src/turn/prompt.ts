@@ -52,9 +52,14 @@ export function buildMessages(inbound: InboundMessage, history: HistoryEntry[], 
       : { role: 'assistant' as const, content: h.text },
   );
   const name = inbound.contact.name ? `\n${markAsData('contact name', inbound.contact.name)}` : '';
-  messages.push({ role: 'user', content: `${markAsData('contact message', inbound.text ?? '')}${name}` });
+  messages.push({ role: 'user', content: `${markAsData('contact message', inbound.text ?? '')}${name}${attachmentLines(inbound)}` });
   if (canary) messages.push({ role: 'system', content: canaryLine(canary) });
   return messages;
+}
+
+/** Attachments as data: their type and URL, said to be unopened (nothing fetches them). */
+function attachmentLines(inbound: InboundMessage): string {
+  return (inbound.attachments ?? []).map((a) => `\n${markAsData('contact attachment (not opened)', `${a.type}${a.url ? ` ${a.url}` : ''}`)}`).join('');
 }
 
 /** All the system text a turn's model sees (the instructions, then the canary line): what the leak guardrail compares a reply with. */

@@ -26,7 +26,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     console.error(`turn ${ctx.turnId}: ${why}`);
     const loop = { kind: 'error' as const, why, aborted: false, steps: [] };
     ctx.deferral.committing = true;
-    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))() });
+    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel });
     return commitTurn(deps, ctx, decision, draftRecord(deps, ctx, { loop, judged: null, decision, staged: [], notes: [why], timings: { loadMs: 0, modelMs: 0, guardrailsMs: 0 } }));
   }
 }
@@ -42,7 +42,7 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now() });
+  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel });
 
   const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
   return commitTurn(deps, ctx, decision, draft);

@@ -23,6 +23,8 @@ export interface TurnDeps {
   background?: (work: Promise<unknown>) => void;
   /** Where the contact's buttons post back (the tenant's ManyChat webhook URL). */
   callbackUrl?: string;
+  /** The Worker's PUBLIC_URL (approval notifications link to the tenant API). */
+  publicUrl?: string;
   now?: () => Date;
 }
 

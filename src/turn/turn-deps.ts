@@ -19,6 +19,7 @@ export function turnDeps(services: Services, session: RedisSession, config: Tena
     publisher: services.publisher(),
     pinSecret: services.env.SESSION_SECRET,
     callbackUrl: manyChatCallbackUrl(services, config.tenantId),
+    publicUrl: services.env.PUBLIC_URL,
     ...(background ? { background } : {}),
   };
 }

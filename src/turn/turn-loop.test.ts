@@ -127,3 +127,41 @@ describe('runTurnLoop: no model call when it must not or cannot run', () => {
     expect(result.loop).toMatchObject({ kind: 'error', aborted: true, why: 'the model did not answer before the deadline' });
   });
 });
+
+describe('runTurnLoop: hedged model calls stay one step and stage only the winner', () => {
+  const hedgeSoon = (c: TenantConfig): TenantConfig => ({ ...c, hedging: { enabled: true, afterMs: 30, maxPerMinute: 10_000 } });
+
+  it("a pair whose calls would stage differently: only the winner's tool calls run, so only its action is staged", async () => {
+    // The primary (slow) would send the studio tour; its hedge (fast) sends the timetable.
+    const racing: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], hedgeCalls: [{ tool: 'send_media', input: { flow: 'timetable' } }], reply: reply('Here it comes.'), delayMs: 2000, hedgeDelayMs: 5 };
+    const { result, model, staging } = await loopWith([racing], hedgeSoon);
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(staging.actions.map((a) => a.args.flowName)).toEqual(['timetable']);
+    expect(result.loop.steps).toHaveLength(1);
+    expect(result.loop.steps[0]!.hedge).toMatchObject({ afterMs: 30, winner: 'hedge', primaryAborted: true });
+    expect(result.loop.steps[0]!.toolCalls.map((c) => c.toolCallId)).toEqual(['call_0h_0', 'call_0h_1']);
+
+    // And the other way round: the primary answers first, the hedge's action never exists.
+    const slowHedge: ScriptedStep = { ...racing, delayMs: 80, hedgeDelayMs: 2000 };
+    const other = await loopWith([slowHedge], hedgeSoon);
+    expect(other.staging.actions.map((a) => a.args.flowName)).toEqual(['studio_tour']);
+    expect(other.result.loop.steps[0]!.hedge).toMatchObject({ winner: 'primary', hedgeAborted: true });
+  });
+
+  it('the loop bound counts a hedged pair as one step: two hedged steps are two steps, and no third call is made', async () => {
+    const read: ScriptedStep = { calls: [{ tool: 'lookup_contact', input: {} }], delayMs: 2000, hedgeDelayMs: 5 };
+    const readAgain: ScriptedStep = { calls: [{ tool: 'lookup_contact', input: {} }], delayMs: 2000, hedgeDelayMs: 5 };
+    const { result, model } = await loopWith([read, readAgain], hedgeSoon);
+    expect(result.loop.steps).toHaveLength(2);
+    expect(result.loop.steps.every((s) => s.hedge?.winner === 'hedge')).toBe(true);
+    expect(model.doGenerateCalls).toHaveLength(4);
+    expect(result.loop.kind).toBe('no-reply');
+  });
+
+  it('hedging off: a slow call is awaited alone', async () => {
+    const slow: ScriptedStep = { ...brochure, delayMs: 120, hedgeDelayMs: 5 };
+    const { result, model } = await loopWith([slow], (c) => ({ ...c, hedging: { enabled: false, afterMs: 30, maxPerMinute: 10_000 } }));
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(result.loop.steps[0]!.hedge).toBeUndefined();
+  });
+});

@@ -1,8 +1,13 @@
+import type { LanguageModel } from 'ai';
 import { sha256Hex } from '../../core/security/digest.js';
 import { ToolOrderError } from '../../core/tenant/tool-order.js';
 import { newCanary } from '../../guardrails/canary.js';
 import { buildTurnTools } from '../../tools/registry.js';
 import type { TurnStaging } from '../../tools/staging.js';
+import type { HedgeRecord } from '../../core/turn-record.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { takeHedge } from '../models/hedge-budget.js';
+import { hedgedModel } from '../models/hedged-model.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
 import { buildInstructions, buildMessages, systemTextOf } from './prompt.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
@@ -18,6 +23,13 @@ export interface TurnLoopResult {
 export function modelBudgetMs(ctx: Pick<TurnContext, 'deadlineAt' | 'startedAt'>, now: number): number {
   const reserve = Math.min(1500, Math.round((ctx.deadlineAt - ctx.startedAt) * 0.15));
   return Math.max(0, ctx.deadlineAt - reserve - now);
+}
+
+/** The tenant's model, hedged when its config says so (a provider model object only; a model id string is left as is). */
+function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRecord[]): LanguageModel {
+  const { enabled, afterMs, maxPerMinute } = config.hedging;
+  if (!enabled || typeof model === 'string' || model.specificationVersion !== 'v4') return model;
+  return hedgedModel(model, { afterMs, mayHedge: () => takeHedge(config.tenantId, maxPerMinute), onHedge: (h) => hedges.push(h) });
 }
 
 /**
@@ -42,8 +54,10 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
     try {
       // OpenAI's recommended per-end-user identifier, hashed so no contact id leaves us.
       const safetyIdentifier = (await sha256Hex(`${config.tenantId}:${inbound.contactId}`)).slice(0, 32);
+      const hedges: HedgeRecord[] = [];
       const loop = await runModelLoop({
-        model: deps.model,
+        model: withHedging(deps.model, config, hedges),
+        hedges,
         instructions,
         messages: buildMessages(inbound, ctx.history, canary),
         toolset,

@@ -7,6 +7,7 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { signQStashDelivery } from '../support/qstash-signature.js';
+import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, ADMIN_SECRET, writeEntry } from './outbox-fixtures.js';
 
 /**
@@ -183,5 +184,45 @@ describe('dead-letter API', () => {
     expect(published).toContainEqual({ tenantId, turnId });
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
     expect((await redrive({ turnId })).status).toBe(400);
+  });
+
+  it('a re-drive whose action dies again answers 502 ok: false with ManyChat\'s words, not ok: true', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const actionId = `${turnId}.a1`;
+    // A tag ManyChat does not have: every attempt is refused with a 4xx, so the action is dead.
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } })]));
+    expect((await signed(JSON.stringify({ tenantId, turnId }))).status).toBe(200);
+    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { actionId: string; state: string }[] };
+    expect(listed.deadLetters.find((l) => l.actionId === actionId)?.state).toBe('dead');
+
+    const res = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ turnId, actionId }) }, env);
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { ok: boolean; state: string; error: string };
+    expect(body.ok).toBe(false);
+    expect(body.state).toBe('dead');
+    expect(body.error).toContain(actionId);
+    expect(body.error).toContain('no_such_tag');
+  });
+
+  it('a dead letter of an approved action names the turn that staged it, and its entry for the re-drive', async () => {
+    const sub = newSubscriber(sandbox);
+    const stagingTurn = uniqueId('turn_');
+    const approvalId = `ap_${'0'.repeat(20)}${Date.now().toString(16).padStart(12, '0')}`.slice(0, 35);
+    const staged = action(stagingTurn, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } });
+    // What decide-approval commits: the entry is named by the approval row, the action keeps its turn.
+    await writeEntry(session, buildOutboxEntry({ entryId: approvalId, tenantId, channel: 'manychat', contactId: sub, actions: [staged], now: new Date(), stagedByTurnId: stagingTurn }));
+    expect((await signed(JSON.stringify({ tenantId, turnId: approvalId }))).status).toBe(200);
+    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { turnId: string; entryId: string; actionId: string; currentState: string }[] };
+    expect(listed.deadLetters.find((l) => l.actionId === staged.id)).toMatchObject({ turnId: stagingTurn, entryId: approvalId, currentState: 'dead' });
+
+    const byTurn = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ turnId: stagingTurn, actionId: staged.id }) }, env);
+    expect(byTurn.status).toBe(404);
+    expect(((await byTurn.json()) as { error: string }).error).toContain('entryId');
+    const byEntry = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ entryId: approvalId, actionId: staged.id }) }, env);
+    expect(byEntry.status).toBe(502);
+    // The re-drive took the old letter off; the new death put one back: one letter, not two.
+    const after = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { actionId: string }[] };
+    expect(after.deadLetters.filter((l) => l.actionId === staged.id)).toHaveLength(1);
   });
 });

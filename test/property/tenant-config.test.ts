@@ -72,7 +72,8 @@ describe('tenant configs through the tenant API', () => {
       body = c.body;
       why = `raw ${JSON.stringify(c.body).slice(0, 80)}`;
     } else {
-      const config = structuredClone(BASE) as unknown;
+      // The body names the tenant it is PUT to (a different tenantId is refused, not rewritten).
+      const config = { ...structuredClone(BASE), tenantId: tenant.tenantId } as unknown;
       why = c.edits.map((e) => applyEdit(config, BASE_PATHS, e)).join('; ');
       body = JSON.stringify(config);
     }

@@ -1,5 +1,6 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
+import { HEDGE_HEADER } from '../../src/models/hedged-model.js';
 
 /** One scripted model call: tool calls (the reply is a call of `reply`), a delay, or an error. */
 export interface ScriptedStep {
@@ -7,6 +8,10 @@ export interface ScriptedStep {
   /** Shorthand for a final `reply` call. */
   reply?: unknown;
   delayMs?: number;
+  /** A hedge of this call (the same request sent again, see src/models/hedged-model.ts) waits this long instead of `delayMs`. */
+  hedgeDelayMs?: number;
+  /** A hedge of this call answers these instead (to show which of a pair won). */
+  hedgeCalls?: { tool: string; input: unknown }[];
   error?: string;
 }
 
@@ -38,14 +43,18 @@ export function scriptedModel(steps: ScriptedStep[]) {
     provider: 'scripted',
     modelId: 'scripted-model',
     doGenerate: async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
-      const step = steps[index] ?? { calls: [{ tool: 'lookup_contact', input: {} }] };
-      const n = index++;
-      if (step.delayMs) await sleep(step.delayMs, options.abortSignal);
+      // A hedge is the same request again: it replays the step in flight (as a hosted model would
+      // answer the same prompt), not the next one.
+      const hedge = options.headers?.[HEDGE_HEADER] === '1';
+      const n = hedge ? index - 1 : index++;
+      const step = steps[n] ?? { calls: [{ tool: 'lookup_contact', input: {} }] };
+      const delay = hedge ? (step.hedgeDelayMs ?? step.delayMs) : step.delayMs;
+      if (delay) await sleep(delay, options.abortSignal);
       if (step.error) throw new Error(step.error);
-      const calls = [...(step.calls ?? []), ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : [])];
+      const calls = [...((hedge ? step.hedgeCalls : undefined) ?? step.calls ?? []), ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : [])];
       const content: LanguageModelV4Content[] = calls.map((c, i) => ({
         type: 'tool-call',
-        toolCallId: `call_${n}_${i}`,
+        toolCallId: `call_${n}${hedge ? 'h' : ''}_${i}`,
         toolName: c.tool,
         input: JSON.stringify(c.input),
       }));

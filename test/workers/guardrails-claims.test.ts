@@ -68,7 +68,7 @@ describe('the runtime says what waits', () => {
   it("a pending confirmation's reply ends with the runtime's status line, in the tenant's language", async () => {
     const record = await run('confirm', 'es', 'prefiero pilates', '¿Guardo pilates como tu clase preferida?');
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toBe('¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: set field "preferred_class" to "pilates".');
+    expect(record.reply.text).toBe('¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: set your preferred class to "pilates".');
     expect(record.modelReply?.text).toBe('¿Guardo pilates como tu clase preferida?');
   });
   it('a pending approval says a team member reviews it first', async () => {

@@ -4,6 +4,10 @@ import { markAsData } from '../data-marking.js';
 import { envelope } from '../../core/tool-envelope.js';
 import type { ToolContext } from '../tool-context.js';
 import type { TenantConfig, ToolInstance } from '../../core/tenant/tenant-config.js';
+import { wrappedSchema } from '../schema-cache.js';
+
+/** Built once (its JSON Schema computed once, see tools/schema-cache.ts). */
+const QUERY_INPUT = wrappedSchema(z.object({ query: z.string().min(1).max(500) }));
 
 const STOP = new Set(['the', 'and', 'for', 'you', 'your', 'are', 'what', 'how', 'can', 'does', 'with', 'this', 'that', 'have', 'from', 'about', 'is', 'do', 'a', 'an', 'to', 'of', 'in', 'on', 'i', 'my', 'me']);
 
@@ -40,7 +44,7 @@ export function rankFaq(config: TenantConfig, query: string, limit = 3) {
 export function searchFaqTool(instance: ToolInstance, ctx: ToolContext, answersDirectly = false) {
   return tool({
     description: instance.description,
-    inputSchema: z.object({ query: z.string().min(1).max(500) }),
+    inputSchema: QUERY_INPUT,
     execute: async ({ query }) => {
       const hits = rankFaq(ctx.config, query);
       if (answersDirectly) return hits[0] ? envelope.ok(hits[0].answer) : 'No FAQ entry matches.';

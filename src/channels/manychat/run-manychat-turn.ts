@@ -13,6 +13,7 @@ import { turnDeps } from '../../turn/turn-deps.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import { signedQuickReplies } from './signed-quick-replies.js';
 import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
+import { ModelUnavailableError, modelAvailability } from '../../models/model-availability.js';
 
 /**
  * A message's turn behind the ManyChat webhook: one round trip to start it (rate limits, the
@@ -23,6 +24,8 @@ import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
 export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: InboundMessage): Promise<Response> {
   const services = c.get('services');
   const session = c.get('session');
+  // Refused before anything is claimed or counted, so the contact's message is not half-taken.
+  if (modelAvailability(services.env).kind === 'none') throw new ModelUnavailableError();
   let { config } = c.get('tenant');
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {

@@ -1,0 +1,17 @@
+import type { OutboxEntry } from '../core/outbox-entry.js';
+import { ConditionalWrites } from '../core/storage/conditional-writes.js';
+import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+
+/**
+ * Writes a system entry that belongs to no turn (a message telling the contact what became of a
+ * button they pressed) once: written only if no entry of that id exists, so a retried webhook
+ * cannot queue the same notice twice. Returns whether it was written (and should be published).
+ */
+export async function commitNoticeEntry(session: RedisSession, entry: OutboxEntry): Promise<boolean> {
+  const keys = tenantKeys(entry.tenantId);
+  const w = new ConditionalWrites(keys.outbox(entry.turnId));
+  w.call('SET', keys.outbox(entry.turnId), JSON.stringify(entry), 'EX', retainedTtl(TTL.outboxSeconds, entry.retentionDays));
+  w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), entry.turnId);
+  return Number(await session.one((r) => r.eval(w.script, w.keys, w.argv))) === 1;
+}

@@ -1,0 +1,76 @@
+import type { ApiResult, WebhookApi } from '../core/actions/channel-api.js';
+import { parseRetryAfter } from './manychat-client.js';
+
+/**
+ * POSTs to a tenant's own endpoint, signed as Standard Webhooks (standardwebhooks.com) sign:
+ * headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64
+ * HMAC-SHA256 over "<id>.<timestamp>.<body>">`, keyed with the bytes of a `whsec_<base64>`
+ * secret. Any Standard Webhooks library verifies it (and rejects a timestamp more than five
+ * minutes off, so a captured request cannot be replayed later). Hand-written because the
+ * `standardwebhooks` package is not a dependency here and the scheme is one HMAC.
+ */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+async function hmac(keyBytes: Uint8Array, message: string): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message)));
+}
+
+/**
+ * The tenant's webhook secret, derived (HMAC-SHA-256) from the Worker's SESSION_SECRET and the
+ * tenant id: nothing to store, different per tenant, and one tenant's secret says nothing about
+ * another's or about SESSION_SECRET. Rotating SESSION_SECRET rotates every tenant's.
+ */
+export async function tenantWebhookSecret(sessionSecret: string, tenantId: string): Promise<string> {
+  return `whsec_${base64(await hmac(new TextEncoder().encode(sessionSecret), `tenant-webhook:${tenantId}`))}`;
+}
+
+/** The `webhook-signature` value for one message. */
+export async function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+  const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, '')), (c) => c.charCodeAt(0));
+  return `v1,${base64(await hmac(keyBytes, `${id}.${timestamp}.${body}`))}`;
+}
+
+/** Like the ManyChat client: 2xx done; 429/503 refused (retry); 408/5xx/no answer unknown (retried: the kind is idempotent); other 4xx dead. */
+export function classifyWebhookResponse(status: number, text: string, retryAfter: string | null): ApiResult {
+  const said = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  if (status >= 200 && status < 300) return { ok: true };
+  if (status === 429 || status === 503) {
+    const retryAfterSeconds = parseRetryAfter(retryAfter);
+    return { ok: false, kind: 'retryable', status, message: `HTTP ${status}${said ? `: ${said}` : ''}`, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  }
+  if (status === 408 || status >= 500) return { ok: false, kind: 'timeout', message: `HTTP ${status}${said ? `: ${said}` : ''}` };
+  return { ok: false, kind: 'permanent', status, message: `the endpoint answered HTTP ${status}${said ? `: ${said}` : ''}` };
+}
+
+/** `secret`: the `whsec_…` secret, or how to get it (derived when first needed). */
+export function createWebhookClient(opts: { secret: string | (() => Promise<string>); fetch: typeof fetch; timeoutMs?: number; now?: () => number }): WebhookApi {
+  return {
+    async post(url, body, messageId) {
+      const timestamp = Math.floor((opts.now ?? Date.now)() / 1000);
+      let res: Response;
+      try {
+        res = await opts.fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': messageId,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': await standardWebhookSignature(typeof opts.secret === 'string' ? opts.secret : await opts.secret(), messageId, timestamp, body),
+          },
+          body,
+          signal: AbortSignal.timeout(opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
+        });
+      } catch (err) {
+        return { ok: false, kind: 'timeout', message: err instanceof Error ? err.name : 'fetch failed' };
+      }
+      return classifyWebhookResponse(res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
+    },
+  };
+}

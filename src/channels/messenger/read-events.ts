@@ -1,0 +1,75 @@
+import type { InboundMessage } from '../../../core/inbound-message.js';
+import { MessagingItemSchema, type MessagingItem, type MessengerWebhook } from './events-schema.js';
+import { readConfirmPayload, type ConfirmPayload } from './quick-replies.js';
+
+/**
+ * Every `entry[]` and every `messaging[]` item of one webhook, each as what we do with it:
+ * - a message (text, attachments, a suggestion's quick reply, a postback we did not issue) → a
+ *   turn, keyed by its `mid` so Meta's retries join the first turn;
+ * - a press of one of our confirmation buttons (quick reply or postback payload) → the signed
+ *   confirmation callback, no model;
+ * - echoes of our own sends, deliveries, reads, reactions, handover `standby[]`, and items we cannot
+ *   read (each with its reason; the others still run) → ignored.
+ * Sorted by the time the contact acted (Meta may batch or reorder).
+ */
+export type MessengerEvent =
+  | { kind: 'message'; at: number; inbound: InboundMessage }
+  | { kind: 'confirm'; at: number; contactId: string; key: string; payload: ConfirmPayload }
+  | { kind: 'ignored'; why: string };
+
+export function readEvents(webhook: MessengerWebhook, tenantId: string, receivedAt: Date): MessengerEvent[] {
+  const events: MessengerEvent[] = [];
+  for (const entry of webhook.entry) {
+    for (const raw of entry.messaging ?? []) {
+      // One unreadable item (a new event type, a field of an unexpected type) must not make Meta
+      // retry the whole batch for a day and a half: it is skipped, with the reason, and the rest run.
+      const item = MessagingItemSchema.safeParse(raw);
+      if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
+      else events.push({ kind: 'ignored', why: `an item we cannot read (${item.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ').slice(0, 200)})` });
+    }
+    if (entry.standby?.length) events.push(...entry.standby.map(() => ({ kind: 'ignored' as const, why: 'standby (another app holds the thread)' })));
+  }
+  const at = (e: MessengerEvent) => (e.kind === 'ignored' ? 0 : e.at);
+  return events.sort((a, b) => at(a) - at(b));
+}
+
+function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): MessengerEvent {
+  const contactId = item.sender.id;
+  // No timestamp (not seen on messages, but not ours to assume): the time we received it.
+  const at = item.timestamp ?? receivedAt.getTime();
+  const message = item.message;
+  if (message) {
+    if (message.is_echo) return { kind: 'ignored', why: 'echo of our own message' };
+    const payload = readConfirmPayload(message.quick_reply?.payload);
+    if (payload) return { kind: 'confirm', at, contactId, key: `mid:${message.mid}`, payload };
+    const attachments = (message.attachments ?? []).map((a) => ({ type: a.type, ...(a.payload?.url ? { url: a.payload.url } : {}) }));
+    if (!message.text?.trim() && !attachments.length) return { kind: 'ignored', why: 'a message with neither text nor attachments' };
+    return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, `mid:${message.mid}`, message.text ?? '', at, receivedAt, attachments) };
+  }
+  if (item.postback) {
+    const { mid, payload, title } = item.postback;
+    const key = mid ? `mid:${mid}` : `pb:${at}`;
+    const confirm = readConfirmPayload(payload);
+    if (confirm) return { kind: 'confirm', at, contactId, key, payload: confirm };
+    // A button of the page's own (Get Started, a persistent menu item): its title is what the contact "said".
+    const text = title ?? payload ?? '';
+    if (!text.trim()) return { kind: 'ignored', why: 'a postback with neither title nor payload' };
+    return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, key, text, at, receivedAt, []) };
+  }
+  const what = ['delivery', 'read', 'reaction', 'optin', 'referral', 'account_linking', 'policy_enforcement'].find((k) => k in item);
+  return { kind: 'ignored', why: what ? `${what} event` : 'an event of no kind we answer' };
+}
+
+function inboundOf(tenantId: string, contactId: string, messageKey: string, text: string, at: number, receivedAt: Date, attachments: NonNullable<InboundMessage['attachments']>): InboundMessage {
+  return {
+    tenantId,
+    channel: 'messenger',
+    contactId,
+    messageKey,
+    text,
+    ...(attachments.length ? { attachments } : {}),
+    // The message's own time: the 24-hour window runs from it (a retry 30 h later is outside it).
+    contact: { fields: {}, lastInteraction: new Date(at).toISOString() },
+    receivedAt: receivedAt.toISOString(),
+  };
+}

@@ -1,0 +1,113 @@
+import { OutboxEntrySchema, type LedgerRow, type OutboxEntry } from '../../../core/outbox-entry.js';
+import { tenantKeys } from '../../../core/storage/keys.js';
+import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
+import type { TurnRecord } from '../../../core/turn-record.js';
+import { parseLedgerRow } from '../../../outbox/ledger.js';
+
+/**
+ * The turn log as the dashboard reads it: always under the session's tenant prefix, so a turn id
+ * of another tenant is simply not found. Records are the committed `TurnRecord`s (JSON).
+ */
+const TURN_ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
+/** How many of the newest turns a text search reads (the log keeps 1,000). */
+export const SEARCH_WINDOW = 500;
+
+function parseRecord(raw: unknown): TurnRecord | null {
+  const value = parseJson(raw);
+  return value && typeof value === 'object' && 'turnId' in value && 'inbound' in value ? (value as TurnRecord) : null;
+}
+
+export async function loadTurnRecords(redis: RedisSession, tenantId: string, ids: string[]): Promise<TurnRecord[]> {
+  if (!ids.length) return [];
+  const keys = tenantKeys(tenantId);
+  const raw = await redis.pipeline((p) => {
+    for (const id of ids) p.get(keys.turn(id));
+  });
+  return raw.map(parseRecord).filter((r): r is TurnRecord => r !== null && r.tenantId === tenantId);
+}
+
+export async function loadTurn(redis: RedisSession, tenantId: string, turnId: string): Promise<TurnRecord | null> {
+  if (!TURN_ID.test(turnId)) return null;
+  return (await loadTurnRecords(redis, tenantId, [turnId]))[0] ?? null;
+}
+
+/** The newest `limit` turn ids (newest first). */
+export async function newestTurnIds(redis: RedisSession, tenantId: string, limit: number, offset = 0): Promise<{ ids: string[]; total: number }> {
+  const key = tenantKeys(tenantId).turnLog;
+  const [ids, total] = await redis.pipeline((p) => {
+    p.zrange(key, offset, offset + limit - 1, { rev: true });
+    p.zcard(key);
+  });
+  return { ids: (ids as string[]) ?? [], total: Number(total) || 0 };
+}
+
+export interface TurnQuery {
+  /** Matches the contact id exactly, or any part of the inbound text, reply or decision reason. */
+  q: string;
+  decision: '' | TurnRecord['decision'];
+  offset: number;
+  limit: number;
+}
+
+/** One page of the log, newest first, filtered. Without a filter it reads only the page. */
+export async function searchTurns(redis: RedisSession, tenantId: string, query: TurnQuery): Promise<{ turns: TurnRecord[]; more: boolean; total: number }> {
+  if (!query.q && !query.decision) {
+    const { ids, total } = await newestTurnIds(redis, tenantId, query.limit + 1, query.offset);
+    const turns = await loadTurnRecords(redis, tenantId, ids.slice(0, query.limit));
+    return { turns, more: ids.length > query.limit, total };
+  }
+  const { ids, total } = await newestTurnIds(redis, tenantId, SEARCH_WINDOW);
+  const needle = query.q.toLowerCase();
+  const all = await loadTurnRecords(redis, tenantId, ids);
+  const hits = all.filter((t) => {
+    if (query.decision && t.decision !== query.decision) return false;
+    if (!needle) return true;
+    return t.contactId === query.q || [t.inbound.text ?? '', t.reply.text, t.decisionReason, t.turnId].some((s) => s.toLowerCase().includes(needle));
+  });
+  return { turns: hits.slice(query.offset, query.offset + query.limit), more: hits.length > query.offset + query.limit, total };
+}
+
+/** What became of an action: the ledger's word, in the dashboard's vocabulary. */
+export type DeliveryState = 'pending' | 'retrying' | 'in flight' | 'performed' | 'unknown' | 'dead';
+
+export function deliveryStateOf(row: LedgerRow | null): DeliveryState {
+  if (!row) return 'pending';
+  switch (row.state) {
+    case 'pending':
+      return row.attempts > 0 ? 'retrying' : 'pending';
+    case 'claimed':
+      return 'in flight';
+    case 'done':
+      return 'performed';
+    default:
+      return row.state;
+  }
+}
+
+export interface EntryDelivery {
+  entry: OutboxEntry;
+  rows: Record<string, LedgerRow | null>;
+}
+
+/** Outbox entries (a turn's own, and those its approvals created) with each action's ledger row. */
+export async function loadDeliveries(redis: RedisSession, tenantId: string, entryIds: string[]): Promise<EntryDelivery[]> {
+  const keys = tenantKeys(tenantId);
+  const ids = entryIds.filter((id) => TURN_ID.test(id));
+  if (!ids.length) return [];
+  const raw = await redis.pipeline((p) => {
+    for (const id of ids) {
+      p.get(keys.outbox(id));
+      p.hgetall(keys.ledger(id));
+    }
+  });
+  const out: EntryDelivery[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const entry = OutboxEntrySchema.safeParse(parseJson(raw[2 * i]));
+    if (!entry.success || entry.data.tenantId !== tenantId) continue;
+    const ledger = (raw[2 * i + 1] ?? {}) as Record<string, unknown>;
+    const rows: Record<string, LedgerRow | null> = {};
+    for (const action of entry.data.actions) rows[action.id] = parseLedgerRow(ledger[action.id]);
+    out.push({ entry: entry.data, rows });
+  }
+  return out;
+}

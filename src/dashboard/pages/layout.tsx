@@ -1,0 +1,71 @@
+import type { Child, FC, PropsWithChildren } from 'hono/jsx';
+import { raw } from 'hono/html';
+import { BASE } from '../dashboard-context.js';
+import type { DashboardSession } from '../auth/sessions.js';
+
+const NAV = [
+  ['setup', 'Setup'],
+  ['approvals', 'Approvals'],
+  ['turns', 'Turns'],
+  ['health', 'Health'],
+  ['try', 'Try it'],
+  ['api', 'API reference'],
+] as const;
+
+export type Section = (typeof NAV)[number][0] | 'login';
+
+/** The page frame: no script at all (every page works as plain HTML forms and links). */
+export const Layout: FC<PropsWithChildren<{ title: string; section: Section; dash?: DashboardSession; tenantName?: string }>> = ({ title, section, dash, tenantName, children }) => (
+  <>
+    {raw('<!doctype html>')}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · staged-agent dashboard`}</title>
+        <link rel="stylesheet" href={`${BASE}/style.css`} />
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header>
+          <strong class="brand">staged-agent</strong>
+          {dash ? (
+            <>
+              <nav aria-label="Dashboard">
+                <ul>
+                  {NAV.map(([id, label]) => (
+                    <li>
+                      <a href={`${BASE}/${id}`} aria-current={id === section ? 'page' : undefined}>
+                        {label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <form method="post" action={`${BASE}/logout`} class="logout">
+                <CsrfField token={dash.csrf} />
+                <span>
+                  {dash.user} · {tenantName ?? dash.tenantId}
+                </span>
+                <button type="submit">Log out</button>
+              </form>
+            </>
+          ) : null}
+        </header>
+        <main id="main">
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>
+  </>
+);
+
+export const CsrfField: FC<{ token: string }> = ({ token }) => <input type="hidden" name="_csrf" value={token} />;
+
+/** A notice at the top of a page (saved, refused, …), announced to screen readers. */
+export const Notice: FC<{ kind: 'ok' | 'error' | 'info'; children?: Child }> = ({ kind, children }) => (
+  <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    {children}
+  </p>
+);

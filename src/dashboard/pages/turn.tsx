@@ -1,0 +1,177 @@
+import type { FC } from 'hono/jsx';
+import type { TurnRecord } from '../../../core/turn-record.js';
+import type { DashboardSession } from '../auth/sessions.js';
+import { BASE } from '../dashboard-context.js';
+import { deliveryStateOf, type EntryDelivery } from '../data/turns.js';
+import { CsrfField, Layout, Notice } from './layout.js';
+
+const json = (value: unknown) => JSON.stringify(value, null, 1);
+
+export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: TurnRecord; deliveries: EntryDelivery[]; notice?: { kind: 'ok' | 'error'; text: string } | undefined; inHandoffUntil: string | null }> = ({ dash, tenantName, turn, deliveries, notice, inHandoffUntil }) => (
+  <Layout title={`Turn ${turn.turnId}`} section="turns" dash={dash} tenantName={tenantName}>
+    {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+    <section aria-labelledby="inbound">
+      <h2 id="inbound">Inbound</h2>
+      <p>
+        Contact <strong>{turn.contactId}</strong> on {turn.inbound.channel}, {turn.startedAt}
+        {turn.deferred ? ' · deferred (answered at the deadline, finished in the background)' : ''}
+      </p>
+      <blockquote>{turn.inbound.text ?? (turn.inbound.callback ? `button press: ${turn.inbound.callback.answer}` : '(no text)')}</blockquote>
+    </section>
+    <section aria-labelledby="decision">
+      <h2 id="decision">Decision</h2>
+      <p>
+        <span class={`badge ${turn.decision}`}>{turn.decision}</span> — {turn.decisionReason}
+      </p>
+      <p>
+        Reply sent: <q>{turn.reply.text}</q>
+      </p>
+      {inHandoffUntil ? (
+        <form method="post" action={`${BASE}/contacts/${turn.contactId}/release`} class="card">
+          <CsrfField token={dash.csrf} />
+          <input type="hidden" name="turnId" value={turn.turnId} />
+          <p>
+            This contact is with a human until {inHandoffUntil}: the agent stays silent for them.
+          </p>
+          <button type="submit">Release: let the agent answer this contact again</button>
+        </form>
+      ) : null}
+      <p class="muted">
+        Total {turn.timings.totalMs} ms · model {turn.timings.modelMs} ms · guardrails {turn.timings.guardrailsMs} ms · commit {turn.timings.commitMs} ms · model {turn.modelId}
+      </p>
+    </section>
+    <section aria-labelledby="verdicts">
+      <h2 id="verdicts">Guardrail verdicts</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Guardrail</th>
+              <th scope="col">Verdict</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Time</th>
+            </tr>
+          </thead>
+          <tbody>
+            {turn.verdicts.map((v) => (
+              <tr>
+                <td>{v.guardrail}</td>
+                <td>
+                  <span class={`badge ${v.outcome}`}>{v.outcome}</span>
+                </td>
+                <td>{v.reason}</td>
+                <td>{v.ms} ms</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {turn.verdicts.length === 0 ? <p>The guardrails did not run ({turn.decisionReason}).</p> : null}
+    </section>
+    <section aria-labelledby="steps">
+      <h2 id="steps">Model steps</h2>
+      {turn.steps.map((s) => (
+        <details open>
+          <summary>
+            Step {s.step}: {s.ms} ms, {s.toolCalls.length} tool calls, finish {s.finishReason}
+          </summary>
+          <ul>
+            {s.toolCalls.map((call) => {
+              const result = s.toolResults.find((r) => r.toolCallId === call.toolCallId);
+              return (
+                <li>
+                  <code>{`${call.toolName}(${JSON.stringify(call.input)})`}</code>
+                  {result ? (
+                    <>
+                      {' '}
+                      → <span class="badge">{result.status}</span> <pre>{json(result.output).slice(0, 2000)}</pre>
+                    </>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+        </details>
+      ))}
+      {turn.steps.length === 0 ? <p>No model call.</p> : null}
+    </section>
+    <section aria-labelledby="staged">
+      <h2 id="staged">Staged actions</h2>
+      <ul>
+        {turn.staged.map((a) => (
+          <li>
+            {a.summary} <span class="badge">{a.gate === 'none' ? 'no gate' : a.gate}</span> <code>{`${a.tool}(${JSON.stringify(a.args)})`}</code>
+          </li>
+        ))}
+      </ul>
+      {turn.staged.length === 0 ? <p>Nothing was staged.</p> : null}
+      {turn.pendingConfirmation ? <p>Waiting for the contact's confirmation: {turn.pendingConfirmation}</p> : null}
+      {turn.approvals.length ? (
+        <p>
+          Waiting for approval: {turn.approvals.join(', ')} (<a href={`${BASE}/approvals`}>approvals</a>)
+        </p>
+      ) : null}
+    </section>
+    <section aria-labelledby="delivery">
+      <h2 id="delivery">Committed and delivered</h2>
+      {deliveries.length === 0 ? <p>Nothing was committed for this turn.</p> : null}
+      {deliveries.map((d) => (
+        <div class="table-wrap">
+          <table>
+            <caption>Outbox entry {d.entry.turnId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Action</th>
+                <th scope="col">Delivery</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Detail</th>
+                <th scope="col">Re-drive</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.entry.actions.map((a) => {
+                const row = d.rows[a.id] ?? null;
+                const state = deliveryStateOf(row);
+                return (
+                  <tr>
+                    <td>{a.summary}</td>
+                    <td>
+                      <span class={`badge ${state}`}>{state}</span>
+                    </td>
+                    <td>{row?.attempts ?? 0}</td>
+                    <td>{row?.detail ?? ''}</td>
+                    <td>
+                      {state === 'dead' || state === 'unknown' ? (
+                        <form method="post" action={`${BASE}/turns/${turn.turnId}/redrive`}>
+                          <CsrfField token={dash.csrf} />
+                          <input type="hidden" name="entryId" value={d.entry.turnId} />
+                          <input type="hidden" name="actionId" value={a.id} />
+                          {state === 'unknown' ? (
+                            <label class="check">
+                              <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                            </label>
+                          ) : null}
+                          <button type="submit">Re-drive</button>
+                        </form>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ))}
+    </section>
+    {turn.notes.length ? (
+      <section aria-labelledby="notes">
+        <h2 id="notes">Notes</h2>
+        <ul>
+          {turn.notes.map((n) => (
+            <li>{n}</li>
+          ))}
+        </ul>
+      </section>
+    ) : null}
+  </Layout>
+);

@@ -1,0 +1,74 @@
+import type { FC } from 'hono/jsx';
+import type { TurnRecord } from '../../../core/turn-record.js';
+import type { DashboardSession } from '../auth/sessions.js';
+import { BASE } from '../dashboard-context.js';
+import type { TurnQuery } from '../data/turns.js';
+import { Layout } from './layout.js';
+
+const DECISIONS = ['', 'pass', 'veto', 'escalate', 'error'] as const;
+
+function pageLink(query: TurnQuery, offset: number): string {
+  const params = new URLSearchParams({ ...(query.q ? { q: query.q } : {}), ...(query.decision ? { decision: query.decision } : {}), offset: String(offset) });
+  return `${BASE}/turns?${params.toString()}`;
+}
+
+export const TurnsPage: FC<{ dash: DashboardSession; tenantName: string; query: TurnQuery; turns: TurnRecord[]; more: boolean; total: number }> = ({ dash, tenantName, query, turns, more, total }) => (
+  <Layout title="Turns" section="turns" dash={dash} tenantName={tenantName}>
+    <form method="get" action={`${BASE}/turns`} role="search" class="card">
+      <label for="q">Search (contact id, words of the message or reply, turn id)</label>
+      <input id="q" name="q" type="search" value={query.q} />
+      <label for="decision">Decision</label>
+      <select id="decision" name="decision">
+        {DECISIONS.map((d) => (
+          <option value={d} selected={d === query.decision}>
+            {d || 'any'}
+          </option>
+        ))}
+      </select>
+      <div class="actions">
+        <button type="submit">Search</button>
+      </div>
+    </form>
+    <p class="muted">{total} turns in the log{query.q || query.decision ? ' (a search reads the newest 500)' : ''}.</p>
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">Newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Contact</th>
+            <th scope="col">Channel</th>
+            <th scope="col">Message</th>
+            <th scope="col">Decision</th>
+            <th scope="col">Deferred</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Model calls</th>
+          </tr>
+        </thead>
+        <tbody>
+          {turns.map((t) => (
+            <tr>
+              <td>
+                <a href={`${BASE}/turns/${t.turnId}`}>{t.startedAt.replace('T', ' ').slice(0, 19)}</a>
+              </td>
+              <td>{t.contactId}</td>
+              <td>{t.inbound.channel}</td>
+              <td>{(t.inbound.text ?? (t.inbound.callback ? `button: ${t.inbound.callback.answer}` : '')).slice(0, 80)}</td>
+              <td>
+                <span class={`badge ${t.decision}`}>{t.decision}</span>
+              </td>
+              <td>{t.deferred ? 'yes' : 'no'}</td>
+              <td>{t.timings.totalMs} ms</td>
+              <td>{t.steps.length}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+    {turns.length === 0 ? <p>No turns match.</p> : null}
+    <nav aria-label="Pages" class="actions">
+      {query.offset > 0 ? <a href={pageLink(query, Math.max(0, query.offset - query.limit))}>← Newer</a> : null}
+      {more ? <a href={pageLink(query, query.offset + query.limit)}>Older →</a> : null}
+    </nav>
+  </Layout>
+);

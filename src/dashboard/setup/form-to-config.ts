@@ -1,0 +1,127 @@
+import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
+
+/**
+ * The setup form's fields → a config candidate. Everything the form does not show (tool
+ * instances, retention, version, …) is kept from the current config; the candidate is then
+ * validated whole by the turn's own schema. Values that are not what the schema wants are passed
+ * through as typed (a number field holding "abc" stays a string) so the schema names the problem.
+ */
+export type FormFields = Record<string, string | File | (string | File)[]>;
+
+const text = (form: FormFields, name: string): string | undefined => {
+  const value = form[name];
+  const one = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof one === 'string' ? one : undefined;
+};
+const trimmed = (form: FormFields, name: string) => (text(form, name) ?? '').trim();
+const lines = (value: string) => value.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+const checked = (form: FormFields, name: string) => text(form, name) === 'on' || text(form, name) === 'yes';
+
+/** A number as the schema should see it: a number when it reads as one, else the text itself. */
+function numeric(value: string): number | string | undefined {
+  if (value === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;
+}
+
+/** Row indices present in the form for a list section (`flows.0.name`, `flows.1.name`, …). */
+function rowIndices(form: FormFields, section: string): number[] {
+  const found = new Set<number>();
+  const pattern = new RegExp(`^${section}\\.(\\d{1,3})\\.`);
+  for (const key of Object.keys(form)) {
+    const m = pattern.exec(key);
+    if (m) found.add(Number(m[1]));
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/** A list section's rows: a row marked "remove", or one left entirely blank (the empty "add" row), is dropped. */
+function rows<T>(form: FormFields, section: string, fields: string[], build: (get: (f: string) => string, i: number) => T): T[] {
+  const out: T[] = [];
+  for (const i of rowIndices(form, section)) {
+    const get = (f: string) => trimmed(form, `${section}.${i}.${f}`);
+    if (checked(form, `${section}.${i}.remove`)) continue;
+    if (fields.every((f) => get(f) === '')) continue;
+    out.push(build(get, i));
+  }
+  return out;
+}
+
+export function formToConfig(form: FormFields, current: TenantConfig): Record<string, unknown> {
+  const candidate: Record<string, unknown> = { ...current };
+  candidate.displayName = trimmed(form, 'displayName');
+  candidate.persona = trimmed(form, 'persona');
+  candidate.modelId = trimmed(form, 'modelId');
+  candidate.locale = trimmed(form, 'locale');
+  candidate.deadlineMs = numeric(trimmed(form, 'deadlineMs'));
+  candidate.holdingReply = text(form, 'holdingReply') ?? '';
+  candidate.fallbackReply = trimmed(form, 'fallbackReply');
+
+  candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({ name: get('name'), ns: get('ns'), description: get('description'), keywords: commaList(get('keywords')) }));
+  candidate.tags = rows(form, 'tags', ['name', 'description'], (get) => ({ name: get('name'), description: get('description') }));
+  candidate.fields = rows(form, 'fields', ['name', 'description', 'choices'], (get) => {
+    const choices = commaList(get('choices'));
+    return { name: get('name'), type: get('type') || 'text', description: get('description'), ...(choices.length ? { choices } : {}) };
+  });
+  candidate.faq = rows(form, 'faq', ['id', 'question', 'answer'], (get) => ({ id: get('id'), question: get('question'), answer: get('answer') }));
+
+  const manifest: Record<string, unknown> = {};
+  for (const i of rowIndices(form, 'manifest')) {
+    const get = (f: string) => trimmed(form, `manifest.${i}.${f}`);
+    const tool = get('tool');
+    if (!tool || get('effect') === '') continue;
+    const resources = commaList(get('resources'));
+    manifest[tool] = {
+      effect: get('effect'),
+      ...(get('confirm') ? { confirm: get('confirm') } : {}),
+      ...(checked(form, `manifest.${i}.approval`) ? { approval: 'pinned' } : {}),
+      ...(get('guidance') ? { guidance: get('guidance') } : {}),
+      ...(checked(form, `manifest.${i}.pinned`) ? { pinned: true } : {}),
+      ...(checked(form, `manifest.${i}.answers_directly`) ? { answers_directly: true } : {}),
+      ...(get('undo') ? { undo: get('undo') } : {}),
+      ...(resources.length ? { resources } : {}),
+    };
+  }
+  candidate.manifest = manifest;
+
+  const order = lines(text(form, 'toolOrder') ?? '');
+  if (order.length) candidate.toolOrder = order;
+  else delete candidate.toolOrder;
+
+  candidate.thresholds = { minConfidence: numeric(trimmed(form, 'thresholds.minConfidence')), guardrailTimeoutMs: numeric(trimmed(form, 'thresholds.guardrailTimeoutMs')) };
+
+  // The guardrail settings: the deny-list and card blocking as fields, the rest as JSON.
+  const rawGuardrails = trimmed(form, 'guardrails');
+  let guardrails: unknown = {};
+  if (rawGuardrails) {
+    try {
+      guardrails = JSON.parse(rawGuardrails);
+    } catch {
+      guardrails = rawGuardrails;
+    }
+  }
+  if (guardrails && typeof guardrails === 'object' && !Array.isArray(guardrails)) {
+    const g = guardrails as Record<string, unknown>;
+    const content = g.content && typeof g.content === 'object' && !Array.isArray(g.content) ? (g.content as Record<string, unknown>) : {};
+    g.content = { ...content, denyPhrases: lines(text(form, 'guardrails.content.denyPhrases') ?? ''), blockCardNumbers: checked(form, 'guardrails.content.blockCardNumbers') };
+  }
+  candidate.guardrails = guardrails;
+
+  const handoffTag = trimmed(form, 'handoff.tag');
+  candidate.handoff = { ...(handoffTag ? { tag: handoffTag } : {}), reply: trimmed(form, 'handoff.reply'), silenceMinutes: numeric(trimmed(form, 'handoff.silenceMinutes')) };
+  // The tenant is the session's, whatever a form says (the caller sets it again).
+  candidate.tenantId = current.tenantId;
+  return candidate;
+}
+
+/** The guardrail settings shown in the JSON box: everything but the two fields that have their own controls. */
+export function guardrailsJson(guardrails: unknown): string {
+  if (!guardrails || typeof guardrails !== 'object') return typeof guardrails === 'string' ? guardrails : '{}';
+  const g = { ...(guardrails as Record<string, unknown>) };
+  if (g.content && typeof g.content === 'object') {
+    const { denyPhrases: _d, blockCardNumbers: _b, ...rest } = g.content as Record<string, unknown>;
+    g.content = rest;
+  }
+  return JSON.stringify(g, null, 2);
+}
