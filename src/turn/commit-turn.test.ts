@@ -240,6 +240,12 @@ describe('commitTurn: one row per call, and what the record says about the commi
     expect(record.approvals).toEqual(earlier.approvals);
     expect(record.pendingConfirmation).toMatch(/^cf_/);
     expect(record.pendingConfirmation).not.toBe(earlier.approvals[0]);
+    // Only the reused approval: it is no confirmation.
+    const ctx3 = stageContext(first.config, { ...first.ctx.inbound, messageKey: `${first.ctx.inbound.messageKey}:3` });
+    const d3 = decision({ pin: [{ ...gated, id: 'a_wipe_third' }] });
+    const third = await commitTurn(first.deps, ctx3, d3, draftFor(ctx3, d3));
+    expect(third.pendingConfirmation).toBeNull();
+    expect(third.approvals).toEqual(earlier.approvals);
   });
 
   it('approvals only: the rows are written, no confirmation', async () => {
@@ -252,7 +258,10 @@ describe('commitTurn: one row per call, and what the record says about the commi
 
   it('records the round trips and times it spent, never more than elapsed', async () => {
     const { ctx, deps, commit } = setup();
+    // Round trips already spent in the turn are not the commit's.
+    await deps.session.one((r) => r.ping());
     const before = deps.session.roundTrips;
+    expect(before).toBeGreaterThan(0);
     const record = await commit(decision({ commit: [action('timed', 'none')] }));
     expect(record.redisRoundTrips.afterModel).toBe(deps.session.roundTrips - before);
     expect(record.timings.totalMs).toBeGreaterThanOrEqual(0);
