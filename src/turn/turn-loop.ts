@@ -37,7 +37,7 @@ function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRe
  * budget. A contact with a human gets no model call at all. A failure before the model answers
  * (an invalid tool order, a thrown tool builder) is an `error` outcome, never a throw.
  */
-export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
+export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
   const { config, inbound } = ctx;
   const started = performance.now();
   const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
