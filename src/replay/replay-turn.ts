@@ -20,7 +20,7 @@ export interface ReplayDeps {
 }
 
 export interface ReplayOptions {
-  /** The conversation history the turn saw (the record does not hold it yet); none by default. */
+  /** The conversation history the turn saw; by default the record's (none for a record without it). */
   history?: HistoryEntry[];
   /** Model budget for the replayed loop. */
   deadlineMs?: number;
@@ -52,7 +52,7 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     turnId: record.turnId,
     inbound: record.inbound,
     config: candidate,
-    history: options.history ?? [],
+    history: options.history ?? record.request?.history ?? [],
     deadlineAt: startedAt + (options.deadlineMs ?? candidate.asyncDeadlineMs),
     startedAt,
     roundTripsBeforeModel: 0,
@@ -62,7 +62,8 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
   };
   const staging = new TurnStaging(record.turnId);
   const notes: string[] = [];
-  const { loop, instructions } = await runTurnLoop({ model }, ctx, staging, notes);
+  // The recorded canary, so a rebuilt request is the recorded one byte for byte.
+  const { loop, instructions } = await runTurnLoop({ model }, ctx, staging, notes, record.request?.canary);
   const { judged } = await judgeTurn(deps.guardrails, { inbound: ctx.inbound, config: candidate, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   const now = deps.now ?? (() => new Date(record.startedAt));
   const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: false, staged: staging.actions, config: candidate, turnId: record.turnId, now: now(), channel: ctx.inbound.channel });
