@@ -17,6 +17,9 @@ export interface TurnLoopResult {
   /** All the system text the model saw, instructions then canary line ('' when it was not called): the leak guardrail reads it. */
   instructions: string;
   modelMs: number;
+  /** The canary and tool order the model saw (absent when it was not called): the record keeps them for a replay. */
+  canary?: string;
+  toolOrder?: string[];
 }
 
 /** Time kept back from the model for guardrails and the commit. */
@@ -37,7 +40,7 @@ function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRe
  * budget. A contact with a human gets no model call at all. A failure before the model answers
  * (an invalid tool order, a thrown tool builder) is an `error` outcome, never a throw.
  */
-export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
+export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContext, staging: TurnStaging, notes: string[], replayCanary?: string): Promise<TurnLoopResult> {
   const { config, inbound } = ctx;
   const started = performance.now();
   const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
@@ -47,7 +50,8 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
     const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
     notes.push(...toolset.refused);
     const instructions = buildInstructions(config, toolset);
-    const canary = newCanary();
+    // A replay rebuilding a recorded request uses the recorded canary; a live turn a fresh one.
+    const canary = replayCanary ?? newCanary();
     systemText = systemTextOf(instructions, canary);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('turn deadline')), modelBudgetMs(ctx, performance.now()));
@@ -65,7 +69,7 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
         notes,
         providerOptions: { openai: { safetyIdentifier } },
       });
-      return done(loop, systemText);
+      return { ...done(loop, systemText), canary, toolOrder: toolset.order.map(String) };
     } finally {
       clearTimeout(timer);
     }
