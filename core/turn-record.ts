@@ -75,4 +75,10 @@ export interface TurnRecord {
   startedAt: string;
   finishedAt: string;
   notes: string[];
+  /**
+   * The tool shortlist's work on this turn (tools/shortlist.ts), present only when it was active:
+   * the tools offered (and the resources of those it narrowed), what it dropped and why, the full
+   * menu's estimated tokens, and whether a refusal widened step 2 to the full menu.
+   */
+  shortlist?: { offered: string[]; resources: Record<string, string[]>; dropped: string[]; fullTokens: number; widened: boolean };
 }

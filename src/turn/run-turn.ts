@@ -38,14 +38,14 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   const staging = new TurnStaging(turnId);
   const loadMs = Math.round(performance.now() - ctx.startedAt);
 
-  const { loop, instructions, modelMs } = await runTurnLoop(deps, ctx, staging, notes);
+  const { loop, instructions, modelMs, shortlist } = await runTurnLoop(deps, ctx, staging, notes);
   const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
   const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel });
 
   const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
-  return commitTurn(deps, ctx, decision, draft);
+  return commitTurn(deps, ctx, decision, shortlist ? { ...draft, shortlist } : draft);
 }
 
 /** The record as the stages leave it; the commit stage adds what it pins and commits. */

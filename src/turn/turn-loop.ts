@@ -4,7 +4,8 @@ import { ToolOrderError } from '../../core/tenant/tool-order.js';
 import { newCanary } from '../../guardrails/canary.js';
 import { buildTurnTools } from '../../tools/registry.js';
 import type { TurnStaging } from '../../tools/staging.js';
-import type { HedgeRecord } from '../../core/turn-record.js';
+import type { HedgeRecord, TurnRecord } from '../../core/turn-record.js';
+import { HISTORY_WINDOW, shortlist } from '../../tools/shortlist.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { takeHedge } from '../models/hedge-budget.js';
 import { hedgedModel } from '../models/hedged-model.js';
@@ -17,6 +18,8 @@ export interface TurnLoopResult {
   /** All the system text the model saw, instructions then canary line ('' when it was not called): the leak guardrail reads it. */
   instructions: string;
   modelMs: number;
+  /** The shortlist's record, when it was active (core/turn-record.ts). */
+  shortlist?: NonNullable<TurnRecord['shortlist']>;
 }
 
 /** Time kept back from the model for guardrails and the commit. */
@@ -40,11 +43,14 @@ function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRe
 export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
   const { config, inbound } = ctx;
   const started = performance.now();
-  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
+  let listed: TurnLoopResult['shortlist'];
+  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started), ...(listed ? { shortlist: listed } : {}) });
   if (ctx.inHandoffUntil) return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
   let systemText = '';
   try {
-    const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+    const list = shortlist(config, [...ctx.history.slice(-HISTORY_WINDOW).map((h) => h.text), inbound.text ?? '']);
+    const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder, list);
+    if (list.active) listed = { offered: toolset.order, resources: list.resources, dropped: list.dropped, fullTokens: list.fullTokens, widened: false };
     notes.push(...toolset.refused);
     const instructions = buildInstructions(config, toolset);
     const canary = newCanary();
@@ -64,6 +70,14 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
         abortSignal: controller.signal,
         notes,
         providerOptions: { openai: { safetyIdentifier } },
+        ...(listed
+          ? {
+              widen: () => {
+                listed!.widened = true;
+                return buildTurnTools({ config, inbound, staging }, config.toolOrder);
+              },
+            }
+          : {}),
       });
       return done(loop, systemText);
     } finally {
