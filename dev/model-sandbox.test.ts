@@ -78,6 +78,17 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
     expect(next.toolCalls.map((c) => (c.input as { text?: string }).text)).toEqual(['second step']);
   });
 
+  it('a hedge that overtakes the call it races (same body, arriving first) still shares its step; a different body does not', async () => {
+    const sid = safetyIdentifierFor('tenant-h', '8');
+    sandbox.script({ safetyIdentifier: sid, steps: [{ reply: { ...reply, text: 'one' } }, { reply: { ...reply, text: 'two' } }, { reply: { ...reply, text: 'three' } }] });
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], safety_identifier: sid });
+    const send = (b: string, hedge: boolean) => fetch(`${sandbox.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(hedge ? { 'x-staged-agent-hedge': '1' } : {}) }, body: b });
+    await (await send(body, true)).text();
+    await (await send(body, false)).text();
+    await (await send(body.replace('hi', 'hello'), false)).text();
+    expect(sandbox.calls({ safetyIdentifier: sid }).map((c) => [c.stepIndex, c.hedge])).toEqual([[0, true], [0, false], [1, false]]);
+  });
+
   it('pops one step per call, in order, per safety identifier (a two-step loop)', async () => {
     const a = safetyIdentifierFor('t', '1');
     const b = safetyIdentifierFor('t', '2');

@@ -153,8 +153,11 @@ class ModelSandboxState {
   private scripts = new Map<string, Script>();
   private recorded: RecordedModelCall[] = [];
   private seq = 0;
-  /** The step each identifier was served last: what a hedge of that call gets again. */
-  private lastServed = new Map<string, { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] }>();
+  /**
+   * The step each identifier was served last, with the request body and whether it was a hedge:
+   * the other request of a hedged pair (same body) gets that step again, whichever arrives first.
+   */
+  private lastServed = new Map<string, { step: ScriptStep; index: number | null; source: RecordedModelCall['source']; body: string; hedge: boolean; paired: boolean }>();
 
   constructor(private readonly maxRecorded: number) {}
 
@@ -177,15 +180,20 @@ class ModelSandboxState {
   }
 
   /** The step for one call: the identifier's script, else the default script, else the unscripted reply. */
-  next(id: string | null): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
+  /**
+   * The step for a request. A hedge is the same request again, so the two requests of a pair get
+   * one step: a hedge whose body matches the last request served gets its step, and so does a
+   * request arriving after its own hedge (under load a hedge can overtake the call it races).
+   */
+  serve(id: string | null, body: string, hedge: boolean): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
+    const last = id ? this.lastServed.get(id) : undefined;
+    if (last && !last.paired && last.body === body && (hedge || last.hedge)) {
+      last.paired = true;
+      return last;
+    }
     const served = this.pick(id);
-    if (id) this.lastServed.set(id, served);
+    if (id) this.lastServed.set(id, { ...served, body, hedge, paired: false });
     return served;
-  }
-
-  /** A hedge is the same request again, so it gets the step its first request got (else the next one). */
-  again(id: string | null): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
-    return (id ? this.lastServed.get(id) : undefined) ?? this.next(id);
   }
 
   private pick(id: string | null): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
@@ -344,7 +352,7 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
       return;
     }
     const hedge = req.headers[HEDGE_HEADER] === '1';
-    const { step, index, source } = hedge ? state.again(base.safetyIdentifier) : state.next(base.safetyIdentifier);
+    const { step, index, source } = state.serve(base.safetyIdentifier, text, hedge);
     const rec = state.record({ ...base, source, stepIndex: index, step, hedge, status: 0, aborted: false, servedMs: 0 });
     const finish = (status: number, aborted: boolean) => {
       rec.status = aborted ? 0 : status;

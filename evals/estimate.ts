@@ -84,6 +84,11 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
   };
   let skipped = 0;
   for (const c of cases) {
+    // A Messenger turn is answered at once and has no webhook deadline: not part of these kinds.
+    if (c.channel === 'messenger') {
+      skipped += c.turns.length;
+      continue;
+    }
     const config = deepMerge<TenantConfigInput>(demoTenantConfig('x'), c.tenant.overrides);
     const reads = readToolNames({ tools: (config.tools ?? []) as TenantConfig['tools'] });
     for (const [ti, turn] of c.turns.entries()) {
@@ -187,7 +192,7 @@ export function renderEstimate(e: Estimate): string {
         ]
       : []),
     `p95(staging only) / p95(no tool): ours ${fmtRatio(e.ratio.ours)}, naive 2-step ${fmtRatio(e.ratio.naive)}`,
-    e.skippedTurns ? `(${e.skippedTurns} turns without a model call or with a scripted model error were left out)` : '',
+    e.skippedTurns ? `(${e.skippedTurns} turns without a model call, with a scripted model error, or on Messenger (no webhook deadline) were left out)` : '',
   ]
     .filter(Boolean)
     .join('\n');

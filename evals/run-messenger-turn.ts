@@ -16,7 +16,7 @@ import { postWebhook, repeatDelivery } from './webhook-deliveries.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The event Meta posts for one text message of the contact (protocols/manychat-messenger.md §3.2). */
+/** The event Meta posts for one text message of the contact (docs/protocols.md, Messenger). */
 export function messengerEvent(pageId: string, psid: string, mid: string, text: string, timestamp: number): Record<string, unknown> {
   return { object: 'page', entry: [{ id: pageId, time: Date.now(), messaging: [{ sender: { id: psid }, recipient: { id: pageId }, timestamp, message: { mid, text } }] }] };
 }

@@ -2,7 +2,7 @@ import type { ApiFailure, ApiResult, ManyChatApi } from '../core/actions/channel
 
 /**
  * A small typed client for the ManyChat public API endpoints the outbox performs
- * (protocols/manychat-messenger.md §2). It never throws for an API or network failure: every
+ * (docs/protocols.md, ManyChat public API). It never throws for an API or network failure: every
  * call answers a `ApiResult` that says whether a retry can help, so the ledger rules in
  * `deliver-entry.ts` can decide without parsing errors. It never logs; the API key is only ever
  * placed in the Authorization header.

@@ -2,7 +2,7 @@ import type { ApiResult, MessengerApi } from '../core/actions/channel-api.js';
 import { parseRetryAfter } from './manychat-client.js';
 
 /**
- * A small typed client for the Messenger Send API (protocols/manychat-messenger.md §3.5-3.6):
+ * A small typed client for the Messenger Send API (docs/protocols.md, Messenger):
  * `POST <graph>/me/messages` with the page access token. Like the ManyChat client it never throws
  * and never logs; the token travels only in the Authorization header.
  *

@@ -26,7 +26,7 @@ export interface ManyChatCallbackButton {
   payload: Record<string, unknown>;
 }
 
-/** The ManyChat public API endpoints the outbox performs (protocols/manychat-messenger.md §2). */
+/** The ManyChat public API endpoints the outbox performs (docs/protocols.md, ManyChat public API). */
 export interface ManyChatApi {
   sendFlow(subscriberId: string, flowNs: string): Promise<ApiResult>;
   sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string): Promise<ApiResult>;
@@ -43,7 +43,7 @@ export interface MessengerQuickReply {
 }
 
 /**
- * The Messenger Send API (protocols/manychat-messenger.md §3.5-3.6). The client decides the
+ * The Messenger Send API (docs/protocols.md, Messenger). The client decides the
  * `messaging_type` from the 24-hour window: `RESPONSE` inside it; outside it only a message tag
  * the tenant allows, never `HUMAN_AGENT` for automated content; otherwise it refuses (permanent).
  */

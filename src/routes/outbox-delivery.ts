@@ -13,7 +13,7 @@ export const DELIVERY_BODY_LIMIT = 64 * 1024;
 
 /**
  * QStash answers: any 2xx is done; other statuses are retried (honouring Retry-After); 489 with
- * `Upstash-NonRetryable-Error: true` fails at once into QStash's DLQ (protocols/upstash-qstash.md B4).
+ * `Upstash-NonRetryable-Error: true` fails at once into QStash's DLQ (docs/protocols.md, QStash).
  */
 function nonRetryable(c: Context<SignedContext>, error: string, details?: string[]) {
   c.header('Upstash-NonRetryable-Error', 'true');

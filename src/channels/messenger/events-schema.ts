@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The Messenger Platform webhook body (protocols/manychat-messenger.md §3.2): `object: "page"`,
+ * The Messenger Platform webhook body (docs/protocols.md, Messenger): `object: "page"`,
  * `entry[]`, each with `messaging[]` (or `standby[]` during a handover). Loose objects: Meta adds
  * fields; we read only these. Ids are PSIDs / page ids (digit strings).
  */
@@ -28,10 +28,13 @@ const PostbackSchema = z.looseObject({
 
 export const MessagingItemSchema = z.looseObject({
   sender: z.looseObject({ id }),
-  recipient: z.looseObject({ id }),
-  /** ms since the epoch: when the contact acted. Orders one contact's messages. */
-  // Bounded to times a Date can hold (a larger one would throw where it becomes an ISO string).
-  timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000),
+  recipient: z.looseObject({ id }).optional(),
+  /**
+   * ms since the epoch: when the contact acted; orders one contact's messages. Optional: Meta's
+   * delivery events carry none, and one such item must not make the whole batch a 400 (Meta would
+   * retry it for a day and a half). Bounded to times a Date can hold.
+   */
+  timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000).optional(),
   message: MessageSchema.optional(),
   postback: PostbackSchema.optional(),
 });
@@ -40,7 +43,8 @@ export type MessagingItem = z.infer<typeof MessagingItemSchema>;
 const EntrySchema = z.looseObject({
   id,
   time: z.number().optional(),
-  messaging: z.array(MessagingItemSchema).max(1000).optional(),
+  /** Read one by one (read-events.ts): an item we cannot read is skipped, not the batch refused. */
+  messaging: z.array(z.unknown()).max(1000).optional(),
   /** Events for an app that does not hold the thread (handover): not ours to answer. */
   standby: z.array(z.unknown()).optional(),
 });

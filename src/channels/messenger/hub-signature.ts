@@ -1,5 +1,5 @@
 /**
- * Meta's webhook signature (protocols/manychat-messenger.md §3.3): `X-Hub-Signature-256:
+ * Meta's webhook signature (docs/protocols.md, Messenger): `X-Hub-Signature-256:
  * sha256=<hex>`, an HMAC-SHA256 of the request body keyed with the app secret. Meta signs the
  * bytes it sends (an escaped-unicode JSON form), so the check runs over the raw bytes received,
  * never over JSON parsed and serialised again. WebCrypto's `verify` compares the MAC itself

@@ -24,6 +24,18 @@ describe('readEvents: every entry and messaging item, sorted by when the contact
     expect(events.filter((e) => e.kind === 'ignored').map((e) => e.kind === 'ignored' && e.why).sort()).toEqual(['delivery event', 'echo of our own message', 'read event', 'standby (another app holds the thread)']);
   });
 
+  it('an item it cannot read is skipped with the reason; the other items of the batch still run', () => {
+    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: 'not-a-psid' }, message: { mid: 'a', text: 'x' } }, 'junk', from('1', 5, { message: { mid: 'b', text: 'fine' } })] }] }), 't', at);
+    expect(events.map((e) => e.kind)).toEqual(['ignored', 'ignored', 'message']);
+    expect(events[0]).toMatchObject({ why: expect.stringContaining('sender.id: must be a numeric id') });
+  });
+
+  it('a delivery event without a timestamp (as Meta sends them) is read and ignored, not refused', () => {
+    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: '1' }, recipient: { id: page }, delivery: { mids: ['m'], watermark: 1 } }, { sender: { id: '1' }, message: { mid: 'm9', text: 'hi' } }] }] }), 't', at);
+    expect(events.map((e) => e.kind)).toEqual(['ignored', 'message']);
+    expect(events[1]).toMatchObject({ inbound: { contact: { lastInteraction: at.toISOString() } } });
+  });
+
   it('the message time starts the window; receivedAt is when we got it; attachments keep type and URL only', () => {
     const [e] = readEvents(webhook([from('1', Date.parse('2026-06-01T09:00:00Z'), { message: { mid: 'm', attachments: [{ type: 'image', payload: { url: 'https://x.test/a.jpg', sticker_id: 1 } }, { type: 'location', payload: null }] } })]), 't', at);
     expect(e).toMatchObject({ kind: 'message', inbound: { channel: 'messenger', text: '', contact: { lastInteraction: '2026-06-01T09:00:00.000Z', fields: {} }, receivedAt: at.toISOString(), attachments: [{ type: 'image', url: 'https://x.test/a.jpg' }, { type: 'location' }] } });

@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../../../core/inbound-message.js';
-import type { MessagingItem, MessengerWebhook } from './events-schema.js';
+import { MessagingItemSchema, type MessagingItem, type MessengerWebhook } from './events-schema.js';
 import { readConfirmPayload, type ConfirmPayload } from './quick-replies.js';
 
 /**
@@ -8,7 +8,8 @@ import { readConfirmPayload, type ConfirmPayload } from './quick-replies.js';
  *   turn, keyed by its `mid` so Meta's retries join the first turn;
  * - a press of one of our confirmation buttons (quick reply or postback payload) → the signed
  *   confirmation callback, no model;
- * - echoes of our own sends, deliveries, reads, reactions, handover `standby[]` → ignored.
+ * - echoes of our own sends, deliveries, reads, reactions, handover `standby[]`, and items we cannot
+ *   read (each with its reason; the others still run) → ignored.
  * Sorted by the time the contact acted (Meta may batch or reorder).
  */
 export type MessengerEvent =
@@ -19,7 +20,13 @@ export type MessengerEvent =
 export function readEvents(webhook: MessengerWebhook, tenantId: string, receivedAt: Date): MessengerEvent[] {
   const events: MessengerEvent[] = [];
   for (const entry of webhook.entry) {
-    for (const item of entry.messaging ?? []) events.push(readItem(item, tenantId, receivedAt));
+    for (const raw of entry.messaging ?? []) {
+      // One unreadable item (a new event type, a field of an unexpected type) must not make Meta
+      // retry the whole batch for a day and a half: it is skipped, with the reason, and the rest run.
+      const item = MessagingItemSchema.safeParse(raw);
+      if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
+      else events.push({ kind: 'ignored', why: `an item we cannot read (${item.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ').slice(0, 200)})` });
+    }
     if (entry.standby?.length) events.push(...entry.standby.map(() => ({ kind: 'ignored' as const, why: 'standby (another app holds the thread)' })));
   }
   const at = (e: MessengerEvent) => (e.kind === 'ignored' ? 0 : e.at);
@@ -28,7 +35,8 @@ export function readEvents(webhook: MessengerWebhook, tenantId: string, received
 
 function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): MessengerEvent {
   const contactId = item.sender.id;
-  const at = item.timestamp;
+  // No timestamp (not seen on messages, but not ours to assume): the time we received it.
+  const at = item.timestamp ?? receivedAt.getTime();
   const message = item.message;
   if (message) {
     if (message.is_echo) return { kind: 'ignored', why: 'echo of our own message' };

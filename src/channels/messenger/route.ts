@@ -26,7 +26,7 @@ const VerifyQuerySchema = z.object({
 const ABSENT_SECRET = 'no-secret-for-this-tenant';
 
 /**
- * The Messenger Platform webhook of one tenant (protocols/manychat-messenger.md §3):
+ * The Messenger Platform webhook of one tenant (docs/protocols.md, Messenger):
  * - `GET /v1/messenger/:tenant` — the subscription check: `hub.mode=subscribe` and the tenant's
  *   verify token (constant time) echo `hub.challenge`; anything else is 403.
  * - `POST /v1/messenger/:tenant` — `X-Hub-Signature-256` verified over the raw bytes with the
@@ -85,6 +85,8 @@ export function messengerRoutes() {
     if (!webhook.success) return jsonError(c, 400, 'invalid Messenger webhook body', zodProblems(webhook.error));
 
     const events = readEvents(webhook.data, tenant.config.tenantId, new Date());
+    const unreadable = events.flatMap((e) => (e.kind === 'ignored' && e.why.startsWith('an item we cannot read') ? [e.why] : []));
+    if (unreadable.length) console.warn(`Messenger: tenant ${tenant.config.tenantId}: ${unreadable.length} item(s) skipped, e.g. ${unreadable[0]}`);
     const counts = { messages: 0, presses: 0, ignored: 0 };
     for (const e of events) counts[e.kind === 'message' ? 'messages' : e.kind === 'confirm' ? 'presses' : 'ignored']++;
     if (tenant.meta.status === 'suspended') {
