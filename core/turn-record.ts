@@ -94,4 +94,10 @@ export interface TurnRecord {
   notes: string[];
   /** Absent on turns recorded before it existed, and when the model was not called. */
   request?: ModelRequestRecord;
+  /**
+   * The tool shortlist's work on this turn (tools/shortlist.ts), present only when it was active:
+   * the tools offered (and the resources of those it narrowed), what it dropped and why, the full
+   * menu's estimated tokens, and whether a refusal widened step 2 to the full menu.
+   */
+  shortlist?: { offered: string[]; resources: Record<string, string[]>; dropped: string[]; fullTokens: number; widened: boolean };
 }
