@@ -213,3 +213,69 @@ describe('commitTurn: the publish is off the reply path and may fail', () => {
     expect(await read.pending()).toBe(true);
   });
 });
+
+describe('commitTurn: one row per call, and what the record says about the commit', () => {
+  it('a gated call the contact already has a live row for reuses that row: no second row, the same buttons', async () => {
+    const first = setup();
+    const gated = action('newsletter', 'confirm');
+    const earlier = await first.commit(decision({ pin: [gated] }));
+    // The same contact stages the same call again in a later turn.
+    const ctx2 = stageContext(first.config, { ...first.ctx.inbound, messageKey: `${first.ctx.inbound.messageKey}:2` });
+    const again = { ...gated, id: 'a_newsletter_again' };
+    const d = decision({ pin: [again] });
+    const record = await commitTurn(first.deps, ctx2, d, draftFor(ctx2, d));
+    expect(record.pendingConfirmation).toBe(earlier.pendingConfirmation);
+    expect(record.notes).toContain(`a_newsletter_again is already waiting in ${earlier.pendingConfirmation}; no second row`);
+    expect(record.reply.quickReplies.map((q) => q.callback?.pendingId)).toEqual([earlier.pendingConfirmation, earlier.pendingConfirmation]);
+    expect(record.approvals).toEqual([]);
+  });
+
+  it('a reused approval row is named again, not a confirmation', async () => {
+    const first = setup();
+    const gated = action('wipe', 'approval');
+    const earlier = await first.commit(decision({ pin: [gated] }));
+    const ctx2 = stageContext(first.config, { ...first.ctx.inbound, messageKey: `${first.ctx.inbound.messageKey}:2` });
+    const d = decision({ pin: [{ ...gated, id: 'a_wipe_again' }, action('fresh', 'confirm')] });
+    const record = await commitTurn(first.deps, ctx2, d, draftFor(ctx2, d));
+    expect(record.approvals).toEqual(earlier.approvals);
+    expect(record.pendingConfirmation).toMatch(/^cf_/);
+    expect(record.pendingConfirmation).not.toBe(earlier.approvals[0]);
+  });
+
+  it('approvals only: the rows are written, no confirmation', async () => {
+    const { config, commit } = setup();
+    const record = await commit(decision({ pin: [action('wipe_only', 'approval')] }));
+    expect(record.pendingConfirmation).toBeNull();
+    expect(record.approvals).toHaveLength(1);
+    expect((await loadPinned(session(), config.tenantId, record.approvals[0]!))?.status).toBe('pending');
+  });
+
+  it('records the round trips and times it spent, never more than elapsed', async () => {
+    const { ctx, deps, commit } = setup();
+    const before = deps.session.roundTrips;
+    const record = await commit(decision({ commit: [action('timed', 'none')] }));
+    expect(record.redisRoundTrips.afterModel).toBe(deps.session.roundTrips - before);
+    expect(record.timings.totalMs).toBeGreaterThanOrEqual(0);
+    expect(record.timings.totalMs).toBeLessThanOrEqual(Math.ceil(performance.now() - ctx.startedAt));
+    expect(record.timings.commitMs).toBeGreaterThanOrEqual(0);
+    expect(record.timings.commitMs).toBeLessThanOrEqual(Math.ceil(performance.now() - ctx.startedAt));
+  });
+
+  it('warns about a failed publish only, naming the turn; nothing to publish, nothing said', async () => {
+    const warned: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => void warned.push(args.map(String).join(' '));
+    try {
+      const ok = setup();
+      await ok.commit(decision({ commit: [action('fine', 'none')] }));
+      const none = setup();
+      await none.commit(decision());
+      expect(warned).toEqual([]);
+      const failing = setup({ deps: { publisher: recordingPublisher(true).publisher } });
+      await failing.commit(decision({ commit: [action('one', 'none')] }));
+      expect(warned).toEqual([`QStash publish of turn ${failing.ctx.turnId} failed (QStash is down); the sweeper will publish it again`]);
+    } finally {
+      console.warn = original;
+    }
+  });
+});

@@ -3,8 +3,8 @@ import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
-import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
-import { readLedger } from '../../outbox/ledger.js';
+import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { leaseKey, readLedger } from '../../outbox/ledger.js';
 import { OutboxEntrySchema } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { action, callsFor, client, connect, dropTenant, entryFor, FLOW_BROCHURE, FLOW_TOUR, newSubscriber, performed, startTestSandbox, uniqueId, writeEntry } from './outbox-fixtures.js';
@@ -40,6 +40,27 @@ async function isPending(turnId: string): Promise<boolean> {
 }
 
 describe('deliverOutboxEntry', () => {
+  it('a delivery that finds the lease held performs nothing and answers busy until the holder\'s lease runs out', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'another-delivery', { px: 4_500 }));
+    const busy = await deliver(turnId);
+    expect(busy.outcome).toBe('busy');
+    expect(busy.retryAfterSeconds).toBe(5);
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    // The holder's lease is left alone.
+    expect(await session.one((r) => r.get(leaseKey(tenantId, turnId)))).toBe('another-delivery');
+    // A lease about to run out: come back after the minimum.
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'another-delivery', { px: 200 }));
+    expect((await deliver(turnId)).retryAfterSeconds).toBe(BUSY_RETRY_AFTER_SECONDS);
+    await session.one((r) => r.del(leaseKey(tenantId, turnId)));
+    expect((await deliver(turnId)).outcome).toBe('done');
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+    // The delivery released its own lease when it finished.
+    expect(await session.one((r) => r.exists(leaseKey(tenantId, turnId)))).toBe(0);
+  });
+
   it('performs every action once, in order, and closes the entry', async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
