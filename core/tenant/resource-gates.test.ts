@@ -93,6 +93,11 @@ describe('resourceProblems', () => {
     expect(resourceProblems(testConfig())).toEqual([]);
     expect(resourceProblems(withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] }))).toEqual([]);
   });
+  it('a tool with no declaration has no resources to check (and does not throw)', () => {
+    const base = testConfig();
+    const { tag_contact: _dropped, ...manifest } = base.manifest;
+    expect(resourceProblems({ ...base, manifest })).toEqual([]);
+  });
   it('a kind with no resources knows none', () => {
     const base = testConfig();
     const config = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' as const, resources: ['faq:x'] } } };
