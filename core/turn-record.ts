@@ -1,3 +1,4 @@
+import type { HistoryEntry } from './history-entry.js';
 import type { InboundMessage } from './inbound-message.js';
 import type { Reply } from './reply.js';
 import type { StagedAction } from './staged-action.js';
@@ -47,6 +48,22 @@ export interface OutgoingReply {
   quickReplies: { caption: string; callback?: { pendingId: string; answer: 'yes' | 'no'; nonce: string } }[];
 }
 
+/**
+ * What rebuilds the turn's model requests exactly (shadow replay, src/replay/): with the same
+ * config (its digest says whether it is), the inbound, this history and this canary, the loop
+ * sends the same request bytes, the tools in this order.
+ */
+export interface ModelRequestRecord {
+  /** SHA-256 of the canonical JSON of the tenant config the turn ran with. */
+  configDigest: string;
+  /** The tool list in the order the model saw it. */
+  toolOrder: string[];
+  /** The per-turn canary line's token (a secret only for the turn it guarded). */
+  canary: string;
+  /** The conversation history the prompt was built from. */
+  history: HistoryEntry[];
+}
+
 export interface TurnRecord {
   turnId: string;
   tenantId: string;
@@ -75,4 +92,12 @@ export interface TurnRecord {
   startedAt: string;
   finishedAt: string;
   notes: string[];
+  /** Absent on turns recorded before it existed, and when the model was not called. */
+  request?: ModelRequestRecord;
+  /**
+   * The tool shortlist's work on this turn (tools/shortlist.ts), present only when it was active:
+   * the tools offered (and the resources of those it narrowed), what it dropped and why, the full
+   * menu's estimated tokens, and whether a refusal widened step 2 to the full menu.
+   */
+  shortlist?: { offered: string[]; resources: Record<string, string[]>; dropped: string[]; fullTokens: number; widened: boolean };
 }

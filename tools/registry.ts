@@ -11,6 +11,7 @@ import { isReadToolKind } from '../core/tenant/tenant-config.js';
 import { runEachCallOnce } from './run-once.js';
 import { wrappedSchema } from './schema-cache.js';
 import { stagingTool } from './staging-tool.js';
+import type { Shortlist } from './shortlist.js';
 import type { ToolContext, WritePolicy } from './tool-context.js';
 
 export const REPLY_TOOL_NAME = 'reply';
@@ -23,14 +24,14 @@ export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
 /** Kinds whose output can be the reply itself (`answers_directly`). */
 const DIRECT_ANSWER_KINDS: ReadonlySet<ToolInstance['kind']> = new Set(['search_faq']);
 
-function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, declaration: ToolDeclaration): Tool {
+function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, declaration: ToolDeclaration, shortlisted?: readonly string[]): Tool {
   switch (instance.kind) {
     case 'lookup_contact':
       return lookupContactTool(instance, ctx);
     case 'search_faq':
       return searchFaqTool(instance, ctx, declaration.answers_directly === true);
     default:
-      return stagingTool(instance, actionKind(instance.kind), ctx, policy);
+      return stagingTool(instance, actionKind(instance.kind), ctx, policy, shortlisted);
   }
 }
 
@@ -100,7 +101,7 @@ export function effectiveToolOrder(config: TenantConfig): { order: string[]; not
  * order, so iteration order and `toolOrder` agree and the request bytes do not depend on how
  * the tenant listed its tools. Throws ToolOrderError for an invalid tenant toolOrder.
  */
-export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]): TurnToolset {
+export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[], list?: Shortlist): TurnToolset {
   const byName = new Map<string, Tool>();
   const declarations: Record<string, ToolDeclaration> = {};
   const refused: string[] = [];
@@ -110,9 +111,11 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[]):
       refused.push(problem);
       continue;
     }
+    // Left off this turn by the shortlist (tools/shortlist.ts); its registration problems still show above.
+    if (list?.active && !list.tools.includes(instance.name)) continue;
     const declaration = ctx.config.manifest[instance.name]!;
     const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write' };
-    byName.set(instance.name, buildInstance(instance, ctx, policy, declaration));
+    byName.set(instance.name, buildInstance(instance, ctx, policy, declaration, list?.active ? list.resources[instance.name] : undefined));
     declarations[instance.name] = declaration;
   }
   byName.set(REPLY_TOOL_NAME, replyTool());

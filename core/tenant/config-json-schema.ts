@@ -28,6 +28,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   faq: 'Question/answer entries the search_faq tool reads.',
   tools: 'Tool instances: a built-in kind under the tenant\'s own name, each declared in `manifest`.',
   manifest: 'Per tool: effect (read | write | destructive), confirm, approval, guidance, resources, answers_directly, undo.',
+  shortlist: 'The tool shortlist: when the tool menu passes maxToolTokens (estimated prompt tokens; absent: 20000), a turn is offered only the tools and flows/tags/fields its words make relevant; pinned tools and reply always.',
   toolOrder: 'The order tools are offered to the model; must contain `"<unlisted-tools>"` exactly once. Absent: lexicographic.',
   thresholds: 'minConfidence (below it the turn escalates) and guardrailTimeoutMs (per guardrail).',
   handoff: 'Escalation: the tag added (must be a configured tag), the reply, and how long the model stays silent.',

@@ -114,6 +114,12 @@ export const TenantConfigSchema = z.object({
   tools: z.array(ToolInstanceSchema).default([]),
   /** Declarations of every tool the tenant may register (see tools/manifest.ts). */
   manifest: ManifestSchema.default({}),
+  /**
+   * The tool shortlist (tools/shortlist.ts): when the tool menu's estimated prompt tokens pass
+   * `maxToolTokens`, each turn offers only the tools and resources the contact's words make
+   * relevant (pinned tools and `reply` always). Absent: 20000, above any menu of a few tools.
+   */
+  shortlist: z.object({ maxToolTokens: z.number().int().min(0).max(1_000_000) }).optional(),
   /** Canonical tool order override; must contain "<unlisted-tools>" exactly once. */
   toolOrder: z.array(z.string()).optional(),
   thresholds: z

@@ -25,6 +25,11 @@ export interface LoopInput {
   providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
   /** Filled by a hedged model (src/models/hedged-model.ts) as its calls settle: each lands on its step's record. */
   hedges?: HedgeRecord[];
+  /**
+   * Set when the tools are a shortlist (tools/shortlist.ts): the full menu, offered once to step 2
+   * when step 1 came back refused or in error (it may have asked for something the shortlist dropped).
+   */
+  widen?: () => TurnToolset;
 }
 
 function statusOf(output: unknown, notes: string[], toolName: string): ToolResultRecord['status'] {
@@ -43,6 +48,7 @@ function statusOf(output: unknown, notes: string[], toolName: string): ToolResul
 export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   const steps: ModelStepRecord[] = [];
   const messages = [...input.messages];
+  let toolset = input.toolset;
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
@@ -54,8 +60,8 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
         messages,
         // Ours alone: history maps to user/assistant only; the one system message is the canary.
         allowSystemInMessages: true,
-        tools: input.toolset.tools,
-        toolOrder: input.toolset.order,
+        tools: toolset.tools,
+        toolOrder: toolset.order,
         toolChoice: 'required',
         abortSignal: input.abortSignal,
         // Retrying inside the deadline would hide latency; the turn's own fallback handles failure.
@@ -108,6 +114,10 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
       return { kind: 'no-reply', why: replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
+    }
+    if (input.widen && record.toolResults.some((r) => r.status === 'denied' || r.status === 'error')) {
+      toolset = input.widen();
+      input.notes.push('tool shortlist widened: step 2 offered the full tool menu after a refusal');
     }
     messages.push(...result.responseMessages);
     // A reply call has no result of its own; the provider needs one before the next call.

@@ -1,4 +1,6 @@
-import type { TurnRecord } from '../../core/turn-record.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { sha256Hex } from '../../core/security/digest.js';
+import type { ModelRequestRecord, TurnRecord } from '../../core/turn-record.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { commitTurn } from './commit-turn.js';
 import { decideTurn, type TurnDecision } from './decide-turn.js';
@@ -38,14 +40,21 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   const staging = new TurnStaging(turnId);
   const loadMs = Math.round(performance.now() - ctx.startedAt);
 
-  const { loop, instructions, modelMs } = await runTurnLoop(deps, ctx, staging, notes);
+  const { loop, instructions, modelMs, canary, toolOrder, shortlist } = await runTurnLoop(deps, ctx, staging, notes);
+  const request: ModelRequestRecord | undefined = canary && toolOrder ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history } : undefined;
   const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
   const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel });
 
   const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
-  return commitTurn(deps, ctx, decision, draft);
+  const withRequest = request ? { ...draft, request } : draft;
+  return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
+}
+
+/** Names the exact config a turn ran with: a replay with the same digest rebuilds the same requests. */
+export function configDigest(config: object): Promise<string> {
+  return sha256Hex(canonicalJson(config));
 }
 
 /** The record as the stages leave it; the commit stage adds what it pins and commits. */

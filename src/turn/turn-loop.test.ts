@@ -165,3 +165,42 @@ describe('runTurnLoop: hedged model calls stay one step and stage only the winne
     expect(result.loop.steps[0]!.hedge).toBeUndefined();
   });
 });
+
+describe('runTurnLoop: the tool shortlist (issue 21)', () => {
+  const small = (c: TenantConfig): TenantConfig => ({ ...c, shortlist: { maxToolTokens: 1 } });
+  const toolNames = (call: { tools?: readonly { name: string }[] | undefined }) => (call.tools ?? []).map((t) => t.name);
+  const descriptionOf = (call: { tools?: readonly { name: string; description?: string }[] | undefined }, name: string) => call.tools?.find((t) => t.name === name)?.description ?? '';
+
+  it('off under the default size: every tool offered, no shortlist in the result', async () => {
+    const { result, model } = await loopWith([brochure]);
+    expect(result.shortlist).toBeUndefined();
+    expect(toolNames(model.doGenerateCalls[0]! as never)).toContain('untag_contact');
+  });
+
+  it('on past the tenant size: offers what the words match (and reply), records what it dropped and why', async () => {
+    const { result, model } = await loopWith([brochure], small);
+    expect(result.loop).toMatchObject({ kind: 'reply' });
+    expect(result.shortlist?.offered).toContain('send_media');
+    expect(result.shortlist?.offered).toContain('reply');
+    expect(result.shortlist?.offered).not.toContain('untag_contact');
+    expect(result.shortlist?.resources['send_media']).toEqual(['flow:brochure']);
+    expect(result.shortlist?.dropped).toContain('flow:studio_tour (tool send_media): no word of the message or recent history matches it');
+    expect(result.shortlist?.widened).toBe(false);
+    const call = model.doGenerateCalls[0]! as never;
+    expect(toolNames(call)).toEqual(result.shortlist?.offered);
+    expect(descriptionOf(call, 'send_media')).not.toContain('studio_tour');
+  });
+
+  it('a write naming a dropped resource is refused (nothing staged), and step 2 is offered the full menu once', async () => {
+    const tour: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }] };
+    const { result, model, staging, notes } = await loopWith([tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }], small);
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(result.loop.steps[0]!.toolResults[0]!.status).not.toBe('staged');
+    expect(descriptionOf(model.doGenerateCalls[0]! as never, 'send_media')).not.toContain('studio_tour');
+    expect(descriptionOf(model.doGenerateCalls[1]! as never, 'send_media')).toContain('studio_tour');
+    expect(toolNames(model.doGenerateCalls[1]! as never)).toContain('untag_contact');
+    expect(result.shortlist?.widened).toBe(true);
+    expect(notes).toContain('tool shortlist widened: step 2 offered the full tool menu after a refusal');
+    expect(staging.actions.map((a) => a.args)).toMatchObject([{ flowName: 'studio_tour' }]);
+  });
+});

@@ -4,7 +4,8 @@ import { ToolOrderError } from '../../core/tenant/tool-order.js';
 import { newCanary } from '../../guardrails/canary.js';
 import { buildTurnTools } from '../../tools/registry.js';
 import type { TurnStaging } from '../../tools/staging.js';
-import type { HedgeRecord } from '../../core/turn-record.js';
+import type { HedgeRecord, TurnRecord } from '../../core/turn-record.js';
+import { HISTORY_WINDOW, shortlist } from '../../tools/shortlist.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { takeHedge } from '../models/hedge-budget.js';
 import { hedgedModel } from '../models/hedged-model.js';
@@ -17,6 +18,11 @@ export interface TurnLoopResult {
   /** All the system text the model saw, instructions then canary line ('' when it was not called): the leak guardrail reads it. */
   instructions: string;
   modelMs: number;
+  /** The canary and tool order the model saw (absent when it was not called): the record keeps them for a replay. */
+  canary?: string;
+  toolOrder?: string[];
+  /** The shortlist's record, when it was active (core/turn-record.ts). */
+  shortlist?: NonNullable<TurnRecord['shortlist']>;
 }
 
 /** Time kept back from the model for guardrails and the commit. */
@@ -37,17 +43,21 @@ function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRe
  * budget. A contact with a human gets no model call at all. A failure before the model answers
  * (an invalid tool order, a thrown tool builder) is an `error` outcome, never a throw.
  */
-export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: TurnStaging, notes: string[]): Promise<TurnLoopResult> {
+export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContext, staging: TurnStaging, notes: string[], replayCanary?: string): Promise<TurnLoopResult> {
   const { config, inbound } = ctx;
   const started = performance.now();
-  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started) });
+  let listed: TurnLoopResult['shortlist'];
+  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started), ...(listed ? { shortlist: listed } : {}) });
   if (ctx.inHandoffUntil) return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
   let systemText = '';
   try {
-    const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+    const list = shortlist(config, [...ctx.history.slice(-HISTORY_WINDOW).map((h) => h.text), inbound.text ?? '']);
+    const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder, list);
+    if (list.active) listed = { offered: toolset.order, resources: list.resources, dropped: list.dropped, fullTokens: list.fullTokens, widened: false };
     notes.push(...toolset.refused);
     const instructions = buildInstructions(config, toolset);
-    const canary = newCanary();
+    // A replay rebuilding a recorded request uses the recorded canary; a live turn a fresh one.
+    const canary = replayCanary ?? newCanary();
     systemText = systemTextOf(instructions, canary);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('turn deadline')), modelBudgetMs(ctx, performance.now()));
@@ -64,8 +74,16 @@ export async function runTurnLoop(deps: TurnDeps, ctx: TurnContext, staging: Tur
         abortSignal: controller.signal,
         notes,
         providerOptions: { openai: { safetyIdentifier } },
+        ...(listed
+          ? {
+              widen: () => {
+                listed!.widened = true;
+                return buildTurnTools({ config, inbound, staging }, config.toolOrder);
+              },
+            }
+          : {}),
       });
-      return done(loop, systemText);
+      return { ...done(loop, systemText), canary, toolOrder: toolset.order.map(String) };
     } finally {
       clearTimeout(timer);
     }

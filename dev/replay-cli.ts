@@ -1,0 +1,181 @@
+/**
+ * `npm run replay -- <tenant-id> [options]`: shadow replay (issue 16). Reads the tenant's recorded
+ * turns from Redis (through the Upstash REST bridge of the local stack: `.local/stack.json`, or
+ * --upstash-url / --upstash-token), re-runs each through the real loop, guardrails and decision
+ * with a candidate config and the recorded model responses (src/replay/), and prints what would
+ * change, turn by turn, then a summary by kind. Nothing is written, sent, tagged or published:
+ * the replay has no commit stage and no channel client. Reads are tenant-scoped (the tenant's key
+ * prefix; a record naming another tenant is dropped).
+ *
+ *   --config FILE        the candidate config (JSON; default: the tenant's stored config)
+ *   --ids a,b            these turns only; else the newest --limit (default 100), filtered by
+ *   --decision D --contact ID --since ISO --until ISO
+ *   --json               the report as JSON
+ *   --export-case TURN --out FILE   write that recorded turn as an eval case (evals/case-format.ts)
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { tenantKeys } from '../core/storage/keys.js';
+import { parseJson, RedisSession } from '../core/storage/redis-session.js';
+import { parseTenantConfig, type TenantConfig } from '../core/tenant/tenant-config.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import { defaultGuardrails } from '../guardrails/default-guardrails.js';
+import { loadTurnRecords, newestTurnIds } from '../src/dashboard/data/turns.js';
+import { replayTurn, type ChangeKind, type ReplayedTurn } from '../src/replay/replay-turn.js';
+import { recordToCase } from './replay/export-case.js';
+import { ROOT } from './stack.js';
+
+const USAGE = `usage: npm run replay -- <tenant-id> [--config candidate.json] [--ids a,b | --limit N --decision D --contact ID --since ISO --until ISO] [--json]
+       npm run replay -- <tenant-id> --export-case <turn-id> --out case.json
+  --upstash-url URL --upstash-token T   default: .local/stack.json's upstash`;
+
+export class UsageError extends Error {}
+
+async function connect(values: { 'upstash-url'?: string; 'upstash-token'?: string }): Promise<RedisSession> {
+  let facts: { upstash?: { url: string; token: string } } = {};
+  try {
+    facts = JSON.parse(await readFile(join(ROOT, '.local', 'stack.json'), 'utf8')) as typeof facts;
+  } catch {
+    // no local stack: --upstash-url and --upstash-token must say where
+  }
+  const url = values['upstash-url'] ?? facts.upstash?.url;
+  const token = values['upstash-token'] ?? facts.upstash?.token;
+  if (!url || !token) throw new UsageError('no Redis to read: start the local stack (npm start) or pass --upstash-url and --upstash-token');
+  return RedisSession.connect(url, token);
+}
+
+async function storedConfig(session: RedisSession, tenantId: string): Promise<TenantConfig> {
+  const raw = await session.one((r) => r.get(tenantKeys(tenantId).config));
+  if (raw == null) throw new Error(`tenant ${tenantId} not found`);
+  const parsed = parseTenantConfig(parseJson(raw), 'load');
+  if (!parsed.ok) throw new Error(`the stored config of ${tenantId} does not validate: ${parsed.problems.join('; ')}`);
+  return parsed.config;
+}
+
+async function candidateConfig(file: string, tenantId: string): Promise<TenantConfig> {
+  const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  if (raw.tenantId !== undefined && raw.tenantId !== tenantId) throw new UsageError(`${file} is the config of tenant ${String(raw.tenantId)}, not ${tenantId}`);
+  const parsed = parseTenantConfig({ ...raw, tenantId });
+  if (!parsed.ok) throw new UsageError(`${file}: ${parsed.problems.join('; ')}`);
+  return parsed.config;
+}
+
+export interface TurnFilter {
+  ids?: string[];
+  limit: number;
+  decision?: string;
+  contact?: string;
+  since?: string;
+  until?: string;
+}
+
+export async function selectTurns(session: RedisSession, tenantId: string, filter: TurnFilter): Promise<TurnRecord[]> {
+  const ids = filter.ids ?? (await newestTurnIds(session, tenantId, filter.limit)).ids;
+  const records = await loadTurnRecords(session, tenantId, ids);
+  return records
+    .filter((r) => !filter.decision || r.decision === filter.decision)
+    .filter((r) => !filter.contact || r.contactId === filter.contact)
+    .filter((r) => !filter.since || r.startedAt >= filter.since)
+    .filter((r) => !filter.until || r.startedAt < filter.until)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+export interface ReplayReport {
+  tenantId: string;
+  turns: ReplayedTurn[];
+  summary: { replayed: number; changed: number; byKind: Partial<Record<ChangeKind, number>>; decisions: Record<string, number> };
+}
+
+export function summarize(tenantId: string, turns: ReplayedTurn[]): ReplayReport {
+  const byKind: Partial<Record<ChangeKind, number>> = {};
+  const decisions: Record<string, number> = {};
+  for (const t of turns) {
+    for (const kind of t.changes) byKind[kind] = (byKind[kind] ?? 0) + 1;
+    if (t.changes.includes('decision')) {
+      const key = `${t.before.decision}→${t.after.decision}`;
+      decisions[key] = (decisions[key] ?? 0) + 1;
+    }
+  }
+  return { tenantId, turns, summary: { replayed: turns.length, changed: turns.filter((t) => t.changes.length).length, byKind, decisions } };
+}
+
+function reportLines(report: ReplayReport): string[] {
+  const lines: string[] = [];
+  for (const t of report.turns) {
+    if (!t.changes.length) {
+      lines.push(`${t.turnId}: unchanged (${t.after.decision})`);
+      continue;
+    }
+    lines.push(`${t.turnId}: ${t.changes.join(', ')}`);
+    const { before: b, after: a } = t;
+    if (t.changes.includes('decision') || t.changes.includes('deciding-guardrail')) lines.push(`  decision: ${b.decision}${b.decidingGuardrail ? ` (${b.decidingGuardrail})` : ''} → ${a.decision}${a.decidingGuardrail ? ` (${a.decidingGuardrail})` : ''}: ${a.reason}`);
+    if (t.changes.includes('reply')) lines.push(`  reply: ${JSON.stringify(b.reply)} → ${JSON.stringify(a.reply)}`);
+    if (t.changes.includes('staged')) lines.push(`  staged: ${JSON.stringify(b.staged)} → ${JSON.stringify(a.staged)}`);
+    if (t.changes.includes('asks')) lines.push(`  asks: ${JSON.stringify(b.asks)} → ${JSON.stringify(a.asks)}`);
+    if (t.changes.includes('model-calls')) lines.push(`  model calls: ${b.modelCalls} → ${a.modelCalls}`);
+  }
+  const s = report.summary;
+  lines.push(`replayed ${s.replayed} turns of ${report.tenantId}: ${s.changed} changed`);
+  for (const [kind, n] of Object.entries(s.byKind)) lines.push(`  ${kind}: ${n}`);
+  for (const [move, n] of Object.entries(s.decisions)) lines.push(`  decision ${move}: ${n}`);
+  return lines;
+}
+
+export async function runReplayCli(argv: string[], print: (line: string) => void = console.log): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      ids: { type: 'string' },
+      limit: { type: 'string' },
+      decision: { type: 'string' },
+      contact: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      json: { type: 'boolean' },
+      'export-case': { type: 'string' },
+      out: { type: 'string' },
+      'upstash-url': { type: 'string' },
+      'upstash-token': { type: 'string' },
+    },
+  });
+  const tenantId = positionals[0];
+  if (!tenantId || positionals.length > 1) throw new UsageError('give exactly one tenant id');
+  tenantKeys(tenantId); // validates the id before any read
+  const limit = values.limit !== undefined ? Number(values.limit) : 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is a whole number from 1 to 1000');
+  if (values.decision && !['pass', 'veto', 'escalate', 'error'].includes(values.decision)) throw new UsageError('--decision is pass, veto, escalate or error');
+  const session = await connect(values);
+  const candidate = values.config ? await candidateConfig(values.config, tenantId) : await storedConfig(session, tenantId);
+
+  if (values['export-case'] !== undefined) {
+    if (!values.out) throw new UsageError('--export-case needs --out FILE');
+    const [record] = await loadTurnRecords(session, tenantId, [values['export-case']]);
+    if (!record) throw new Error(`turn ${values['export-case']} of ${tenantId} not found`);
+    await writeFile(values.out, `${JSON.stringify(recordToCase(record, candidate), null, 2)}\n`);
+    print(`wrote ${values.out}`);
+    return 0;
+  }
+
+  const records = await selectTurns(session, tenantId, { ids: values.ids?.split(',').filter(Boolean), limit, decision: values.decision, contact: values.contact, since: values.since, until: values.until });
+  const turns: ReplayedTurn[] = [];
+  // One turn at a time: a replay is a background job, it should not crowd the machine.
+  for (const record of records) turns.push(await replayTurn({ guardrails: defaultGuardrails }, record, candidate));
+  const report = summarize(tenantId, turns);
+  if (values.json) print(JSON.stringify(report, null, 2));
+  else for (const line of reportLines(report)) print(line);
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  runReplayCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
+      else console.error(err instanceof Error ? err.message : String(err));
+      process.exit(err instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { parseTenantConfig } from '../../core/tenant/tenant-config.js';
+import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
+import { reply, scriptedModel } from '../../test/support/scripted-model.js';
+import { inboundFor, stageConfig, stageContext, stageDeps } from '../../test/support/turn-stage.js';
+import { newContact, sandboxCallsFor, session } from '../../test/support/workers-env.js';
+import { runTurn } from '../turn/run-turn.js';
+import { replayTurn } from './replay-turn.js';
+
+/**
+ * A recorded turn (run through the real turn, real guardrails, a scripted model) replayed with
+ * candidate configs: the real loop, guardrails and decision run again on the recorded model
+ * responses, and nothing is written or sent — no Redis key changes, no ManyChat sandbox call.
+ */
+async function recordedTurn() {
+  const config = stageConfig();
+  const contactId = await newContact();
+  const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') }]);
+  const deps = stageDeps({ model, guardrails: defaultGuardrails });
+  const ctx = stageContext(config, inboundFor(config, 'brochure please', { contactId }));
+  const record = await runTurn(deps, ctx);
+  return { config, record, contactId };
+}
+
+function candidate(config: TenantConfig, change: (raw: Record<string, any>) => void): TenantConfig {
+  // A deep copy edited as raw input, then parsed as the dashboard would: the candidate is a valid config.
+  const raw = structuredClone(config) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a test edits nested raw config fields
+  change(raw);
+  const parsed = parseTenantConfig(raw);
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+  return parsed.config;
+}
+
+/** Every key of the tenant with its value's dump: equal before and after means nothing was written. */
+async function tenantState(tenantId: string): Promise<Record<string, string | null>> {
+  const s = session();
+  const keys = ((await s.one((r) => r.keys(`t:${tenantId}:*`))) as string[]).sort();
+  const state: Record<string, string | null> = {};
+  for (const key of keys) {
+    const type = await s.one((r) => r.type(key));
+    const value = await s.one((r): Promise<unknown> => {
+      if (type === 'string') return r.get(key);
+      if (type === 'hash') return r.hgetall(key);
+      if (type === 'list') return r.lrange(key, 0, -1);
+      if (type === 'set') return r.smembers(key);
+      if (type === 'zset') return r.zrange(key, 0, -1, { withScores: true });
+      return Promise.resolve(type);
+    });
+    state[key] = `${type}:${JSON.stringify(value)}`;
+  }
+  return state;
+}
+
+describe('replayTurn', () => {
+  it('against its own config: the same outcome, the recorded model answers each call', async () => {
+    const { config, record } = await recordedTurn();
+    expect(record.decision).toBe('pass');
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, config);
+    expect(replayed.modelSource).toBe('recorded');
+    expect(replayed.changes).toEqual([]);
+    expect(replayed.after).toEqual(replayed.before);
+    expect(replayed.after).toMatchObject({ decision: 'pass', reply: 'Here comes the brochure.', modelCalls: 1 });
+    expect(replayed.after.staged).toHaveLength(1);
+  });
+
+  it('a deny-listed word: the decision changes to veto by the content guardrail, and nothing is written or sent', async () => {
+    const { config, record, contactId } = await recordedTurn();
+    const callsBefore = await sandboxCallsFor(contactId);
+    const stateBefore = await tenantState(config.tenantId);
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, candidate(config, (c) => (c.guardrails.content.denyPhrases = ['brochure'])));
+    expect(replayed.after).toMatchObject({ decision: 'veto', decidingGuardrail: 'content', reply: config.fallbackReply });
+    expect(replayed.changes).toEqual(['decision', 'deciding-guardrail', 'reply']);
+    expect(await tenantState(config.tenantId)).toEqual(stateBefore);
+    expect(await sandboxCallsFor(contactId)).toEqual(callsBefore);
+  });
+
+  it('minConfidence raised above the recorded confidence: the turn escalates (confidence), the handoff reported, nothing written', async () => {
+    const { config, record, contactId } = await recordedTurn();
+    const callsBefore = await sandboxCallsFor(contactId);
+    const stateBefore = await tenantState(config.tenantId);
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, candidate(config, (c) => (c.thresholds.minConfidence = 0.95)));
+    expect(replayed.after).toMatchObject({ decision: 'escalate', decidingGuardrail: 'confidence', reply: config.handoff.reply });
+    expect(replayed.changes).toContain('decision');
+    expect(await tenantState(config.tenantId)).toEqual(stateBefore);
+    expect(await sandboxCallsFor(contactId)).toEqual(callsBefore);
+  });
+
+  it("a given model instead of the recorded responses; another tenant's config is refused", async () => {
+    const { config, record } = await recordedTurn();
+    const model = scriptedModel([{ reply: reply('No brochure, sorry.') }]);
+    const replayed = await replayTurn({ guardrails: defaultGuardrails, model }, record, config);
+    expect(replayed.modelSource).toBe('given');
+    expect(replayed.after).toMatchObject({ decision: 'pass', reply: 'No brochure, sorry.', staged: [] });
+    expect(replayed.changes).toEqual(['reply', 'staged']);
+    await expect(replayTurn({ guardrails: defaultGuardrails }, record, stageConfig())).rejects.toThrow(/another tenant/);
+  });
+});

@@ -1,0 +1,123 @@
+import { findActionKind } from '../core/actions/index.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import { toolScope } from '../core/tenant/resource-gates.js';
+import { compareCodeUnits } from '../core/tenant/tool-order.js';
+import { significantWords } from './builtins/search-faq.js';
+import { perConfig } from './schema-cache.js';
+
+/**
+ * The tool shortlist (issue 21): for a tenant whose tool menu is large, the tools and, within a
+ * staging tool, the resources (flows, tags, fields) the contact's words make relevant. Lexical and
+ * deterministic on purpose: no extra model call, the same words and config give the same list, and
+ * every drop has a reason a person can read. Off (everything offered) while the menu's estimated
+ * size is within the tenant's `shortlist.maxToolTokens`.
+ */
+
+/** Off for every tenant that does not set a smaller size: well above the demo tenant's menu. */
+export const DEFAULT_MAX_TOOL_TOKENS = 20_000;
+/** Prior turns whose words count besides the new message. */
+export const HISTORY_WINDOW = 4;
+const REPLY = 'reply';
+
+export interface Shortlist {
+  /** Estimated prompt tokens of the full tool menu (characters / 4 of what the model reads about the tools). */
+  fullTokens: number;
+  maxToolTokens: number;
+  /** False: the menu fits, nothing was dropped. */
+  active: boolean;
+  /** Tools kept, by name (reply always). */
+  tools: string[];
+  /** Per kept staging tool, the resources it keeps when narrowed (absent: its whole scope). */
+  resources: Record<string, string[]>;
+  /** What was dropped and why, one line each, sorted. */
+  dropped: string[];
+}
+
+interface Candidate {
+  name: string;
+  words: Set<string>;
+  pinned: boolean;
+  /** Resources in the tool's scope, each with its words. */
+  resources: { id: string; words: Set<string> }[];
+}
+
+function resourceText(config: TenantConfig, resource: string): string {
+  const colon = resource.indexOf(':');
+  const type = resource.slice(0, colon);
+  const name = resource.slice(colon + 1);
+  const spaced = name.replace(/_/g, ' ');
+  if (type === 'flow') {
+    const f = config.flows.find((x) => x.name === name);
+    return f ? `${spaced} ${f.description} ${f.keywords.join(' ')}` : spaced;
+  }
+  if (type === 'tag') {
+    const t = config.tags.find((x) => x.name === name);
+    return t ? `${spaced} ${t.description}` : spaced;
+  }
+  if (type === 'field') {
+    const f = config.fields.find((x) => x.name === name);
+    return f ? `${spaced} ${f.label ?? ''} ${f.description} ${(f.choices ?? []).join(' ')}` : spaced;
+  }
+  return spaced;
+}
+
+/** What the shortlist scores, per config object (computed once; the config does not change under it). */
+function candidates(config: TenantConfig): { list: Candidate[]; fullTokens: number } {
+  return perConfig(config, 'shortlist:candidates', () => {
+    let chars = 0;
+    const list = config.tools
+      .filter((t) => config.manifest[t.name])
+      .map((instance): Candidate => {
+        const declaration = config.manifest[instance.name]!;
+        const scope = findActionKind(instance.kind)?.tool ? toolScope(config, instance.name) : [];
+        const resources = scope.map((id) => {
+          const text = resourceText(config, id);
+          chars += text.length + id.length;
+          return { id, words: significantWords(text) };
+        });
+        // The FAQ tool is worth offering when a question is near one of the entries.
+        const faqText = instance.kind === 'search_faq' ? config.faq.map((e) => e.question).join(' ') : '';
+        const ownText = `${instance.name.replace(/_/g, ' ')} ${instance.description} ${declaration.guidance ?? ''}`;
+        chars += ownText.length;
+        return { name: instance.name, words: significantWords(`${ownText} ${faqText}`), pinned: declaration.pinned === true, resources };
+      });
+    return { list, fullTokens: Math.ceil(chars / 4) };
+  });
+}
+
+function overlap(a: Set<string>, b: Set<string>): number {
+  let n = 0;
+  for (const w of a) if (b.has(w)) n++;
+  return n;
+}
+
+/**
+ * Which tools and resources to offer this turn. `texts`: the contact's message and recent history.
+ * Kept: `reply`; pinned tools whole; a tool whose own words or any of its resources' words meet the
+ * contact's. Within a kept staging tool, the resources that match; when none does (the tool matched
+ * on its own words, or is pinned), its whole scope.
+ */
+export function shortlist(config: TenantConfig, texts: readonly string[]): Shortlist {
+  const maxToolTokens = config.shortlist?.maxToolTokens ?? DEFAULT_MAX_TOOL_TOKENS;
+  const { list, fullTokens } = candidates(config);
+  const all = [...list.map((c) => c.name), REPLY].sort(compareCodeUnits);
+  if (fullTokens <= maxToolTokens) return { fullTokens, maxToolTokens, active: false, tools: all, resources: {}, dropped: [] };
+  const said = significantWords(texts.join(' '));
+  const tools: string[] = [REPLY];
+  const resources: Record<string, string[]> = {};
+  const dropped: string[] = [];
+  for (const c of list) {
+    const matched = c.resources.filter((r) => overlap(r.words, said) > 0).map((r) => r.id);
+    const ownMatch = overlap(c.words, said) > 0;
+    if (!c.pinned && !ownMatch && matched.length === 0) {
+      dropped.push(`tool ${c.name}: no word of the message or recent history matches it`);
+      continue;
+    }
+    tools.push(c.name);
+    if (matched.length > 0 && matched.length < c.resources.length) {
+      resources[c.name] = matched;
+      for (const r of c.resources) if (!matched.includes(r.id)) dropped.push(`${r.id} (tool ${c.name}): no word of the message or recent history matches it`);
+    }
+  }
+  return { fullTokens, maxToolTokens, active: true, tools: tools.sort(compareCodeUnits), resources, dropped: dropped.sort(compareCodeUnits) };
+}
