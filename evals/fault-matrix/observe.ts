@@ -93,7 +93,9 @@ export async function observeRow(env: FaultEnvironment, world: RowWorld, message
   const contacts = new Set(messages.map((m) => m.contactId));
   const accepted = messages.filter((m) => m.answer.status === 200);
   const until = Date.now() + timeoutMs;
-  while (!settled(await snapshot(env, world, contacts), accepted) && Date.now() < until) await sleep(250);
+  // A read that fails while polling (Redis just back, a slow machine) is a reason to look again, not a verdict.
+  const isSettled = () => snapshot(env, world, contacts).then((s) => settled(s, accepted), () => false);
+  while (!(await isSettled()) && Date.now() < until) await sleep(250);
   await sleep(1500); // a stray second performance would show up now
   const { records, entries } = await snapshot(env, world, contacts);
   const listed = await deadLetterIds(env, world);

@@ -5,6 +5,7 @@ import { ACTION_SETUPS } from './manychat-rows.js';
 import { observeRow } from './observe.js';
 import type { Row } from './row.js';
 import { createWorld, newContact, postWebhook, runCron, scriptModel, sleep, type RowWorld, type SentMessage } from './world.js';
+import { restartRedis } from './redis-restart.js';
 
 /**
  * Outages of the parts around the Worker, and the Worker itself dying. Each runs alone (it stops
@@ -43,7 +44,7 @@ const redisDown: Row = {
       const health = await fetch(`${env.workerUrl}/v1/health`);
       notes.push(`health during the outage: ${health.status} ${JSON.stringify(((await health.json()) as { redis?: unknown }).redis)}`);
     } finally {
-      await env.redis.start();
+      await restartRedis(env);
     }
     // Kept deliveries come back from QStash 15 s later (INBOUND_RETRY_DELAY_SECONDS).
     return { messages, outcome: await observeRow(env, world, messages, 120_000), notes };
@@ -80,7 +81,7 @@ const redisDownDuringDelivery: Row = {
       const tried = env.stack.qstash.messages().filter((m) => [...turnIds].some((t) => t && (m.body ?? '').includes(t)));
       notes.push(`QStash during the outage: ${tried.map((m) => `${m.state} [${m.attempts.map((a) => a.status ?? a.error ?? '?').join(',')}]`).join('; ')}`);
     } finally {
-      await env.redis.start();
+      await restartRedis(env);
     }
     notes.push(await sweepNow(env, world, messages.flatMap((m) => (m.answer.turnId ? [m.answer.turnId] : []))));
     return { messages, outcome: await observeRow(env, world, messages, 30_000), notes };
