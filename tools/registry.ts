@@ -111,6 +111,14 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[], 
       refused.push(problem);
       continue;
     }
+    // A channel is never offered a write it cannot perform (Messenger has no flows, tags or custom
+    // fields): staged, passed and committed, the action would only die at delivery, after the
+    // contact was told it is on its way.
+    const channel = ctx.inbound.channel;
+    if (!isReadToolKind(instance.kind) && !actionKind(instance.kind).performsOn(channel)) {
+      refused.push(`tool "${instance.name}" stages ${instance.kind}, which channel ${channel} cannot perform; not offered on this channel`);
+      continue;
+    }
     // Left off this turn by the shortlist (tools/shortlist.ts); its registration problems still show above.
     if (list?.active && !list.tools.includes(instance.name)) continue;
     const declaration = ctx.config.manifest[instance.name]!;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
-import { session } from '../support/workers-env.js';
+import { session, workerEnv } from '../support/workers-env.js';
+import { messengerQuickReplies } from '../../src/channels/messenger/quick-replies.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 import { deliverMessenger, echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody } from './messenger-helpers.js';
 
@@ -110,18 +111,47 @@ describe('a Messenger message runs the shared turn; its reply goes through the o
   });
 });
 
+describe('a Messenger turn is never offered a write Messenger cannot perform', () => {
+  it('flows, tags and fields are not offered (so not staged, promised or committed); the record says why', async () => {
+    const t = await seedMessengerTenant();
+    const psid = await newPsid(t);
+    // A model that tries anyway: the call names a tool this turn does not have.
+    const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending the brochure now.') }, { reply: reply('I cannot send brochures here, sorry.') }]);
+    const app = appWith(model);
+    await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_f`, 'send me the brochure', Date.now())]));
+    await app.settle();
+    const offered = (model.doGenerateCalls[0]?.tools ?? []).map((tool) => tool.name).sort();
+    expect(offered).toEqual(['lookup_contact', 'reply', 'search_faq']);
+    const record = await turnRecord(t.tenantId, (await turnIds(t.tenantId))[0]!);
+    expect(record.staged).toEqual([]);
+    expect(record.committed.map((a) => a.kind)).toEqual(['send_content']);
+    expect(record.notes).toEqual(expect.arrayContaining([expect.stringContaining('tool "send_media" stages send_flow, which channel messenger cannot perform')]));
+    // The same tenant on ManyChat is offered them.
+    const manychat = scriptedModel([{ reply: reply('Hi!') }]);
+    await appWith(manychat).post(t.tenantId, `secret-${t.tenantId}`, { contact: { id: '77' }, text: 'hi', message_key: `k-${psid}` });
+    expect((manychat.doGenerateCalls[0]?.tools ?? []).map((tool) => tool.name)).toEqual(expect.arrayContaining(['send_media', 'tag_contact', 'record_choice']));
+  });
+});
+
 describe('confirmation buttons on Messenger: signed quick replies, answered by postback or quick reply', () => {
+  /**
+   * No write a model can stage is performable on Messenger today, so a confirmation cannot arise
+   * from a Messenger turn; the buttons are channel-generic, though. The pending row comes from a
+   * ManyChat turn of the same contact id, and its buttons are rendered in Messenger's form by the
+   * product's own renderer (what a Messenger reply with a confirmation would carry).
+   */
   async function confirmTurn() {
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);
     const app = appWith(scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates as your preferred class?') }]));
-    await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_c`, 'I prefer pilates', Date.now())]));
+    const res = await app.post(t.tenantId, `secret-${t.tenantId}`, { contact: { id: psid }, text: 'I prefer pilates', message_key: `k-${psid}-c` });
+    expect(res.status).toBe(200);
     await app.settle();
     const turnId = (await turnIds(t.tenantId))[0]!;
     const record = await turnRecord(t.tenantId, turnId);
-    expect((await deliverMessenger(t, turnId)).outcome).toBe('done');
-    const [sent] = await sentTo(psid);
-    const quickReplies = (sent!.body.message as { quick_replies: { content_type: string; title: string; payload: string }[] }).quick_replies;
+    const secret = workerEnv.SESSION_SECRET;
+    if (!secret) throw new Error('the workers test env has no SESSION_SECRET');
+    const quickReplies = await messengerQuickReplies(record.reply, secret, t.tenantId, psid);
     return { t, psid, app, record, quickReplies };
   }
   const press = (t: { pageId: string }, psid: string, payload: string, mid: string, as: 'postback' | 'quick_reply' = 'postback') =>
@@ -129,7 +159,7 @@ describe('confirmation buttons on Messenger: signed quick replies, answered by p
       ? { sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), postback: { mid, title: 'Yes', payload } }
       : { sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), message: { mid, text: 'Yes', quick_reply: { payload } } };
 
-  it('the reply carries Yes/No quick replies whose payloads are signed and bound to the pinned row', async () => {
+  it('a confirmation in Messenger\'s form: Yes/No quick replies whose payloads are signed and bound to the pinned row', async () => {
     const { record, quickReplies } = await confirmTurn();
     expect(record.pendingConfirmation).toMatch(/^cf_/);
     expect(quickReplies.map((q) => [q.content_type, q.title])).toEqual([['text', 'Yes'], ['text', 'No']]);
