@@ -7,6 +7,7 @@ import { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import { safetyIdentifierFor, startModelSandbox } from '../../dev/model-sandbox.js';
 import { runReplayCli, type ReplayReport } from '../../dev/replay-cli.js';
 import { devSecretKeys } from '../../dev/stack.js';
 import { parseCase } from '../../evals/case-format.js';
@@ -133,6 +134,23 @@ describe('npm run replay', () => {
     expect(report.turns.map((t) => t.needsModel)).toEqual(['the request of model call 1 differs from the recorded one', 'the request of model call 1 differs from the recorded one']);
     const text = await cli(['--config', file, '--ids', records[0]!.turnId]);
     expect(text.out).toContain(`${records[0]!.turnId}: needs a model (the request of model call 1 differs from the recorded one)`);
+  });
+
+  it('--model-url: a configured model (the model sandbox) answers the changed requests', async () => {
+    const sandbox = await startModelSandbox({ port: 0 });
+    try {
+      const record = records[4]!;
+      sandbox.script({ safetyIdentifier: safetyIdentifierFor(tenantId, record.contactId), steps: [{ reply: { text: 'Bonjour, je peux aider.', escalate: false, confidence: 0.9, reason: 'french' } }] });
+      const file = join(dir, 'persona-model.json');
+      await writeFile(file, JSON.stringify({ ...config, persona: `${config.persona} Answer in French.` }));
+      const { out } = await cli(['--config', file, '--ids', record.turnId, '--model-url', sandbox.baseURL, '--json']);
+      const report = JSON.parse(out) as ReplayReport;
+      expect(report.summary).toMatchObject({ replayed: 1, changed: 1, needsModel: 0, answeredFromRecording: 0, answeredByModel: 1 });
+      expect(report.turns[0]).toMatchObject({ modelSource: 'model', changes: ['reply'], after: { decision: 'pass', reply: 'Bonjour, je peux aider.' } });
+      expect(sandbox.calls({ safetyIdentifier: safetyIdentifierFor(tenantId, record.contactId) })).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('filters: --ids and --decision select turns of this tenant only; a config of another tenant is refused', async () => {
