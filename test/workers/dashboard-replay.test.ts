@@ -116,8 +116,18 @@ describe('dashboard: replay', () => {
     expect(summaryValue(byIds, 'Turns replayed')).toBe('2');
     expect(byIds).toContain(`id="replay-turn-${records[0]!.turnId}"`);
     expect(byIds).not.toContain(`id="replay-turn-${records[1]!.turnId}"`);
+    // A turn's page links to a replay of that turn alone.
+    const turnPage = (await client.page(`/dashboard/turns/${records[1]!.turnId}`)).html;
+    expect(turnPage).toContain(`href="/dashboard/replay?ids=${records[1]!.turnId}"`);
+    const linked = await client.page(`/dashboard/replay?ids=${records[1]!.turnId}`);
+    expect(formFields(linked.html, '/dashboard/replay').ids).toBe(records[1]!.turnId);
     const byContact = await (await client.post('/dashboard/replay', replayForm(html, { contact: records[1]!.contactId }))).text();
     expect(summaryValue(byContact, 'Turns replayed')).toBe('1');
+    // A time range (UTC, as the datetime-local field sends it): all three lie after 2000 and before 2999.
+    const inRange = await (await client.post('/dashboard/replay', replayForm(html, { since: '2000-01-01T00:00', until: '2999-01-01T00:00' }))).text();
+    expect(summaryValue(inRange, 'Turns replayed')).toBe('3');
+    const before2000 = await (await client.post('/dashboard/replay', replayForm(html, { until: '2000-01-01T00:00' }))).text();
+    expect(summaryValue(before2000, 'Turns replayed')).toBe('0');
     const vetoes = await (await client.post('/dashboard/replay', replayForm(html, { decision: 'veto' }))).text();
     expect(summaryValue(vetoes, 'Turns replayed')).toBe('0');
     const bad = await client.post('/dashboard/replay', replayForm(html, { since: 'yesterday', config: '{"persona": ' }));

@@ -17,7 +17,9 @@ export function replayRoutes() {
   const app = new Hono<DashboardContext>();
   app.get('/', (c) => {
     const { config } = c.get('tenant');
-    return c.html(<ReplayPage dash={c.get('dash')} tenantName={config.displayName} values={{ config: JSON.stringify(config, null, 2), limit: '50' }} errors={{}} />);
+    // `?ids=` (from a turn's page) fills the ids field; the POST validates them like typed ones.
+    const ids = (c.req.query('ids') ?? '').slice(0, 2000);
+    return c.html(<ReplayPage dash={c.get('dash')} tenantName={config.displayName} values={{ config: JSON.stringify(config, null, 2), limit: '50', ids }} errors={{}} />);
   });
   app.post('/', async (c) => {
     const form = await c.req.parseBody();
