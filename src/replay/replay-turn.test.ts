@@ -117,6 +117,7 @@ describe('replayTurn', () => {
     // Not reported as a change: a stale answer is no prediction.
     expect(none.changes).toEqual([]);
     expect(none.calls.map((c) => c.source)).toEqual(['needs-model']);
+    expect(none.modelSource).toBe('none');
   });
 
   it('a record without request digests (recorded before them) is never answered from the recording', async () => {

@@ -141,7 +141,8 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
 }
 
 function sourceOf(calls: readonly ReplayCall[]): ReplayedTurn['modelSource'] {
-  const sources = new Set(calls.map((c) => (c.source === 'recorded' ? 'recorded' : 'model')));
+  // A call that needed a model was answered by no one.
+  const sources = new Set(calls.filter((c) => c.source !== 'needs-model').map((c) => c.source));
   if (sources.size === 0) return 'none';
   if (sources.size === 2) return 'mixed';
   return sources.has('recorded') ? 'recorded' : 'model';
