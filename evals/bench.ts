@@ -33,6 +33,7 @@ import { saveTenant } from '../src/tenants/tenant-store.js';
 import { deepMerge } from './case-format.js';
 import { writeText } from './report.js';
 import { fmtMs, mean, percentile, table } from './stats.js';
+import { startBareWorker } from './bare-worker/start.js';
 
 interface ServedFacts {
   workerUrl: string;
@@ -48,18 +49,6 @@ interface ServedFacts {
 const READY = 'BENCH_READY ';
 
 // ---- child: serve the stack ------------------------------------------------------------------------
-
-function startBareWorker(port: number, log: (l: string) => void): ChildProcess {
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'wrangler'), ['dev', '-c', join(ROOT, 'evals', 'bare-worker', 'wrangler.toml'), '--local', '--ip', '127.0.0.1', '--port', String(port), '--show-interactive-dev-session=false', '--log-level', 'warn', '--inspector-port', '0'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
-  });
-  const forward = (b: Buffer) => b.toString().split('\n').filter((l) => l.trim()).forEach((l) => log(`[bare] ${l}`));
-  child.stdout?.on('data', forward);
-  child.stderr?.on('data', forward);
-  return child;
-}
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -88,7 +77,7 @@ async function serve(): Promise<void> {
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
   });
   const barePort = await freePort();
-  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined));
+  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined), 0, { UPSTASH_URL: stack.facts.upstash.url, UPSTASH_TOKEN: stack.facts.upstash.token, MODEL_URL: model.url });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   const stop = async () => {
     bare.kill('SIGTERM');
@@ -344,6 +333,7 @@ async function measure(): Promise<number> {
     if (!saved.ok) throw new Error(`bench tenant is invalid: ${saved.problems.join('; ')}`);
     const workerUrl = `${facts.workerUrl}/v1/manychat/${tenantId}`;
     const bareUrl = `${facts.bareUrl}/v1/manychat/${tenantId}`;
+    const floorUrl = `${facts.bareUrl}/v1/io-floor/${tenantId}`;
     const productPids = workerdPids(facts.workerWranglerPid);
     const barePids = workerdPids(facts.bareWranglerPid);
 
@@ -351,6 +341,7 @@ async function measure(): Promise<number> {
     console.log(`warm-up ${warmup} s each…`);
     if (warmup) {
       await load('warm-up bare', bareUrl, null, warmup, connections);
+      await load('warm-up I/O floor', floorUrl, null, warmup, connections);
       await load('warm-up worker', workerUrl, secret, warmup, connections);
     }
     const groups: Record<string, number[]> = {
@@ -391,6 +382,7 @@ async function measure(): Promise<number> {
 
     console.log(`measuring ${seconds} s per scenario, ${connections} connections…`);
     const bare = await measured('bare Hono handler (same workerd)', bareUrl, null);
+    const floor = await measured('bare + a no-tool turn\'s subrequests (I/O floor)', floorUrl, null);
     const noTool = await measured('Worker: no-tool turn', workerUrl, secret);
     const noToolRecords = await sampleRecords(noTool.ok);
     await script(facts.modelUrl, [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { ...reply, text: 'The brochure is on its way.' }, latencyMs: 0 }]);
@@ -410,18 +402,20 @@ async function measure(): Promise<number> {
       return `  ${label}: mean ${mean(t).toFixed(2)} (before model ${mean(rs.map((r) => r.redisRoundTrips.beforeModel)).toFixed(2)}, after ${mean(rs.map((r) => r.redisRoundTrips.afterModel)).toFixed(2)}); distribution {${dist}}; n=${t.length}`;
     };
 
-    const rows = [bare, noTool, staging].map((s) => [s.name, s.rps.toFixed(0), String(s.requests), fmtMs(s.p50), fmtMs(s.p95), fmtMs(s.p99), fmtMs(s.max), `${s.non2xx + s.errors}`]);
+    const rows = [bare, floor, noTool, staging].map((s) => [s.name, s.rps.toFixed(0), String(s.requests), fmtMs(s.p50), fmtMs(s.p95), fmtMs(s.p99), fmtMs(s.max), `${s.non2xx + s.errors}`]);
     console.log(`\nWebhook under load (${connections} connections, ${seconds} s each, loopback, zero-latency scripted model; ${(await import('node:os')).cpus().length} CPUs shared by load generator, workerd and the stand-ins):`);
     console.log(table(['scenario', 'req/s', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx+errors'], rows));
     console.log(`\nRatio to the bare Hono handler: throughput no-tool ${(noTool.rps / bare.rps).toFixed(3)}× (${(bare.rps / noTool.rps).toFixed(1)}× slower), staging ${(staging.rps / bare.rps).toFixed(3)}×; p50 latency no-tool ${(noTool.p50 / bare.p50).toFixed(1)}×, staging ${(staging.p50 / bare.p50).toFixed(1)}×`);
-    for (const s of [bare, noTool, staging]) if (s.non2xx + s.errors) console.log(`  ${s.name}: status codes ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}`);
+    for (const s of [bare, floor, noTool, staging]) if (s.non2xx + s.errors) console.log(`  ${s.name}: status codes ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}`);
     console.log('\nCPU during each scenario (% of one CPU):');
     const groupNames = Object.keys(bare.cpu ?? {});
-    console.log(table(['process', ...[bare, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))], groupNames.map((g) => [g, ...[bare, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)])));
+    console.log(table(['process', ...[bare, floor, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))], groupNames.map((g) => [g, ...[bare, floor, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)])));
     const perRequest = (s: Scenario, group: string) => ((s.cpuSeconds?.[group] ?? NaN) * 1000) / s.requests;
     console.log('\nCPU per request (ms of CPU time ÷ requests answered; Workers bill CPU time, the free plan stops a request at 10 ms):');
-    console.log(table(['scenario', 'workerd CPU ms / request'], [[bare.name, perRequest(bare, 'bare workerd').toFixed(2)], ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)])]));
+    console.log(table(['scenario', 'workerd CPU ms / request'], [...[bare, floor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]), ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)])]));
     console.log(`  Worker ÷ bare: no-tool ${(perRequest(noTool, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}×, staging ${(perRequest(staging, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}× (workerd in wrangler dev, which adds its own per-request work; a deployed isolate does less)`);
+    const ownCode = perRequest(noTool, 'Worker workerd') - perRequest(floor, 'bare workerd');
+    console.log(`  A no-tool turn above its I/O floor (the same subrequests with no logic): ${ownCode.toFixed(2)} ms — the product's own code; the floor, ${perRequest(floor, 'bare workerd').toFixed(2)} ms, is workerd carrying the turn's four HTTP exchanges`);
     const idle = await idleCron(facts, session);
     console.log('\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):');
     console.log(table(['', 'Redis commands', 'QStash messages'], [
@@ -440,7 +434,7 @@ async function measure(): Promise<number> {
     } else console.log('  not measured (no /proc entry for workerd found).');
 
     if (args.json) {
-      await writeText(resolve(args.json), JSON.stringify({ seconds, connections, bare, noTool, staging, redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) }, memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem } }, null, 2));
+      await writeText(resolve(args.json), JSON.stringify({ seconds, connections, bare, floor, noTool, staging, redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) }, memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem } }, null, 2));
       console.log(`\nJSON: ${resolve(args.json)}`);
     }
     return noTool.ok > 0 && staging.ok > 0 ? 0 : 1;

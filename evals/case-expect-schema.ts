@@ -110,6 +110,15 @@ export const ExpectationBase = z
     modelCalls: z.number().int().min(0).optional(),
     /** Substrings of the last model request of the turn (its messages, as JSON). */
     promptContains: z.array(z.string()).optional(),
+    /**
+     * The tool shortlist (tools/shortlist.ts) on this turn: it was active (the turn record has one),
+     * offered these tools and not those, and widened (or not) for step 2. With `--shortlist off`
+     * the check is instead that the record has no shortlist (the full menu).
+     */
+    shortlist: z
+      .object({ offers: z.array(z.string()).optional(), notOffered: z.array(z.string()).optional(), widened: z.boolean().optional() })
+      .strict()
+      .optional(),
     /** Distinct x-turn-id values over the deliveries. */
     distinctTurns: z.number().int().min(0).optional(),
     /** Deliveries answered with x-duplicate-of. */

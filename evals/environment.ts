@@ -125,7 +125,10 @@ export class TenantSetupError extends Error {
 }
 
 /** Seeds a unique tenant (demo + the case's overrides), a ManyChat page for it, and its contacts. */
-export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string, options: { hedging?: boolean } = {}): Promise<CaseWorld> {
+/** Above any menu: a tenant with this size never gets a shortlist (the tenant config's maximum). */
+export const SHORTLIST_OFF_TOKENS = 1_000_000;
+
+export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string, options: { hedging?: boolean; shortlist?: boolean } = {}): Promise<CaseWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
@@ -133,7 +136,13 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
   const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
   // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
-  const input = { ...merged, tenantId, ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }) };
+  const input = {
+    ...merged,
+    tenantId,
+    ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }),
+    // The run may turn the tool shortlist off (to compare the full menu); on, the case's own size stands.
+    ...(options.shortlist === false ? { shortlist: { maxToolTokens: SHORTLIST_OFF_TOKENS } } : {}),
+  };
   const messenger = c.channel === 'messenger' ? { appSecret: `app-${randomBytes(8).toString('hex')}`, pageAccessToken: `page-${randomBytes(8).toString('hex')}` } : null;
   const plain = { webhookSecret: secret, adminSecret, manychatApiKey: apiKey, ...(messenger ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken } : {}) };
   const saved = await saveTenant(env.session, input, { plain, keys: await devSecretKeys() });

@@ -124,3 +124,25 @@ describe('turn forms', () => {
     expect(bad({ text: 'hi', expect: { pending: [{ kind: 'approval', as: '1bad' }] } })).toContain('a row name');
   });
 });
+
+describe('shortlist', () => {
+  const listed = { offered: ['lookup_contact', 'reply', 'send_media'], widened: false };
+
+  it('asks for a shortlisted turn offering these tools and not those, widened as said', () => {
+    expect(check({ shortlist: { offers: ['lookup_contact'], notOffered: ['search_faq'], widened: false } }, observed({ shortlist: listed }))).toEqual([]);
+    expect(check({ shortlist: { offers: ['search_faq'], notOffered: ['send_media'], widened: true } }, observed({ shortlist: listed }))).toEqual([
+      'shortlist: expected "search_faq" offered, got [lookup_contact, reply, send_media]',
+      'shortlist: expected "send_media" not offered, got [lookup_contact, reply, send_media]',
+      'shortlist: expected widened true, got false',
+    ]);
+  });
+
+  it('fails a turn that got the full menu while the run has the shortlist on', () => {
+    expect(check({ shortlist: {} }, observed({ shortlist: null }))).toEqual(['shortlist: expected a shortlisted turn (the menu passes the tenant\'s maxToolTokens), but the turn record has no shortlist']);
+  });
+
+  it('with the run\'s shortlist off, asks for the full menu instead (the tools expectations do not apply)', () => {
+    expect(check({ shortlist: { offers: ['search_faq'], widened: true } }, observed({ shortlist: null, shortlistOff: true }))).toEqual([]);
+    expect(check({ shortlist: {} }, observed({ shortlist: listed, shortlistOff: true }))).toEqual(['shortlist: the run turned the shortlist off, but the turn record has one (offered [lookup_contact, reply, send_media])']);
+  });
+});

@@ -57,6 +57,7 @@ export function checkCore(exp: ExpectationCore, o: Observed): string[] {
   for (const s of exp.promptContains ?? []) {
     if (!(o.lastPrompt ?? '').includes(s)) f.push(`promptContains: expected the last model request to contain ${j(s)}${o.lastPrompt === null ? ', but there was no model call' : ''}`);
   }
+  f.push(...checkShortlist(exp.shortlist, o));
   const turnIds = new Set(o.deliveries.map((d) => d.turnId).filter((t): t is string => !!t));
   if (exp.distinctTurns !== undefined && exp.distinctTurns !== turnIds.size) f.push(`distinctTurns: expected ${exp.distinctTurns}, got ${turnIds.size} ${list([...turnIds])}`);
   const dups = o.deliveries.filter((d) => d.duplicateOf).length;
@@ -65,6 +66,18 @@ export function checkCore(exp: ExpectationCore, o: Observed): string[] {
     const texts = new Set(o.deliveries.map((d) => d.replyText));
     if (texts.size !== 1) f.push(`sameReply: expected one reply text over all deliveries, got ${list([...texts].map((t) => j(t)))}`);
   }
+  return f;
+}
+
+function checkShortlist(exp: Expectation['shortlist'], o: Observed): string[] {
+  if (!exp) return [];
+  if (o.shortlistOff) return o.shortlist ? [`shortlist: the run turned the shortlist off, but the turn record has one (offered ${list(o.shortlist.offered)})`] : [];
+  if (!o.shortlist) return ['shortlist: expected a shortlisted turn (the menu passes the tenant\'s maxToolTokens), but the turn record has no shortlist'];
+  const f: string[] = [];
+  const offered = o.shortlist.offered;
+  for (const name of exp.offers ?? []) if (!offered.includes(name)) f.push(`shortlist: expected ${j(name)} offered, got ${list(offered)}`);
+  for (const name of exp.notOffered ?? []) if (offered.includes(name)) f.push(`shortlist: expected ${j(name)} not offered, got ${list(offered)}`);
+  if (exp.widened !== undefined && exp.widened !== o.shortlist.widened) f.push(`shortlist: expected widened ${exp.widened}, got ${o.shortlist.widened}`);
   return f;
 }
 

@@ -66,6 +66,10 @@ export interface Observed {
   rows: Record<string, string | null>;
   modelCalls: number;
   lastPrompt: string | null;
+  /** The turn record's shortlist (null: the full menu was offered). */
+  shortlist?: { offered: string[]; widened: boolean } | null;
+  /** The run turned the shortlist off (`--shortlist off`): a `shortlist` expectation then asks for the full menu. */
+  shortlistOff?: boolean;
 }
 
 export const j = (v: unknown) => JSON.stringify(v);

@@ -13,6 +13,11 @@ export function promptText(body: Record<string, unknown> | null): string {
   return JSON.stringify([body.tools ?? [], body.messages ?? []]);
 }
 
+/** Estimated prompt tokens of one request: characters of its body / 4 (what the model sandbox reports as usage). */
+export function promptTokensOf(body: Record<string, unknown> | null): number {
+  return body ? Math.ceil(JSON.stringify(body).length / 4) : 0;
+}
+
 export function commonPrefixShare(previous: string, current: string): number {
   if (!current.length) return 0;
   const n = Math.min(previous.length, current.length);

@@ -27,6 +27,8 @@ export interface CaseResult {
   promptReuse?: number[];
   /** Whether the case's tenant hedged slow model calls. */
   hedging: boolean;
+  /** False: the run turned the tool shortlist off for the case's tenant. */
+  shortlist: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
   let world: CaseWorld | null = null;
   const turns: TurnObservation[] = [];
   try {
-    world = await setupCaseWorld(env, c, label, { hedging: opts.hedging });
+    world = await setupCaseWorld(env, c, label, { hedging: opts.hedging, shortlist: opts.shortlist ?? true });
     const state = newCaseState();
     for (const [i, turn] of c.turns.entries()) {
       const form = turnForm(turn);
@@ -48,8 +50,8 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
       else turns.push(form === 'text' || form === 'press' ? await runWebhookTurn(env, world, turn, i, opts, state) : await runDecisionTurn(env, world, turn, i, state));
     }
   } catch (err) {
-    return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
+    return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, shortlist: opts.shortlist ?? true, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
   }
   const failures = [...turns.flatMap((t) => t.failures.map((f) => `turn ${t.index + 1}: ${f}`)), ...caseInvariantFailures(turns)];
-  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
+  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, shortlist: opts.shortlist ?? true, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
 }

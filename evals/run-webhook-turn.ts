@@ -7,6 +7,7 @@ import { callView, contactCalls, lastSeq, manyChatCursor, sentButtons } from './
 import { deadlineExpectation, deadlinePath, effectiveMs, resolveStep, turnLatencies } from './model-script.js';
 import type { Observed } from './observed.js';
 import { outboxTimeoutFailure, settleOutbox } from './outbox-settle.js';
+import { promptTokensOf } from './prompt-reuse.js';
 import { planPress, type PressPlan } from './press-button.js';
 import { existingOutboxEntries, readNamedStatuses, readOutboxActions, readPendingViews, readRecord } from './product-state.js';
 import { resolveCaseTime } from './relative-time.js';
@@ -128,6 +129,8 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     rows: await readNamedStatuses(env, world.tenantId, state.namedRows),
     modelCalls: env.model ? modelCalls.length : (record?.steps.length ?? 0),
     lastPrompt: last?.request ? JSON.stringify(last.request.messages ?? null) : null,
+    shortlist: record?.shortlist ? { offered: record.shortlist.offered, widened: record.shortlist.widened } : null,
+    shortlistOff: opts.shortlist === false,
   };
 
   const failures = judge(exp, observed, scripted, world);
@@ -158,7 +161,8 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     modelDetail: [...modelCalls, ...hedgeCalls].map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs, hedge: m.hedge })),
     hedgeCalls: hedgeCalls.length,
     scripted,
-    record: record ? { timings: record.timings, redisRoundTrips: record.redisRoundTrips, modelId: record.modelId, deferred: record.deferred } : null,
+    record: record ? { timings: record.timings, redisRoundTrips: record.redisRoundTrips, modelId: record.modelId, deferred: record.deferred, ...(record.shortlist ? { shortlist: record.shortlist } : {}) } : null,
+    promptTokens: modelCalls.reduce((a, m) => a + promptTokensOf(m.request), 0),
     outbox,
     failures,
   };

@@ -4,7 +4,7 @@
  *   npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S]
  *                   [--preset gpt-4.1-mini|gpt-4o-mini|gpt-4.1-nano] [--filter TEXT] [--no-baseline]
  *                   [--live] [--verbose]
- *                   [--hedging on|off|both]
+ *                   [--hedging on|off|both] [--shortlist on|off|both]
  *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--json FILE]
  *
  * Exit status: 0 every case passed; 1 a case failed; 2 bad usage, or --live without OPENAI_API_KEY.
@@ -18,9 +18,10 @@ import { estimate, renderEstimate } from './estimate.js';
 import { LATENCY_PRESETS } from './latency-model.js';
 import { renderHedgingComparison, renderSvg, renderTable, reportPaths, writeText } from './report.js';
 import { describeTurn, type CaseResult } from './run-case.js';
+import { renderShortlistComparison } from './shortlist-report.js';
 import { NoCasesSelected, runEval } from './runner.js';
 
-const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose] [--hedging on|off|both]
+const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose] [--hedging on|off|both] [--shortlist on|off|both]
        npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--preset ID] [--json FILE]`;
 
 function fail(message: string): never {
@@ -36,7 +37,7 @@ function int(name: string, value: string | undefined, fallback: number, min = 1)
 }
 
 function printResult(r: CaseResult): void {
-  const tag = r.variant === 'product' ? '' : ' [naive 2-step]';
+  const tag = `${r.variant === 'product' ? '' : ' [naive 2-step]'}${r.shortlist ? '' : ' [shortlist off]'}`;
   const rep = r.repeat ? ` #${r.repeat + 1}` : '';
   if (r.passed) {
     console.log(`  ✓ ${r.name}${rep}${tag}  ${Math.round(r.ms)} ms`);
@@ -71,6 +72,7 @@ async function main() {
         'overhead-ms': { type: 'string' },
         reports: { type: 'string' },
         hedging: { type: 'string' },
+        shortlist: { type: 'string' },
         'hedge-after-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -114,6 +116,9 @@ async function main() {
   const repeat = int('repeat', args.repeat, 1);
   const hedging = args.hedging ?? 'on';
   if (hedging !== 'on' && hedging !== 'off' && hedging !== 'both') fail(`--hedging must be on, off or both, got "${hedging}"`);
+  const shortlist = args.shortlist ?? 'on';
+  if (shortlist !== 'on' && shortlist !== 'off' && shortlist !== 'both') fail(`--shortlist must be on, off or both, got "${shortlist}"`);
+  if (hedging === 'both' && shortlist === 'both') fail('--hedging both and --shortlist both cannot be combined: compare one at a time');
   const concurrency = int('concurrency', args.concurrency, 8);
   console.log(`eval: cases ${casesDir}, ${args.live ? 'LIVE model (scripts ignored)' : `model sandbox, latency model ${preset}, seed ${seed}`}`);
   const run = await runEval({
@@ -125,6 +130,7 @@ async function main() {
     preset,
     baseline: !args['no-baseline'],
     hedging,
+    shortlist,
     warmup: !args['no-warmup'],
     ...(args.filter ? { filter: args.filter } : {}),
     ...(args.verbose ? { log: (l: string) => console.log(`    ${l}`) } : {}),
@@ -135,6 +141,7 @@ async function main() {
   const deadlineMs = 8000;
   console.log(`\n${renderTable(run.summary, { deadlineMs, preset, live: run.options.live })}`);
   if (run.summaryWithoutHedging) console.log(`\n${renderHedgingComparison(run.summary, run.summaryWithoutHedging)}`);
+  if (run.shortlistComparison) console.log(`\n${renderShortlistComparison(run.shortlistComparison)}`);
   const reportsDir = resolve(args.reports ?? resolve(ROOT, 'evals', 'reports'));
   const paths = reportPaths(reportsDir);
   const svg = renderSvg(run.summary, { deadlineMs, title: `staged-agent eval ${run.startedAt.slice(0, 19)}Z — ${run.options.live ? 'live model' : `latency model ${preset}, seed ${seed}`}` });
@@ -146,7 +153,7 @@ async function main() {
     console.log(`JSON: ${resolve(args.json)}`);
   }
   console.log(`(${(run.ms / 1000).toFixed(1)} s)`);
-  return run.summary.correctness.failed + run.summary.correctness.variantsFailed + (run.summaryWithoutHedging?.correctness.failed ?? 0) > 0 ? 1 : 0;
+  return run.summary.correctness.failed + run.summary.correctness.variantsFailed + (run.summaryWithoutHedging?.correctness.failed ?? 0) + (run.summaryWithoutShortlist?.correctness.failed ?? 0) > 0 ? 1 : 0;
 }
 
 main().then(

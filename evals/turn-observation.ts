@@ -17,6 +17,8 @@ export interface RunCaseOptions {
   naiveTurns?: number[];
   /** Whether the case's tenant hedges slow model calls (the run's setting overrides the case's). */
   hedging: boolean;
+  /** False: the run turned the tool shortlist off for the case's tenant (the full menu every turn). Default true: the case's config decides. */
+  shortlist?: boolean;
 }
 
 /** How the drawn model time of a turn compares with the tenant's model budget. */
@@ -52,7 +54,9 @@ export interface TurnObservation extends Observed {
   hedgeCalls: number;
   /** `latencies`: the primary draws; `effective`: what each step takes when a hedge (drawn independently) may win. */
   scripted: { latencies: number[]; effective: number[]; drawn: boolean[]; modelled: boolean; budgetMs: number; path: DeadlinePath } | null;
-  record: Pick<TurnRecord, 'timings' | 'redisRoundTrips' | 'modelId' | 'deferred'> | null;
+  record: Pick<TurnRecord, 'timings' | 'redisRoundTrips' | 'modelId' | 'deferred' | 'shortlist'> | null;
+  /** Estimated prompt tokens of the turn's model requests (hedges left out): characters of each request body / 4, the model sandbox's own estimate. */
+  promptTokens?: number;
   outbox: { messages: { state: string; attempts: string[] }[]; timedOut: boolean; waitedMs: number } | null;
   failures: string[];
 }

@@ -1,4 +1,5 @@
 import type { ApiFailure, ApiResult, ManyChatApi } from '../core/actions/channel-api.js';
+import { postJson } from './post-json.js';
 
 /**
  * A small typed client for the ManyChat public API endpoints the outbox performs
@@ -100,30 +101,8 @@ export function classifyResponse(status: number, text: string, retryAfter: strin
 export function createManyChatClient(opts: ManyChatClientOptions): ManyChatApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
 
-  async function post(path: string, body: Record<string, unknown>): Promise<ApiResult> {
-    let res: Response;
-    try {
-      res = await opts.fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${opts.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-    } catch (err) {
-      // A timeout, or a connection that failed after the request may have been sent: the
-      // outcome is unknown either way. The error's name only: its message could echo the URL.
-      const name = err instanceof Error ? err.name : 'Error';
-      return { ok: false, kind: 'timeout', message: name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : `request failed (${name})` };
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      // The status arrived but the body did not: for a 2xx that is not a confirmation.
-      return res.status >= 200 && res.status < 300 ? { ok: false, kind: 'timeout', message: 'response body was cut off' } : classifyResponse(res.status, '', res.headers.get('retry-after'));
-    }
-    return classifyResponse(res.status, text, res.headers.get('retry-after'));
-  }
+  const post = (path: string, body: Record<string, unknown>): Promise<ApiResult> =>
+    postJson({ fetch: opts.fetch, url: `${base}${path}`, bearerToken: opts.apiKey, body, timeoutMs: opts.timeoutMs, classify: classifyResponse });
 
   return {
     sendFlow: (subscriberId, flowNs) => post('/fb/sending/sendFlow', { subscriber_id: subscriberIdValue(subscriberId), flow_ns: flowNs }),

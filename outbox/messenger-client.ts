@@ -1,5 +1,6 @@
 import type { ApiResult, MessengerApi } from '../core/actions/channel-api.js';
 import { parseRetryAfter } from './manychat-client.js';
+import { postJson } from './post-json.js';
 
 /**
  * A small typed client for the Messenger Send API (docs/protocols.md, Messenger):
@@ -97,27 +98,8 @@ export function createMessengerClient(opts: MessengerClientOptions): MessengerAp
   const url = `${opts.graphUrl.replace(/\/+$/, '')}/me/messages`;
   const now = opts.now ?? Date.now;
 
-  async function post(body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> {
-    let res: Response;
-    try {
-      res = await opts.fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${opts.pageAccessToken}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-    } catch (err) {
-      const name = err instanceof Error ? err.name : 'Error';
-      return { ok: false, kind: 'timeout', message: name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : `request failed (${name})` };
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      return res.status >= 200 && res.status < 300 ? { ok: false, kind: 'timeout', message: 'response body was cut off' } : classifyGraphResponse(res.status, '', res.headers.get('retry-after'), confirms);
-    }
-    return classifyGraphResponse(res.status, text, res.headers.get('retry-after'), confirms);
-  }
+  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> =>
+    postJson({ fetch: opts.fetch, url, bearerToken: opts.pageAccessToken, body, timeoutMs: opts.timeoutMs, classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms) });
 
   return {
     async sendMessage(psid, content, window) {

@@ -73,4 +73,20 @@ describe('stranded turns: a claim whose turn never committed is finished by the 
     const retried = recordingJobs();
     expect((await finishStrandedTurns({ session, turnJobs: retried, tenantIds: [tenantId], now: new Date(now + 120_000) })).published).toBe(1);
   });
+
+  it('reads every tenant\'s due claims in one round trip: an idle cron costs one request however many tenants there are', async () => {
+    const tenants = Array.from({ length: 40 }, () => tenant());
+    const now = Date.now();
+    // One tenant has a stranded claim, the other 39 have nothing due.
+    const busy = tenants[17]!;
+    await claimDelivery(session, busy, 'k9', '42', 'turn_s9', { job: job(busy, 'turn_s9', 'k9'), dueAt: now - 1 });
+    const counted = RedisSession.connect(inject('upstashUrl'), inject('upstashToken'));
+    const idle = await finishStrandedTurns({ session: counted, turnJobs: recordingJobs(), tenantIds: tenants.filter((t) => t !== busy), now: new Date(now) });
+    expect(idle.found).toBe(0);
+    expect(counted.roundTrips).toBe(1);
+    const jobs = recordingJobs();
+    const withBusy = await finishStrandedTurns({ session: counted, turnJobs: jobs, tenantIds: tenants, now: new Date(now) });
+    expect(withBusy).toMatchObject({ found: 1, published: 1 });
+    expect(jobs.published.map((p) => p.job.turnId)).toEqual(['turn_s9']);
+  });
 });

@@ -31,9 +31,15 @@ export async function finishStrandedTurns(input: { session: RedisSession; turnJo
   const { session, turnJobs } = input;
   const now = (input.now ?? new Date()).getTime();
   const result: StrandedSweepResult = { found: 0, published: 0, dropped: 0, failed: 0, errors: [] };
-  for (const tenantId of input.tenantIds) {
+  if (!input.tenantIds.length) return result;
+  // Every tenant's due claims in one round trip: an idle cron costs one request, however many
+  // tenants there are (a request per tenant would also run into Workers' subrequest limit).
+  const dueByTenant = await session.pipeline((p) => {
+    for (const tenantId of input.tenantIds) p.zrange(tenantKeys(tenantId).openClaims, '-inf', now, { byScore: true, offset: 0, count: BATCH });
+  });
+  for (const [i, tenantId] of input.tenantIds.entries()) {
     const keys = tenantKeys(tenantId);
-    const due = (await session.one((r) => r.zrange(keys.openClaims, '-inf', now, { byScore: true, offset: 0, count: BATCH }))).filter((id): id is string => typeof id === 'string');
+    const due = (Array.isArray(dueByTenant[i]) ? (dueByTenant[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
     for (const turnId of due) {
       result.found++;
       const [record, rawJob] = await session.pipeline((p) => {

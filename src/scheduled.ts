@@ -13,11 +13,12 @@ import { isTenantId } from '../core/tenant/tenant-id.js';
 export async function runScheduledWork(services: Services, now = new Date()): Promise<void> {
   const session = services.redis();
   const publisher = services.publisher();
-  const result = await sweepOutbox({ session, publisher, olderThanMs: DEFAULT_SWEEP_AFTER_MS, now });
+  // Read once for the three sweeps; each then reads every tenant's due work in one round trip.
+  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string' && isTenantId(t)).sort();
+  const result = await sweepOutbox({ session, publisher, olderThanMs: DEFAULT_SWEEP_AFTER_MS, now, tenantIds });
   console.log(`outbox sweep: ${result.tenants} tenants, ${result.stale} stale, ${result.published} published, ${result.failed} failed`);
   for (const e of result.errors) console.warn(`outbox sweep: ${e}`);
 
-  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string' && isTenantId(t));
   const stranded = await finishStrandedTurns({ session, turnJobs: services.turnJobs(), tenantIds, now });
   if (stranded.found) console.log(`stranded turns: ${stranded.found} due, ${stranded.published} finish jobs published, ${stranded.dropped} dropped, ${stranded.failed} failed`);
   for (const e of stranded.errors) console.warn(`stranded turns: ${e}`);

@@ -90,4 +90,15 @@ describe('tool shortlist', () => {
     expect(toolBytes(reordered, texts)).toBe(first);
     expect(JSON.parse(first).map((e: [string, string]) => e[0])).toEqual(['lookup_contact', 'record_choice', 'reply', 'send_media', 'tag_contact']);
   });
+
+  it('FAQ entries are not in the menu (search_faq returns at most 3 hits when called): 50 entries cost the tool list nothing, so there is nothing in it to trim', () => {
+    const few = largeConfig(100);
+    const many = testConfig({ ...few, faq: Array.from({ length: 50 }, (_, i) => ({ id: `q${i}`, question: `Do you offer lesson${i}?`, answer: `Yes, lesson${i} runs weekly.` })) } as never);
+    expect(shortlist(many, ['x']).fullTokens).toBe(shortlist(few, ['x']).fullTokens);
+    const all = (config: TenantConfig) => buildTurnTools({ config, inbound, staging: new TurnStaging('turn_sl') }, config.toolOrder);
+    expect(JSON.stringify(all(many).tools['search_faq'])).toBe(JSON.stringify(all(few).tools['search_faq']));
+    // The entries' questions still make the FAQ tool relevant: a word of one keeps it on the list.
+    expect(shortlist(many, ['is lesson17 on?']).tools).toContain('search_faq');
+    expect(shortlist(few, ['is lesson17 on?']).tools).not.toContain('search_faq');
+  });
 });

@@ -117,9 +117,19 @@ export function tenantKeys(tenantId: string) {
  * never share a delivery, and two keys that differ anywhere — even after a thousand characters —
  * never share a claim.
  */
-export async function deliveryKeyDigest(contactId: string, messageKey: string): Promise<string> {
-  return sha256Hex(`${contactId}\n${messageKey}`);
+export function deliveryKeyDigest(contactId: string, messageKey: string): Promise<string> {
+  // A turn names its delivery up to four times (duplicate check, claim, start, reply order); the
+  // isolate remembers the last few hundred digests rather than hashing the same words again.
+  const input = `${contactId}\n${messageKey}`;
+  let digest = recentDigests.get(input);
+  if (!digest) {
+    if (recentDigests.size >= 512) recentDigests.clear();
+    digest = sha256Hex(input);
+    recentDigests.set(input, digest);
+  }
+  return digest;
 }
+const recentDigests = new Map<string, Promise<string>>();
 
 /** The one global key: which tenants exist (the sweeper walks it). Holds ids only. */
 export const TENANT_INDEX_KEY = 'tenants';

@@ -17,6 +17,11 @@ export class RedisSession {
    * Fails fast: one retry of a network error (the client's default is five, with backoff that
    * took a webhook past ManyChat's 10 s when Redis was down) and a timeout on every request, so
    * an outage is known in time to keep the message another way (see src/http/middleware/tenant.ts).
+   *
+   * A new client per request, on purpose: the client keeps its auto-pipelining executor (which
+   * guardrails/rate-limit.ts uses, and counts) on itself, so a client shared by an isolate's
+   * concurrent requests batches their commands together, miscounts the round trips, and settles
+   * one request's promises from another's I/O, which Workers forbid.
    */
   static connect(url: string, token: string, timeoutMs = REDIS_TIMEOUT_MS): RedisSession {
     return new RedisSession(
@@ -27,6 +32,9 @@ export class RedisSession {
         automaticDeserialization: false,
         enableTelemetry: false,
         readYourWrites: false,
+        // Plain JSON answers: every value we store is a JSON or decimal string (valid UTF-8), so the
+        // default base64 encoding only costs a per-byte JS decode of every string in every answer.
+        responseEncoding: false,
         retry: { retries: 1, backoff: () => 50 },
         signal: () => AbortSignal.timeout(timeoutMs),
       }),

@@ -1,17 +1,50 @@
 import { Hono } from 'hono';
 
 /**
- * The benchmark's floor: a bare Hono handler on the same workerd (wrangler dev), same route and
- * body as the ManyChat webhook. It parses the JSON body and answers a fixed Dynamic Block, doing
- * no auth, no Redis, no model, no commit. `npm run bench` runs it beside the real Worker.
+ * The benchmark's floors, on the same workerd (wrangler dev), same route shape and body as the
+ * ManyChat webhook. `npm run bench` runs them beside the real Worker.
+ *
+ * - `POST /v1/manychat/:tenant`: a bare Hono handler. It parses the JSON body and answers a fixed
+ *   Dynamic Block, doing no auth, no Redis, no model, no commit.
+ * - `POST /v1/io-floor/:tenant`: the same, plus the subrequests a no-tool turn makes, with no logic
+ *   around them: one Redis pipeline before the model (six commands), one model call (a Chat
+ *   Completions body the size of the Worker's), one Redis transaction after. Its CPU is what the
+ *   runtime spends carrying a turn's HTTP; the Worker's CPU above it is the product's own code.
  */
-const app = new Hono();
+interface FloorEnv {
+  UPSTASH_URL?: string;
+  UPSTASH_TOKEN?: string;
+  MODEL_URL?: string;
+}
+const app = new Hono<{ Bindings: FloorEnv }>();
+
+const dynamicBlock = (text: string) => ({ version: 'v2', content: { messages: [{ type: 'text', text }], actions: [], quick_replies: [] } });
 
 app.post('/v1/manychat/:tenant', async (c) => {
   const body = (await c.req.json()) as { contact?: { id?: string }; text?: string };
-  const text = body.text ? 'Hello!' : 'Hi!';
   c.header('x-turn-id', `bare_${body.contact?.id ?? 'x'}`);
-  return c.json({ version: 'v2', content: { messages: [{ type: 'text', text }], actions: [], quick_replies: [] } });
+  return c.json(dynamicBlock(body.text ? 'Hello!' : 'Hi!'));
+});
+
+/** About the bytes of the Worker's model request for the demo tenant (prompt, tool list, history). */
+const PROMPT = 'You are the assistant of a small business. '.repeat(200);
+
+app.post('/v1/io-floor/:tenant', async (c) => {
+  const { UPSTASH_URL, UPSTASH_TOKEN, MODEL_URL } = c.env;
+  if (!UPSTASH_URL || !UPSTASH_TOKEN || !MODEL_URL) return c.json({ error: 'UPSTASH_URL, UPSTASH_TOKEN and MODEL_URL must be set' }, 500);
+  const body = (await c.req.json()) as { contact?: { id?: string }; text?: string };
+  const id = body.contact?.id ?? 'x';
+  const redis = (path: string, commands: string[][]) =>
+    fetch(`${UPSTASH_URL}${path}`, { method: 'POST', headers: { authorization: `Bearer ${UPSTASH_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(commands) }).then((r) => r.json());
+  await redis('/pipeline', [['SET', `floor:seen:${id}`, '1', 'NX', 'EX', '60'], ['GET', `floor:a:${id}`], ['GET', `floor:b:${id}`], ['GET', `floor:c:${id}`], ['LRANGE', `floor:h:${id}`, '0', '-1'], ['GET', 'floor:rev']]);
+  const model = await fetch(`${MODEL_URL}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4.1-mini', messages: [{ role: 'system', content: PROMPT }, { role: 'user', content: body.text ?? '' }], tools: [], safety_identifier: id }),
+  }).then((r) => r.json());
+  await redis('/multi-exec', [['SET', `floor:turn:${id}`, JSON.stringify(model), 'EX', '60'], ['DEL', `floor:seen:${id}`]]);
+  c.header('x-turn-id', `floor_${id}`);
+  return c.json(dynamicBlock('Hello!'));
 });
 
 app.get('/v1/health', (c) => c.json({ ok: true, bare: true }));

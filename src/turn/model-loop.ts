@@ -29,9 +29,10 @@ export interface LoopInput {
   requestDigests?: string[];
   /**
    * Set when the tools are a shortlist (tools/shortlist.ts): the full menu, offered once to step 2
-   * when step 1 came back refused or in error (it may have asked for something the shortlist dropped).
+   * when step 1 came back refused or in error (it may have asked for something the shortlist dropped),
+   * with the instructions for that menu: the guidance step 2 reads matches the tools it is offered.
    */
-  widen?: () => TurnToolset;
+  widen?: () => { toolset: TurnToolset; instructions: string };
 }
 
 function statusOf(output: unknown, notes: string[], toolName: string): ToolResultRecord['status'] {
@@ -51,6 +52,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   const steps: ModelStepRecord[] = [];
   const messages = [...input.messages];
   let toolset = input.toolset;
+  let instructions = input.instructions;
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
@@ -59,7 +61,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     try {
       result = await generateText({
         model: input.model,
-        instructions: input.instructions,
+        instructions,
         messages,
         // Ours alone: history maps to user/assistant only; the one system message is the canary.
         allowSystemInMessages: true,
@@ -120,7 +122,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       return { kind: 'no-reply', why: replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
     }
     if (input.widen && record.toolResults.some((r) => r.status === 'denied' || r.status === 'error')) {
-      toolset = input.widen();
+      ({ toolset, instructions } = input.widen());
       input.notes.push('tool shortlist widened: step 2 offered the full tool menu after a refusal');
     }
     messages.push(...result.responseMessages);

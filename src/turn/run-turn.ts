@@ -52,10 +52,21 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }
 
-/** Names the exact config a turn ran with: a replay with the same digest rebuilds the same requests. */
+/**
+ * Names the exact config a turn ran with: a replay with the same digest rebuilds the same requests.
+ * Computed once per config object: the isolate keeps a tenant's parsed config across its turns
+ * (src/tenants/tenant-cache.ts) and never mutates it, and canonicalising plus hashing the whole
+ * config was per-turn CPU spent on the same answer.
+ */
 export function configDigest(config: object): Promise<string> {
-  return sha256Hex(canonicalJson(config));
+  let digest = digests.get(config);
+  if (!digest) {
+    digest = sha256Hex(canonicalJson(config));
+    digests.set(config, digest);
+  }
+  return digest;
 }
+const digests = new WeakMap<object, Promise<string>>();
 
 /** The record as the stages leave it; the commit stage adds what it pins and commits. */
 function draftRecord(

@@ -203,4 +203,41 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
     expect(notes).toContain('tool shortlist widened: step 2 offered the full tool menu after a refusal');
     expect(staging.actions.map((a) => a.args)).toMatchObject([{ flowName: 'studio_tour' }]);
   });
+  const systemOf = (call: { prompt: readonly { role: string; content: unknown }[] }) => String(call.prompt[0]!.content);
+  const FAQ_GUIDANCE = 'Search the FAQ before answering questions about the studio.';
+  const MEDIA_GUIDANCE = 'Offer media only when it answers what the contact asked.';
+
+  it('the guidance sent matches the tools offered: a dropped tool\'s guidance is not sent, and after widening step 2 reads it', async () => {
+    const tour: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }] };
+    const { result, model } = await loopWith([tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }], small);
+    const [first, second] = model.doGenerateCalls.map((c) => systemOf(c as never));
+    expect(first).toContain(MEDIA_GUIDANCE);
+    expect(first).not.toContain(FAQ_GUIDANCE);
+    expect(first).not.toContain('- search_faq [');
+    expect(second).toContain(MEDIA_GUIDANCE);
+    expect(second).toContain(FAQ_GUIDANCE);
+    expect(second).toContain('- search_faq [');
+    // The leak guardrail compares the reply with what the model read last: the widened instructions.
+    expect(result.instructions.startsWith(second!)).toBe(true);
+  });
+
+  it('a call to a tool the shortlist left off entirely comes back an error, and step 2 is offered that tool with its guidance', async () => {
+    const { result, model, notes } = await loopWith([{ calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] }, { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }], reply: reply('We open at 7.') }], small);
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(toolNames(model.doGenerateCalls[0]! as never)).not.toContain('search_faq');
+    expect(result.loop.steps[0]!.toolResults[0]).toMatchObject({ toolName: 'search_faq', status: 'error' });
+    expect(toolNames(model.doGenerateCalls[1]! as never)).toContain('search_faq');
+    expect(systemOf(model.doGenerateCalls[1]! as never)).toContain(FAQ_GUIDANCE);
+    expect(result.loop.steps[1]!.toolResults[0]).toMatchObject({ toolName: 'search_faq', status: 'ok' });
+    expect(result.shortlist?.widened).toBe(true);
+    expect(notes).toContain('tool shortlist widened: step 2 offered the full tool menu after a refusal');
+  });
+
+  it('without a refusal nothing widens: both calls read the shortlist\'s instructions', async () => {
+    const { model } = await loopWith([{ calls: [{ tool: 'lookup_contact', input: {} }, { tool: 'send_media', input: { flow: 'brochure' } }] }, { reply: reply('Sent.') }], (c) => ({ ...small(c), manifest: { ...c.manifest, lookup_contact: { effect: 'read', pinned: true } } }));
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const [first, second] = model.doGenerateCalls.map((c) => systemOf(c as never));
+    expect(second).toBe(first);
+    expect(second).not.toContain(FAQ_GUIDANCE);
+  });
 });

@@ -82,7 +82,12 @@ export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContex
           ? {
               widen: () => {
                 listed!.widened = true;
-                return buildTurnTools({ config, inbound, staging }, config.toolOrder);
+                const full = buildTurnTools({ config, inbound, staging }, config.toolOrder);
+                // Step 2 reads the guidance of the tools it now has; the leak guardrail compares the
+                // reply with that text (the full menu's lines include every shortlisted one).
+                const widenedInstructions = buildInstructions(config, full);
+                systemText = systemTextOf(widenedInstructions, canary);
+                return { toolset: full, instructions: widenedInstructions };
               },
             }
           : {}),
