@@ -28,6 +28,11 @@ export interface ModelStepRecord {
   outputTokens?: number;
   /** Set when this step's model call was hedged (the same request sent again after `afterMs`): still one step. */
   hedge?: HedgeRecord;
+  /**
+   * SHA-256 of the request this call sent (src/models/request-digest.ts): a shadow replay reuses
+   * the recorded response only for a rebuilt request with the same digest. Absent on older records.
+   */
+  requestDigest?: string;
 }
 
 /** A hedged model call: which of the pair answered, how long each ran (the loser until it was aborted), the winner's tokens. */

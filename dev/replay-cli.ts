@@ -11,8 +11,12 @@
  *   --ids a,b            these turns only; else the newest --limit (default 100), filtered by
  *   --decision D --contact ID --since ISO --until ISO
  *   --json               the report as JSON
+ *   --model-url URL      an OpenAI-compatible server (the local model sandbox, say) that answers
+ *                        each call whose rebuilt request is not the recorded one (Chat Completions,
+ *                        key: OPENAI_API_KEY or a placeholder); without it such a turn "needs a model"
  *   --export-case TURN --out FILE   write that recorded turn as an eval case (evals/case-format.ts)
  */
+export type { ReplayReport } from '../src/replay/replay-report.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,12 +25,14 @@ import { parseJson, RedisSession } from '../core/storage/redis-session.js';
 import { parseTenantConfig, type TenantConfig } from '../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { defaultGuardrails } from '../guardrails/default-guardrails.js';
-import { loadTurnRecords, newestTurnIds } from '../src/dashboard/data/turns.js';
-import { replayTurn, type ChangeKind, type ReplayedTurn } from '../src/replay/replay-turn.js';
+import { createOpenAI } from '@ai-sdk/openai';
+import { loadTurnRecords } from '../src/dashboard/data/turns.js';
+import type { ReplayReport } from '../src/replay/replay-report.js';
+import { runReplay } from '../src/replay/run-replay.js';
 import { recordToCase } from './replay/export-case.js';
 import { ROOT } from './stack.js';
 
-const USAGE = `usage: npm run replay -- <tenant-id> [--config candidate.json] [--ids a,b | --limit N --decision D --contact ID --since ISO --until ISO] [--json]
+const USAGE = `usage: npm run replay -- <tenant-id> [--config candidate.json] [--ids a,b | --limit N --decision D --contact ID --since ISO --until ISO] [--model-url URL] [--json]
        npm run replay -- <tenant-id> --export-case <turn-id> --out case.json
   --upstash-url URL --upstash-token T   default: .local/stack.json's upstash`;
 
@@ -61,64 +67,28 @@ async function candidateConfig(file: string, tenantId: string): Promise<TenantCo
   return parsed.config;
 }
 
-export interface TurnFilter {
-  ids?: string[];
-  limit: number;
-  decision?: string;
-  contact?: string;
-  since?: string;
-  until?: string;
-}
-
-export async function selectTurns(session: RedisSession, tenantId: string, filter: TurnFilter): Promise<TurnRecord[]> {
-  const ids = filter.ids ?? (await newestTurnIds(session, tenantId, filter.limit)).ids;
-  const records = await loadTurnRecords(session, tenantId, ids);
-  return records
-    .filter((r) => !filter.decision || r.decision === filter.decision)
-    .filter((r) => !filter.contact || r.contactId === filter.contact)
-    .filter((r) => !filter.since || r.startedAt >= filter.since)
-    .filter((r) => !filter.until || r.startedAt < filter.until)
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
-}
-
-export interface ReplayReport {
-  tenantId: string;
-  turns: ReplayedTurn[];
-  summary: { replayed: number; changed: number; byKind: Partial<Record<ChangeKind, number>>; decisions: Record<string, number> };
-}
-
-export function summarize(tenantId: string, turns: ReplayedTurn[]): ReplayReport {
-  const byKind: Partial<Record<ChangeKind, number>> = {};
-  const decisions: Record<string, number> = {};
-  for (const t of turns) {
-    for (const kind of t.changes) byKind[kind] = (byKind[kind] ?? 0) + 1;
-    if (t.changes.includes('decision')) {
-      const key = `${t.before.decision}→${t.after.decision}`;
-      decisions[key] = (decisions[key] ?? 0) + 1;
-    }
-  }
-  return { tenantId, turns, summary: { replayed: turns.length, changed: turns.filter((t) => t.changes.length).length, byKind, decisions } };
-}
-
 function reportLines(report: ReplayReport): string[] {
   const lines: string[] = [];
   for (const t of report.turns) {
-    if (!t.changes.length) {
-      lines.push(`${t.turnId}: unchanged (${t.after.decision})`);
-      continue;
-    }
-    lines.push(`${t.turnId}: ${t.changes.join(', ')}`);
+    const time = `${t.latency.recordedMs} → ${t.latency.replayedMs} ms, model ${t.latency.recordedModelMs} → ${t.latency.replayedModelMs} ms, answered by ${t.modelSource}`;
+    if (t.status === 'needs-model') lines.push(`${t.turnId}: needs a model (${t.needsModel ?? 'the request changed'})`);
+    else if (!t.changes.length) lines.push(`${t.turnId}: unchanged (${t.after.decision}; ${time})`);
+    else lines.push(`${t.turnId}: ${t.changes.join(', ')} (${time})`);
     const { before: b, after: a } = t;
     if (t.changes.includes('decision') || t.changes.includes('deciding-guardrail')) lines.push(`  decision: ${b.decision}${b.decidingGuardrail ? ` (${b.decidingGuardrail})` : ''} → ${a.decision}${a.decidingGuardrail ? ` (${a.decidingGuardrail})` : ''}: ${a.reason}`);
     if (t.changes.includes('reply')) lines.push(`  reply: ${JSON.stringify(b.reply)} → ${JSON.stringify(a.reply)}`);
     if (t.changes.includes('staged')) lines.push(`  staged: ${JSON.stringify(b.staged)} → ${JSON.stringify(a.staged)}`);
     if (t.changes.includes('asks')) lines.push(`  asks: ${JSON.stringify(b.asks)} → ${JSON.stringify(a.asks)}`);
     if (t.changes.includes('model-calls')) lines.push(`  model calls: ${b.modelCalls} → ${a.modelCalls}`);
+    if (t.toolList.changed) lines.push(`  tool list: ${(t.toolList.recordedOrder ?? []).join(',')} → ${t.toolList.order.join(',')} (${t.toolList.bytes?.length ?? 0} bytes)`);
   }
   const s = report.summary;
-  lines.push(`replayed ${s.replayed} turns of ${report.tenantId}: ${s.changed} changed`);
+  lines.push(`replayed ${s.replayed} turns of ${report.tenantId}: ${s.changed} changed, ${s.needsModel} need a model`);
   for (const [kind, n] of Object.entries(s.byKind)) lines.push(`  ${kind}: ${n}`);
   for (const [move, n] of Object.entries(s.decisions)) lines.push(`  decision ${move}: ${n}`);
+  lines.push(`  model calls: ${s.modelCalls.recorded} recorded → ${s.modelCalls.replayed} replayed (${s.answeredFromRecording} answered from the recording, ${s.answeredByModel} by the model)`);
+  lines.push(`  turn time p50/p95: recorded ${s.latency.recorded.p50}/${s.latency.recorded.p95} ms → replayed ${s.latency.replayed.p50}/${s.latency.replayed.p95} ms`);
+  if (s.toolListChanged) lines.push(`  tool list changed: ${s.toolListChanged}`);
   return lines;
 }
 
@@ -135,6 +105,7 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
       since: { type: 'string' },
       until: { type: 'string' },
       json: { type: 'boolean' },
+      'model-url': { type: 'string' },
       'export-case': { type: 'string' },
       out: { type: 'string' },
       'upstash-url': { type: 'string' },
@@ -159,11 +130,11 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
     return 0;
   }
 
-  const records = await selectTurns(session, tenantId, { ids: values.ids?.split(',').filter(Boolean), limit, decision: values.decision, contact: values.contact, since: values.since, until: values.until });
-  const turns: ReplayedTurn[] = [];
-  // One turn at a time: a replay is a background job, it should not crowd the machine.
-  for (const record of records) turns.push(await replayTurn({ guardrails: defaultGuardrails }, record, candidate));
-  const report = summarize(tenantId, turns);
+  const filter = { ids: values.ids?.split(',').filter(Boolean), limit, decision: values.decision, contact: values.contact, since: values.since, until: values.until };
+  const model = values['model-url'] ? createOpenAI({ apiKey: process.env.OPENAI_API_KEY ?? 'sk-replay-local', baseURL: values['model-url'] }).chat(candidate.modelId) : undefined;
+  const run = await runReplay({ session, guardrails: defaultGuardrails, limited: false, ...(model ? { model } : {}) }, tenantId, filter, candidate);
+  if (!run.ok) throw new Error(run.refused.message);
+  const report = run.report;
   if (values.json) print(JSON.stringify(report, null, 2));
   else for (const line of reportLines(report)) print(line);
   return 0;

@@ -17,6 +17,7 @@ import { setupRoutes } from './setup/setup-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { tryItRoutes } from './try-it/try-it-routes.js';
 import { apiReferenceRoutes } from './api-reference/api-reference-routes.js';
+import { replayRoutes } from './replay/replay-routes.js';
 
 const actor = (user: string) => `dashboard:${user}`;
 
@@ -51,6 +52,7 @@ export function dashboardPages() {
   app.route('/setup', setupRoutes());
   app.route('/health', healthRoutes());
   app.route('/try', tryItRoutes());
+  app.route('/replay', replayRoutes());
   app.route('/api', apiReferenceRoutes());
 
   app.get('/approvals', async (c) => {

@@ -86,13 +86,55 @@ describe('replayTurn', () => {
     expect(await sandboxCallsFor(contactId)).toEqual(callsBefore);
   });
 
-  it("a given model instead of the recorded responses; another tenant's config is refused", async () => {
+  it('a configured model does not answer an unchanged request: the recording does; useRecorded false hands it every call', async () => {
     const { config, record } = await recordedTurn();
+    expect(record.steps[0]?.requestDigest).toMatch(/^[0-9a-f]{64}$/);
     const model = scriptedModel([{ reply: reply('No brochure, sorry.') }]);
-    const replayed = await replayTurn({ guardrails: defaultGuardrails, model }, record, config);
-    expect(replayed.modelSource).toBe('given');
-    expect(replayed.after).toMatchObject({ decision: 'pass', reply: 'No brochure, sorry.', staged: [] });
-    expect(replayed.changes).toEqual(['reply', 'staged']);
+    const same = await replayTurn({ guardrails: defaultGuardrails, model }, record, config);
+    expect(same.modelSource).toBe('recorded');
+    expect(same.changes).toEqual([]);
+    const forced = await replayTurn({ guardrails: defaultGuardrails, model: scriptedModel([{ reply: reply('No brochure, sorry.') }]), useRecorded: false }, record, config);
+    expect(forced.modelSource).toBe('model');
+    expect(forced.after).toMatchObject({ decision: 'pass', reply: 'No brochure, sorry.', staged: [] });
+    expect(forced.changes).toEqual(['reply', 'staged']);
     await expect(replayTurn({ guardrails: defaultGuardrails }, record, stageConfig())).rejects.toThrow(/another tenant/);
+  });
+
+  it('a new persona changes the request: the recorded response is not reused — the configured model answers, and with none the turn needs a model', async () => {
+    const { config, record } = await recordedTurn();
+    const persona = candidate(config, (c) => (c.persona = `${c.persona} Always answer in French.`));
+    const model = scriptedModel([{ reply: reply('Voici la brochure.') }]);
+    const answered = await replayTurn({ guardrails: defaultGuardrails, model }, record, persona);
+    expect(answered.status).toBe('replayed');
+    expect(answered.modelSource).toBe('model');
+    expect(answered.calls).toEqual([{ step: 1, source: 'model', why: 'the request of model call 1 differs from the recorded one', ms: expect.any(Number) }]);
+    expect(answered.after.reply).toBe('Voici la brochure.');
+    expect(answered.changes).toContain('reply');
+
+    const none = await replayTurn({ guardrails: defaultGuardrails }, record, persona);
+    expect(none.status).toBe('needs-model');
+    expect(none.needsModel).toBe('the request of model call 1 differs from the recorded one');
+    // Not reported as a change: a stale answer is no prediction.
+    expect(none.changes).toEqual([]);
+    expect(none.calls.map((c) => c.source)).toEqual(['needs-model']);
+    expect(none.modelSource).toBe('none');
+  });
+
+  it('a record without request digests (recorded before them) is never answered from the recording', async () => {
+    const { config, record } = await recordedTurn();
+    const old = { ...record, steps: record.steps.map(({ requestDigest: _d, ...s }) => s) };
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, old, config);
+    expect(replayed.status).toBe('needs-model');
+    expect(replayed.needsModel).toMatch(/no request digest for model call 1/);
+  });
+
+  it("latency: the recorded turn's times, and the replay's estimate counts each recorded answer at the time it took then", async () => {
+    const { config, record } = await recordedTurn();
+    const slow = { ...record, steps: record.steps.map((s) => ({ ...s, ms: 4321 })), timings: { ...record.timings, totalMs: 5000, modelMs: 4400 } };
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, slow, config);
+    expect(replayed.modelSource).toBe('recorded');
+    expect(replayed.latency).toMatchObject({ recordedMs: 5000, recordedModelMs: 4400, replayedModelMs: 4321 });
+    expect(replayed.latency.replayedMs).toBeGreaterThanOrEqual(4321);
+    expect(replayed.calls).toEqual([{ step: 1, source: 'recorded', ms: 4321 }]);
   });
 });

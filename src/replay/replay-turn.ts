@@ -8,13 +8,18 @@ import { decideTurn } from '../turn/decide-turn.js';
 import { judgeTurn } from '../turn/judge-turn.js';
 import type { TurnContext } from '../turn/turn-context.js';
 import { runTurnLoop } from '../turn/turn-loop.js';
-import { recordedModel } from './recorded-model.js';
+import { replayModel, type ReplayCall } from './recorded-model.js';
 import { actionLine, askLine, decidingGuardrail, outcomeOfRecord, type TurnOutcome } from './turn-outcome.js';
 
 export interface ReplayDeps {
   guardrails: readonly Guardrail[];
-  /** A given model; absent, the recorded responses answer (see recorded-model.ts). */
+  /**
+   * The configured model: it answers each call whose rebuilt request is not the recorded one
+   * (recorded-model.ts). Absent, such a turn is reported as needing a model.
+   */
   model?: LanguageModel;
+  /** false: the configured model answers every call, even one the recording could answer. */
+  useRecorded?: boolean;
   /** The clock the decision reads (a handoff's silence end); the recorded turn's start by default. */
   now?: () => Date;
 }
@@ -28,11 +33,41 @@ export interface ReplayOptions {
 
 export interface ReplayedTurn {
   turnId: string;
+  /** `needs-model`: a call's request changed and no model is configured; `after` is not a prediction then. */
+  status: 'replayed' | 'needs-model';
+  /** Why the turn needs a model (the first call the recording could not answer). */
+  needsModel?: string;
   before: TurnOutcome;
   after: TurnOutcome;
-  /** What changed, by kind (empty: the candidate config changes nothing in this turn). */
+  /** What changed, by kind (empty: the candidate config changes nothing in this turn, or it needs a model). */
   changes: ChangeKind[];
-  modelSource: 'recorded' | 'given';
+  /** Who answered the model calls: the recording, the configured model, both, or none was called. */
+  modelSource: 'recorded' | 'model' | 'mixed' | 'none';
+  /** Each model call: who answered, and why not the recording. */
+  calls: Omit<ReplayCall, 'toolList'>[];
+  latency: TurnLatency;
+  toolList: ToolListChange;
+}
+
+/**
+ * The turn's time as recorded, and as the replay would take live: the replay's own time (tools,
+ * guardrails, decision, a configured model's calls) plus, for each call the recording answered,
+ * the time the hosted model took for it then. An estimate: the replay does no Redis load or commit.
+ */
+export interface TurnLatency {
+  recordedMs: number;
+  replayedMs: number;
+  recordedModelMs: number;
+  replayedModelMs: number;
+}
+
+/** The tool list of the first request: the recorded order, the replayed one, and its bytes when the order changed. */
+export interface ToolListChange {
+  recordedOrder: string[] | null;
+  order: string[];
+  changed: boolean;
+  /** The replayed tool list as the provider got it (JSON), only when it changed. */
+  bytes?: string;
 }
 
 export type ChangeKind = 'decision' | 'deciding-guardrail' | 'reply' | 'staged' | 'asks' | 'model-calls';
@@ -46,12 +81,13 @@ export type ChangeKind = 'decision' | 'deciding-guardrail' | 'reply' | 'staged' 
  */
 export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate: TenantConfig, options: ReplayOptions = {}): Promise<ReplayedTurn> {
   if (candidate.tenantId !== record.tenantId) throw new Error(`turn ${record.turnId} belongs to another tenant than the candidate config`);
-  const model = deps.model ?? recordedModel(record);
+  const model = replayModel(record, { modelId: candidate.modelId, fallback: deps.model, useRecorded: deps.useRecorded });
   const startedAt = performance.now();
   const ctx: TurnContext = {
     turnId: record.turnId,
     inbound: record.inbound,
-    config: candidate,
+    // No hedging in a replay: a hedge would be a second call to a configured model (and spend the tenant's live hedge budget); it never changes a request.
+    config: { ...candidate, hedging: { ...candidate.hedging, enabled: false } },
     history: options.history ?? record.request?.history ?? [],
     deadlineAt: startedAt + (options.deadlineMs ?? candidate.asyncDeadlineMs),
     startedAt,
@@ -63,7 +99,7 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
   const staging = new TurnStaging(record.turnId);
   const notes: string[] = [];
   // The recorded canary, so a rebuilt request is the recorded one byte for byte.
-  const { loop, instructions } = await runTurnLoop({ model }, ctx, staging, notes, record.request?.canary);
+  const { loop, instructions, toolOrder } = await runTurnLoop({ model }, ctx, staging, notes, record.request?.canary);
   const { judged } = await judgeTurn(deps.guardrails, { inbound: ctx.inbound, config: candidate, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   const now = deps.now ?? (() => new Date(record.startedAt));
   const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: false, staged: staging.actions, config: candidate, turnId: record.turnId, now: now(), channel: ctx.inbound.channel });
@@ -76,8 +112,40 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,
   };
+  const ownMs = performance.now() - startedAt;
   const before = outcomeOfRecord(record);
-  return { turnId: record.turnId, before, after, changes: changesBetween(before, after), modelSource: deps.model ? 'given' : 'recorded' };
+  const needs = model.calls.find((c) => c.source === 'needs-model');
+  const recordedAnswerMs = model.calls.filter((c) => c.source === 'recorded').reduce((sum, c) => sum + c.ms, 0);
+  const latency: TurnLatency = {
+    recordedMs: record.timings.totalMs,
+    replayedMs: Math.round(ownMs + recordedAnswerMs),
+    recordedModelMs: record.timings.modelMs,
+    replayedModelMs: model.calls.reduce((sum, c) => sum + c.ms, 0),
+  };
+  const recordedOrder = record.request?.toolOrder ?? null;
+  const order = toolOrder ?? [];
+  const toolListChanged = recordedOrder !== null && order.length > 0 && order.join('\n') !== recordedOrder.join('\n');
+  const toolList: ToolListChange = { recordedOrder, order, changed: toolListChanged, ...(toolListChanged && model.calls[0] ? { bytes: model.calls[0].toolList } : {}) };
+  return {
+    turnId: record.turnId,
+    status: needs ? 'needs-model' : 'replayed',
+    ...(needs?.why ? { needsModel: needs.why } : {}),
+    before,
+    after,
+    changes: needs ? [] : changesBetween(before, after),
+    modelSource: sourceOf(model.calls),
+    calls: model.calls.map(({ toolList: _bytes, ...call }) => call),
+    latency,
+    toolList,
+  };
+}
+
+function sourceOf(calls: readonly ReplayCall[]): ReplayedTurn['modelSource'] {
+  // A call that needed a model was answered by no one.
+  const sources = new Set(calls.filter((c) => c.source !== 'needs-model').map((c) => c.source));
+  if (sources.size === 0) return 'none';
+  if (sources.size === 2) return 'mixed';
+  return sources.has('recorded') ? 'recorded' : 'model';
 }
 
 function changesBetween(a: TurnOutcome, b: TurnOutcome): ChangeKind[] {

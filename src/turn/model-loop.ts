@@ -25,6 +25,8 @@ export interface LoopInput {
   providerOptions?: Parameters<typeof generateText>[0]['providerOptions'];
   /** Filled by a hedged model (src/models/hedged-model.ts) as its calls settle: each lands on its step's record. */
   hedges?: HedgeRecord[];
+  /** Filled by a digesting model (src/models/request-digest.ts), one per call: each lands on its step's record. */
+  requestDigests?: string[];
   /**
    * Set when the tools are a shortlist (tools/shortlist.ts): the full menu, offered once to step 2
    * when step 1 came back refused or in error (it may have asked for something the shortlist dropped),
@@ -54,6 +56,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
+    const digestsBefore = input.requestDigests?.length ?? 0;
     let result;
     try {
       result = await generateText({
@@ -83,6 +86,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       inputTokens: result.usage?.inputTokens,
       outputTokens: result.usage?.outputTokens,
       ...(input.hedges && input.hedges.length > hedgesBefore ? { hedge: input.hedges[hedgesBefore]! } : {}),
+      ...(input.requestDigests && input.requestDigests.length > digestsBefore ? { requestDigest: input.requestDigests[digestsBefore]! } : {}),
     };
     let reply: Reply | null = null;
     let replyCallId: string | null = null;

@@ -9,6 +9,7 @@ import { HISTORY_WINDOW, shortlist } from '../../tools/shortlist.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { takeHedge } from '../models/hedge-budget.js';
 import { hedgedModel } from '../models/hedged-model.js';
+import { digestingModel } from '../models/request-digest.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
 import { buildInstructions, buildMessages, systemTextOf } from './prompt.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
@@ -65,9 +66,12 @@ export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContex
       // OpenAI's recommended per-end-user identifier, hashed so no contact id leaves us.
       const safetyIdentifier = (await sha256Hex(`${config.tenantId}:${inbound.contactId}`)).slice(0, 32);
       const hedges: HedgeRecord[] = [];
+      // Outside the hedge: one digest per step, whichever copy of a hedged pair answers.
+      const requestDigests: string[] = [];
       const loop = await runModelLoop({
-        model: withHedging(deps.model, config, hedges),
+        model: digestingModel(withHedging(deps.model, config, hedges), config.modelId, requestDigests),
         hedges,
+        requestDigests,
         instructions,
         messages: buildMessages(inbound, ctx.history, canary),
         toolset,

@@ -7,6 +7,7 @@ import { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import { safetyIdentifierFor, startModelSandbox } from '../../dev/model-sandbox.js';
 import { runReplayCli, type ReplayReport } from '../../dev/replay-cli.js';
 import { devSecretKeys } from '../../dev/stack.js';
 import { parseCase } from '../../evals/case-format.js';
@@ -107,7 +108,12 @@ describe('npm run replay', () => {
     const expected = records.filter((r) => r.reply.text.includes('brochure')).map((r) => r.turnId).sort();
     expect(expected).toHaveLength(34);
     expect(report.turns.filter((t) => t.changes.includes('decision')).map((t) => t.turnId).sort()).toEqual(expected);
-    expect(report.summary).toMatchObject({ replayed: TURNS, changed: 34, decisions: { 'pass→veto': 34 } });
+    expect(report.summary).toMatchObject({ replayed: TURNS, changed: 34, decisions: { 'pass→veto': 34 }, needsModel: 0, answeredFromRecording: TURNS, answeredByModel: 0, modelCalls: { recorded: TURNS, replayed: TURNS } });
+    // Latency per turn: the recorded time is the record's; the replay counts the recorded answer at the time it took then.
+    const first = report.turns.find((t) => t.turnId === records[0]!.turnId)!;
+    expect(first.latency).toMatchObject({ recordedMs: records[0]!.timings.totalMs, recordedModelMs: records[0]!.timings.modelMs, replayedModelMs: records[0]!.steps[0]!.ms });
+    const sortedRecorded = records.map((r) => r.timings.totalMs).sort((a, b) => a - b);
+    expect(report.summary.latency.recorded).toEqual({ p50: sortedRecorded[49], p95: sortedRecorded[94] });
     expect(report.turns.find((t) => t.turnId === expected[0])?.after.decidingGuardrail).toBe('content');
     expect(await tenantState()).toEqual(stateBefore);
     expect(await sandboxCalls()).toEqual(callsBefore);
@@ -115,7 +121,37 @@ describe('npm run replay', () => {
     const text = await cli(['--config', file]);
     expect(text.out).toContain(`replayed ${TURNS} turns of ${tenantId}: 34 changed`);
     expect(text.out).toContain('decision pass→veto: 34');
+    expect(text.out).toContain(`model calls: ${TURNS} recorded → ${TURNS} replayed (${TURNS} answered from the recording, 0 by the model)`);
+    expect(text.out).toMatch(/turn time p50\/p95: recorded \d+\/\d+ ms → replayed \d+\/\d+ ms/);
   }, 90_000);
+
+  it('a new persona changes every request: with no --model-url every turn needs a model, none is reported as changed', async () => {
+    const file = join(dir, 'persona.json');
+    await writeFile(file, JSON.stringify({ ...config, persona: `${config.persona} Answer in French.` }));
+    const { out } = await cli(['--config', file, '--ids', `${records[0]!.turnId},${records[1]!.turnId}`, '--json']);
+    const report = JSON.parse(out) as ReplayReport;
+    expect(report.summary).toMatchObject({ replayed: 2, changed: 0, needsModel: 2, answeredFromRecording: 0 });
+    expect(report.turns.map((t) => t.needsModel)).toEqual(['the request of model call 1 differs from the recorded one', 'the request of model call 1 differs from the recorded one']);
+    const text = await cli(['--config', file, '--ids', records[0]!.turnId]);
+    expect(text.out).toContain(`${records[0]!.turnId}: needs a model (the request of model call 1 differs from the recorded one)`);
+  });
+
+  it('--model-url: a configured model (the model sandbox) answers the changed requests', async () => {
+    const sandbox = await startModelSandbox({ port: 0 });
+    try {
+      const record = records[4]!;
+      sandbox.script({ safetyIdentifier: safetyIdentifierFor(tenantId, record.contactId), steps: [{ reply: { text: 'Bonjour, je peux aider.', escalate: false, confidence: 0.9, reason: 'french' } }] });
+      const file = join(dir, 'persona-model.json');
+      await writeFile(file, JSON.stringify({ ...config, persona: `${config.persona} Answer in French.` }));
+      const { out } = await cli(['--config', file, '--ids', record.turnId, '--model-url', sandbox.baseURL, '--json']);
+      const report = JSON.parse(out) as ReplayReport;
+      expect(report.summary).toMatchObject({ replayed: 1, changed: 1, needsModel: 0, answeredFromRecording: 0, answeredByModel: 1 });
+      expect(report.turns[0]).toMatchObject({ modelSource: 'model', changes: ['reply'], after: { decision: 'pass', reply: 'Bonjour, je peux aider.' } });
+      expect(sandbox.calls({ safetyIdentifier: safetyIdentifierFor(tenantId, record.contactId) })).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
 
   it('filters: --ids and --decision select turns of this tenant only; a config of another tenant is refused', async () => {
     const { out } = await cli(['--ids', `${records[1]!.turnId},${records[2]!.turnId},turn_of_nobody`, '--json']);

@@ -106,12 +106,26 @@ describe('a recorded turn rebuilt byte for byte', () => {
     const recorded = sandbox.calls({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId) }).map((c) => c.request);
     expect(recorded).toHaveLength(2);
     const rebuilt: string[] = [];
-    const replayed = await replayTurn({ guardrails: defaultGuardrails, model: recordedResponsesModel(record, rebuilt) }, record, config);
+    // useRecorded false: the real provider builds every request, so its wire bytes can be compared.
+    const replayed = await replayTurn({ guardrails: defaultGuardrails, model: recordedResponsesModel(record, rebuilt), useRecorded: false }, record, config);
     expect(replayed.changes).toEqual([]);
     expect(rebuilt).toHaveLength(2);
     expect(rebuilt).toEqual(recorded.map((r) => JSON.stringify(r)));
     // The tools in the recorded order, on the wire.
     expect((JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name)).toEqual(record.request?.toolOrder);
+  });
+
+  it('each step kept its request digest; the same config replays with every call answered from the recording (the requests are byte-identical)', async () => {
+    expect(record.steps.map((s) => s.requestDigest)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    expect(record.steps[0]!.requestDigest).not.toBe(record.steps[1]!.requestDigest);
+    // A configured model that must not be called: the recording answers both calls.
+    const unused: string[] = [];
+    const replayed = await replayTurn({ guardrails: defaultGuardrails, model: sandboxModel(unused) }, record, config);
+    expect(replayed.status).toBe('replayed');
+    expect(replayed.calls.map((c) => c.source)).toEqual(['recorded', 'recorded']);
+    expect(unused).toEqual([]);
+    expect(replayed.changes).toEqual([]);
+    expect(replayed.toolList).toEqual({ recordedOrder: record.request?.toolOrder, order: record.request?.toolOrder, changed: false });
   });
 
   it('a candidate with a new tool order: the same outcome, the new tool-list bytes', async () => {
@@ -122,8 +136,22 @@ describe('a recorded turn rebuilt byte for byte', () => {
     const rebuilt: string[] = [];
     const replayed = await replayTurn({ guardrails: defaultGuardrails, model: sandboxModel(rebuilt) }, record, parsed.config);
     expect(replayed.changes).toEqual([]);
+    expect(replayed.after).toEqual(replayed.before);
+    // The tool order is part of the request: the recording may not answer, the configured model (the sandbox, same script) does.
+    expect(replayed.calls.map((c) => [c.source, c.why])).toEqual([
+      ['model', 'the request of model call 1 differs from the recorded one'],
+      ['model', 'the request of model call 2 differs from the recorded one'],
+    ]);
     const names = (JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
     expect(names).not.toEqual(record.request?.toolOrder);
     expect([...names].sort()).toEqual([...record.request!.toolOrder].sort());
+    // The report shows the new tool list: its order, and its bytes as the provider got them (in the wire's order).
+    expect(replayed.toolList).toMatchObject({ recordedOrder: record.request?.toolOrder, order: names, changed: true });
+    expect((JSON.parse(replayed.toolList.bytes!) as { name: string }[]).map((t) => t.name)).toEqual(names);
+
+    // Without a configured model the same candidate needs one: no stale answer is reused.
+    const none = await replayTurn({ guardrails: defaultGuardrails }, record, parsed.config);
+    expect(none.status).toBe('needs-model');
+    expect(none.toolList.changed).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { parseJson } from '../../core/storage/redis-session.js';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
 import { DEMO_MANYCHAT_API_KEY } from '../../dev/demo-tenant.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
-import { DashboardClient, ORIGIN } from '../support/dashboard-client.js';
+import { DashboardClient, formFields, ORIGIN } from '../support/dashboard-client.js';
 import { newContact, seedTenant, session, uniqueId, workerEnv } from '../support/workers-env.js';
 import { appWith, turnRecord } from './turn-helpers.js';
 
@@ -199,13 +199,18 @@ describe('no secret in any page, response or log line', () => {
     const bodies: string[] = [await failed.text()];
     const login = await client.login(a.tenantId, a.user, a.password);
     bodies.push(await login.text(), login.headers.get('set-cookie') ?? '');
-    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/api', '/dashboard/api/openapi.json'];
+    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json'];
     for (const path of pages) {
       const { res, html } = await client.page(path);
       expect(res.status, path).toBe(200);
       bodies.push(html, [...res.headers].map(([k, v]) => (k === 'set-cookie' ? '' : `${k}: ${v}`)).join('\n'));
     }
     const rev = /name="rev" value="(\d+)"/.exec(bodies.find((b) => b.includes('name="rev"'))!)![1]!;
+    // A replay's report (the stored config is its starting candidate) shows no secret either.
+    const replayPage = bodies.find((b) => b.includes('action="/dashboard/replay"'))!;
+    const replayed = await client.post('/dashboard/replay', { ...formFields(replayPage, '/dashboard/replay') });
+    expect(replayed.status).toBe(200);
+    bodies.push(await replayed.text());
     const preview = await client.post('/dashboard/setup/preview', { rev, displayName: 'x' });
     bodies.push(await preview.text());
     const secretsSave = await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:brand-new-manychat-key' });

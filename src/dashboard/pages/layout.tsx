@@ -9,6 +9,7 @@ const NAV = [
   ['turns', 'Turns'],
   ['health', 'Health'],
   ['try', 'Try it'],
+  ['replay', 'Replay'],
   ['api', 'API reference'],
 ] as const;
 

@@ -26,6 +26,9 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       <p>
         Reply sent: <q>{turn.reply.text}</q>
       </p>
+      <p>
+        <a href={`${BASE}/replay?ids=${encodeURIComponent(turn.turnId)}`}>Replay this turn with another config</a>
+      </p>
       {inHandoffUntil ? (
         <form method="post" action={`${BASE}/contacts/${turn.contactId}/release`} class="card">
           <CsrfField token={dash.csrf} />
