@@ -34,7 +34,16 @@ export const ReplayFormSchema = z.object({
   limit: z.coerce.number({ message: 'a whole number' }).int('a whole number').min(1, 'at least 1').max(REPLAY_TURNS_PER_MINUTE.tokens, `at most ${REPLAY_TURNS_PER_MINUTE.tokens}`).default(50),
   config: z.string().trim().min(1, 'paste a candidate config (JSON)').max(200_000, 'at most 200,000 characters'),
   model: z.literal('yes').optional(),
+}).superRefine((f, ctx) => {
+  // Each turn the model answers can make two model calls from this one request: keep a run well
+  // inside a Worker request's subrequest budget.
+  if (f.model !== 'yes') return;
+  if (f.ids.length > MODEL_ANSWERED_TURNS) ctx.addIssue({ code: 'custom', path: ['ids'], message: `at most ${MODEL_ANSWERED_TURNS} turn ids when your model answers` });
+  if (!f.ids.length && f.limit > MODEL_ANSWERED_TURNS) ctx.addIssue({ code: 'custom', path: ['limit'], message: `at most ${MODEL_ANSWERED_TURNS} when your model answers` });
 });
+
+/** Turns in one run when the tenant's model answers changed requests (each may call it twice). */
+export const MODEL_ANSWERED_TURNS = 100;
 
 export type ReplayForm = z.input<typeof ReplayFormSchema>;
 
