@@ -41,7 +41,10 @@ export interface Summary {
   correctness: { cases: number; passed: number; failed: number; variants: number; variantsPassed: number; variantsFailed: number; failedNames: string[] };
   redisRoundTrips: { n: number; mean: number; max: number };
   /** Per request after a tenant's first: the share of the prompt identical to its previous request's. */
+  /** Requests of cases whose tenant sends the full tool menu every turn. */
   promptReuse: { n: number; mean: number; p50: number; atLeast90: number };
+  /** Requests of cases whose turns were shortlisted: the tool list follows the contact's words (tools/shortlist.ts). */
+  promptReuseShortlisted: { n: number; mean: number; p50: number; atLeast90: number };
   /** Redis round trips before the model, per turn (the reply's path); `warm`: turns after their case's first (the isolate already holds the tenant). */
   beforeModel: { n: number; mean: number; oneOrFewer: number; warm: { n: number; mean: number; oneOrFewer: number } };
   /** Model requests of product turns: steps (`calls`) and the hedges sent beside them (extra calls, billed). */
@@ -89,7 +92,10 @@ export function summarize(results: CaseResult[]): Summary {
   const before = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
   const beforeWarm = productTurns.map((t) => (t.record && t.index > 0 ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
   const tripStats = (xs: number[]) => ({ n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, oneOrFewer: xs.filter((x) => x <= 1).length });
-  const reuse = product.flatMap((r) => r.promptReuse ?? []);
+  const shortlisted = (r: (typeof product)[number]) => r.turns.some((t) => t.record?.shortlist);
+  const reuse = product.filter((r) => !shortlisted(r)).flatMap((r) => r.promptReuse ?? []);
+  const reuseShortlisted = product.filter(shortlisted).flatMap((r) => r.promptReuse ?? []);
+  const reuseStats = (xs: number[]) => ({ n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, p50: percentile(xs, 50), atLeast90: xs.filter((x) => x >= 0.9).length });
   return {
     kinds,
     turnsTotal: productTurns.filter((t) => !withoutModel(t)).length,
@@ -108,7 +114,8 @@ export function summarize(results: CaseResult[]): Summary {
       failedNames: results.filter((r) => !r.passed).map((r) => (r.repeat ? `${r.name}#${r.repeat + 1}` : r.name)),
     },
     redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
-    promptReuse: { n: reuse.length, mean: reuse.length ? reuse.reduce((a, b) => a + b, 0) / reuse.length : NaN, p50: percentile(reuse, 50), atLeast90: reuse.filter((x) => x >= 0.9).length },
+    promptReuse: reuseStats(reuse),
+    promptReuseShortlisted: reuseStats(reuseShortlisted),
     beforeModel: { ...tripStats(before), warm: tripStats(beforeWarm) },
     hedging: { calls: productTurns.reduce((a, t) => a + t.modelCalls, 0), hedges: productTurns.reduce((a, t) => a + t.hedgeCalls, 0), hedgedTurns: productTurns.filter((t) => t.hedgeCalls > 0).length },
   };
@@ -142,7 +149,7 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
     `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant); after a case's first turn: mean ${Number.isFinite(s.beforeModel.warm.mean) ? s.beforeModel.warm.mean.toFixed(2) : '–'}, ${s.beforeModel.warm.oneOrFewer} of ${s.beforeModel.warm.n} at 1`,
     `Hedged model calls: ${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), in ${s.hedging.hedgedTurns} turns`,
-    `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): mean ${Number.isFinite(s.promptReuse.mean) ? `${(s.promptReuse.mean * 100).toFixed(1)} %` : '–'}, p50 ${Number.isFinite(s.promptReuse.p50) ? `${(s.promptReuse.p50 * 100).toFixed(1)} %` : '–'}, ${s.promptReuse.atLeast90} of ${s.promptReuse.n} requests ≥ 90 %`,
+    `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): full tool menu ${reuseLine(s.promptReuse)}; shortlisted turns (the tool list follows the contact's words) ${reuseLine(s.promptReuseShortlisted)}`,
     '',
     'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',
     table(
@@ -216,4 +223,9 @@ export async function writeText(file: string, text: string): Promise<void> {
 
 export function reportPaths(dir: string, stamp = new Date().toISOString().replace(/[:.]/g, '-')) {
   return { svg: join(dir, `latency-${stamp}.svg`), latestSvg: join(dir, 'latency-latest.svg') };
+}
+
+function reuseLine(r: Summary['promptReuse']): string {
+  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : '–');
+  return r.n ? `mean ${pct(r.mean)}, p50 ${pct(r.p50)}, ${r.atLeast90} of ${r.n} requests ≥ 90 %` : 'no requests';
 }
