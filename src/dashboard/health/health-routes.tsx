@@ -6,6 +6,7 @@ import { loadTurnRecords, newestTurnIds } from '../data/turns.js';
 import { CsrfField, Layout, Notice } from '../pages/layout.js';
 import { BarChart } from './bar-chart.js';
 import { healthStats } from './turn-stats.js';
+import { DataTable } from '../pages/data-table.js';
 
 const WindowSchema = z.coerce.number().int().min(10).max(1000).catch(200);
 const LABEL: Record<string, string> = { 'no-tool': 'no tool', 'staging-only': 'staging only', 'read-then-reply': 'read, reply', deferred: 'deferred', other: 'other' };
@@ -89,48 +90,34 @@ export function healthRoutes() {
           <p>
             {open.length} actions dead or with an unknown outcome (of the newest {deadLetters.length} listed). <a href={`${BASE}/audit`}>Audit log</a>
           </p>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Why</th>
-                  <th scope="col">Turn</th>
-                  <th scope="col">Re-drive</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deadLetters.map((d) => (
-                  <tr>
-                    <td>{d.at.replace('T', ' ').slice(0, 19)}</td>
-                    <td>{d.summary}</td>
-                    <td>
-                      <span class={`badge ${d.currentState ?? d.state}`}>{d.currentState ?? d.state}</span>
-                    </td>
-                    <td>{d.detail}</td>
-                    <td>{d.turnId.startsWith('turn_') ? <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a> : d.turnId}</td>
-                    <td>
-                      {d.currentState === 'dead' || d.currentState === 'unknown' ? (
-                        <form method="post" action={`${BASE}/dead-letters/redrive`}>
-                          <CsrfField token={c.get('dash').csrf} />
-                          <input type="hidden" name="entryId" value={d.entryId ?? d.turnId} />
-                          <input type="hidden" name="actionId" value={d.actionId} />
-                          {d.currentState === 'unknown' && !d.idempotent ? (
-                            <label class="check">
-                              <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
-                            </label>
-                          ) : null}
-                          <button type="submit">{`Re-drive ${d.summary}`}</button>
-                        </form>
+          <DataTable columns={['When', 'Action', 'State', 'Why', 'Turn', 'Re-drive']}>
+            {deadLetters.map((d) => (
+              <tr>
+                <td>{d.at.replace('T', ' ').slice(0, 19)}</td>
+                <td>{d.summary}</td>
+                <td>
+                  <span class={`badge ${d.currentState ?? d.state}`}>{d.currentState ?? d.state}</span>
+                </td>
+                <td>{d.detail}</td>
+                <td>{d.turnId.startsWith('turn_') ? <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a> : d.turnId}</td>
+                <td>
+                  {d.currentState === 'dead' || d.currentState === 'unknown' ? (
+                    <form method="post" action={`${BASE}/dead-letters/redrive`}>
+                      <CsrfField token={c.get('dash').csrf} />
+                      <input type="hidden" name="entryId" value={d.entryId ?? d.turnId} />
+                      <input type="hidden" name="actionId" value={d.actionId} />
+                      {d.currentState === 'unknown' && !d.idempotent ? (
+                        <label class="check">
+                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                        </label>
                       ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                      <button type="submit">{`Re-drive ${d.summary}`}</button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </section>
       </Layout>,
     );

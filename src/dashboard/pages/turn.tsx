@@ -4,6 +4,7 @@ import type { DashboardSession } from '../auth/sessions.js';
 import { BASE } from '../dashboard-context.js';
 import { deliveryStateOf, type EntryDelivery } from '../data/turns.js';
 import { CsrfField, Layout, Notice } from './layout.js';
+import { DataTable } from './data-table.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 1);
 
@@ -45,30 +46,18 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
     </section>
     <section aria-labelledby="verdicts">
       <h2 id="verdicts">Guardrail verdicts</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Guardrail</th>
-              <th scope="col">Verdict</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {turn.verdicts.map((v) => (
-              <tr>
-                <td>{v.guardrail}</td>
-                <td>
-                  <span class={`badge ${v.outcome}`}>{v.outcome}</span>
-                </td>
-                <td>{v.reason}</td>
-                <td>{v.ms} ms</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Guardrail', 'Verdict', 'Reason', 'Time']}>
+        {turn.verdicts.map((v) => (
+          <tr>
+            <td>{v.guardrail}</td>
+            <td>
+              <span class={`badge ${v.outcome}`}>{v.outcome}</span>
+            </td>
+            <td>{v.reason}</td>
+            <td>{v.ms} ms</td>
+          </tr>
+        ))}
+      </DataTable>
       {turn.verdicts.length === 0 ? <p>The guardrails did not run ({turn.decisionReason}).</p> : null}
     </section>
     <section aria-labelledby="steps">
@@ -119,51 +108,37 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       <h2 id="delivery">Committed and delivered</h2>
       {deliveries.length === 0 ? <p>Nothing was committed for this turn.</p> : null}
       {deliveries.map((d) => (
-        <div class="table-wrap">
-          <table>
-            <caption>Outbox entry {d.entry.turnId}</caption>
-            <thead>
+        <DataTable columns={['Action', 'Delivery', 'Attempts', 'Detail', 'Re-drive']} caption={<>Outbox entry {d.entry.turnId}</>}>
+          {d.entry.actions.map((a) => {
+            const row = d.rows[a.id] ?? null;
+            const state = deliveryStateOf(row);
+            return (
               <tr>
-                <th scope="col">Action</th>
-                <th scope="col">Delivery</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Detail</th>
-                <th scope="col">Re-drive</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.entry.actions.map((a) => {
-                const row = d.rows[a.id] ?? null;
-                const state = deliveryStateOf(row);
-                return (
-                  <tr>
-                    <td>{a.summary}</td>
-                    <td>
-                      <span class={`badge ${state}`}>{state}</span>
-                    </td>
-                    <td>{row?.attempts ?? 0}</td>
-                    <td>{row?.detail ?? ''}</td>
-                    <td>
-                      {state === 'dead' || state === 'unknown' ? (
-                        <form method="post" action={`${BASE}/turns/${turn.turnId}/redrive`}>
-                          <CsrfField token={dash.csrf} />
-                          <input type="hidden" name="entryId" value={d.entry.turnId} />
-                          <input type="hidden" name="actionId" value={a.id} />
-                          {state === 'unknown' ? (
-                            <label class="check">
-                              <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
-                            </label>
-                          ) : null}
-                          <button type="submit">Re-drive</button>
-                        </form>
+                <td>{a.summary}</td>
+                <td>
+                  <span class={`badge ${state}`}>{state}</span>
+                </td>
+                <td>{row?.attempts ?? 0}</td>
+                <td>{row?.detail ?? ''}</td>
+                <td>
+                  {state === 'dead' || state === 'unknown' ? (
+                    <form method="post" action={`${BASE}/turns/${turn.turnId}/redrive`}>
+                      <CsrfField token={dash.csrf} />
+                      <input type="hidden" name="entryId" value={d.entry.turnId} />
+                      <input type="hidden" name="actionId" value={a.id} />
+                      {state === 'unknown' ? (
+                        <label class="check">
+                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                        </label>
                       ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                      <button type="submit">Re-drive</button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       ))}
     </section>
     {turn.notes.length ? (

@@ -4,6 +4,7 @@ import type { DashboardSession } from '../auth/sessions.js';
 import { BASE } from '../dashboard-context.js';
 import type { TurnQuery } from '../data/turns.js';
 import { Layout } from './layout.js';
+import { DataTable } from './data-table.js';
 
 const DECISIONS = ['', 'pass', 'veto', 'escalate', 'error'] as const;
 
@@ -30,41 +31,24 @@ export const TurnsPage: FC<{ dash: DashboardSession; tenantName: string; query: 
       </div>
     </form>
     <p class="muted">{total} turns in the log{query.q || query.decision ? ' (a search reads the newest 500)' : ''}.</p>
-    <div class="table-wrap">
-      <table>
-        <caption class="muted">Newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Contact</th>
-            <th scope="col">Channel</th>
-            <th scope="col">Message</th>
-            <th scope="col">Decision</th>
-            <th scope="col">Deferred</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Model calls</th>
-          </tr>
-        </thead>
-        <tbody>
-          {turns.map((t) => (
-            <tr>
-              <td>
-                <a href={`${BASE}/turns/${t.turnId}`}>{t.startedAt.replace('T', ' ').slice(0, 19)}</a>
-              </td>
-              <td>{t.contactId}</td>
-              <td>{t.inbound.channel}</td>
-              <td>{(t.inbound.text ?? (t.inbound.callback ? `button: ${t.inbound.callback.answer}` : '')).slice(0, 80)}</td>
-              <td>
-                <span class={`badge ${t.decision}`}>{t.decision}</span>
-              </td>
-              <td>{t.deferred ? 'yes' : 'no'}</td>
-              <td>{t.timings.totalMs} ms</td>
-              <td>{t.steps.length}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Time', 'Contact', 'Channel', 'Message', 'Decision', 'Deferred', 'Latency', 'Model calls']} caption="Newest first" captionClass="muted">
+      {turns.map((t) => (
+        <tr>
+          <td>
+            <a href={`${BASE}/turns/${t.turnId}`}>{t.startedAt.replace('T', ' ').slice(0, 19)}</a>
+          </td>
+          <td>{t.contactId}</td>
+          <td>{t.inbound.channel}</td>
+          <td>{(t.inbound.text ?? (t.inbound.callback ? `button: ${t.inbound.callback.answer}` : '')).slice(0, 80)}</td>
+          <td>
+            <span class={`badge ${t.decision}`}>{t.decision}</span>
+          </td>
+          <td>{t.deferred ? 'yes' : 'no'}</td>
+          <td>{t.timings.totalMs} ms</td>
+          <td>{t.steps.length}</td>
+        </tr>
+      ))}
+    </DataTable>
     {turns.length === 0 ? <p>No turns match.</p> : null}
     <nav aria-label="Pages" class="actions">
       {query.offset > 0 ? <a href={pageLink(query, Math.max(0, query.offset - query.limit))}>← Newer</a> : null}

@@ -4,6 +4,7 @@ import type { ReplayedTurn } from '../../replay/replay-turn.js';
 import type { DashboardSession } from '../auth/sessions.js';
 import { BASE } from '../dashboard-context.js';
 import { CsrfField, Layout, Notice } from '../pages/layout.js';
+import { DataTable } from '../pages/data-table.js';
 
 const DECISIONS = ['', 'pass', 'veto', 'escalate', 'error'] as const;
 
@@ -118,39 +119,24 @@ const ReportView: FC<{ report: ReplayReport }> = ({ report }) => {
         <dt>Tool list changed</dt>
         <dd>{s.toolListChanged}</dd>
       </dl>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Turn</th>
-              <th scope="col">Result</th>
-              <th scope="col">Decision</th>
-              <th scope="col">Reply</th>
-              <th scope="col">Staged / asked</th>
-              <th scope="col">Model calls</th>
-              <th scope="col">Time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.turns.map((t) => (
-              <tr id={`replay-turn-${t.turnId}`}>
-                <td>
-                  <a href={`${BASE}/turns/${t.turnId}`}>{t.turnId}</a>
-                </td>
-                <td>{t.status === 'needs-model' ? `needs a model: ${t.needsModel ?? 'the request changed'}` : t.changes.length ? `changed: ${t.changes.join(', ')}` : 'unchanged'}</td>
-                <td>{t.changes.includes('decision') || t.changes.includes('deciding-guardrail') ? `${outcomeText(t.before)} → ${outcomeText(t.after)}` : outcomeText(t.before)}</td>
-                <td>{t.changes.includes('reply') ? `${t.before.reply} → ${t.after.reply}` : ''}</td>
-                <td>
-                  {t.changes.includes('staged') ? `staged: ${t.before.staged.join('; ') || 'nothing'} → ${t.after.staged.join('; ') || 'nothing'}` : ''}
-                  {t.changes.includes('asks') ? ` asked: ${t.before.asks.join('; ') || 'nothing'} → ${t.after.asks.join('; ') || 'nothing'}` : ''}
-                </td>
-                <td>{`${t.before.modelCalls} → ${t.after.modelCalls} (${t.modelSource})`}</td>
-                <td>{`${t.latency.recordedMs} → ${t.latency.replayedMs} ms`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Turn', 'Result', 'Decision', 'Reply', 'Staged / asked', 'Model calls', 'Time']}>
+        {report.turns.map((t) => (
+          <tr id={`replay-turn-${t.turnId}`}>
+            <td>
+              <a href={`${BASE}/turns/${t.turnId}`}>{t.turnId}</a>
+            </td>
+            <td>{t.status === 'needs-model' ? `needs a model: ${t.needsModel ?? 'the request changed'}` : t.changes.length ? `changed: ${t.changes.join(', ')}` : 'unchanged'}</td>
+            <td>{t.changes.includes('decision') || t.changes.includes('deciding-guardrail') ? `${outcomeText(t.before)} → ${outcomeText(t.after)}` : outcomeText(t.before)}</td>
+            <td>{t.changes.includes('reply') ? `${t.before.reply} → ${t.after.reply}` : ''}</td>
+            <td>
+              {t.changes.includes('staged') ? `staged: ${t.before.staged.join('; ') || 'nothing'} → ${t.after.staged.join('; ') || 'nothing'}` : ''}
+              {t.changes.includes('asks') ? ` asked: ${t.before.asks.join('; ') || 'nothing'} → ${t.after.asks.join('; ') || 'nothing'}` : ''}
+            </td>
+            <td>{`${t.before.modelCalls} → ${t.after.modelCalls} (${t.modelSource})`}</td>
+            <td>{`${t.latency.recordedMs} → ${t.latency.replayedMs} ms`}</td>
+          </tr>
+        ))}
+      </DataTable>
       {report.turns.length === 0 ? <p>No recorded turns match.</p> : null}
     </section>
   );
