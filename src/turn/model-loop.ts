@@ -94,7 +94,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
         if (part.toolName === REPLY_TOOL_NAME) {
           replyCallId = part.toolCallId;
           const parsed = ReplySchema.safeParse(part.input);
-          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = parsed.data;
+          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = reply ? failClosedMerge(reply, parsed.data) : parsed.data;
           else replyProblem = 'the reply did not match its schema';
         }
       } else if (part.type === 'tool-result') {
@@ -160,6 +160,16 @@ function directAnswer(step: ModelStepRecord, toolset: TurnToolset, modelReply: R
       reason: `answered directly by ${first.toolName}`,
     },
   };
+}
+
+/**
+ * A step that calls `reply` more than once (the model is told to call it exactly once) is read
+ * fail closed: the last text, but an escalation in any of them stands and the lowest confidence
+ * counts. Without this a model that asked for a human, then changed its mind in the same breath,
+ * would have its own typed `escalate` silently dropped and its staged actions committed.
+ */
+export function failClosedMerge(earlier: Reply, later: Reply): Reply {
+  return { ...later, escalate: earlier.escalate || later.escalate, confidence: Math.min(earlier.confidence, later.confidence) };
 }
 
 export function errorText(err: unknown): string {
