@@ -51,6 +51,9 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   const messages = [...input.messages];
   let toolset = input.toolset;
   let instructions = input.instructions;
+  // A valid reply held back for another step that asked for a human: that request stands (fail
+  // closed). Its text and confidence were written before the model saw the results; they do not.
+  let heldEscalate = false;
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
@@ -112,6 +115,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       input.notes.push(direct.reply.reason);
       return { kind: 'reply', reply: direct.reply, modelReply: reply, steps };
     }
+    if (reply && heldEscalate) reply = { ...reply, escalate: true };
     if (reply && !needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
@@ -121,6 +125,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       ({ toolset, instructions } = input.widen());
       input.notes.push('tool shortlist widened: step 2 offered the full tool menu after a refusal');
     }
+    if (reply?.escalate) heldEscalate = true;
     messages.push(...result.responseMessages);
     // A reply call has no result of its own; the provider needs one before the next call.
     if (replyCallId && !result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) {
