@@ -98,6 +98,11 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
         continue;
       }
       const steps = turn.model.slice(0, turn.expect.modelCalls ?? 2).map((s) => ({ ...s, reply: replyInput(s) }));
+      // A script the product must not call at all (`modelCalls: 0`, e.g. a contact with a human): no model time to draw.
+      if (!steps.length) {
+        skipped++;
+        continue;
+      }
       const rand = mulberry32(seedOf(seed, 'estimate', c.name, ti));
       const hedgeRand = mulberry32(seedOf(seed, 'estimate-hedge', c.name, ti));
       const hedged: Hedged = { values: [], past: 0, steps: 0, hedges: 0 };

@@ -156,6 +156,10 @@ function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig):
   const key = keyPhrases(action, config);
   if (!key.phrases) return { ok: false, detail: `${key.what}: ${key.why}` };
   if (action.kind === 'remove_tag' && !REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact did not ask to remove or stop anything` };
+  // The mirror: a message that asks to remove or stop something ("remove the interested tag",
+  // "I'm not interested, please stop") names the tag to take it away, not to add it. Fail
+  // closed: such a message that also asks for a tag goes to a human.
+  if (action.kind === 'add_tag' && REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact asks to remove or stop something, not to add a tag` };
   const hit = firstSupported(p, key.phrases, action.kind !== 'remove_tag');
   return hit ? { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` } : { ok: false, detail: `${key.what} is not in the contact's words` };
 }

@@ -5,7 +5,7 @@ import { normalizeText } from './text-normalize.js';
  * may set (English, Spanish, German, French, Portuguese). Matched on normalised text without
  * diacritics ("está" reads "esta"). Our own fixed patterns: no nested quantifiers, each linear.
  */
-export type ClaimCategory = 'send' | 'tag' | 'field' | 'done' | 'approval';
+export type ClaimCategory = 'send' | 'tag' | 'field' | 'delete' | 'done' | 'approval';
 
 export interface Claim {
   category: ClaimCategory;
@@ -23,6 +23,10 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
     /\bhere (?:it is|you go|you are)\b/,
     /\b(?:te |le |les |se lo |se la |te lo |te la )?(?:he|hemos|ya) (?:te )?(?:enviado|mandado|compartido|reenviado)\b/,
     /\b(?:ha|han) sido (?:enviad|mandad|compartid)[oa]s?\b/,
+    // The simple past most Latin American Spanish uses ("ya te envié"); with its pronoun or "ya",
+    // so the French noun "envie" ("j'ai envie de…") is not read as one.
+    /\b(?:ya )?(?:te|le|les|se lo|se la|te lo|te la) (?:envie|mande|comparti|reenvie)\b/,
+    /\bya (?:envie|mande|comparti|reenvie)\b/,
     /\b(?:esta|estan|va|van) (?:ya )?en camino\b/,
     /\b(?:ich|wir) (?:habe|haben) (?:dir |ihnen |es |sie |ihn |euch )?(?:\w+ ){0,2}(?:geschickt|gesendet|versendet|verschickt|zugeschickt|weitergeleitet)\b/,
     /\b(?:wurde|wurden|ist|sind) (?:bereits |schon |gerade )?(?:gesendet|versendet|verschickt|zugeschickt)\b/,
@@ -49,15 +53,26 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
     /\b(?:i|we)(?:'ve| have| just| already)* (?:saved|recorded|noted|stored|logged|set) \w+ (?:as|for) (?:your|you)\b/,
     /\b(?:has|have) (?:just |already |now )?been (?:saved|recorded|updated|stored|noted|changed|registered|set)\b/,
     /\byour (?:\w+ ){0,2}(?:is|was) (?:now )?(?:saved|recorded|updated|set to|noted)\b/,
+    /\b(?:i|we)(?:'ve| have| just| already)* (?:added|put) (?:\w+ ){0,2}(?:to|in|on|into) your (?:profile|preferences|account|file|record|details|notes)\b/,
     /\b(?:he|hemos|te he) (?:guardado|registrado|anotado|actualizado|cambiado)\b/,
     /\b(?:ha|han) sido (?:guardad|registrad|anotad|actualizad)[oa]s?\b/,
     /\bqueda (?:guardad|registrad|anotad|actualizad)[oa]\b/,
+    // The simple past ("ya anoté"), only after "ya": without accents it reads like the formal
+    // imperative ("guarde su esterilla").
+    /\bya (?:te |lo |la )?(?:anote|guarde|registre|actualice|cambie)\b/,
     /\b(?:habe|haben) (?:\w+ ){0,3}(?:gespeichert|notiert|vermerkt|aktualisiert|eingetragen|geandert)\b/,
     /\b(?:wurde|wurden|ist) (?:\w+ )?(?:gespeichert|notiert|vermerkt|aktualisiert|eingetragen|geandert)\b/,
     /\b(?:j'ai|nous avons) (?:bien )?(?:enregistre|note|mis a jour|sauvegarde|modifie)e?s?\b/,
     /\b(?:a|ont) ete (?:enregistre|note|mis a jour|sauvegarde|modifie)e?s?\b/,
     /\b(?:registrei|salvei|anotei|atualizei|guardei)\b/,
     /\b(?:foi|foram) (?:registrad|salv|anotad|atualizad|guardad)[oa]s?\b/,
+  ],
+  delete: [
+    /\b(?:has|have) (?:just |already |now )?been (?:deleted|erased|wiped)\b/,
+    /\b(?:i|we)(?:'ve| have| just| already)* (?:deleted|erased|wiped) (?:your|it|that|this|the|all)\b/,
+    /\byour (?:\w+ ){0,2}(?:is|was|are|were) (?:now )?(?:deleted|erased|wiped)\b/,
+    /\b(?:he|hemos|ya) (?:borrado|eliminado)\b/,
+    /\b(?:ha|han) sido (?:borrad|eliminad)[oa]s?\b/,
   ],
   done: [
     /(?:^|[.!?¡¿\n] ?)(?:done|all done|all set|finished|completed|sorted)\b/,

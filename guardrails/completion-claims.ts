@@ -14,6 +14,7 @@ import { findClaims, type ClaimCategory } from './completion-claim-lexicon.js';
  * - "sent / on its way / here you go" — an ungated action that messages the contact (a flow);
  * - "tagged / subscribed / removed you" — an ungated tag action;
  * - "saved / recorded / updated" — an ungated field action;
+ * - "deleted / erased" — an ungated destructive action (in practice never: destructive tools wait for approval);
  * - "done / all set" — something staged, everything ungated, and no write refused;
  * - "approved / confirmed" — never: no turn approves or confirms anything.
  * An unbacked claim vetoes the turn (the tenant's fallback reply, nothing performed or pinned).
@@ -33,6 +34,8 @@ function backs(category: ClaimCategory, staged: readonly StagedAction[], refused
       return acts('tag');
     case 'field':
       return acts('field');
+    case 'delete':
+      return ungated.some((a) => a.effect === 'destructive');
     case 'done':
       return staged.length > 0 && ungated.length === staged.length && !refused;
     case 'approval':
@@ -44,6 +47,7 @@ const WHY: Record<ClaimCategory, string> = {
   send: 'it says something was sent, but nothing ungated was staged to send',
   tag: 'it says a tag was changed, but no ungated tag action was staged',
   field: 'it says something was saved, but no ungated field action was staged',
+  delete: 'it says something was deleted, but no ungated destructive action was staged',
   done: 'it says the request is done, but part of it is pending, refused, or nothing was staged',
   approval: 'it says something was approved or confirmed, which no turn can do',
 };

@@ -73,12 +73,12 @@ describe('content guardrail', () => {
 
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
-    for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor']) {
+    for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor', 'Gu\u0430rant\u200beed weight l\u03bfss', 'fr\u0435\u0435 money']) {
       const v = await judge({ config, reply: { text } });
       expect(v.outcome, text).toBe('veto');
       expect(v.reason).toContain('denied phrase');
     }
-    for (const text of ['A carefree moneybox', 'competitors', 'free parking, and money back if unhappy']) {
+    for (const text of ['A carefree moneybox', 'competitors', 'free parking, and money back if unhappy', '\u0444\u0440\u0435\u0435 \u043c\u043e\u043d\u0435\u0439']) {
       expect((await judge({ config, reply: { text } })).outcome, text).toBe('pass');
     }
   });

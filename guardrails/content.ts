@@ -3,7 +3,7 @@ import type { GuardrailSettings } from '../core/tenant/guardrail-settings.js';
 import { compileTenantPattern } from '../core/tenant/tenant-pattern.js';
 import { findCardNumbers } from './card-numbers.js';
 import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
-import { normalizeText } from './text-normalize.js';
+import { normalizeText, unConfuse } from './text-normalize.js';
 
 /**
  * Content: what the contact would read (the reply, its quick replies, any staged send_content
@@ -99,8 +99,10 @@ export const contentGuardrail: Guardrail = {
       }
       for (const p of rules.pii) if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
       if (t.denyPhrases && rules.deny) {
-        const m = rules.deny.matcher(normalizeText(t.text));
-        if (m.find()) problems.push(`${t.where} contains the denied phrase "${m.group(1)}"`);
+        // Also read with look-alike letters folded: a Cyrillic "а" must not hide a denied phrase.
+        const normalized = normalizeText(t.text);
+        const m = [normalized, unConfuse(normalized)].map((text) => rules.deny!.matcher(text)).find((x) => x.find());
+        if (m) problems.push(`${t.where} contains the denied phrase "${m.group(1)}"`);
       }
     }
     return problems.length ? veto(problems.join('; ')) : pass();

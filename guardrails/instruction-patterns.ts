@@ -1,4 +1,4 @@
-import { normalizeKeepCase, normalizeText, unLeet } from './text-normalize.js';
+import { normalizeKeepCase, normalizeText, unConfuse, unLeet } from './text-normalize.js';
 
 /**
  * Patterns of text that tries to instruct the agent, written from public attack catalogues
@@ -81,7 +81,8 @@ export function matchPatterns(text: string, patterns: readonly NamedPattern[]): 
   const cased = unescape(normalizeKeepCase(text));
   const normalized = normalizeText(text);
   // Text read out of a JSON envelope carries escaped quotes and newlines; read those plainly too.
-  const readings = [normalized, unLeet(normalized), unescape(normalized)];
+  // Look-alike letters too: "іgnore" with a Ukrainian "і" is "ignore" to a model.
+  const readings = [normalized, unLeet(normalized), unescape(normalized), unConfuse(normalized)];
   const hits: string[] = [];
   for (const p of patterns) if (p.caseSensitive ? p.re.test(cased) : readings.some((r) => p.re.test(r))) hits.push(p.name);
   return hits;

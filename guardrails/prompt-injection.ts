@@ -42,8 +42,9 @@ import { stagingStepOf, untrustedResults } from './turn-provenance.js';
  * - Synonyms the tenant did not configure as flow keywords or tag descriptions are not support;
  *   such honest turns escalate (fail closed, a human looks).
  * - Other languages: only "ignore … instructions" is recognised in es/fr/de/pt/it.
- * - Obfuscation beyond NFKC, zero-width removal and leetspeak (base64, split letters) is not
- *   decoded; rule 1 still applies to what such text makes the model stage.
+ * - Obfuscation beyond NFKC, zero-width removal, leetspeak and Cyrillic/Greek look-alike letters
+ *   (base64, split letters) is not decoded; rule 1 still applies to what such text makes the
+ *   model stage.
  * - Without `history` in the input, a "yes please" that stages escalates (fail closed).
  * - Escalating hands the contact off (handoff tag, silence window). Text can thereby route only
  *   its own writer, and only when the model also staged a write; it can never act or approve.

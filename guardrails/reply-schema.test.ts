@@ -12,6 +12,8 @@ describe('reply-schema', () => {
     const captions = Array.from({ length: MAX_QUICK_REPLIES }, (_, i) => `Option ${i}`.padEnd(MAX_CAPTION_CHARS, '.'));
     expect((await judge({ ...ok, quickReplies: captions })).outcome).toBe('pass');
     expect((await judge({ ...ok, text: 'line one\nline two\ttabbed' })).outcome).toBe('pass');
+    // Invisible characters beside visible text are harmless (emoji sequences use joiners).
+    expect((await judge({ ...ok, text: 'Hi \u200b👩\u200d💻', quickReplies: ['\u200bYes'] })).outcome).toBe('pass');
   });
 
   it('escalates a missing reply (the model did not end its turn)', async () => {
@@ -27,6 +29,9 @@ describe('reply-schema', () => {
     ['12 quick replies', { ...ok, quickReplies: Array.from({ length: 12 }, (_, i) => `q${i}`) }, 'schema'],
     ['a 21-character caption', { ...ok, quickReplies: ['x'.repeat(21)] }, 'schema'],
     ['a blank caption', { ...ok, quickReplies: ['  '] }, 'blank'],
+    ['text of zero-width, joiner and no-break spaces only', { ...ok, text: '\u200b \u200b\u2060\u00a0' }, 'empty'],
+    ['text of a BOM, a bidi mark and a Hangul filler only', { ...ok, text: '\ufeff\u200e\u3164' }, 'empty'],
+    ['a caption of zero-width spaces', { ...ok, quickReplies: ['\u200b\u200b'] }, 'blank'],
     ['duplicate captions', { ...ok, quickReplies: ['Yes', 'yes '] }, 'twice'],
     ['control characters', { ...ok, text: 'hi\u0000there' }, 'control characters'],
   ])('vetoes %s', async (_name, raw, why) => {

@@ -14,6 +14,14 @@ export const MAX_TEXT_CHARS = 2000;
 export const MAX_QUICK_REPLIES = 11;
 export const MAX_CAPTION_CHARS = 20;
 
+/**
+ * Characters that show nothing: white space, format characters (zero-width space and joiners,
+ * word joiner, BOM, bidi marks) and the filler letters that render blank (Hangul fillers, the
+ * Braille blank). A text of only these is an empty bubble to the contact.
+ */
+const INVISIBLE = /[\s\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]/gu;
+const blank = (text: string) => !text.replace(INVISIBLE, '');
+
 export const replySchemaGuardrail: Guardrail = {
   name: 'reply-schema',
   check({ rawReply, reply: accepted }) {
@@ -24,13 +32,13 @@ export const replySchemaGuardrail: Guardrail = {
     // the model gave none after) is no reply: the turn must not pass on it.
     if (!accepted) return escalate('the model ended without a reply the turn could use');
     const reply = parsed.data;
-    if (!reply.text.trim()) return veto('the reply text is empty');
+    if (blank(reply.text)) return veto('the reply text is empty (nothing visible)');
     if (reply.text.length > MAX_TEXT_CHARS) return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);
     const qr = reply.quickReplies ?? [];
     if (qr.length > MAX_QUICK_REPLIES) return veto(`${qr.length} quick replies; ManyChat allows ${MAX_QUICK_REPLIES}`);
     const long = qr.find((c) => c.length > MAX_CAPTION_CHARS);
     if (long) return veto(`quick reply "${long}" is longer than ${MAX_CAPTION_CHARS} characters`);
-    if (qr.some((c) => !c.trim())) return veto('a quick reply caption is blank');
+    if (qr.some(blank)) return veto('a quick reply caption is blank');
     const seen = new Set<string>();
     for (const c of qr) {
       const key = c.trim().toLowerCase();

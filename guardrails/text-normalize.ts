@@ -35,6 +35,27 @@ export function unLeet(normalized: string): string {
   return normalized.replace(/[a-z0-9@$!]+/g, (w) => (/[a-z]/.test(w) && /[0-9@$!]/.test(w) ? w.replace(/[013457@$!]/g, (c) => LEET[c] ?? c) : w));
 }
 
+/**
+ * Cyrillic and Greek letters that look like Latin ones (Unicode's confusables, the common lower
+ * case ones): "guаranteed" with a Cyrillic "а" reads "guaranteed". NFKC leaves them apart.
+ */
+const CONFUSABLE: Record<string, string> = {
+  а: 'a', в: 'b', е: 'e', ё: 'e', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', ɡ: 'g',
+  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c',
+};
+const CONFUSABLE_CLASS = `[${Object.keys(CONFUSABLE).join('')}]`;
+const CONFUSABLE_ALL = new RegExp(CONFUSABLE_CLASS, 'gu');
+const HAS_CONFUSABLE = new RegExp(CONFUSABLE_CLASS, 'u');
+
+/**
+ * A second reading of normalised text with look-alike letters folded to Latin, for matching
+ * patterns written in Latin letters. Only letters inside a word that also has Latin letters are
+ * folded: a word written wholly in Cyrillic or Greek is left as it is.
+ */
+export function unConfuse(normalized: string): string {
+  return normalized.replace(/[\p{L}\p{M}]+/gu, (w) => (/[a-z]/.test(w) && HAS_CONFUSABLE.test(w) ? w.replace(CONFUSABLE_ALL, (c) => CONFUSABLE[c] ?? c) : w));
+}
+
 /** Normalised words: letters and digits, apostrophes kept inside a word ("don't"). */
 export function wordsOf(text: string): string[] {
   return normalizeText(text)

@@ -21,6 +21,8 @@ describe('thirdPartySigns: a request on somebody else\'s behalf', () => {
     ['a user id with a colon', 'user id: 99887766 needs the brochure', 'another subscriber by id'],
     ['a subscriber number', 'subscriber #12345 please', 'another subscriber by id'],
     ['a psid', 'psid=1234567', 'another subscriber by id'],
+    ['an id given in a sentence', 'send the brochure to my sister, her subscriber id is 77881234', 'another subscriber by id'],
+    ['a number that was', 'the user number was 55512345', 'another subscriber by id'],
   ])('%s', (_name, text, sign) => {
     expect(thirdPartySigns(text)).toContain(sign);
   });
@@ -30,6 +32,7 @@ describe('thirdPartySigns: a request on somebody else\'s behalf', () => {
     ['for family (the flow still goes to the writer)', 'the brochure for my wife please'],
     ['the writer\'s own id', 'my account 48213377 has the wrong tag'],
     ['our own number', 'our account 12345678'],
+    ['the writer\'s own id in a sentence', 'my subscriber id is 77881234'],
     ['an email (an @ inside a word)', 'my email is ada@example.com'],
     ['a short handle', 'hi @me'],
     ['a short number', 'contact 1234'],

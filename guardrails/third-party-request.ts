@@ -19,8 +19,8 @@ const PATTERNS: readonly { name: string; re: RegExp }[] = [
   { name: 'a subscriber named by role', re: /\b(?:to|for|on)\s+(?:the\s+)?(?:user|contact|subscriber|customer|client|member)\s+(?:named|called|with (?:the )?id|id|#)\s*[a-z0-9]/ },
 ];
 
-/** `contact 48213377`, `user id: 99887766`, `subscriber #12345` — unless the writer says "my". */
-const ID_REFERENCE = /(\b\w+\s+)?\b(?:contact|user|subscriber|customer|client|account|member|profile|psid)\s*(?:id|number|no\.?|#)?\s*[:#=]?\s*\d{5,}\b/g;
+/** `contact 48213377`, `user id: 99887766`, `subscriber #12345`, `her subscriber id is 77881234` — unless the writer says "my". */
+const ID_REFERENCE = /(\b\w+\s+)?\b(?:contact|user|subscriber|customer|client|account|member|profile|psid)\s*(?:id|number|no\.?|#)?\s*(?:(?:is|was)\s+)?[:#=]?\s*\d{5,}\b/g;
 
 export function thirdPartySigns(text: string | undefined): string[] {
   if (!text) return [];

@@ -131,6 +131,34 @@ describe(`runModelLoop: never more than ${MAX_MODEL_STEPS} calls`, () => {
   });
 });
 
+describe('runModelLoop: several reply calls in one step', () => {
+  it('an escalation in any of them stands, and the lowest confidence counts (fail closed): a later reply cannot drop them', async () => {
+    const { outcome, calls } = await run([
+      { calls: [call('stage_it'), { tool: 'reply', input: reply('Getting a teammate.', { escalate: true, confidence: 0.95 }) }], reply: reply('Here it is!', { escalate: false, confidence: 0.9 }) },
+      ...endless,
+    ]);
+    expect(calls).toHaveLength(1);
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'Here it is!', escalate: true, confidence: 0.9 } });
+  });
+
+  it('an escalation held back for a second step (a read beside it) stands when step 2 replies without one', async () => {
+    const { outcome, calls } = await run([{ calls: [call('read_it')], reply: reply('Getting a teammate.', { escalate: true, confidence: 0.3 }) }, { calls: [call('stage_it')], reply: reply('Here it is!', { confidence: 0.9 }) }, ...endless]);
+    expect(calls).toHaveLength(2);
+    // The held-back text and confidence were written before the model saw the read: only the escalation carries over.
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'Here it is!', escalate: true, confidence: 0.9 } });
+  });
+
+  it('a held-back reply without an escalation changes nothing in step 2', async () => {
+    const { outcome } = await run([{ calls: [call('read_it')], reply: reply('premature') }, { reply: reply('after seeing it') }, ...endless]);
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'after seeing it', escalate: false } });
+  });
+
+  it('a low confidence in the first is not overruled by a confident second', async () => {
+    const { outcome } = await run([{ calls: [{ tool: 'reply', input: reply('Unsure.', { confidence: 0.2 }) }], reply: reply('Sure!', { confidence: 0.99 }) }, ...endless]);
+    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'Sure!', escalate: false, confidence: 0.2 } });
+  });
+});
+
 describe('runModelLoop: a tool that answers directly', () => {
   it('an answers_directly tool that came back ok is the reply, after one call, even without a reply call', async () => {
     const { outcome, calls } = await run([{ calls: [call('faq')] }, ...endless]);

@@ -53,6 +53,9 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
   const messages = [...input.messages];
   let toolset = input.toolset;
   let instructions = input.instructions;
+  // A valid reply held back for another step that asked for a human: that request stands (fail
+  // closed). Its text and confidence were written before the model saw the results; they do not.
+  let heldEscalate = false;
   for (let step = 0; step < MAX_MODEL_STEPS; step++) {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
@@ -98,7 +101,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
         if (part.toolName === REPLY_TOOL_NAME) {
           replyCallId = part.toolCallId;
           const parsed = ReplySchema.safeParse(part.input);
-          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = parsed.data;
+          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = reply ? failClosedMerge(reply, parsed.data) : parsed.data;
           else replyProblem = 'the reply did not match its schema';
         }
       } else if (part.type === 'tool-result') {
@@ -116,6 +119,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       input.notes.push(direct.reply.reason);
       return { kind: 'reply', reply: direct.reply, modelReply: reply, steps };
     }
+    if (reply && heldEscalate) reply = { ...reply, escalate: true };
     if (reply && !needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
@@ -125,6 +129,7 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       ({ toolset, instructions } = input.widen());
       input.notes.push('tool shortlist widened: step 2 offered the full tool menu after a refusal');
     }
+    if (reply?.escalate) heldEscalate = true;
     messages.push(...result.responseMessages);
     // A reply call has no result of its own; the provider needs one before the next call.
     if (replyCallId && !result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) {
@@ -164,6 +169,16 @@ function directAnswer(step: ModelStepRecord, toolset: TurnToolset, modelReply: R
       reason: `answered directly by ${first.toolName}`,
     },
   };
+}
+
+/**
+ * A step that calls `reply` more than once (the model is told to call it exactly once) is read
+ * fail closed: the last text, but an escalation in any of them stands and the lowest confidence
+ * counts. Without this a model that asked for a human, then changed its mind in the same breath,
+ * would have its own typed `escalate` silently dropped and its staged actions committed.
+ */
+export function failClosedMerge(earlier: Reply, later: Reply): Reply {
+  return { ...later, escalate: earlier.escalate || later.escalate, confidence: Math.min(earlier.confidence, later.confidence) };
 }
 
 export function errorText(err: unknown): string {
