@@ -422,6 +422,8 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect((await deliver(turnId)).outcome).toBe('done');
     expect((await deliver(turnId)).outcome).toBe('done');
     expect(await leaseOf(turnId)).toBeNull();
+    // The repeat wrote nothing: the entry counts the one delivery that did the work.
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'done', attempts: 1 });
     expect(await session.one((r) => r.ttl(tenantKeys(tenantId).outbox(turnId)))).toBeGreaterThan(0);
   });
 
@@ -482,6 +484,26 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(await isPending(turnId)).toBe(true);
   });
 
+  it('a delivery that lost its lease stops even when the new holder already settled the rest: it does not close the entry', async () => {
+    // Rule: only the lease holder writes the entry's state; the lease is checked before the row.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const first = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    const last = action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [first, last]));
+    let taken = false;
+    const manychat = hookedClient(async () => {
+      if (taken) return;
+      taken = true;
+      await session.one((r) => r.set(leaseKey(tenantId, turnId), 'the-new-holder', { px: 10_000 }));
+      await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [last.id]: ledgerRow('done') }));
+    });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
+    expect(result.outcome).toBe('busy');
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await leaseOf(turnId)).toBe('the-new-holder');
+  });
+
   it('an action another delivery settled meanwhile is skipped; one it claimed stops this delivery', async () => {
     // Rule: the ledger row, not this delivery's snapshot, decides: a settled row is never performed
     // again, and a row claimed elsewhere is that delivery's to finish.
@@ -513,6 +535,8 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(stopped.outcome).toBe('busy');
     expect(otherCalls).toBe(1);
     expect(stopped.actions.map((a) => a.state)).toEqual(['done', 'claimed', 'pending']);
+    // It still held the lease: it lets it go, so the delivery that claimed the row is not kept waiting.
+    expect(await leaseOf(other)).toBeNull();
   });
 
   it('an ordered reply waits while an earlier message of the contact waits for its own; once settled it leaves the order', async () => {
