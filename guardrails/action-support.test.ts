@@ -34,6 +34,7 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     flows: [
       { name: 'price_list', ns: 'content20250101000000_000001', description: 'the price brochure', keywords: ['brochure'] },
       { name: 'studio_tour', ns: 'content20250101000000_000002', description: 'a video walk through the studio', keywords: [] },
+      { name: 'the_timetable', ns: 'content20250101000000_000003', description: 'the weekly plan', keywords: ['schedule'] },
     ],
     tags: [
       { name: 'vip_member', description: 'customer wants premium coaching' },
@@ -109,4 +110,34 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
   it('a short yes to an offer is supported by the offer, and says so', () => {
     expect(supports('yes please', flow('price_list'), 'Shall I send you our brochure?')).toEqual({ supported: true, why: 'the contact accepted the agent\'s offer: flow "price_list" matches the agent\'s previous message ("brochur")' });
   });
+
+  it('negation: only a negator (then an action verb) within five words before; a verb after the negator, by its stem', () => {
+    expect(supports('I do want the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('no, I changed my mind and now I want the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('I want no flyer, the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('please do not bother sending the brochure', flow('price_list')).supported).toBe(false);
+    expect(supports('hello', flow('price_list'))).toEqual({ supported: false, why: 'flow "price_list" is not in the contact\'s words' });
+  });
+
+  it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {
+    expect(supports('timetable please', flow('the_timetable')).supported).toBe(true);
+    expect(supports('stop sending the newsletter', tag('newsletter', 'remove_tag')).supported).toBe(true);
+  });
+
+  it('a yes/no field with a value that is not a boolean still checks negation', () => {
+    expect(supports('I am not vegan', field('vegan', 'yes')).supported).toBe(false);
+    expect(supports('I am not vegan', field('vegan', 0)).supported).toBe(false);
+  });
+
+  it('a date needs year, month and day; a word that only looks like another month is no month', () => {
+    expect(supports('coming tomorrow', field('visit_date', '2027-03')).supported).toBe(false);
+    expect(supports('the 5th of March', field('visit_date', 'x-03-05')).supported).toBe(false);
+    expect(supports('may I come on the 5th?', field('visit_date', '2027-03-05')).supported).toBe(false);
+  });
+
+  it('a text value with no significant word is matched as written', () => {
+    expect(supports('my code is ???', field('code', '???')).supported).toBe(true);
+    expect(supports('no code', field('code', '???')).supported).toBe(false);
+  });
 });
+
