@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isAffirmative } from './action-support.js';
+import { isAffirmative, RequestSupport } from './action-support.js';
+import type { StagedAction } from '../core/staged-action.js';
+import { testConfig } from '../test/support/guardrail-input.js';
 
 describe('isAffirmative: a short yes to the agent\'s previous message', () => {
   it.each(['yes', 'Yes please', 'yeah sure', 'ok', 'OK!', 'go ahead', 'sounds good', 'of course', 'sí', 'Sí, claro', 'si', 'oui', 'ja', 'sim', 'claro', '👍', '✅', '👍 thanks', 'sure, do it'])('"%s" is a yes', (text) => {
@@ -26,3 +28,116 @@ describe('isAffirmative: a short yes to the agent\'s previous message', () => {
     expect(isAffirmative('yes one two three four five six seven eight')).toBe(false);
   });
 });
+
+describe('RequestSupport: what in the contact\'s words supports an action (issue 22)', () => {
+  const config = testConfig({
+    flows: [
+      { name: 'price_list', ns: 'content20250101000000_000001', description: 'the price brochure', keywords: ['brochure'] },
+      { name: 'studio_tour', ns: 'content20250101000000_000002', description: 'a video walk through the studio', keywords: [] },
+      { name: 'the_timetable', ns: 'content20250101000000_000003', description: 'the weekly plan', keywords: ['schedule'] },
+    ],
+    tags: [
+      { name: 'vip_member', description: 'customer wants premium coaching' },
+      { name: 'newsletter', description: 'weekly news' },
+      { name: 'human_handoff', description: 'a human should take over' },
+    ],
+    fields: [
+      { name: 'age', label: 'age', type: 'number', description: 'the age in years' },
+      { name: 'weight', label: 'weight', type: 'number', description: 'weight in kg' },
+      { name: 'vegan', label: 'vegan', type: 'boolean', description: 'follows a vegan diet' },
+      { name: 'visit_date', label: 'visit', type: 'date', description: 'the planned visit' },
+      { name: 'code', label: 'code', type: 'text', description: 'a voucher code' },
+      { name: 'preferred_class', label: 'class', type: 'text', description: 'the class the contact prefers' },
+    ],
+  });
+  const supports = (text: string, action: StagedAction, acceptedOffer?: string) => new RequestSupport({ text, ...(acceptedOffer ? { acceptedOffer } : {}) }, config).check(action);
+  const flow = (name: string): StagedAction => ({ id: 'a1', tool: 'send_media', kind: 'send_flow', args: { flowNs: 'x', flowName: name }, effect: 'write', idempotent: false, gate: 'none', summary: `send flow "${name}"` });
+  const tag = (name: string, kind: 'add_tag' | 'remove_tag' = 'add_tag'): StagedAction => ({ id: 'a1', tool: 'tag_contact', kind, args: { tag: name }, effect: 'write', idempotent: true, gate: 'none', summary: `${kind} "${name}"` });
+  const field = (name: string, value: unknown): StagedAction => ({ id: 'a1', tool: 'record_choice', kind: 'set_field', args: { field: name, value }, effect: 'write', idempotent: true, gate: 'none', summary: `set ${name}` });
+
+  it('a flow by its name (underscores read as spaces, every word needed) or a keyword; not after "do not … send"', () => {
+    expect(supports('can I see the price list?', flow('price_list')).supported).toBe(true);
+    expect(supports('what is the price?', flow('price_list')).supported).toBe(false);
+    expect(supports('send me the brochure', flow('price_list'))).toEqual({ supported: true, why: 'flow "price_list" matches the contact\'s words ("brochur")' });
+    expect(supports('please do not send the brochure', flow('price_list')).supported).toBe(false);
+    expect(supports('I do like it, do not worry, the brochure please', flow('price_list')).supported).toBe(true);
+  });
+
+  it('a flow without keywords is found by its description; an unknown flow, never', () => {
+    expect(supports('a video would be nice', flow('studio_tour')).supported).toBe(true);
+    expect(supports('the brochure please', flow('nope'))).toEqual({ supported: false, why: 'flow "nope": it is not a configured flow' });
+  });
+
+  it('a tag by its name or its description\'s significant words, generic words left out; an unknown tag, never', () => {
+    expect(supports('I want premium coaching', tag('vip_member')).supported).toBe(true);
+    expect(supports('I am a customer', tag('vip_member')).supported).toBe(false);
+    expect(supports('newsletter please', tag('nope'))).toEqual({ supported: false, why: 'tag "nope": it is not a configured tag' });
+  });
+
+  it('a removal needs a removal cue, and its words are not read as negated', () => {
+    expect(supports('no more newsletter, unsubscribe me', tag('newsletter', 'remove_tag')).supported).toBe(true);
+    expect(supports('the newsletter is fine', tag('newsletter', 'remove_tag'))).toEqual({ supported: false, why: 'tag "newsletter": the contact did not ask to remove or stop anything' });
+  });
+
+  it('other kinds are never the contact\'s request', () => {
+    const send: StagedAction = { ...flow('x'), kind: 'send_content', args: { text: 'hi' } };
+    expect(supports('send me hi', send)).toEqual({ supported: false, why: 'send_content action: the model cannot stage this kind on a contact\'s request' });
+  });
+
+  it('field values: a number as a whole number, a yes/no by what it is about (a "no" is still support), a date by day and month, text by its words or as written', () => {
+    expect(supports('I am 34 years old', field('age', 34)).supported).toBe(true);
+    expect(supports('I am 345 years old', field('age', 34)).supported).toBe(false);
+    expect(supports('I weigh 72.5 kg', field('weight', 72.5)).supported).toBe(true);
+    expect(supports('I weigh 7265 kg', field('weight', 72.5)).supported).toBe(false);
+    expect(supports('I am not vegan', field('vegan', false)).supported).toBe(true);
+    expect(supports('I am not vegan', field('vegan', true)).supported).toBe(false);
+    expect(supports('I am vegan', field('vegan', 'yes')).supported).toBe(true);
+    expect(supports('coming on 2027-03-05', field('visit_date', '2027-03-05')).supported).toBe(true);
+    expect(supports('coming on the 5th of March', field('visit_date', '2027-03-05')).supported).toBe(true);
+    expect(supports('coming on the 5th of mar', field('visit_date', '2027-03-05')).supported).toBe(true);
+    expect(supports('coming on 5/3', field('visit_date', '2027-03-05')).supported).toBe(true);
+    expect(supports('coming on the 5th of April', field('visit_date', '2027-03-05')).supported).toBe(false);
+    expect(supports('coming on the 6th of March', field('visit_date', '2027-03-05')).supported).toBe(false);
+    expect(supports('coming in March', field('visit_date', '2027-03-05')).supported).toBe(false);
+    expect(supports('coming on the 5th', field('visit_date', 'soon')).supported).toBe(false);
+    expect(supports('my code is X', field('code', 'X')).supported).toBe(true);
+    expect(supports('no code', field('code', 'Q')).supported).toBe(false);
+    expect(supports('yoga please', field('preferred_class', 'yoga'))).toEqual({ supported: true, why: 'value "yoga" for field "preferred_class" is in the contact\'s words (yoga)' });
+    expect(supports('not yoga, never', field('preferred_class', 'yoga'))).toEqual({ supported: false, why: 'value "yoga" for field "preferred_class" is not in the contact\'s words' });
+    expect(supports('yoga please', field('nope', 'yoga'))).toEqual({ supported: false, why: 'field "nope" is not a configured field' });
+  });
+
+  it('a short yes to an offer is supported by the offer, and says so', () => {
+    expect(supports('yes please', flow('price_list'), 'Shall I send you our brochure?')).toEqual({ supported: true, why: 'the contact accepted the agent\'s offer: flow "price_list" matches the agent\'s previous message ("brochur")' });
+  });
+
+  it('negation: only a negator (then an action verb) within five words before; a verb after the negator, by its stem', () => {
+    expect(supports('I do want the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('no, I changed my mind and now I want the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('I want no flyer, the brochure', flow('price_list')).supported).toBe(true);
+    expect(supports('please do not bother sending the brochure', flow('price_list')).supported).toBe(false);
+    expect(supports('hello', flow('price_list'))).toEqual({ supported: false, why: 'flow "price_list" is not in the contact\'s words' });
+  });
+
+  it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {
+    expect(supports('timetable please', flow('the_timetable')).supported).toBe(true);
+    expect(supports('stop sending the newsletter', tag('newsletter', 'remove_tag')).supported).toBe(true);
+  });
+
+  it('a yes/no field with a value that is not a boolean still checks negation', () => {
+    expect(supports('I am not vegan', field('vegan', 'yes')).supported).toBe(false);
+    expect(supports('I am not vegan', field('vegan', 0)).supported).toBe(false);
+  });
+
+  it('a date needs year, month and day; a word that only looks like another month is no month', () => {
+    expect(supports('coming tomorrow', field('visit_date', '2027-03')).supported).toBe(false);
+    expect(supports('the 5th of March', field('visit_date', 'x-03-05')).supported).toBe(false);
+    expect(supports('may I come on the 5th?', field('visit_date', '2027-03-05')).supported).toBe(false);
+  });
+
+  it('a text value with no significant word is matched as written', () => {
+    expect(supports('my code is ???', field('code', '???')).supported).toBe(true);
+    expect(supports('no code', field('code', '???')).supported).toBe(false);
+  });
+});
+

@@ -86,3 +86,54 @@ describe('completion-claims: what backs each kind of claim', () => {
     expect(v.reason).toContain('it says something was sent');
   });
 });
+
+describe('completion-claims: the clause rules of the lexicon (issue 22)', () => {
+  // Rule: a negation or future earlier in the same clause, or a condition later in it, makes a
+  // claim word no claim; a clause ends at , . ; : ! ? or a line break, and only 80 characters
+  // either side are read.
+  it('a negation or future before the claim, in the same clause: no claim', async () => {
+    expect((await judge('It will be on its way soon.', 'nothing')).outcome).toBe('pass');
+  });
+
+  it('a condition after the claim, in the same clause: no claim', async () => {
+    expect((await judge('The brochure is on its way once you confirm.', 'confirm')).outcome).toBe('pass');
+  });
+
+  it.each([',', '.', ';', ':', '!', '?', '\n'])('a negation before "%s" is in another clause: the claim stands', async (sep) => {
+    const v = await judge(`Not yet${sep} I've sent it to you.`, 'nothing');
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('("i\'ve sent")');
+  });
+
+  it.each([',', '.', ';', ':', '!', '?', '\n'])('a condition after "%s" is in another clause: the claim stands', async (sep) => {
+    expect((await judge(`I've sent it${sep} if you want more, just ask`, 'nothing')).outcome).toBe('veto');
+  });
+
+  it('a stop right after the claim ends its clause', async () => {
+    expect((await judge("I've sent! If you want more, just ask.", 'nothing')).outcome).toBe('veto');
+  });
+
+  it('only 80 characters either side are read', async () => {
+    const filler = (n: number) => ' really'.repeat(n);
+    // "not" more than 80 characters back, with no stop between: the claim stands.
+    expect((await judge(`Not${filler(14)} I've sent it`, 'nothing')).outcome).toBe('veto');
+    // "if" more than 80 characters on: the claim stands; within 80 it is a condition.
+    expect((await judge(`I've sent it${filler(14)} if you ask`, 'nothing')).outcome).toBe('veto');
+    expect((await judge(`I've sent it${filler(10)} if you ask`, 'nothing')).outcome).toBe('pass');
+  });
+});
+
+describe('completion-claims: what counts as refused, and actions without a resource (issue 22)', () => {
+  it('a write refused (denied) in an earlier step makes "done" unbacked, even when a later step staged fine', async () => {
+    const tag = act.tag('interested');
+    const denied: ModelStepRecord = { step: 1, ms: 1, finishReason: 'tool-calls', toolCalls: [], toolResults: [{ toolCallId: 'd', toolName: 'send_media', status: 'denied', output: envelope.denied('no such flow') }] };
+    const v = await verdictOf(completionClaimsGuardrail, turnInput({ staged: [tag], steps: [denied, stagingStep(2, [tag])], reply: { text: 'Done!' } }));
+    expect(v.outcome).toBe('veto');
+  });
+
+  it('an ungated action with no resource (a message) backs no tag claim, and does not break the check', async () => {
+    const message: StagedAction = { ...act.tag('x'), tool: 'send_message', kind: 'send_content', args: { text: 'hi' }, idempotent: false, summary: 'send "hi"' };
+    expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: [message], reply: { text: "I've tagged you." } }))).outcome).toBe('veto');
+  });
+});
+

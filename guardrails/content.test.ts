@@ -95,3 +95,38 @@ describe('content guardrail', () => {
     expect(v.reason).toContain('not checked');
   });
 });
+
+describe('content guardrail: what is read, and the exact limits (issue 22)', () => {
+  const sendContent = (text: string) => ({ ...act.tag('x'), tool: 'send_message', kind: 'send_content' as const, args: { text }, idempotent: false, summary: `send "${text}"` });
+
+  it('a staged send_content is read like the reply: deny phrases and card numbers', async () => {
+    // Rule: what the contact would read is checked wherever it comes from, not only the reply.
+    const config = testConfig({}, { content: { denyPhrases: ['free money'] } });
+    const denied = await judge({ config, reply: { text: 'ok' }, staged: [sendContent('Get FREE money')] });
+    expect(denied.outcome).toBe('veto');
+    expect(denied.reason).toContain('denied phrase');
+    expect((await judge({ reply: { text: 'ok' }, staged: [sendContent('card 4111 1111 1111 1111')] })).outcome).toBe('veto');
+  });
+
+  it('other staged actions, a field that is not text, and no reply at all: nothing to check, and no failure', async () => {
+    expect((await judge({ reply: { text: 'ok' }, staged: [act.tag('vip'), act.untag('old')] })).outcome).toBe('pass');
+    expect((await judge({ reply: { text: 'ok' }, staged: [act.field('age', 41111111), act.field('member', true)] })).outcome).toBe('pass');
+    expect((await judge({ reply: null, staged: [act.tag('vip')] })).outcome).toBe('pass');
+  });
+
+  it('text of exactly MAX_CHECKED_CHARS is still checked (and passes when clean)', async () => {
+    expect((await judge({ reply: { text: 'a'.repeat(MAX_CHECKED_CHARS) } })).outcome).toBe('pass');
+  });
+
+  it('a deny phrase of punctuation only is ignored (it must not match every reply); trailing punctuation in a phrase does not matter', async () => {
+    const config = testConfig({}, { content: { denyPhrases: ['!!!', 'free money!'] } });
+    expect((await judge({ config, reply: { text: 'We are open today.' } })).outcome).toBe('pass');
+    expect((await judge({ config, reply: { text: 'Get free money' } })).outcome).toBe('veto');
+  });
+
+  it('the reason names where the problem is', async () => {
+    expect((await judge({ reply: { text: '4111 1111 1111 1111' } })).reason).toMatch(/^the reply contains a payment card number/);
+    expect((await judge({ reply: { text: 'ok', quickReplies: ['4111111111111111'] } })).reason).toMatch(/^a quick reply contains a payment card number/);
+  });
+});
+

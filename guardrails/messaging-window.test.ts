@@ -27,6 +27,8 @@ describe('checkMessagingWindow', () => {
 
   it('an unreadable receive time fails closed', () => {
     expect(checkMessagingWindow(act.flow('brochure'), undefined, 'not a time', settings).ok).toBe(false);
+    // Even with a message tag the tenant allows: no time, no window to judge (issue 22).
+    expect(checkMessagingWindow(tagged('HUMAN_AGENT'), undefined, 'not a time', settings).ok).toBe(false);
   });
 
   const minutesAgo = (m: number) => new Date(Date.parse(now) - m * 60_000).toISOString();

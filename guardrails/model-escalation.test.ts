@@ -20,3 +20,10 @@ describe('model-escalation', () => {
     expect((await verdictOf(modelEscalationGuardrail, turnInput(spec))).outcome).toBe('pass');
   });
 });
+
+describe('model-escalation: no reply (issue 22)', () => {
+  it('no reply asks for nothing (reply-schema judges a missing reply)', async () => {
+    expect((await verdictOf(modelEscalationGuardrail, turnInput({ reply: null }))).outcome).toBe('pass');
+  });
+});
+

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { session, uniqueId } from '../test/support/workers-env.js';
 import { tenantKeys } from '../core/storage/keys.js';
 import { checkRateLimit } from './rate-limit.js';
@@ -105,3 +105,47 @@ describe('checkRateLimit: duplicates of a delivery', () => {
     expect((await checkRateLimit(session(), tenantId, 'b', settings, { deliveryKey: 'k:b1' })).ok).toBe(false);
   });
 });
+
+describe('checkRateLimit: the windows\' scopes and the isolate\'s memory (issue 22)', () => {
+  it('the hourly window is each contact\'s own and refuses as the contact; the isolate then refuses it as the contact too', async () => {
+    const tenantId = uniqueId('trl');
+    const settings = limits({ contactPerMinute: 100, contactPerHour: 1, tenantPerMinute: 100 });
+    expect((await checkRateLimit(session(), tenantId, 'h1', settings)).ok).toBe(true);
+    expect(await checkRateLimit(session(), tenantId, 'h1', settings)).toMatchObject({ ok: false, scope: 'contact' });
+    expect(await checkRateLimit(session(), tenantId, 'h1', settings)).toMatchObject({ ok: false, scope: 'contact' });
+    expect((await checkRateLimit(session(), tenantId, 'h2', settings)).ok).toBe(true);
+  });
+
+  it('a contact refused by the tenant\'s window is not remembered as over its own limit', async () => {
+    const tenantId = uniqueId('trl');
+    const settings = limits({ tenantPerMinute: 1 });
+    expect((await checkRateLimit(session(), tenantId, 'a', settings)).ok).toBe(true);
+    expect(await checkRateLimit(session(), tenantId, 'b', settings)).toMatchObject({ ok: false, scope: 'tenant' });
+    const again = session();
+    expect(await checkRateLimit(again, tenantId, 'b', settings)).toMatchObject({ ok: false, scope: 'tenant' });
+    expect(again.roundTrips).toBeGreaterThan(0);
+  });
+
+  it('the isolate forgets a blocked contact once its window has passed', async () => {
+    const tenantId = uniqueId('trl');
+    const settings = limits({ contactPerMinute: 1 });
+    expect((await checkRateLimit(session(), tenantId, 'z', settings)).ok).toBe(true);
+    expect((await checkRateLimit(session(), tenantId, 'z', settings)).ok).toBe(false);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 2 * 3_600_000);
+      expect((await checkRateLimit(session(), tenantId, 'z', settings)).ok).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('round trips are added to what the session had already counted', async () => {
+    await warm();
+    const s = session();
+    await checkRateLimit(s, uniqueId('trl'), '1', limits());
+    await checkRateLimit(s, uniqueId('trl'), '1', limits());
+    expect(s.roundTrips).toBe(2);
+  });
+});
+

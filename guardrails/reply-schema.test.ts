@@ -40,3 +40,23 @@ describe('reply-schema', () => {
     expect(v.reason).toContain(why);
   });
 });
+
+describe('reply-schema: what else decides (issue 22)', () => {
+  it('a well-formed reply the loop set aside is no reply: escalate', async () => {
+    // Rule: the turn must not pass on a reply that came with a call needing another step.
+    const input = turnInput({ reply: { text: 'Hello' } });
+    const v = await verdictOf(replySchemaGuardrail, { ...input, reply: null });
+    expect(v).toEqual({ outcome: 'escalate', reason: 'the model ended without a reply the turn could use' });
+  });
+
+  it('the schema problem names each field by its path', async () => {
+    const v = await judge({ ...ok, text: 5, quickReplies: ['fine', 7] });
+    expect(v.reason).toMatch(/^the reply does not match its schema: text: [^;]+; quickReplies\.1: [^;]+$/);
+  });
+
+  it('captions that differ only in case are duplicates; ones that differ in letters are not', async () => {
+    expect((await judge({ ...ok, quickReplies: ['Straße', 'STRASSE'] })).outcome).toBe('pass');
+    expect((await judge({ ...ok, quickReplies: ['Straße', 'STRAßE'] })).outcome).toBe('veto');
+  });
+});
+

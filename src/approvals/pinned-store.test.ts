@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
 import { tenantKeys } from '../../core/storage/keys.js';
-import { gatedAction, overwriteTerms, pinnedFixture } from '../../test/support/pinned-fixtures.js';
+import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
+import { PIN_SECRET } from '../../test/support/turn-stage.js';
+import { pinGatedActions } from './create-pinned.js';
 import { stageConfig, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { decidePinned, loadPinned, PinnedTermsImmutableError, writePinnedTerms } from './pinned-store.js';
@@ -25,6 +27,8 @@ describe('writePinnedTerms: terms are written once and never changed', () => {
     await writePinnedTerms(session(), terms!);
     const changed = { ...terms!, card: 'something else entirely' };
     await expect(writePinnedTerms(session(), changed)).rejects.toBeInstanceOf(PinnedTermsImmutableError);
+    // The error names itself and the row (what the caller's log and 409 show).
+    await expect(writePinnedTerms(session(), changed)).rejects.toMatchObject({ name: 'PinnedTermsImmutableError', message: `the pinned terms of ${terms!.id} already exist and cannot be changed` });
     expect(await stored(terms!.tenantId, (k) => k.pinnedTerms(terms!.id))).toEqual(terms);
   });
 });
@@ -74,6 +78,10 @@ describe('decidePinned: the one atomic decision on a pending row', () => {
     expect(await decidePinned(session(), loaded, 'approved', entryFor(terms, now), now)).toBe('rejected');
     expect(await status()).toBe('rejected');
     expect(await entry()).toBeNull();
+    // A decision without an entry writes no entry at all (not one under the placeholder id).
+    const keys = tenantKeys(config.tenantId);
+    expect(await session().one((r) => r.get(keys.outbox('none')))).toBeNull();
+    expect(await session().one((r) => r.zscore(keys.outboxPending, 'none'))).toBeNull();
   });
 
   it('of concurrent decisions exactly one wins', async () => {
@@ -119,3 +127,31 @@ describe('decidePinned: the one atomic decision on a pending row', () => {
     expect(await decidePinned(session(), loaded, 'approved', null, now)).toBe('missing');
   });
 });
+
+describe('decidePinned: one row per call (issue 22)', () => {
+  it('a second row for the same call is superseded and performs nothing; the owner decides, and lets go of the call', async () => {
+    // Rule: a call two concurrent turns both pinned is performed once, by the row that owns it;
+    // once decided, the contact may ask for the call afresh.
+    const first = await approvalRow();
+    const keys = tenantKeys(first.terms.tenantId);
+    const second = (await pinGatedActions({ turnId: 'turn_second', inbound: first.inbound, staged: [gatedAction('vip', 'approval')], manifest: first.config.manifest, secret: PIN_SECRET, now: first.now })).approvals[0]!;
+    expect(second.callDigests).toEqual(first.terms.callDigests);
+    expect(second.callDigests?.length).toBeGreaterThan(0);
+    await savePinned([second]);
+    const callKeys = second.callDigests!.map((d) => keys.pendingCall(second.contactId, d));
+    const owners = () => Promise.all(callKeys.map((k) => session().one((r) => r.get(k))));
+    expect(await owners()).toEqual(callKeys.map(() => first.terms.id));
+
+    const loadedSecond = (await loadPinned(session(), first.config.tenantId, second.id))!;
+    expect(await decidePinned(session(), loadedSecond, 'approved', entryFor(second, first.now), first.now)).toBe('superseded');
+    expect((await loadPinned(session(), first.config.tenantId, second.id))?.status).toBe('superseded');
+    expect(await session().one((r) => r.get(keys.outbox(second.id)))).toBeNull();
+    expect(await session().one((r) => r.zscore(keys.approvalQueue, second.id))).toBeNull();
+    expect(await owners()).toEqual(callKeys.map(() => first.terms.id));
+
+    const loadedFirst = (await loadPinned(session(), first.config.tenantId, first.terms.id))!;
+    expect(await decidePinned(session(), loadedFirst, 'approved', entryFor(first.terms, first.now), first.now)).toBe('ok');
+    expect(await owners()).toEqual(callKeys.map(() => null));
+  });
+});
+

@@ -10,6 +10,8 @@ import { loadPinned } from '../approvals/pinned-store.js';
 import { inboundFor, PIN_SECRET, recordingPublisher, stageConfig, stageContext, stageDeps, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { commitTurn } from './commit-turn.js';
+import { replySequenceOf } from './reply-sequence.js';
+import { enterReplyOrder } from '../../outbox/reply-order.js';
 import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
 
@@ -264,6 +266,8 @@ describe('commitTurn: one row per call, and what the record says about the commi
     expect(before).toBeGreaterThan(0);
     const record = await commit(decision({ commit: [action('timed', 'none')] }));
     expect(record.redisRoundTrips.afterModel).toBe(deps.session.roundTrips - before);
+    // The stored record counts the same round trips (counted ahead of its own write).
+    expect((await stored(ctx.config.tenantId, (k) => k.turn(ctx.turnId)) as TurnRecord | null)?.redisRoundTrips.afterModel).toBe(record.redisRoundTrips.afterModel);
     expect(record.timings.totalMs).toBeGreaterThanOrEqual(0);
     expect(record.timings.totalMs).toBeLessThanOrEqual(Math.ceil(performance.now() - ctx.startedAt));
     expect(record.timings.commitMs).toBeGreaterThanOrEqual(0);
@@ -288,3 +292,57 @@ describe('commitTurn: one row per call, and what the record says about the commi
     }
   });
 });
+
+describe('commitTurn: the reply order of an ordered channel, the turn log, the rows written (issue 22)', () => {
+  it('an ordered channel: the entry carries the message\'s place; a turn that delivers nothing leaves the contact\'s order at once', async () => {
+    // Rule (reply order): a later reply waits for an earlier message's only while that message
+    // still has something to deliver; one with nothing must not hold the contact's replies.
+    const config = stageConfig();
+    const deps = stageDeps();
+    const contactId = String(1_000_000 + Math.floor(Math.random() * 1e9));
+    const orderKey = tenantKeys(config.tenantId).replyOrder(contactId);
+    const turn = async (text: string, d: TurnDecision) => {
+      const inbound = inboundFor(config, text, { channel: 'messenger', contactId });
+      const sequence = (await replySequenceOf(inbound))!;
+      await enterReplyOrder(session(), config.tenantId, contactId, sequence);
+      const ctx = stageContext(config, inbound);
+      await commitTurn(deps, ctx, d, draftFor(ctx, d));
+      return { sequence, entry: (await stored(config.tenantId, (k) => k.outbox(ctx.turnId))) as OutboxEntry | null };
+    };
+    const delivering = await turn('tag me', decision({ commit: [action('one', 'none')] }));
+    expect(delivering.entry?.sequence).toEqual(delivering.sequence);
+    const silent = await turn('thanks', decision({ decision: 'veto', reason: 'content: x' }));
+    expect(silent.entry).toBeNull();
+    // The delivering message stays in the order until its entry settles; the silent one left it.
+    expect(await session().one((r) => r.zrange(orderKey, 0, -1))).toEqual([delivering.sequence.member]);
+  });
+
+  it('the turn log says whether this run wrote the turn', async () => {
+    // Rule: a duplicate run that wrote nothing must not be counted as a committed turn in the logs.
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
+    try {
+      const { ctx, commit } = setup();
+      await commit(decision({ commit: [action('first', 'none')] }));
+      await commit(decision({ commit: [action('second', 'none')] }));
+      const written = lines.map((l) => JSON.parse(l) as { event?: string; turnId?: string; written?: boolean }).filter((l) => l.event === 'turn' && l.turnId === ctx.turnId).map((l) => l.written);
+      expect(written).toEqual([true, false]);
+    } finally {
+      console.log = original;
+    }
+  });
+
+  it('a turn with approvals only writes its rows and nothing else (no stray confirmation row)', async () => {
+    // Rule: the commit writes exactly the rows the turn pinned. A non-row in the list would be
+    // written under the key prefix its missing tenant id gives ("t:undefined:").
+    const stray = async () => (await session().one((r) => r.keys('t:undefined:*'))) as string[];
+    const left = await stray();
+    if (left.length) await session().one((r) => r.del(...left));
+    const { config, commit } = setup();
+    const record = await commit(decision({ pin: [action('wipe_rows', 'approval')] }));
+    expect(await stray()).toEqual([]);
+    expect((await loadPinned(session(), config.tenantId, record.approvals[0]!))?.status).toBe('pending');
+  });
+});
+

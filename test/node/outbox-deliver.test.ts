@@ -5,6 +5,8 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { leaseKey, readLedger } from '../../outbox/ledger.js';
+import { enterReplyOrder, REPLY_ORDER_RETRY_SECONDS } from '../../outbox/reply-order.js';
+import type { ManyChatApi } from '../../core/actions/channel-api.js';
 import { OutboxEntrySchema } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { action, callsFor, client, connect, dropTenant, entryFor, FLOW_BROCHURE, FLOW_TOUR, newSubscriber, performed, startTestSandbox, uniqueId, writeEntry } from './outbox-fixtures.js';
@@ -30,6 +32,24 @@ afterAll(async () => {
 function deliver(turnId: string, timeoutMs?: number) {
   return deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat: client(sandbox, timeoutMs) } });
 }
+
+/** The sandbox's client, with `before` run ahead of every call: what another process does while a call is under way. */
+function hookedClient(before: () => Promise<void>): ManyChatApi {
+  const api = client(sandbox);
+  return new Proxy(api, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        await before();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+const ledgerRow = (state: string, attempts = 1) => JSON.stringify({ state, at: new Date().toISOString(), attempts });
+const leaseOf = (turnId: string) => session.one((r) => r.get(leaseKey(tenantId, turnId)));
 
 async function storedEntry(turnId: string) {
   return OutboxEntrySchema.parse(JSON.parse((await session.one((r) => r.get<string>(tenantKeys(tenantId).outbox(turnId)))) ?? 'null'));
@@ -140,7 +160,7 @@ describe('deliverOutboxEntry', () => {
       expect(first.outcome).toBe('done');
       expect(first.entryState).toBe('failed');
       expect(first.actions.map((a) => a.state)).toEqual(['unknown', 'done']);
-      expect(first.actions[0]?.detail).toMatch(new RegExp(`HTTP ${status}.*not resent`));
+      expect(first.actions[0]?.detail).toMatch(new RegExp(`^HTTP ${status}.*not resent`));
       // Delivered again (QStash at least once, a sweep): the send is not tried a second time.
       expect((await deliver(turnId)).outcome).toBe('done');
       expect(callsFor(sandbox, sub).filter((c) => c.path.endsWith('/sendFlow'))).toHaveLength(1);
@@ -205,7 +225,7 @@ describe('deliverOutboxEntry', () => {
     const first = await deliver(turnId, 300);
     expect(first.outcome).toBe('retry');
     expect(first.actions.map((a) => a.state)).toEqual(['unknown', 'pending']);
-    expect(first.actions[0]?.detail).toMatch(/no answer within 300 ms/);
+    expect(first.actions[0]?.detail).toMatch(/^no answer within 300 ms.*; the call may have been performed/);
 
     const second = await deliver(turnId, 300);
     expect(second.outcome).toBe('done');
@@ -359,5 +379,207 @@ describe('re-driving dead letters', () => {
     await deliver(turnId);
     expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: tag.id })).toMatchObject({ ok: false, status: 409 });
     expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: 'nope' })).toMatchObject({ ok: false, status: 404 });
+  });
+});
+
+describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22)', () => {
+  it('an entry whose actions all settled but that was never closed (a crash before the close) is closed by the next delivery', async () => {
+    // Rule: a settled entry leaves the pending set with its final state, or the sweeper publishes it for ever.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    const send = action(turnId, 2, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [tag, send]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [tag.id]: ledgerRow('done'), [send.id]: ledgerRow('dead') }));
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(await isPending(turnId)).toBe(false);
+    expect(await leaseOf(turnId)).toBeNull();
+  });
+
+  it('an unclosed settled entry whose lease another delivery holds: answered done with the state its rows give, left to the holder', async () => {
+    // Rule: nothing is left to perform, so a duplicate says done (not busy) and the state it reports is the rows', not the stale `pending`.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [tag]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [tag.id]: ledgerRow('unknown') }));
+    await session.one((r) => r.set(leaseKey(tenantId, turnId), 'another-delivery', { px: 10_000 }));
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
+    expect(await leaseOf(turnId)).toBe('another-delivery');
+    expect((await storedEntry(turnId)).state).toBe('pending');
+  });
+
+  it('a repeated delivery of a closed entry lets its lease go, and a delivery keeps the entry\'s expiry', async () => {
+    // Rule: a lease left behind would make every later delivery of the entry answer busy for 30 s;
+    // the entry must still expire (it holds the contact's words).
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    expect((await deliver(turnId)).outcome).toBe('done');
+    expect((await deliver(turnId)).outcome).toBe('done');
+    expect(await leaseOf(turnId)).toBeNull();
+    // The repeat wrote nothing: the entry counts the one delivery that did the work.
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(await session.one((r) => r.ttl(tenantKeys(tenantId).outbox(turnId)))).toBeGreaterThan(0);
+  });
+
+  it('a retry keeps the entry in the pending set, with the API\'s words and Retry-After in the detail', async () => {
+    // Rule: an entry not settled stays for the sweeper (if QStash gives up, it is published again).
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    sandbox.injectFault({ path: '/addTagByName', count: 1, kind: '429', retryAfterSeconds: 9 });
+    sandbox.injectFault({ path: '/addTagByName', count: 1, kind: '503' });
+    const first = await deliver(turnId);
+    expect(first).toMatchObject({ outcome: 'retry', retryAfterSeconds: 9, entryState: 'pending' });
+    expect(first.actions[0]?.detail).toMatch(/^HTTP 429: .*\(Retry-After 9 s\)$/);
+    expect(await isPending(turnId)).toBe(true);
+    const second = await deliver(turnId);
+    expect(second.actions[0]?.detail).toBe('HTTP 503: Service unavailable (injected fault)');
+    expect(await isPending(turnId)).toBe(true);
+  });
+
+  it('an entry that does not exist, or does not parse, lets the lease go and says which', async () => {
+    const missing = uniqueId('turn_');
+    const missingResult = await deliver(missing);
+    expect(missingResult.problem).toBe(`no outbox entry for turn "${missing}"`);
+    expect(await leaseOf(missing)).toBeNull();
+    const garbled = uniqueId('turn_');
+    await session.multi((m) => {
+      m.set(tenantKeys(tenantId).outbox(garbled), '{"turnId":"not an entry"}');
+      m.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: garbled });
+    });
+    const garbledResult = await deliver(garbled);
+    expect(garbledResult).toMatchObject({ outcome: 'not_found', problem: 'the stored outbox entry does not match its schema' });
+    // Left for inspection, but off the pending set.
+    expect(await session.one((r) => r.exists(tenantKeys(tenantId).outbox(garbled)))).toBe(1);
+    expect(await isPending(garbled)).toBe(false);
+    expect(await leaseOf(garbled)).toBeNull();
+  });
+
+  it('a delivery that loses its lease mid-entry starts no further call and answers busy; the new holder\'s lease stays', async () => {
+    // Rule: only the lease holder may start a call (an isolate frozen past its lease must not send twice).
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const first = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    const second = action(turnId, 2, { kind: 'send_content', args: { text: 'after the tag' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [first, second]));
+    let taken = false;
+    const manychat = hookedClient(async () => {
+      if (taken) return;
+      taken = true;
+      await session.one((r) => r.set(leaseKey(tenantId, turnId), 'the-new-holder', { px: 10_000 }));
+    });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
+    expect(result).toMatchObject({ outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: 'pending' });
+    expect(result.actions.map((a) => a.state)).toEqual(['done', 'pending']);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+    expect(await leaseOf(turnId)).toBe('the-new-holder');
+    // Not closed by the delivery that lost the lease.
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await isPending(turnId)).toBe(true);
+  });
+
+  it('a delivery that lost its lease stops even when the new holder already settled the rest: it does not close the entry', async () => {
+    // Rule: only the lease holder writes the entry's state; the lease is checked before the row.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const first = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    const last = action(turnId, 2, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [first, last]));
+    let taken = false;
+    const manychat = hookedClient(async () => {
+      if (taken) return;
+      taken = true;
+      await session.one((r) => r.set(leaseKey(tenantId, turnId), 'the-new-holder', { px: 10_000 }));
+      await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [last.id]: ledgerRow('done') }));
+    });
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
+    expect(result.outcome).toBe('busy');
+    expect(await storedEntry(turnId)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await leaseOf(turnId)).toBe('the-new-holder');
+  });
+
+  it('an action another delivery settled meanwhile is skipped; one it claimed stops this delivery', async () => {
+    // Rule: the ledger row, not this delivery's snapshot, decides: a settled row is never performed
+    // again, and a row claimed elsewhere is that delivery's to finish.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const [a1, a2, a3] = [1, 2, 3].map((n) => action(turnId, n, { kind: 'add_tag', args: { tag: 'interested' } }));
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [a1!, a2!, a3!]));
+    let calls = 0;
+    const manychat = hookedClient(async () => {
+      calls++;
+      if (calls === 1) await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a2!.id]: ledgerRow('done') }));
+    });
+    const settled = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
+    expect(settled.outcome).toBe('done');
+    expect(callsFor(sandbox, sub)).toHaveLength(2);
+
+    const other = uniqueId('turn_');
+    const b1 = action(other, 1, { kind: 'add_tag', args: { tag: 'interested' } });
+    // A send: an idempotent action's stale claim would be taken over, a send's never.
+    const b2 = action(other, 2, { kind: 'send_content', args: { text: 'claimed elsewhere' } });
+    const b3 = action(other, 3, { kind: 'add_tag', args: { tag: 'interested' } });
+    await writeEntry(session, entryFor(tenantId, other, sub, [b1, b2, b3]));
+    let otherCalls = 0;
+    const claiming = hookedClient(async () => {
+      otherCalls++;
+      if (otherCalls === 1) await session.one((r) => r.hset(tenantKeys(tenantId).ledger(other), { [b2.id]: ledgerRow('claimed') }));
+    });
+    const stopped = await deliverOutboxEntry({ session, tenantId, turnId: other, apis: { manychat: claiming } });
+    expect(stopped.outcome).toBe('busy');
+    expect(otherCalls).toBe(1);
+    expect(stopped.actions.map((a) => a.state)).toEqual(['done', 'claimed', 'pending']);
+    // It still held the lease: it lets it go, so the delivery that claimed the row is not kept waiting.
+    expect(await leaseOf(other)).toBeNull();
+  });
+
+  it('an ordered reply waits while an earlier message of the contact waits for its own; once settled it leaves the order', async () => {
+    // Rule (reply order): a later message's reply is never delivered before an earlier one's.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const sequence = { member: 'b'.repeat(64), at: 2_000 };
+    await writeEntry(session, { ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]), sequence });
+    await enterReplyOrder(session, tenantId, sub, { member: 'a'.repeat(64), at: 1_000 });
+    await enterReplyOrder(session, tenantId, sub, sequence);
+    const waiting = await deliver(turnId);
+    expect(waiting).toMatchObject({ outcome: 'retry', retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS, entryState: 'pending' });
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect(await leaseOf(turnId)).toBeNull();
+
+    await session.one((r) => r.zrem(tenantKeys(tenantId).replyOrder(sub), 'a'.repeat(64)));
+    expect((await deliver(turnId)).outcome).toBe('done');
+    expect(await session.one((r) => r.zrange(tenantKeys(tenantId).replyOrder(sub), 0, -1))).toEqual([]);
+  });
+
+  it('an ordered entry that already started is not held back by a message that arrived before it', async () => {
+    // Rule: the wait is only before the first action; an entry half performed finishes (its first
+    // part is already out, holding the rest would split the reply).
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const [a1, a2] = [1, 2].map((n) => action(turnId, n, { kind: 'add_tag', args: { tag: 'interested' } }));
+    const sequence = { member: 'd'.repeat(64), at: 2_000 };
+    await writeEntry(session, { ...entryFor(tenantId, turnId, sub, [a1!, a2!]), sequence });
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a1!.id]: ledgerRow('done') }));
+    await enterReplyOrder(session, tenantId, sub, { member: 'c'.repeat(64), at: 1_000 });
+    const result = await deliver(turnId);
+    expect(result.outcome).toBe('done');
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+  });
+
+  it('the ledger of an entry with a retention shorter than the outbox TTL expires with the retention', async () => {
+    // Rule: every key holding the contact's words expires within the tenant's retention.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, { ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]), retentionDays: 1 });
+    expect((await deliver(turnId)).outcome).toBe('done');
+    const ttl = await session.one((r) => r.ttl(tenantKeys(tenantId).ledger(turnId)));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(86_400);
   });
 });

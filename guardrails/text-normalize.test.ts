@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeText, significantStems, stem, unLeet, wordsOf } from './text-normalize.js';
+
+/**
+ * The normalisation every text-reading guardrail runs before its patterns (issue 22: measured by
+ * mutation, these pin each rule). A disguise this undoes (full-width letters, odd quotes, runs of
+ * spaces) must not slip past a pattern; an ordinary word must not be mangled.
+ */
+describe('normalizeText', () => {
+  it.each([
+    ['trims', '  hi  ', 'hi'],
+    ['unifies typographic apostrophes', 'don\u2019t', "don't"],
+    ['unifies typographic double quotes', '\u201Chi\u201D', '"hi"'],
+    ['collapses a run of spaces to one', 'a   b', 'a b'],
+    ['keeps a line break, without the spaces after it', 'a\n  b', 'a\nb'],
+    ['collapses a run of line breaks to one', 'a\n\n\nb', 'a\nb'],
+    ['lower-cases full-width letters (NFKC)', '\uFF33\uFF39\uFF33\uFF34\uFF25\uFF2D', 'system'],
+  ])('%s', (_rule, text, expected) => {
+    expect(normalizeText(text)).toBe(expected);
+  });
+});
+
+describe('unLeet', () => {
+  it('undoes digit-for-letter swaps inside words, and leaves plain numbers alone', () => {
+    expect(unLeet('1gn0re pr3v10us')).toBe('ignore previous');
+    expect(unLeet('at 10:00')).toBe('at 10:00');
+  });
+});
+
+describe('wordsOf', () => {
+  it('letters and digits; apostrophes kept inside a word, stripped around it; no empty words', () => {
+    expect(wordsOf("  Don't stop, ''quoted'' 'x' now!")).toEqual(["don't", 'stop', 'quoted', 'x', 'now']);
+  });
+});
+
+describe('stem: plural, -ing, -ed and a final e meet on one stem', () => {
+  it.each([
+    // Words of three letters or fewer are left alone.
+    ['gym', 'gym'],
+    ['ties', 'tie'],
+    ['parties', 'party'],
+    ['singing', 'sing'],
+    ['going', 'going'],
+    ['booked', 'book'],
+    ['bred', 'bred'],
+    ['boxes', 'box'],
+    ['axes', 'axe'],
+    ['class', 'class'],
+    ['classes', 'class'],
+    ['tours', 'tour'],
+    ['tone', 'ton'],
+    ['yoga', 'yoga'],
+    ['prices', 'pric'],
+    ['pricing', 'pric'],
+    ['price', 'pric'],
+  ])('%s → %s', (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+});
+
+describe('significantStems', () => {
+  it('drops stop words and words under three characters, keeps three-letter ones', () => {
+    expect([...significantStems('xy wants the gym and yoga classes')].sort()).toEqual(['class', 'gym', 'yoga']);
+  });
+});
