@@ -12,6 +12,11 @@ describe('tenant ids', () => {
     expect(() => tenantKeys('a:b')).toThrow();
     expect(tenantKeys('a').config).toBe('t:a:config');
   });
+  it('are strings: a missing id is not the tenant "undefined" or "null"', () => {
+    for (const missing of [undefined, null, 0, ['demo']]) expect(isTenantId(missing)).toBe(false);
+    // @ts-expect-error: what a JavaScript caller or an unchecked param could pass
+    expect(() => tenantKeys(undefined)).toThrow();
+  });
   it('are checked where a config is saved', () => {
     const parsed = TenantConfigSchema.safeParse({ version: 1, tenantId: 'demo:x', displayName: 'd', persona: 'p', fallbackReply: 'f', handoff: { reply: 'h' } });
     expect(parsed.success).toBe(false);
