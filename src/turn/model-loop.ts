@@ -60,59 +60,16 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     const started = performance.now();
     const hedgesBefore = input.hedges?.length ?? 0;
     const digestsBefore = input.requestDigests?.length ?? 0;
-    let result;
+    let result: StepResult;
     try {
-      result = await generateText({
-        model: input.model,
-        instructions,
-        messages,
-        // Ours alone: history maps to user/assistant only; the one system message is the canary.
-        allowSystemInMessages: true,
-        tools: toolset.tools,
-        toolOrder: toolset.order,
-        toolChoice: 'required',
-        abortSignal: input.abortSignal,
-        // Retrying inside the deadline would hide latency; the turn's own fallback handles failure.
-        maxRetries: 0,
-        providerOptions: input.providerOptions,
-      });
+      result = await callModel(input, toolset, instructions, messages);
     } catch (err) {
       const aborted = input.abortSignal.aborted;
       return { kind: 'error', why: aborted ? 'the model did not answer before the deadline' : `model call failed: ${errorText(err)}`, aborted, steps };
     }
-    const record: ModelStepRecord = {
-      step: step + 1,
-      ms: Math.round(performance.now() - started),
-      finishReason: String(result.finishReason),
-      toolCalls: [],
-      toolResults: [],
-      inputTokens: result.usage?.inputTokens,
-      outputTokens: result.usage?.outputTokens,
-      ...(input.hedges && input.hedges.length > hedgesBefore ? { hedge: input.hedges[hedgesBefore]! } : {}),
-      ...(input.requestDigests && input.requestDigests.length > digestsBefore ? { requestDigest: input.requestDigests[digestsBefore]! } : {}),
-    };
-    let reply: Reply | null = null;
-    let replyCallId: string | null = null;
-    let replyProblem: string | null = null;
-    let needsAnotherStep = false;
-    for (const part of result.content) {
-      if (part.type === 'tool-call') {
-        record.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-        if (part.toolName === REPLY_TOOL_NAME) {
-          replyCallId = part.toolCallId;
-          const parsed = ReplySchema.safeParse(part.input);
-          if (parsed.success && !(part as { invalid?: boolean }).invalid) reply = reply ? failClosedMerge(reply, parsed.data) : parsed.data;
-          else replyProblem = 'the reply did not match its schema';
-        }
-      } else if (part.type === 'tool-result') {
-        const status = statusOf(part.output, input.notes, part.toolName);
-        record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status, output: part.output });
-        if (status !== 'staged') needsAnotherStep = true;
-      } else if (part.type === 'tool-error') {
-        record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status: 'error', output: errorText(part.error) });
-        if (part.toolName !== REPLY_TOOL_NAME) needsAnotherStep = true;
-      }
-    }
+    const read = readStep(result, input, step, Math.round(performance.now() - started), hedgesBefore, digestsBefore);
+    const { record } = read;
+    let { reply } = read;
     steps.push(record);
     const direct = step === 0 ? directAnswer(record, input.toolset, reply) : null;
     if (direct) {
@@ -120,10 +77,10 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       return { kind: 'reply', reply: direct.reply, modelReply: reply, steps };
     }
     if (reply && heldEscalate) reply = { ...reply, escalate: true };
-    if (reply && !needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
+    if (reply && !read.needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
-      return { kind: 'no-reply', why: replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
+      return { kind: 'no-reply', why: read.replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
     }
     if (input.widen && record.toolResults.some((r) => r.status === 'denied' || r.status === 'error')) {
       ({ toolset, instructions } = input.widen());
@@ -131,19 +88,88 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     }
     if (reply?.escalate) heldEscalate = true;
     messages.push(...result.responseMessages);
-    // A reply call has no result of its own; the provider needs one before the next call.
-    if (replyCallId && !result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) {
-      const note: ToolResultPart = {
-        type: 'tool-result',
-        toolCallId: replyCallId,
-        toolName: REPLY_TOOL_NAME,
-        output: { type: 'text', value: `Not sent: ${replyProblem ?? 'another tool call in this step needs your attention'}. Actions already staged stay staged; do not stage them again. Call reply once more.` },
-      };
-      messages.push({ role: 'tool', content: [note] });
-    }
+    const note = unansweredReplyNote(result, read.replyCallId, read.replyProblem);
+    if (note) messages.push(note);
   }
   // Unreachable: the loop returns on its last step.
   return { kind: 'no-reply', why: 'loop ended', steps };
+}
+
+type StepResult = Awaited<ReturnType<typeof generateText>>;
+
+/** One model call: one AI SDK step, a tool call required, no retries. */
+function callModel(input: LoopInput, toolset: TurnToolset, instructions: string, messages: ModelMessage[]): Promise<StepResult> {
+  return generateText({
+    model: input.model,
+    instructions,
+    messages,
+    // Ours alone: history maps to user/assistant only; the one system message is the canary.
+    allowSystemInMessages: true,
+    tools: toolset.tools,
+    toolOrder: toolset.order,
+    toolChoice: 'required',
+    abortSignal: input.abortSignal,
+    // Retrying inside the deadline would hide latency; the turn's own fallback handles failure.
+    maxRetries: 0,
+    providerOptions: input.providerOptions,
+  });
+}
+
+interface ReadStep {
+  record: ModelStepRecord;
+  /** The step's valid reply (several reply calls merged fail closed), or null. */
+  reply: Reply | null;
+  replyCallId: string | null;
+  replyProblem: string | null;
+  /** A read result, a refusal or an error: the model must see it, so another call runs. */
+  needsAnotherStep: boolean;
+}
+
+/** What one step said: its record for the turn, its reply, and whether the model must see results. */
+function readStep(result: StepResult, input: LoopInput, step: number, ms: number, hedgesBefore: number, digestsBefore: number): ReadStep {
+  const record: ModelStepRecord = {
+    step: step + 1,
+    ms,
+    finishReason: String(result.finishReason),
+    toolCalls: [],
+    toolResults: [],
+    inputTokens: result.usage?.inputTokens,
+    outputTokens: result.usage?.outputTokens,
+    ...(input.hedges && input.hedges.length > hedgesBefore ? { hedge: input.hedges[hedgesBefore]! } : {}),
+    ...(input.requestDigests && input.requestDigests.length > digestsBefore ? { requestDigest: input.requestDigests[digestsBefore]! } : {}),
+  };
+  const read: ReadStep = { record, reply: null, replyCallId: null, replyProblem: null, needsAnotherStep: false };
+  for (const part of result.content) {
+    if (part.type === 'tool-call') {
+      record.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      if (part.toolName !== REPLY_TOOL_NAME) continue;
+      read.replyCallId = part.toolCallId;
+      const parsed = ReplySchema.safeParse(part.input);
+      if (parsed.success && !(part as { invalid?: boolean }).invalid) read.reply = read.reply ? failClosedMerge(read.reply, parsed.data) : parsed.data;
+      else read.replyProblem = 'the reply did not match its schema';
+    } else if (part.type === 'tool-result') {
+      const status = statusOf(part.output, input.notes, part.toolName);
+      record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status, output: part.output });
+      if (status !== 'staged') read.needsAnotherStep = true;
+    } else if (part.type === 'tool-error') {
+      record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status: 'error', output: errorText(part.error) });
+      if (part.toolName !== REPLY_TOOL_NAME) read.needsAnotherStep = true;
+    }
+  }
+  return read;
+}
+
+/** A reply call has no result of its own; the provider needs one before the next call. */
+function unansweredReplyNote(result: StepResult, replyCallId: string | null, replyProblem: string | null): ModelMessage | null {
+  if (!replyCallId) return null;
+  if (result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) return null;
+  const note: ToolResultPart = {
+    type: 'tool-result',
+    toolCallId: replyCallId,
+    toolName: REPLY_TOOL_NAME,
+    output: { type: 'text', value: `Not sent: ${replyProblem ?? 'another tool call in this step needs your attention'}. Actions already staged stay staged; do not stage them again. Call reply once more.` },
+  };
+  return { role: 'tool', content: [note] };
 }
 
 /**
