@@ -61,7 +61,7 @@ async function sweepNow(env: FaultEnvironment, world: RowWorld, turnIds: string[
 const redisDownDuringDelivery: Row = {
   name: 'Redis down while 2 committed entries are delivered',
   exclusive: true,
-  expected: { performed: 2, unknown: 0, dead: 0, says: 'deliveries answer 500 and are retried; the cron sweep publishes again; each done once' },
+  expected: { performed: 2, unknown: 0, dead: 0, says: 'deliveries answer 503 (Retry-After) and are retried; the cron sweep publishes again; each done once' },
   async run(env) {
     const world = await createWorld(env, 'redis-down-delivery');
     const contacts = brochureContacts(env, world, 2);
