@@ -196,6 +196,10 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
     const { result, model, staging, notes } = await loopWith([tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }], small);
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.loop.steps[0]!.toolResults[0]!.status).not.toBe('staged');
+    // The refusal names what is in scope on this turn (the shortlist's flows), as any refusal does.
+    const refusal = result.loop.steps[0]!.toolResults[0]!;
+    expect(refusal.status).toBe('denied');
+    expect((refusal.output as { content: string }).content).toMatch(/allowed flows: brochure\.?$/i);
     expect(descriptionOf(model.doGenerateCalls[0]! as never, 'send_media')).not.toContain('studio_tour');
     expect(descriptionOf(model.doGenerateCalls[1]! as never, 'send_media')).toContain('studio_tour');
     expect(toolNames(model.doGenerateCalls[1]! as never)).toContain('untag_contact');
