@@ -8,8 +8,9 @@ import { tenantLabel } from './publisher.js';
  * gave up on. QStash's DLQ is per account, not per tenant: every message the product publishes
  * carries the tenant's label, so the tenant's view asks QStash for that label only, and the
  * (signed, product-written) body must name the tenant too — a second guard, so other tenants'
- * messages are never listed or retried. Messages published before labels existed are found by
- * one unfiltered scan of at most `maxPages` pages of 100.
+ * messages are never listed or retried. Every publisher (deliveries, finish-turn jobs, inbound
+ * retries) has labelled its messages since before any deployment, so there is no unlabelled
+ * message to look for: one labelled scan of at most `maxPages` pages of 100.
  */
 export interface QStashDeadLetter {
   dlqId: string;
@@ -41,18 +42,12 @@ export function qstashClient(config: { qstashUrl: string; qstashToken: string })
 }
 
 export async function listQStashDeadLetters(client: Client, tenantId: string, maxPages = 5): Promise<QStashDeadLetter[]> {
-  const labelled = await scanDeadLetters(client, tenantId, maxPages, { label: tenantLabel(tenantId) });
-  const unlabelled = (await scanDeadLetters(client, tenantId, maxPages)).filter((m) => !labelled.some((l) => l.dlqId === m.dlqId));
-  return [...labelled, ...unlabelled];
-}
-
-async function scanDeadLetters(client: Client, tenantId: string, maxPages: number, filter?: { label: string }): Promise<QStashDeadLetter[]> {
+  const filter = { label: tenantLabel(tenantId) };
   const found: QStashDeadLetter[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const result = await client.dlq.listMessages({ count: 100, ...(cursor ? { cursor } : {}), ...(filter ? { filter } : {}) });
+    const result = await client.dlq.listMessages({ count: 100, ...(cursor ? { cursor } : {}), filter });
     for (const m of result.messages) {
-      if (!filter && m.labels?.length) continue; // labelled messages are found by their label
       const mine = tenantMessage(m.body, tenantId);
       if (!mine) continue;
       found.push({ dlqId: m.dlqId, messageId: m.messageId, ...mine, url: m.url, responseStatus: m.responseStatus ?? null, responseBody: m.responseBody?.slice(0, 500) ?? null, createdAt: m.createdAt ?? null });

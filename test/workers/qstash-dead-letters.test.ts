@@ -4,6 +4,7 @@ import { createApp } from '../../src/app.js';
 import { seedTenant, workerEnv } from '../support/workers-env.js';
 import { qstashTurnJobs } from '../../outbox/finish-turn-publisher.js';
 import { qstashPublisher, tenantLabel } from '../../outbox/publisher.js';
+import { listQStashDeadLetters } from '../../outbox/qstash-dead-letters.js';
 
 async function api(tenantId: string, secret: string, method: string, path: string) {
   return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { authorization: `Bearer ${secret}` } }), workerEnv);
@@ -27,8 +28,9 @@ describe("QStash's dead-letter queue, per tenant", () => {
     const b = await seedTenant();
     const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
     const turnId = `turn_dlq${Date.now()}`;
-    // Nothing listens on port 9: the one attempt fails and the message goes to the DLQ.
-    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId }, retries: 0 });
+    // Nothing listens on port 9: the one attempt fails and the message goes to the DLQ. Labelled
+    // with its tenant, as every message the product publishes is.
+    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId }, retries: 0, label: tenantLabel(a.tenantId) });
     const dead = await waitForDeadLetter(a.tenantId, a.adminSecret, turnId);
     expect(dead.kind).toBe('delivery');
 
@@ -79,5 +81,28 @@ describe('QStash labels per tenant', () => {
     expect(listedA.qstash.map((d) => d.turnId)).not.toContain(forged);
     expect(listedB.qstash.map((d) => d.turnId)).not.toContain(forged);
     expect(listedA.qstash.filter((d) => d.turnId === mine)).toHaveLength(1);
+  });
+
+  it("a tenant's DLQ view is one labelled QStash request (no second, unfiltered scan of the account's DLQ)", async () => {
+    const a = await seedTenant();
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    const mine = `turn_one_scan${Date.now()}`;
+    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId: mine }, retries: 0, label: tenantLabel(a.tenantId) });
+    await waitForDeadLetter(a.tenantId, a.adminSecret, mine);
+    const asked: URL[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname.startsWith('/v2/dlq')) asked.push(url);
+      return realFetch(input, init);
+    };
+    try {
+      const listed = await listQStashDeadLetters(client, a.tenantId);
+      expect(listed.map((d) => d.turnId)).toEqual([mine]);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.searchParams.get('label')).toBe(tenantLabel(a.tenantId));
   });
 });
