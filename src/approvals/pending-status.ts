@@ -1,4 +1,5 @@
 import type { PinnedTerms } from '../../core/pinned-terms.js';
+import type { StagedAction } from '../../core/staged-action.js';
 import type { TenantLocale } from '../../core/tenant/tenant-config.js';
 
 /**
@@ -17,11 +18,22 @@ const WORDS: Record<TenantLocale, { confirm: (what: string) => string; approval:
 
 /** The status line for the rows a turn points the contact to; '' when nothing waits. */
 export function pendingStatusLine(locale: TenantLocale, confirmation: PinnedTerms | null, approvals: readonly PinnedTerms[]): string {
+  return statusLine(locale, confirmation?.actions ?? [], approvals.flatMap((a) => a.actions));
+}
+
+/**
+ * The same line for gated actions not pinned yet (a shadow replay's, which writes no rows): the
+ * confirm-gated ones ask for Yes or No, the approval-gated ones wait for a team member.
+ */
+export function stagedStatusLine(locale: TenantLocale, gated: readonly Pick<StagedAction, 'gate' | 'summary'>[]): string {
+  return statusLine(locale, gated.filter((a) => a.gate === 'confirm'), gated.filter((a) => a.gate === 'approval'));
+}
+
+function statusLine(locale: TenantLocale, confirming: readonly { summary: string }[], waiting: readonly { summary: string }[]): string {
   const words = WORDS[locale];
   const lines: string[] = [];
-  if (confirmation) lines.push(words.confirm(confirmation.actions.map((a) => a.summary).join('; ')));
-  const waiting = approvals.flatMap((a) => a.actions.map((x) => x.summary));
-  if (waiting.length) lines.push(words.approval(waiting.join('; ')));
+  if (confirming.length) lines.push(words.confirm(confirming.map((a) => a.summary).join('; ')));
+  if (waiting.length) lines.push(words.approval(waiting.map((a) => a.summary).join('; ')));
   return lines.join('\n');
 }
 

@@ -64,6 +64,21 @@ describe('replayTurn', () => {
     expect(replayed.after.staged).toHaveLength(1);
   });
 
+  it('a gated turn against its own config: unchanged — the reply is compared with the status line the commit adds', async () => {
+    // The record's reply carries the runtime's line about what waits (confirm, approval); a replay
+    // that compared the model's bare text would call every gated turn "changed: reply".
+    const config = stageConfig();
+    const contactId = await newContact();
+    const model = scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }, { tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Noted.') }]);
+    const record = await runTurn(stageDeps({ model, guardrails: defaultGuardrails }), stageContext(config, inboundFor(config, 'I prefer pilates, and please remove my interested tag', { contactId })));
+    expect(record.decision).toBe('pass');
+    expect(record.reply.text).toMatch(/^Noted\.\n\nPlease confirm with Yes or No: .*\nA team member will review this before anything happens: /);
+    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, config);
+    expect(replayed.changes).toEqual([]);
+    expect(replayed.after.reply).toBe(record.reply.text);
+    expect(replayed.after.asks).toHaveLength(2);
+  });
+
   it('a deny-listed word: the decision changes to veto by the content guardrail, and nothing is written or sent', async () => {
     const { config, record, contactId } = await recordedTurn();
     const callsBefore = await sandboxCallsFor(contactId);

@@ -4,6 +4,8 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { TurnStaging } from '../../tools/staging.js';
+import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
+import { stagedStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { decideTurn } from '../turn/decide-turn.js';
 import { judgeTurn } from '../turn/judge-turn.js';
 import type { TurnContext } from '../turn/turn-context.js';
@@ -107,7 +109,8 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     decision: decision.decision,
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),
     reason: decision.reason,
-    reply: decision.reply.text,
+    // As the commit words it: the model's text, then the runtime's line about what waits.
+    reply: withPendingStatus(decision.reply.text, stagedStatusLine(candidate.locale, decision.pin), MAX_TEXT_CHARS),
     staged: staging.actions.map(actionLine),
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,

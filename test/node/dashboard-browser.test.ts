@@ -225,4 +225,21 @@ describe('the dashboard in headless Chromium', () => {
     expect(await page.getByRole('heading', { name: 'PUT /v1/tenants/{tenant}/config' }).count()).toBe(1);
     await shot('12-api-reference');
   }, 60_000);
+
+  it('replays recent turns with nothing performed, and the audit log shows who did what', async () => {
+    const before = stack.manychat.calls().length;
+    await page.goto(`${base()}/dashboard/replay`);
+    await page.getByLabel('Newest turns to read').fill('5');
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.locator('#replay-summary').waitFor();
+    expect(await page.locator('section[aria-labelledby="replay-report"]').textContent()).toContain('nothing was sent, committed or saved');
+    expect(Number(await page.locator('#replay-summary dd').first().textContent())).toBeGreaterThan(0);
+    await shot('14-replay');
+    expect(stack.manychat.calls().length).toBe(before);
+    await page.goto(`${base()}/dashboard/audit`);
+    const actions = await page.getByRole('row').allTextContents();
+    // The earlier tests' own doings, newest first: the replay just run, the approval, the flow added.
+    expect(actions.join('\n')).toMatch(/replay\.run[\s\S]*approval\.approved[\s\S]*config\.changed/);
+    await shot('15-audit');
+  }, 90_000);
 });
