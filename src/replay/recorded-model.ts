@@ -23,6 +23,11 @@ export interface ReplayModelOptions {
   fallback?: LanguageModel;
   /** false: the fallback answers every call, even an unchanged one (a rebuild through the real provider). */
   useRecorded?: boolean;
+  /**
+   * The candidate is not the config the turn ran with (the record's config digest differs): said
+   * with a changed request, so a tenant whose config moved on since sees why old turns need a model.
+   */
+  configChanged?: boolean;
 }
 
 /** Thrown into the loop when neither the recording nor a model may answer: the turn is reported as needing a model. */
@@ -48,10 +53,12 @@ function recordedAnswer(step: ModelStepRecord): LanguageModelV4GenerateResult {
 }
 
 /** Why call n's recorded response may not answer this request (null: it may). */
-async function staleBecause(step: ModelStepRecord | undefined, n: number, modelId: string, call: LanguageModelV4CallOptions): Promise<string | null> {
+async function staleBecause(step: ModelStepRecord | undefined, n: number, options: ReplayModelOptions, call: LanguageModelV4CallOptions): Promise<string | null> {
   if (!step) return `the recording made no model call ${n}`;
   if (!step.requestDigest) return `the record keeps no request digest for model call ${n} (recorded before digests)`;
-  if ((await modelRequestDigest(modelId, call)) !== step.requestDigest) return `the request of model call ${n} differs from the recorded one`;
+  if ((await modelRequestDigest(options.modelId, call)) !== step.requestDigest) {
+    return `the request of model call ${n} differs from the recorded one${options.configChanged ? ' (the config is not the one the turn ran with)' : ''}`;
+  }
   return null;
 }
 
@@ -78,7 +85,7 @@ export function replayModel(record: Pick<TurnRecord, 'steps' | 'modelId'>, optio
       const n = calls.length + 1;
       const step = record.steps[n - 1];
       const toolList = JSON.stringify(call.tools ?? []);
-      const why = options.useRecorded === false ? 'the configured model answers every call' : await staleBecause(step, n, options.modelId, call);
+      const why = options.useRecorded === false ? 'the configured model answers every call' : await staleBecause(step, n, options, call);
       if (why === null && step) {
         calls.push({ step: n, source: 'recorded', ms: step.ms, toolList });
         return recordedAnswer(step);

@@ -6,6 +6,7 @@ import type { Guardrail } from '../../guardrails/guardrail.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
 import { stagedStatusLine, withPendingStatus } from '../approvals/pending-status.js';
+import { configDigest } from '../turn/config-digest.js';
 import { decideTurn } from '../turn/decide-turn.js';
 import { judgeTurn } from '../turn/judge-turn.js';
 import type { TurnContext } from '../turn/turn-context.js';
@@ -83,7 +84,8 @@ export type ChangeKind = 'decision' | 'deciding-guardrail' | 'reply' | 'staged' 
  */
 export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate: TenantConfig, options: ReplayOptions = {}): Promise<ReplayedTurn> {
   if (candidate.tenantId !== record.tenantId) throw new Error(`turn ${record.turnId} belongs to another tenant than the candidate config`);
-  const model = replayModel(record, { modelId: candidate.modelId, fallback: deps.model, useRecorded: deps.useRecorded });
+  const configChanged = record.request !== undefined && record.request.configDigest !== (await configDigest(candidate));
+  const model = replayModel(record, { modelId: candidate.modelId, fallback: deps.model, useRecorded: deps.useRecorded, configChanged });
   const startedAt = performance.now();
   const ctx: TurnContext = {
     turnId: record.turnId,

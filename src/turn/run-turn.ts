@@ -1,8 +1,7 @@
-import { canonicalJson } from '../../core/canonical-json.js';
-import { sha256Hex } from '../../core/security/digest.js';
 import type { ModelRequestRecord, TurnRecord } from '../../core/turn-record.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { commitTurn } from './commit-turn.js';
+import { configDigest } from './config-digest.js';
 import { decideTurn, type TurnDecision } from './decide-turn.js';
 import type { LoopOutcome } from './model-loop.js';
 import type { PipelineResult } from '../../guardrails/pipeline.js';
@@ -52,21 +51,6 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }
 
-/**
- * Names the exact config a turn ran with: a replay with the same digest rebuilds the same requests.
- * Computed once per config object: the isolate keeps a tenant's parsed config across its turns
- * (src/tenants/tenant-cache.ts) and never mutates it, and canonicalising plus hashing the whole
- * config was per-turn CPU spent on the same answer.
- */
-export function configDigest(config: object): Promise<string> {
-  let digest = digests.get(config);
-  if (!digest) {
-    digest = sha256Hex(canonicalJson(config));
-    digests.set(config, digest);
-  }
-  return digest;
-}
-const digests = new WeakMap<object, Promise<string>>();
 
 /** The record as the stages leave it; the commit stage adds what it pins and commits. */
 function draftRecord(

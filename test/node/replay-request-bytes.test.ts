@@ -7,7 +7,8 @@ import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { safetyIdentifierFor, startModelSandbox, type ModelSandbox, type ScriptStep } from '../../dev/model-sandbox.js';
 import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
 import { replayTurn } from '../../src/replay/replay-turn.js';
-import { configDigest, runTurn } from '../../src/turn/run-turn.js';
+import { configDigest } from '../../src/turn/config-digest.js';
+import { runTurn } from '../../src/turn/run-turn.js';
 
 /**
  * A recorded turn rebuilt byte for byte: a real turn runs through the real OpenAI provider
