@@ -93,3 +93,8 @@ export function manychatSetupPage(readme: string): string {
   const section = readme.slice(start, end).replace(/^## ManyChat setup/, '# ManyChat setup').replace(/\n?<!-- generated:[a-z-]+:(start \(npm run docs\)|end) -->/g, '');
   return `<!-- Generated from README.md's "ManyChat setup" section by \`npm run docs\`; edit the README. -->\n\n${section.trimEnd()}\n`;
 }
+
+/** The same page as a module the Worker bundles: the dashboard serves it at /dashboard/setup/manychat. */
+export function manychatGuideModule(page: string): string {
+  return `// Generated from README.md's "ManyChat setup" section by \`npm run docs\`; edit the README.\nexport const MANYCHAT_SETUP_GUIDE = ${JSON.stringify(page)};\n`;
+}

@@ -50,10 +50,13 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
     expect(applySections(text), 'README.md is out of date: run `npm run docs`').toBe(text);
   });
 
-  it('docs/manychat-setup.md (the page the dashboard links to) is the README section, regenerated', async () => {
+  it("docs/manychat-setup.md and the dashboard's copy (/dashboard/setup/manychat) are the README section, regenerated", async () => {
     const page = await readFile(join(ROOT, 'docs', 'manychat-setup.md'), 'utf8');
     expect(page).toBe(manychatSetupPage(await readme()));
     expect(page).toContain('{{Full Contact Data}}');
+    // The dashboard's copy (/dashboard/setup/manychat) is the same page.
+    const { MANYCHAT_SETUP_GUIDE } = await import('../../src/dashboard/setup/manychat-guide.generated.js');
+    expect(MANYCHAT_SETUP_GUIDE).toBe(page);
   });
 
   it('the repository stands alone: no file points outside it (../shared, the design notes, protocols/*.md)', async () => {

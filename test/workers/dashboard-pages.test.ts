@@ -37,6 +37,19 @@ async function saveReviewed(client: DashboardClient, reviewHtml: string) {
 }
 
 describe('setup', () => {
+  it('links to the ManyChat walkthrough, served with the tenant\'s own webhook URL', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    expect((await client.page('/dashboard/setup')).html).toContain('href="/dashboard/setup/manychat"');
+    const { html } = await client.page('/dashboard/setup/manychat');
+    expect(html).toContain(`/v1/manychat/${t.tenantId}</code>`);
+    // The README's section itself: the request template with ManyChat's variables, and the response mapping.
+    expect(html).toContain('{{Full Contact Data}}');
+    expect(html).toContain('# ManyChat setup');
+    expect(html).not.toContain('&lt;!-- Generated');
+    expect((await new DashboardClient().request('GET', '/dashboard/setup/manychat')).status).toBe(303);
+  });
+
   it('an invalid tool order is refused with its error next to the field and nothing saved; fixed, it is shown as a diff and saved', async () => {
     const t = await dashboardTenant();
     const client = await login(t);

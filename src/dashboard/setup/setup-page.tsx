@@ -53,6 +53,9 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; values:
   return (
     <Layout title="Setup" section="setup" dash={dash} tenantName={tenantName}>
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
+      <p>
+        <a href={`${BASE}/setup/manychat`}>Connect ManyChat: the request template, the response mapping and your webhook URL</a>
+      </p>
       {problemCount ? <Notice kind="error">{`Not saved: ${problemCount} problem${problemCount > 1 ? 's' : ''} (shown next to ${problemCount > 1 ? 'their fields' : 'its field'}).`}</Notice> : null}
       {formErrors.length ? (
         <ul class="error" role="alert">

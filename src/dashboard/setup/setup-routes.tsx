@@ -9,6 +9,7 @@ import { attributeProblems } from './field-errors.js';
 import { formToConfig, type FormFields } from './form-to-config.js';
 import { saveConfigAtRevision, saveSecretsAtRevision, WRITE_ONLY_SECRETS, type WriteOnlySecret } from './save-config.js';
 import { manifestRows, PreviewPage, SetupPage, setupFieldNames } from './setup-page.js';
+import { ManychatGuidePage } from './manychat-guide-page.js';
 
 const RevSchema = z.coerce.number().int().min(0);
 
@@ -41,6 +42,12 @@ export function setupRoutes() {
   app.get('/', (c) => {
     const saved = SAVED_NOTICES[c.req.query('saved') ?? ''];
     return renderSetup(c, c.get('tenant').config, [], c.get('tenantRev'), saved ? { kind: 'ok', text: saved } : undefined);
+  });
+
+  app.get('/manychat', (c) => {
+    const { tenantId } = c.get('dash');
+    const base = c.get('services').env.PUBLIC_URL ?? new URL(c.req.url).origin;
+    return c.html(<ManychatGuidePage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} webhookUrl={`${base.replace(/\/$/, '')}/v1/manychat/${tenantId}`} />);
   });
 
   app.post('/preview', async (c) => {
