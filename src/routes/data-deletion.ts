@@ -13,8 +13,10 @@ import { deleteContactData } from '../tenants/contact-deletion.js';
 /**
  * Meta's data-deletion callback for a Messenger tenant: `POST /v1/messenger/:tenant/data-deletion`
  * with a form field `signed_request` = `<base64url HMAC-SHA256 signature>.<base64url JSON payload>`,
- * signed with the app secret. The person's data (their `user_id` is the contact id the channel
- * uses) is deleted at once; the answer is `{ url, confirmation_code }`, and the URL reports the
+ * signed with the app secret. The data kept under the signed `user_id` is deleted at once (Meta
+ * documents that id as app-scoped, and Messenger contacts are kept under page-scoped ids, so a
+ * request may match nothing: the status then says so; mapping one id to the other through Meta's
+ * ID-matching API is not built); the answer is `{ url, confirmation_code }`, and the URL reports the
  * deletion's status (a code and a time, nothing personal) for 90 days.
  */
 const PayloadSchema = z.object({ algorithm: z.literal('HMAC-SHA256'), user_id: z.string().regex(/^[0-9A-Za-z_.:@-]{1,100}$/) }).loose();
@@ -62,7 +64,13 @@ export function dataDeletionRoutes() {
     const tenantId = lookup.tenant.config.tenantId;
     const deleted = await deleteContactData(c.get('session'), tenantId, payload.user_id);
     const code = `del_${crypto.randomUUID().replace(/-/g, '')}`;
-    const status = { confirmation_code: code, status: 'complete', completedAt: new Date().toISOString() };
+    // Meta signs an app-scoped user id; Messenger contacts are kept under page-scoped ids, so a
+    // request can match nothing. The status says so rather than implying something was erased.
+    const found = deleted.keys > 0 || deleted.turns > 0 || deleted.rows > 0;
+    const detail = found
+      ? `Deleted: ${deleted.turns} conversation turns and everything stored with them.`
+      : 'No data was stored under this id. Conversations with a page are kept under the id the page knows you by: to have one deleted, ask the business through the page.';
+    const status = { confirmation_code: code, status: 'complete', found, detail, completedAt: new Date().toISOString() };
     await c.get('session').one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
     await appendAudit(c.get('session'), tenantId, { actor: 'meta', action: 'contact.deleted', detail: `data-deletion request ${code}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys` });
     return c.json({ url: statusUrl(c, tenantId, code), confirmation_code: code });

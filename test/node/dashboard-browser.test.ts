@@ -190,7 +190,7 @@ describe('the dashboard in headless Chromium', () => {
   it('stays readable at 200 % zoom: no page scrolls sideways', async () => {
     // 200 % zoom of a 1200 px window is a 600 CSS-pixel viewport.
     await page.setViewportSize({ width: 600, height: 900 });
-    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay', 'api']) {
+    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay', 'api', 'audit', 'setup/manychat']) {
       await page.goto(`${base()}/dashboard/${path}`);
       // Runs in the page (the test's own types have no DOM).
       const overflow = await page.evaluate(() => {
@@ -202,7 +202,7 @@ describe('the dashboard in headless Chromium', () => {
     await page.goto(`${base()}/dashboard/setup`);
     await shot('13-setup-200-percent');
     // Every visible control of every page has an accessible name (a <label>, or a button's text).
-    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay']) {
+    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay', 'audit']) {
       await page.goto(`${base()}/dashboard/${path}`);
       const unlabelled = await page.evaluate(() => {
         type El = { tagName: string; type?: string; id: string; name?: string; labels?: { length: number } | null; textContent: string | null; getAttribute(n: string): string | null };
@@ -224,6 +224,10 @@ describe('the dashboard in headless Chromium', () => {
     await page.goto(`${base()}/dashboard/api`);
     expect(await page.getByRole('heading', { name: 'PUT /v1/tenants/{tenant}/config' }).count()).toBe(1);
     await shot('12-api-reference');
+    await page.goto(`${base()}/dashboard/setup`);
+    await page.getByRole('link', { name: /^Connect ManyChat/ }).click();
+    expect(await page.locator('#manychat-guide').textContent()).toContain('{{Full Contact Data}}');
+    await shot('16-connect-manychat');
   }, 60_000);
 
   it('replays recent turns with nothing performed, and the audit log shows who did what', async () => {

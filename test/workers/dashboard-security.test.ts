@@ -199,7 +199,7 @@ describe('no secret in any page, response or log line', () => {
     const bodies: string[] = [await failed.text()];
     const login = await client.login(a.tenantId, a.user, a.password);
     bodies.push(await login.text(), login.headers.get('set-cookie') ?? '');
-    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json'];
+    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json', '/dashboard/audit', '/dashboard/setup/manychat'];
     for (const path of pages) {
       const { res, html } = await client.page(path);
       expect(res.status, path).toBe(200);

@@ -81,7 +81,14 @@ describe("Meta's data-deletion callback", () => {
     expect(url).toBe(`${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}/v1/messenger/${tenantId}/data-deletion/${confirmation_code}`);
     expect(await session().one((r) => r.exists(tenantKeys(tenantId).history(contactId)))).toBe(0);
     const status = await createApp().fetch(new Request(`http://worker.test/v1/messenger/${tenantId}/data-deletion/${confirmation_code}`), workerEnv);
-    expect(await status.json()).toMatchObject({ confirmation_code, status: 'complete' });
+    expect(await status.json()).toMatchObject({ confirmation_code, status: 'complete', found: true, detail: expect.stringMatching(/^Deleted: 1 conversation turns/) });
+
+    // An id nothing is stored under (Meta's app-scoped id, where the contact is kept under its
+    // page-scoped one): the status does not pretend something was erased.
+    const unknown = await call(tenantId, await signedRequest({ algorithm: 'HMAC-SHA256', user_id: 'asid-0000001' }, 'meta-app-secret'));
+    const second = (await unknown.json()) as { confirmation_code: string };
+    const none = await createApp().fetch(new Request(`http://worker.test/v1/messenger/${tenantId}/data-deletion/${second.confirmation_code}`), workerEnv);
+    expect(await none.json()).toMatchObject({ status: 'complete', found: false, detail: expect.stringContaining('No data was stored under this id') });
   });
 });
 
