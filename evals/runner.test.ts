@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEvalEnvironment, type EvalEnvironment } from './environment.js';
 import { renderSvg, renderTable } from './report.js';
-import { runEval, type EvalRun } from './runner.js';
+import { NoCasesSelected, runEval, type EvalRun } from './runner.js';
 
 /**
  * Runs six cases through the real runner, the real Worker (wrangler dev) and the model sandbox,
@@ -96,6 +96,12 @@ afterAll(async () => {
 const result = (name: string) => run.results.find((r) => r.name === name)!;
 
 describe('the eval runner, end to end through the real Worker', () => {
+  it('a --filter that selects no case is an error naming the filter, not a green run', async () => {
+    const refused = runEval({ casesDir: dir, environment: env, filter: 'no-such-case' });
+    await expect(refused).rejects.toBeInstanceOf(NoCasesSelected);
+    await expect(refused).rejects.toThrow('--filter "no-such-case" matches no case in');
+  });
+
   it('passes the cases whose expectations hold', () => {
     for (const name of ['greeting', 'brochure', 'duplicates', 'press-and-approve']) {
       expect(result(name).failures, name).toEqual([]);
