@@ -32,7 +32,7 @@ export interface LoadedTenant {
   meta: TenantMeta;
 }
 
-type Bindings = Record<string, unknown>;
+export type Bindings = Record<string, unknown>;
 /**
  * Every request: the services, the request's one Redis session (it counts round trips), and when
  * it arrived (performance.now(); a turn's deadline counts from it).

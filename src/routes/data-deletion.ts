@@ -1,9 +1,9 @@
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { timingSafeEqual } from '../../core/security/constant-time.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
-import type { AppContext } from '../http/app-context.js';
+import type { AppContext, AppVariables, Bindings, LoadedTenant } from '../http/app-context.js';
 import { jsonError } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { lookupTenantFromPath, storageUnavailable } from '../http/middleware/tenant.js';
@@ -50,18 +50,33 @@ function statusUrl(c: Context<AppContext>, tenantId: string, code: string): stri
   return `${c.get('services').env.PUBLIC_URL.replace(/\/$/, '')}/v1/messenger/${tenantId}/data-deletion/${code}`;
 }
 
-export function dataDeletionRoutes() {
-  const app = new Hono<AppContext>();
-  app.post('/:tenant/data-deletion', limitBody(16 * 1024), async (c) => {
-    const lookup = await lookupTenantFromPath(c);
+type DeletionContext = { Bindings: Bindings; Variables: AppVariables & { tenant: LoadedTenant; deletionRequest: z.infer<typeof PayloadSchema> } };
+
+/**
+ * The callback's authentication, with the tenant's loading: the form's `signed_request` verified
+ * with the tenant's Messenger app secret. An unknown tenant, one without an app secret and a bad
+ * signature are the same 401.
+ */
+function authenticateSignedRequest(): MiddlewareHandler<DeletionContext> {
+  return async (c, next) => {
+    const lookup = await lookupTenantFromPath(c as unknown as Context<AppContext>);
     if (lookup.kind === 'storage-down') return storageUnavailable(c);
     const form = new URLSearchParams(await c.req.text());
     const signedRequest = form.get('signed_request') ?? '';
     const appSecret = lookup.kind === 'found' ? lookup.tenant.secrets.messengerAppSecret : undefined;
-    // Unknown tenant, no app secret, bad signature: the same 401.
     const payload = appSecret ? await verifySignedRequest(signedRequest, appSecret) : null;
     if (!payload || lookup.kind !== 'found') return jsonError(c, 401, 'signed_request is missing or does not verify');
-    const tenantId = lookup.tenant.config.tenantId;
+    c.set('tenant', lookup.tenant);
+    c.set('deletionRequest', payload);
+    await next();
+  };
+}
+
+export function dataDeletionRoutes() {
+  const app = new Hono<AppContext>();
+  app.post('/:tenant/data-deletion', limitBody(16 * 1024), authenticateSignedRequest(), async (c) => {
+    const payload = c.get('deletionRequest');
+    const tenantId = c.get('tenant').config.tenantId;
     const deleted = await deleteContactData(c.get('session'), tenantId, payload.user_id);
     const code = `del_${crypto.randomUUID().replace(/-/g, '')}`;
     // Meta signs an app-scoped user id; Messenger contacts are kept under page-scoped ids, so a
@@ -73,7 +88,7 @@ export function dataDeletionRoutes() {
     const status = { confirmation_code: code, status: 'complete', found, detail, completedAt: new Date().toISOString() };
     await c.get('session').one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
     await appendAudit(c.get('session'), tenantId, { actor: 'meta', action: 'contact.deleted', detail: `data-deletion request ${code}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys` });
-    return c.json({ url: statusUrl(c, tenantId, code), confirmation_code: code });
+    return c.json({ url: statusUrl(c as unknown as Context<AppContext>, tenantId, code), confirmation_code: code });
   });
 
   app.get('/:tenant/data-deletion/:code', async (c) => {

@@ -1,15 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { secretsEqual } from '../../../core/security/constant-time.js';
-import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import type { AppContext, LoadedTenant } from '../../http/app-context.js';
 import { jsonError, parseJsonText, zodProblems } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
 import { logRefusedLookup, lookupTenantFromPath, storageUnavailable } from '../../http/middleware/tenant.js';
 import { waitUntilOf } from '../../http/wait-until.js';
 import { MessengerWebhookSchema } from './events-schema.js';
-import { HUB_SIGNATURE_HEADER, parseHubSignature, verifyHubSignature } from './hub-signature.js';
 import { processMessengerEvents } from './process-events.js';
+import { ABSENT_SECRET, authenticateMessengerWebhook, secretsOf } from './signature-auth.js';
 import { readEvents } from './read-events.js';
 
 /** Meta batches up to 1000 entries; a quarter of a megabyte is plenty for text and attachment URLs. */
@@ -21,9 +20,6 @@ const VerifyQuerySchema = z.object({
   // Meta sends an integer; anything else is refused rather than echoed.
   'hub.challenge': z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'letters, digits, _ and - only (Meta sends an integer)'),
 });
-
-/** Stands in for a secret the tenant does not have, so a refusal costs the same work. */
-const ABSENT_SECRET = 'no-secret-for-this-tenant';
 
 /**
  * The Messenger Platform webhook of one tenant (docs/protocols.md, Messenger):
@@ -51,28 +47,9 @@ export function messengerRoutes() {
     return c.text(query.data['hub.challenge'], 200);
   });
 
-  app.post('/:tenant', limitBody(MESSENGER_BODY_LIMIT), async (c) => {
-    // Read fresh (one round trip; Meta is answered at once anyway), so a rotated app secret or a
-    // suspension counts from the next request; the isolate's copy serves only while Redis is down.
-    const lookup = await lookupTenantFromPath(c);
-    if (lookup.kind === 'storage-down' && !lookup.cached) return storageUnavailable(c);
-    const raw = new Uint8Array(await c.req.arrayBuffer());
-    const signature = parseHubSignature(c.req.header(HUB_SIGNATURE_HEADER));
-    if (!signature.ok) {
-      const legacy = c.req.header('x-hub-signature') !== undefined ? '; the legacy X-Hub-Signature (sha1) is not accepted' : '';
-      return jsonError(c, 401, `${signature.problem}${legacy}`);
-    }
-    const appSecret = secretsOf(lookup)?.messengerAppSecret;
-    const verified = await verifyHubSignature(raw, signature.mac, appSecret ?? ABSENT_SECRET);
-    if (!verified || !appSecret) {
-      if (lookup.kind !== 'found') logRefusedLookup(lookup, 'Messenger webhook');
-      return jsonError(c, 401, `${HUB_SIGNATURE_HEADER} does not match this tenant's app secret`);
-    }
-    // Authenticated from here: the caller holds the app secret.
-    if (lookup.kind === 'broken') return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
-    const tenant = lookup.kind === 'found' ? lookup.tenant : lookup.kind === 'storage-down' ? lookup.cached : null;
-    if (!tenant) return jsonError(c, 401, `${HUB_SIGNATURE_HEADER} does not match this tenant's app secret`);
-
+  app.post('/:tenant', limitBody(MESSENGER_BODY_LIMIT), authenticateMessengerWebhook(), async (c) => {
+    const tenant = c.get('tenant');
+    const raw = c.get('rawBody');
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(raw);
@@ -94,18 +71,11 @@ export function messengerRoutes() {
       c.header('x-tenant-suspended', '1');
       return c.json({ received: counts, processed: false });
     }
-    if (lookup.kind === 'storage-down') return keepThroughOutage(c, tenant, events, counts);
+    if (c.get('storageDown')) return keepThroughOutage(c as unknown as Context<AppContext>, tenant, events, counts);
     waitUntilOf(c)(processMessengerEvents(c.get('services'), tenant, events));
     return c.json({ received: counts });
   });
   return app;
-}
-
-function secretsOf(lookup: Awaited<ReturnType<typeof lookupTenantFromPath>>): TenantSecrets | null {
-  if (lookup.kind === 'found') return lookup.tenant.secrets;
-  if (lookup.kind === 'broken') return lookup.secrets;
-  if (lookup.kind === 'storage-down') return lookup.cached?.secrets ?? null;
-  return null;
 }
 
 /**
