@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layer rules (.dependency-cruiser.cjs, run by `npm test` before any test) fire: the repo's
+ * own config, run by the repo's depcruise over a small tree beside it, refuses an upward import
+ * from the ground floor, a pillar importing the app or another pillar, and a cycle — and passes
+ * the same tree without them. (`npm test` shows that the real tree passes.)
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'layer-rules-'));
+  dirs.push(dir);
+  await copyFile(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+function depcruise(cwd: string): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    execFile(join(ROOT, 'node_modules', '.bin', 'depcruise'), ['core', 'tools', 'guardrails', 'outbox', 'src', '--config', '.dependency-cruiser.cjs'], { cwd }, (err, stdout, stderr) => {
+      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+const LAWFUL = {
+  'core/verdict.ts': 'export const PASS = "pass";\n',
+  'tools/registry.ts': 'import { PASS } from "../core/verdict.js";\nexport const tool = PASS;\n',
+  'guardrails/pipeline.ts': 'import { PASS } from "../core/verdict.js";\nexport const judge = PASS;\n',
+  'outbox/commit.ts': 'import { PASS } from "../core/verdict.js";\nexport const commit = PASS;\n',
+  'src/app.ts': 'import { tool } from "../tools/registry.js";\nimport { judge } from "../guardrails/pipeline.js";\nimport { commit } from "../outbox/commit.js";\nexport const app = [tool, judge, commit];\n',
+};
+
+describe('the layer rules', () => {
+  it('pass a tree that keeps the layers', async () => {
+    const { code, out } = await depcruise(await tree(LAWFUL));
+    expect(out).toContain('no dependency violations found');
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('refuse an upward import from core/, a pillar importing src/ or another pillar, and a cycle', async () => {
+    const { code, out } = await depcruise(
+      await tree({
+        ...LAWFUL,
+        'core/verdict.ts': 'import { app } from "../src/app.js";\nexport const PASS = "pass";\nexport const seen = app;\n',
+        'outbox/commit.ts': 'import { PASS } from "../core/verdict.js";\nimport { HistoryEntry } from "../src/history.js";\nexport const commit = [PASS, HistoryEntry];\n',
+        'src/history.ts': 'export const HistoryEntry = "h";\n',
+        'guardrails/pipeline.ts': 'import { tool } from "../tools/registry.js";\nexport const judge = tool;\n',
+      }),
+    );
+    expect(code).not.toBe(0);
+    expect(out).toContain('error core-imports-nothing-above: core/verdict.ts → src/app.ts');
+    expect(out).toContain('error outbox-imports-only-core: outbox/commit.ts → src/history.ts');
+    expect(out).toContain('error guardrails-imports-only-core: guardrails/pipeline.ts → tools/registry.ts');
+    expect(out).toContain('error no-circular-production-imports');
+  }, 60_000);
+});
