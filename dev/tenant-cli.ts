@@ -9,18 +9,20 @@
  *   list | show <tenant-id> | suspend <tenant-id> | resume <tenant-id> | delete <tenant-id>
  *   rotate <tenant-id> --secret webhook|admin [--overlap-minutes N]
  *   reencrypt
+ *   audit [--offset N] [--limit N]   (the operator's audit log, newest first)
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './stack.js';
 
-const USAGE = `usage: npm run tenant -- <create|list|show|rotate|suspend|resume|delete|reencrypt|dashboard-user> [tenant-id] [options]
+const USAGE = `usage: npm run tenant -- <create|list|show|rotate|suspend|resume|delete|reencrypt|dashboard-user|audit> [tenant-id] [options]
   --url URL                 the Worker (default: .local/stack.json's workerUrl)
   --operator-secret SECRET  default: $OPERATOR_SECRET, else .local/stack.json's operatorSecret
   create: --manychat-key KEY [--config file.json] [--messenger-app-secret S] [--messenger-page-token T] [--messenger-verify-token V]
   rotate: --secret webhook|admin [--overlap-minutes N] (default 60)
-  dashboard-user: --user NAME [--remove]  (a generated password, shown once; ends the user's open sessions)`;
+  dashboard-user: --user NAME [--remove]  (a generated password, shown once; ends the user's open sessions)
+  audit: [--offset N] [--limit N]  (the operator's audit log, newest first; default 50 entries)`;
 
 interface Target {
   url: string;
@@ -69,6 +71,8 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
       'overlap-minutes': { type: 'string' },
       user: { type: 'string' },
       remove: { type: 'boolean' },
+      offset: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const [command, tenantId] = positionals;
@@ -116,6 +120,12 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
     case 'reencrypt':
       show(await call(t, 'POST', '/secrets/reencrypt'));
       return 0;
+    case 'audit': {
+      // Passed as given: the Worker validates the page and names what is wrong.
+      const page = new URLSearchParams({ ...(values.offset !== undefined ? { offset: values.offset } : {}), ...(values.limit !== undefined ? { limit: values.limit } : {}) });
+      show(await call(t, 'GET', `/audit${page.size ? `?${page}` : ''}`));
+      return 0;
+    }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   }

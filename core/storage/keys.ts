@@ -131,5 +131,12 @@ export function deliveryKeyDigest(contactId: string, messageKey: string): Promis
 }
 const recentDigests = new Map<string, Promise<string>>();
 
-/** The one global key: which tenants exist (the sweeper walks it). Holds ids only. */
+/** A global key: which tenants exist (the sweeper walks it). Holds ids only. */
 export const TENANT_INDEX_KEY = 'tenants';
+
+/**
+ * The other global key: the operator's audit log (tenants created, secrets rotated, suspensions,
+ * deletions, re-encryptions). Outside every tenant's prefix, so a tenant's deletion — which takes
+ * its own audit log with it — stays on record. Holds tenant ids and summaries, never a secret.
+ */
+export const OPERATOR_AUDIT_KEY = 'operator:audit';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
 import type { AppContext } from '../http/app-context.js';
 import { jsonError } from '../http/errors.js';
-import { appendAudit } from '../tenants/audit-log.js';
+import { recordOperatorAction } from '../tenants/operator-audit.js';
 import { describeTenant } from '../tenants/provisioning.js';
 import { revokeUserSessions } from './auth/sessions.js';
 import { generatePassword, removeDashboardUser, setDashboardUser, UserNameSchema } from './auth/users.js';
@@ -24,13 +24,13 @@ export function dashboardUserOperatorRoutes() {
     if (c.req.method === 'DELETE') {
       const removed = await removeDashboardUser(session, tenantId.data, user.data);
       const revoked = await revokeUserSessions(session, tenantId.data, user.data);
-      if (removed) await appendAudit(session, tenantId.data, { actor: 'operator', action: 'dashboard-user.removed', detail: `user ${user.data}; ${revoked} sessions ended` });
+      if (removed) await recordOperatorAction(session, { action: 'dashboard-user.removed', tenantId: tenantId.data, detail: `user ${user.data}; ${revoked} sessions ended` });
       return removed ? c.json({ tenantId: tenantId.data, user: user.data, removed, sessionsEnded: revoked }) : jsonError(c, 404, `no dashboard user "${user.data}"`);
     }
     const password = generatePassword();
     await setDashboardUser(session, tenantId.data, user.data, password);
     const revoked = await revokeUserSessions(session, tenantId.data, user.data);
-    await appendAudit(session, tenantId.data, { actor: 'operator', action: 'dashboard-user.password-set', detail: `user ${user.data}; ${revoked} sessions ended` });
+    await recordOperatorAction(session, { action: 'dashboard-user.password-set', tenantId: tenantId.data, detail: `user ${user.data}; ${revoked} sessions ended` });
     return c.json({ tenantId: tenantId.data, user: user.data, password, sessionsEnded: revoked, note: 'give this password to the user now; it is not shown again' });
   });
   return app;

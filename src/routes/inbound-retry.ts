@@ -13,7 +13,8 @@ export const INBOUND_RETRY_BODY_LIMIT = 128 * 1024;
 /**
  * `POST /v1/inbound/retry` — QStash brings back a delivery kept through a Redis outage (signed).
  * Redis still down: 503, and QStash tries again later (its backoff); an unknown tenant: 489 (never
- * retried); otherwise the delivery is claimed and its turn runs, once.
+ * retried); a suspended tenant: 200 "suspended", nothing claimed or run (QStash is done with it);
+ * otherwise the delivery is claimed and its turn runs, once.
  */
 export function inboundRetryRoutes() {
   const app = new Hono<SignedContext>();
@@ -27,6 +28,11 @@ export function inboundRetryRoutes() {
       if (!tenant.found || 'broken' in tenant) {
         c.header('Upstash-NonRetryable-Error', 'true');
         return c.json({ error: `tenant "${inbound.tenantId}" cannot be loaded` }, 489 as 400);
+      }
+      if (tenant.meta.status === 'suspended') {
+        console.log(`inbound retry for tenant ${inbound.tenantId}: tenant suspended; not run`);
+        c.header('x-tenant-suspended', '1');
+        return c.json({ outcome: 'suspended', tenantId: inbound.tenantId });
       }
       const outcome = await runRetriedInbound(turnDeps(c.get('services'), session, tenant.config), tenant.config, inbound);
       return c.json(outcome.kind === 'duplicate' ? { outcome: 'duplicate', turnId: outcome.turnId } : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision });

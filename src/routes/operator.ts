@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { TENANT_INDEX_KEY } from '../../core/storage/keys.js';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
 import type { AppContext } from '../http/app-context.js';
-import { jsonError, parseJsonBody } from '../http/errors.js';
+import { jsonError, parseJsonBody, zodProblems } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { requireOperatorSecret } from '../http/middleware/operator-auth.js';
-import { appendAudit } from '../tenants/audit-log.js';
+import { AUDIT_LIMIT } from '../tenants/audit-log.js';
+import { readOperatorAudit, recordOperatorAction } from '../tenants/operator-audit.js';
 import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret, setTenantStatus } from '../tenants/provisioning.js';
 import { dashboardUserOperatorRoutes } from '../dashboard/operator-users.js';
 
@@ -18,13 +19,18 @@ const CreateBodySchema = z.strictObject({
   messenger: z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() }).optional(),
 });
 const RotateBodySchema = z.strictObject({ secret: z.enum(['webhook', 'admin']), overlapMinutes: z.number().min(0).max(7 * 24 * 60).default(60) });
-
-const OPERATOR = 'operator';
+/** `GET /audit`'s query: a page of the operator's audit log, newest first. */
+const AuditQuerySchema = z.strictObject({
+  offset: z.coerce.number().int().min(0).max(AUDIT_LIMIT).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
 
 /**
  * `/v1/operator/…` — the operator's API (OPERATOR_SECRET): tenants created, listed, shown,
  * their secrets rotated, suspended, resumed, deleted; every tenant's secrets re-encrypted under
- * the current key. `npm run tenant` is its command line.
+ * the current key. Each action is recorded on the operator's audit log (`GET /audit`, which
+ * outlives a deleted tenant) and, while the tenant exists, on its own. `npm run tenant` is its
+ * command line.
  */
 export function operatorRoutes() {
   const app = new Hono<AppContext>();
@@ -41,7 +47,7 @@ export function operatorRoutes() {
       secrets: { manychatApiKey, ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}), ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}), ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}) },
     });
     if (!created.ok) return jsonError(c, created.status, created.error, created.problems);
-    await appendAudit(c.get('session'), tenantId, { actor: OPERATOR, action: 'tenant.created', detail: 'tenant created; webhook and admin secrets issued' });
+    await recordOperatorAction(c.get('session'), { action: 'tenant.created', tenantId, detail: 'tenant created; webhook and admin secrets issued' });
     // Shown once: only their keyed hashes are stored.
     return c.json({ tenantId, webhookSecret: created.webhookSecret, adminSecret: created.adminSecret, note: 'store these secrets now; they are not shown again' }, 201);
   });
@@ -66,7 +72,7 @@ export function operatorRoutes() {
     if (!tenantId.success) return jsonError(c, 404, 'no such tenant');
     const rotated = await rotateSecret(c.get('session'), await c.get('services').secretKeys(), tenantId.data, body.value.secret, Math.round(body.value.overlapMinutes * 60));
     if (!rotated.ok) return jsonError(c, 404, `no tenant "${tenantId.data}"`);
-    await appendAudit(c.get('session'), tenantId.data, { actor: OPERATOR, action: `secret.rotated`, detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}` });
+    await recordOperatorAction(c.get('session'), { action: 'secret.rotated', tenantId: tenantId.data, detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}` });
     return c.json({ tenantId: tenantId.data, secret: body.value.secret, value: rotated.secret, previousValidUntil: rotated.previousValidUntil, note: 'store this secret now; it is not shown again' });
   });
 
@@ -74,7 +80,7 @@ export function operatorRoutes() {
     app.post(`/tenants/:tenant/${path}`, async (c) => {
       const tenantId = id(c.req.param('tenant'));
       if (!tenantId.success || !(await setTenantStatus(c.get('session'), tenantId.data, status))) return jsonError(c, 404, 'no such tenant');
-      await appendAudit(c.get('session'), tenantId.data, { actor: OPERATOR, action: `tenant.${path === 'suspend' ? 'suspended' : 'resumed'}`, detail: `status ${status}` });
+      await recordOperatorAction(c.get('session'), { action: `tenant.${path === 'suspend' ? 'suspended' : 'resumed'}`, tenantId: tenantId.data, detail: `status ${status}` });
       return c.json({ tenantId: tenantId.data, status });
     });
   }
@@ -84,12 +90,24 @@ export function operatorRoutes() {
     if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data))) return jsonError(c, 404, 'no such tenant');
     const result = await deleteTenant(c.get('session'), tenantId.data);
     console.log(`operator: tenant ${tenantId.data} deleted (${result.deleted} keys; ${result.remaining} remain)`);
+    // Its own log went with it: the operator's log is where the deletion stays on record.
+    await recordOperatorAction(c.get('session'), { action: 'tenant.deleted', tenantId: tenantId.data, detail: `${result.deleted} keys deleted; ${result.remaining} remain`, alsoOnTenantLog: false });
     return c.json({ tenantId: tenantId.data, ...result }, result.remaining ? 500 : 200);
   });
 
   // Dashboard users of a tenant (issue 15): a generated password, shown once.
   app.route('/tenants', dashboardUserOperatorRoutes());
 
-  app.post('/secrets/reencrypt', async (c) => c.json(await reencryptAll(c.get('session'), await c.get('services').secretKeys())));
+  app.post('/secrets/reencrypt', async (c) => {
+    const result = await reencryptAll(c.get('session'), await c.get('services').secretKeys());
+    await recordOperatorAction(c.get('session'), { action: 'secrets.reencrypted', tenantId: null, detail: `${result.resealed} of ${result.tenants} tenants resealed under the current key` });
+    return c.json(result);
+  });
+
+  app.get('/audit', async (c) => {
+    const query = AuditQuerySchema.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, 'invalid audit query', zodProblems(query.error));
+    return c.json(await readOperatorAudit(c.get('session'), query.data));
+  });
   return app;
 }

@@ -20,15 +20,34 @@ export const AUDIT_LIMIT = 10_000;
 
 export async function appendAudit(session: RedisSession, tenantId: string, entry: Omit<AuditEntry, 'at'>, now = new Date()): Promise<void> {
   const key = tenantKeys(tenantId).audit;
-  await session.pipeline((p) => {
-    p.lpush(key, JSON.stringify({ at: now.toISOString(), ...entry, detail: entry.detail.slice(0, 1000) }));
-    p.ltrim(key, 0, AUDIT_LIMIT - 1);
-  });
+  await session.pipeline((p) => pushAuditEntry(p, key, auditEntry(entry, now)));
 }
 
-export async function readAudit(session: RedisSession, tenantId: string, page: { offset: number; limit: number }): Promise<{ entries: AuditEntry[]; next: number | null }> {
-  const raw = await session.one((r) => r.lrange(tenantKeys(tenantId).audit, page.offset, page.offset + page.limit));
-  const entries = raw.map((e) => AuditEntrySchema.safeParse(parseJson(e))).flatMap((p) => (p.success ? [p.data] : []));
+export async function readAudit(session: RedisSession, tenantId: string, page: AuditPage): Promise<{ entries: AuditEntry[]; next: number | null }> {
+  return readAuditPage(session, tenantKeys(tenantId).audit, AuditEntrySchema, page);
+}
+
+export interface AuditPage {
+  offset: number;
+  limit: number;
+}
+
+/** An entry as stored: stamped with its time, its detail bounded. */
+export function auditEntry<T extends { detail: string }>(entry: T, now: Date): T & { at: string } {
+  return { at: now.toISOString(), ...entry, detail: entry.detail.slice(0, 1000) };
+}
+
+/** Queues an append to an audit list (newest first, bounded to AUDIT_LIMIT) on a pipeline: any audit list, the tenant's or the operator's. */
+export function pushAuditEntry(p: Parameters<Parameters<RedisSession['pipeline']>[0]>[0], key: string, entry: object): void {
+  p.lpush(key, JSON.stringify(entry));
+  p.ltrim(key, 0, AUDIT_LIMIT - 1);
+}
+
+/** One page of an audit list, newest first; `next` is the offset of the page after it, if there is one. */
+export async function readAuditPage<T>(session: RedisSession, key: string, schema: z.ZodType<T>, page: AuditPage): Promise<{ entries: T[]; next: number | null }> {
+  // One more than the page: whether another page follows, without a second round trip.
+  const raw = await session.one((r) => r.lrange(key, page.offset, page.offset + page.limit));
+  const entries = raw.map((e) => schema.safeParse(parseJson(e))).flatMap((p) => (p.success ? [p.data] : []));
   const more = entries.length > page.limit;
   return { entries: entries.slice(0, page.limit), next: more ? page.offset + page.limit : null };
 }

@@ -9,7 +9,8 @@ import { scanPrefix } from '../../src/tenants/provisioning.js';
 /**
  * The operator's path from a fresh local stack, through the real Worker (wrangler dev) and the
  * command line: create a tenant, message it with the printed secret, rotate the secret (both work
- * in the window, only the new one after), suspend it (no turn), delete it (no key left).
+ * in the window, only the new one after), suspend it (no turn), delete it (no key left) — and
+ * the operator's audit log still shows the deletion.
  */
 let stack: LocalStack;
 const savedRedisUrl = process.env.REDIS_URL;
@@ -40,7 +41,7 @@ const webhook = (tenantId: string, secret: string, text: string) =>
   });
 
 describe('npm run tenant, against the local stack', () => {
-  it('create → message → rotate (overlap) → suspend → delete', async () => {
+  it('create → message → rotate (overlap) → suspend → delete → audit', async () => {
     const tenantId = `cli-${Date.now().toString(36)}`;
     const created = await cli('create', tenantId, '--manychat-key', stack.facts.demo.manychatApiKey);
     const first = created.webhookSecret as string;
@@ -68,9 +69,18 @@ describe('npm run tenant, against the local stack', () => {
     expect(deleted).toMatchObject({ remaining: 0 });
     expect(await scanPrefix(session, `t:${tenantId}:`)).toEqual([]);
     expect((await webhook(tenantId, second, 'after delete')).status).toBe(401);
+
+    // The tenant and its own log are gone; the operator's log keeps what was done to it.
+    const audit = (await cli('audit', '--limit', '100')) as { entries: { action: string; tenantId: string | null }[] };
+    expect(audit.entries.filter((e) => e.tenantId === tenantId).map((e) => e.action)).toEqual(['tenant.deleted', 'tenant.suspended', 'secret.rotated', 'tenant.created']);
+    expect(JSON.stringify(audit)).not.toContain(second);
   }, 60_000);
 
   it('a wrong operator secret is refused, and says so', async () => {
     await expect(runTenantCli(['list', '--url', stack.facts.workerUrl!, '--operator-secret', 'wrong'], () => {})).rejects.toThrow(/401 wrong operator secret/);
+  });
+
+  it('audit: a page the Worker refuses is reported with its reason', async () => {
+    await expect(runTenantCli(['audit', '--limit', '0', '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], () => {})).rejects.toThrow(/400 invalid audit query\n  limit: /);
   });
 });

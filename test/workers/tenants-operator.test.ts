@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { OPERATOR_AUDIT_KEY, TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { secretKeysFrom } from '../../core/tenant/tenant-secrets.js';
 import { createApp } from '../../src/app.js';
 import { loadTenant } from '../../src/tenants/tenant-store.js';
@@ -47,10 +47,11 @@ describe('operator API', () => {
     expect((await op('POST', '/tenants', { tenantId: 'Bad:Id', manychatApiKey: 'x' })).status).toBe(400);
   });
 
-  it('no secret is stored in plain text: every key of the tenant, and the global index, holds none of them', async () => {
+  it('no secret is stored in plain text: every key of the tenant, and the global keys (index, operator audit), hold none of them', async () => {
     const t = await create();
-    const secrets = [t.webhookSecret, t.adminSecret, MANYCHAT_KEY, MESSENGER.appSecret, MESSENGER.pageAccessToken, MESSENGER.verifyToken];
-    const keys = [...(await scanPrefix(session(), `t:${t.tenantId}:`)), 'tenants'];
+    const rotated = (await (await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'admin', overlapMinutes: 1 })).json()) as { value: string };
+    const secrets = [t.webhookSecret, t.adminSecret, rotated.value, MANYCHAT_KEY, MESSENGER.appSecret, MESSENGER.pageAccessToken, MESSENGER.verifyToken];
+    const keys = [...(await scanPrefix(session(), `t:${t.tenantId}:`)), TENANT_INDEX_KEY, OPERATOR_AUDIT_KEY];
     expect(keys.length).toBeGreaterThan(2);
     for (const key of keys) {
       const type = await session().one((r) => r.type(key));

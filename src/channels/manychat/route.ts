@@ -23,8 +23,11 @@ export function manyChatRoutes() {
     const auth = c.get('auth');
     const webhook = c.get('webhook');
     // A suspension the isolate remembers may have been lifted since (or the tenant deleted, or its
-    // secret rotated): read the tenant again and authenticate against it before answering.
-    if (c.get('tenant').meta.status === 'suspended' && c.get('tenantFromCache') && !c.get('storageDown')) {
+    // secret rotated): read the tenant again and authenticate against it before answering. So is
+    // a confirmation press answered from memory: it commits with no claim (whose round trip checks
+    // a message's cached tenant), and the tenant may have been suspended since.
+    const confirmPress = auth.via === 'callback' && auth.claim.kind === 'confirm';
+    if ((c.get('tenant').meta.status === 'suspended' || confirmPress) && c.get('tenantFromCache') && !c.get('storageDown')) {
       const current = await currentTenant(c);
       if (!current.ok) return current.response;
     }
