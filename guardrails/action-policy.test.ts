@@ -178,8 +178,23 @@ describe('action-policy: media allow-list for send_content', () => {
       expect(v.reason).toContain('media host "evil.example" is not in the tenant\'s media allow-list');
     }
   });
-  it('a staged send_content from the model is vetoed (no tool stages it)', async () => {
+  it('a send_content staged through a tool of another kind is vetoed', async () => {
     const v = await judge({ staged: [{ ...content({ text: 'hi' }), tool: 'send_media' }] });
     expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('tool "send_media" is a send_flow tool, not send_content');
+  });
+  it('a send_content tool stages only a prepared message, with its configured text', async () => {
+    const withContent = testConfig({
+      contents: [{ name: 'price_list', description: 'the prices', text: 'Drop-in 15 EUR.' }],
+      tools: [...testConfig().tools, { name: 'send_info', kind: 'send_content', description: 'Send a prepared message.' }],
+      manifest: { ...testConfig().manifest, send_info: { effect: 'write', confirm: 'never' } },
+    });
+    const staged = (args: Record<string, unknown>): StagedAction => ({ ...content(args), tool: 'send_info' });
+    expect((await judge({ config: withContent, staged: [staged({ content: 'price_list', text: 'Drop-in 15 EUR.' })] })).outcome).toBe('pass');
+    // Free text the model wrote, however a tool came to stage it, is not a prepared message.
+    const free = await judge({ config: withContent, staged: [staged({ text: 'Everything is free today!' })] });
+    expect(free).toMatchObject({ outcome: 'veto', reason: expect.stringContaining('names nothing the tenant configured') });
+    const edited = await judge({ config: withContent, staged: [staged({ content: 'price_list', text: 'Everything is free today!' })] });
+    expect(edited).toMatchObject({ outcome: 'veto', reason: expect.stringContaining('text other than its configured text') });
   });
 });

@@ -17,7 +17,8 @@ import { checkMessagingWindow } from './messaging-window.js';
  * - Allow-lists: a flow is configured and its namespace is the configured one; a tag is
  *   configured and is neither the handoff tag nor in `protectedTags` (only the system hands
  *   off; the model asks for a human through the typed `escalate` field); a field is configured
- *   and its value passes the field's type and choices; media in a send_content come only from
+ *   and its value passes the field's type and choices; a send_content is one of the tenant's
+ *   prepared messages with its configured text; media in a send_content come only from
  *   `mediaHosts` over https.
  * - Caps per turn: at most `maxActionsPerTurn` actions and `maxFlowsPerTurn` flows. ManyChat's
  *   100 sendFlow per contact per hour is not counted here (that would be a Redis round trip in
@@ -56,7 +57,10 @@ function provenanceProblem(action: StagedAction, config: TenantConfig): string |
   if (!actionKind(action.kind).stageable) return `${action.summary}: no configured tool stages ${action.kind} actions`;
   if (instance.kind !== action.kind) return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
   const resource = actionKind(action.kind).resource(action.args);
-  if (resource && !toolScope(config, action.tool).includes(resource)) return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
+  // What a tool stages always names something the tenant configured (a flow, a prepared message,
+  // a tag, a field); a send_content with no prepared message is the system's, never the model's.
+  if (!resource) return `${action.summary}: a ${action.kind} staged by tool "${action.tool}" names nothing the tenant configured`;
+  if (!toolScope(config, action.tool).includes(resource)) return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
   // The gate binds to the resource: the strongest gate any tool puts on it, whichever tool staged it.
   const gate = effectiveGate(config, action.tool, resource);
   if (action.gate !== gate) return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;

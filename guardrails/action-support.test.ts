@@ -79,9 +79,21 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('the newsletter is fine', tag('newsletter', 'remove_tag'))).toEqual({ supported: false, why: 'tag "newsletter": the contact did not ask to remove or stop anything' });
   });
 
-  it('other kinds are never the contact\'s request', () => {
+  it('a system message (no prepared message named) is never the contact\'s request', () => {
     const send: StagedAction = { ...flow('x'), kind: 'send_content', args: { text: 'hi' } };
     expect(supports('send me hi', send)).toEqual({ supported: false, why: 'send_content action: the model cannot stage this kind on a contact\'s request' });
+  });
+
+  it('a prepared message like a flow: by its name or a keyword, else its description; an unknown one, never', () => {
+    const withContents = testConfig({ contents: [{ name: 'price_list', description: 'studio prices', text: 'x', keywords: ['cost'] }, { name: 'directions', description: 'how to find the studio entrance', text: 'y' }] });
+    const send = (name: string): StagedAction => ({ id: 'a1', tool: 'send_info', kind: 'send_content', args: { content: name, text: 'x' }, effect: 'write', idempotent: false, gate: 'confirm', summary: `send "${name}"` });
+    const check = (text: string, action: StagedAction) => new RequestSupport({ text }, withContents).check(action);
+    expect(check('can I see the price list?', send('price_list'))).toEqual({ supported: true, why: 'message "price_list" matches the contact\'s words ("pric list")' });
+    expect(check('what does it cost?', send('price_list')).supported).toBe(true);
+    expect(check('do not send the price list', send('price_list')).supported).toBe(false);
+    expect(check('where is the entrance?', send('directions')).supported).toBe(true);
+    expect(check('hello', send('directions')).supported).toBe(false);
+    expect(check('the price list please', send('menu'))).toEqual({ supported: false, why: 'message "menu": it is not a configured message' });
   });
 
   it('field values: a number as a whole number, a yes/no by what it is about (a "no" is still support), a date by day and month, text by its words or as written', () => {

@@ -6,7 +6,7 @@ import { normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './te
  * Provenance of a staged action's key argument: is it supported by the contact's own words?
  * ("Plan-then-execute" in spirit: only the contact's request may choose an action; data a tool
  * read may not add one.) A flow is supported when its name or one of its keywords is in the
- * message; a tag by its name or a significant word of its description; a field value when its
+ * message (a prepared message likewise); a tag by its name or a significant word of its description; a field value when its
  * words (or number, or date) are in the message. Words are compared after a crude stem, and an
  * occurrence right after a negation ("no brochure", "don't send the brochure") does not count.
  *
@@ -101,6 +101,16 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       if (!flow.keywords.length) phrases.push(...descriptionPhrases(flow.description));
       return { what: `flow "${name}"`, phrases: phrases.filter((ph) => ph.length) };
     }
+    case 'send_content': {
+      // Only a tenant's prepared message is the model's choice; the system's own messages are never staged by it.
+      if (action.args.content === undefined) break;
+      const name = String(action.args.content);
+      const content = config.contents.find((c) => c.name === name);
+      if (!content) return { what: `message "${name}"`, phrases: null, why: 'it is not a configured message' };
+      const phrases = [phraseOf(content.name), ...content.keywords.map(phraseOf)];
+      if (!content.keywords.length) phrases.push(...descriptionPhrases(content.description));
+      return { what: `message "${name}"`, phrases: phrases.filter((ph) => ph.length) };
+    }
     case 'add_tag':
     case 'remove_tag': {
       const name = String(action.args.tag ?? '');
@@ -108,9 +118,8 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       if (!tag) return { what: `tag "${name}"`, phrases: null, why: 'it is not a configured tag' };
       return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)].filter((ph) => ph.length) };
     }
-    default:
-      return { what: `${action.kind} action`, phrases: null, why: 'the model cannot stage this kind on a contact\'s request' };
   }
+  return { what: `${action.kind} action`, phrases: null, why: 'the model cannot stage this kind on a contact\'s request' };
 }
 
 function fieldValueSupport(p: PreparedText, action: StagedAction, config: TenantConfig): string | null {

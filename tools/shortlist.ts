@@ -7,7 +7,7 @@ import { perConfig } from './schema-cache.js';
 
 /**
  * The tool shortlist (issue 21): for a tenant whose tool menu is large, the tools and, within a
- * staging tool, the resources (flows, tags, fields) the contact's words make relevant. Lexical and
+ * staging tool, the resources (flows, prepared messages, tags, fields) the contact's words make relevant. Lexical and
  * deterministic on purpose: no extra model call, the same words and config give the same list, and
  * every drop has a reason a person can read. Off (everything offered) while the menu's estimated
  * size is within the tenant's `shortlist.maxToolTokens`.
@@ -49,6 +49,10 @@ function resourceText(config: TenantConfig, resource: string): string {
   if (type === 'flow') {
     const f = config.flows.find((x) => x.name === name);
     return f ? `${spaced} ${f.description} ${f.keywords.join(' ')}` : spaced;
+  }
+  if (type === 'content') {
+    const c = config.contents.find((x) => x.name === name);
+    return c ? `${spaced} ${c.description} ${c.keywords.join(' ')}` : spaced;
   }
   if (type === 'tag') {
     const t = config.tags.find((x) => x.name === name);

@@ -12,6 +12,8 @@ export interface FieldView {
 
 export interface ActionConfigView {
   flows: readonly { name: string; ns: string; description: string }[];
+  /** The tenant's prepared messages (what a send_content tool may send). */
+  contents: readonly { name: string; description: string; text: string }[];
   tags: readonly { name: string }[];
   fields: readonly FieldView[];
   guardrails: { actions: { mediaHosts: readonly string[] } };

@@ -9,10 +9,9 @@ describe('action kind registry', () => {
   });
   it('is the vocabulary of staged actions and of the tools a tenant may configure', () => {
     expect(ActionKindSchema.options).toEqual(ACTION_KIND_NAMES);
-    expect(STAGEABLE_KIND_NAMES).toEqual(['send_flow', 'add_tag', 'remove_tag', 'set_field']);
+    expect(STAGEABLE_KIND_NAMES).toEqual(['send_flow', 'send_content', 'add_tag', 'remove_tag', 'set_field']);
     for (const kind of STAGEABLE_KIND_NAMES) expect(ToolInstanceSchema.shape.kind.safeParse(kind).success).toBe(true);
-    // System-only kinds cannot be offered to the model.
-    expect(ToolInstanceSchema.shape.kind.safeParse('send_content').success).toBe(false);
+    // System-only kinds cannot be offered to the model (send_content can: a tenant's prepared messages).
     expect(ToolInstanceSchema.shape.kind.safeParse('live_chat').success).toBe(false);
   });
   it('sends are performed at most once; tags and fields may be repeated', () => {

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/support/guardrail-input.js';
 import { recordingManyChatApi } from '../../test/support/recording-manychat-api.js';
+import type { MessengerApi } from './channel-api.js';
 import { mediaProblem, sendContent } from './send-content.js';
 
 describe('send_content', () => {
   const config = testConfig({}, { actions: { mediaHosts: ['cdn.studio.example'] } });
   const button = { type: 'dynamic_block_callback', caption: 'Yes', url: 'https://agent.example/v1/manychat/demo', method: 'post', payload: { a: 1 } };
-  it('is a system kind: no staging tool, not idempotent, no configured resource', () => {
-    expect(sendContent.tool).toBeNull();
-    expect(sendContent.stageable).toBe(false);
+  it('the system\'s own messages: not idempotent, no configured resource', () => {
     expect(sendContent.idempotent).toBe(false);
     expect(sendContent.resource({ text: 'hi' })).toBeNull();
   });
@@ -26,6 +25,42 @@ describe('send_content', () => {
       ['sendContent', '7', { text: 'hi', quickReplies: [button] }, 'HUMAN_AGENT'],
       ['sendContent', '7', { text: 'plain' }, undefined],
     ]);
+  });
+});
+
+describe('send_content as a tenant tool: one of the tenant\'s prepared messages, chosen by name', () => {
+  const prices = 'Drop-in 15 EUR; ten classes 120 EUR.';
+  const config = testConfig({ contents: [{ name: 'price_list', description: 'the prices', text: prices }, { name: 'directions', description: 'how to find us', text: 'Behind the station.' }] });
+  const tool = sendContent.tool!;
+  it('is stageable; its resources are the prepared messages, and a gate binds to one', () => {
+    expect(sendContent.stageable).toBe(true);
+    expect(tool.resources(config)).toEqual(['content:price_list', 'content:directions']);
+    expect(sendContent.resource({ content: 'price_list', text: prices })).toBe('content:price_list');
+  });
+  it('resolves a name to the configured text (the model never writes it); an unknown name is refused with the allowed ones', () => {
+    expect(tool.resolve({ content: 'price_list' }, config)).toEqual({ ok: true, args: { content: 'price_list', text: prices }, summary: 'send "price_list" (the prices)' });
+    expect(tool.resolve({ content: 'price_list', text: 'anything I like' }, config)).toMatchObject({ ok: true, args: { text: prices } });
+    expect(tool.resolve({ content: 'menu' }, config)).toEqual({ ok: false, refusal: 'Refused: message "menu" is not configured. Allowed messages: price_list, directions.' });
+    const narrowed = tool.narrow(config, (r) => r === 'content:directions');
+    expect(tool.resolve({ content: 'price_list' }, narrowed)).toMatchObject({ ok: false });
+    expect(tool.describe(config)).toBe('Prepared messages: price_list (the prices); directions (how to find us).');
+  });
+  it('a prepared message carries exactly its configured text, no tag and no buttons', () => {
+    expect(sendContent.check({ content: 'price_list', text: prices }, config)).toBeNull();
+    expect(sendContent.check({ content: 'price_list', text: 'Everything is free today.' }, config)).toContain('text other than its configured text');
+    expect(sendContent.check({ content: 'menu', text: prices }, config)).toBe('message "menu" is not configured');
+    expect(sendContent.check({ content: 'price_list', text: prices, messageTag: 'ACCOUNT_UPDATE' }, config)).toContain('message tag');
+    expect(sendContent.check({ content: 'price_list', text: prices, quickReplies: [{ content_type: 'text', title: 'Yes', payload: 'x' }] }, config)).toContain('buttons');
+  });
+  it('is performed on Messenger with the Send API, its text as configured', async () => {
+    const sent: unknown[] = [];
+    const messenger: MessengerApi = {
+      sendMessage: async (...args) => (sent.push(args), { ok: true }),
+      senderAction: async () => ({ ok: true }),
+    };
+    expect(sendContent.performsOn('messenger')).toBe(true);
+    await sendContent.perform('messenger', { messenger }, '991', { content: 'price_list', text: prices });
+    expect(sent).toEqual([['991', { text: prices }, {}]]);
   });
 });
 

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { defineActionKind } from './action-kind.js';
+import type { ActionConfigView } from './config-view.js';
 
 /**
- * A text message (with optional signed buttons), sent by the system: a deferred turn's reply,
- * an approval's notice. The model cannot stage it (no tool), so a contact is only ever sent text
- * that passed the guardrails or that the product wrote.
+ * A text message (with optional signed buttons). Sent by the system (a deferred turn's reply, an
+ * approval's notice), or staged by a tenant's `send_content` tool: then it is one of the tenant's
+ * prepared messages (`contents`), chosen by name, its text copied from the configuration. The
+ * model never writes what this action sends, so a contact is only ever sent text that passed the
+ * guardrails, that the product wrote, or that the tenant wrote.
  */
 const CallbackButton = z.object({
   type: z.literal('dynamic_block_callback'),
@@ -21,6 +24,8 @@ export const sendContent = defineActionKind({
   // Loose: media a future content may carry stays visible to the media check.
   args: z.looseObject({
     text: z.string().min(1),
+    /** The tenant's prepared message this sends (staged by a tool); absent for the system's own messages. */
+    content: z.string().min(1).optional(),
     messageTag: z.string().min(1).optional(),
     quickReplies: z.array(z.union([CallbackButton, MessengerQuickReply])).max(11).optional(),
     /** When the contact last wrote (Messenger: the message's timestamp): the 24-hour window is judged from it at delivery. */
@@ -28,9 +33,17 @@ export const sendContent = defineActionKind({
   }),
   messagesContact: true,
   idempotent: false,
-  resource: () => null,
-  check: ({ quickReplies: _buttons, lastInboundAt: _at, ...content }, config) => mediaProblem({ args: content }, config.guardrails.actions.mediaHosts),
-  summary: (args) => `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`,
+  // A prepared message is a resource a gate binds to, like a flow; the system's own messages are not.
+  resource: (args) => (args.content === undefined ? null : `content:${args.content}`),
+  check: (args, config) => {
+    const { quickReplies: _buttons, lastInboundAt: _at, ...content } = args;
+    return preparedProblem(args, config) ?? mediaProblem({ args: content }, config.guardrails.actions.mediaHosts);
+  },
+  summary: (args, config) => {
+    const prepared = args.content === undefined ? undefined : config.contents.find((c) => c.name === args.content);
+    if (prepared) return `send "${prepared.name}" (${prepared.description})`;
+    return `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`;
+  },
   undoKind: null,
   perform: {
     manychat: (api, contactId, args) => {
@@ -42,7 +55,32 @@ export const sendContent = defineActionKind({
       return api.sendMessage(contactId, { text: args.text, ...(quickReplies?.length ? { quickReplies } : {}) }, { ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}), ...(args.messageTag ? { messageTag: args.messageTag } : {}) });
     },
   },
+  tool: {
+    resources: (config) => config.contents.map((c) => `content:${c.name}`),
+    narrow: (config, keep) => ({ ...config, contents: config.contents.filter((c) => keep(`content:${c.name}`)) }),
+    describe: (config) => `Prepared messages: ${config.contents.map((c) => `${c.name} (${c.description})`).join('; ') || 'none configured'}.`,
+    input: (config) => z.object({ content: z.string().describe(`One of: ${config.contents.map((c) => c.name).join(', ') || '(none)'}`) }),
+    resolve({ content }, config) {
+      const found = config.contents.find((c) => c.name === content);
+      if (!found) return { ok: false, refusal: `Refused: message "${content}" is not configured. Allowed messages: ${config.contents.map((c) => c.name).join(', ') || 'none'}.` };
+      return { ok: true, args: { content: found.name, text: found.text } };
+    },
+  },
 });
+
+/**
+ * A prepared message must be configured and carry exactly its configured text and nothing a
+ * system message has (a tag, buttons): what the contact is sent is what the tenant wrote.
+ */
+function preparedProblem(args: { content?: string | undefined; text: string; messageTag?: string | undefined; quickReplies?: readonly unknown[] | undefined }, config: ActionConfigView): string | null {
+  if (args.content === undefined) return null;
+  const prepared = config.contents.find((c) => c.name === args.content);
+  if (!prepared) return `message "${args.content}" is not configured`;
+  if (prepared.text !== args.text) return `message "${args.content}" was staged with text other than its configured text`;
+  if (args.messageTag !== undefined) return `message "${args.content}" was staged with a message tag`;
+  if (args.quickReplies !== undefined) return `message "${args.content}" was staged with buttons`;
+  return null;
+}
 
 /**
  * Every media URL the content carries must be https on a host in the tenant's media allow-list.

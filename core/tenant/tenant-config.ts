@@ -23,6 +23,21 @@ export const FlowSchema = z.object({
   keywords: z.array(z.string().min(1)).default([]),
 });
 
+/**
+ * A message the tenant wrote in advance (a price list, directions, a policy) that a
+ * `send_content` tool may send: the model chooses one by name, never writes its text. The
+ * Messenger Platform has no flows, so this is how a tool there sends something; ManyChat sends it
+ * with `sendContent`.
+ */
+export const ContentSchema = z.object({
+  name,
+  description: z.string().min(1),
+  /** Sent as it is. 2000 characters: the Messenger Send API's limit for a text message. */
+  text: z.string().min(1).max(2000),
+  /** Words that suggest it (as for flows): the action-support guardrail and the tool shortlist read them. */
+  keywords: z.array(z.string().min(1)).default([]),
+});
+
 export const TagSchema = z.object({ name: z.string().min(1).max(64), description: z.string().default('') });
 
 export const FieldSchema = z.object({
@@ -108,6 +123,8 @@ export const TenantConfigSchema = z.object({
     })
     .prefault({}),
   flows: z.array(FlowSchema).default([]),
+  /** Prepared messages a `send_content` tool may send (see ContentSchema). */
+  contents: z.array(ContentSchema).default([]),
   tags: z.array(TagSchema).default([]),
   fields: z.array(FieldSchema).default([]),
   faq: z.array(FaqEntrySchema).default([]),
@@ -157,6 +174,7 @@ export const TenantConfigSchema = z.object({
 export type TenantConfig = z.infer<typeof TenantConfigSchema>;
 export type TenantConfigInput = z.input<typeof TenantConfigSchema>;
 export type FlowConfig = z.infer<typeof FlowSchema>;
+export type ContentConfig = z.infer<typeof ContentSchema>;
 export type FieldConfig = z.infer<typeof FieldSchema>;
 export type ToolInstance = z.infer<typeof ToolInstanceSchema>;
 
@@ -171,6 +189,7 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
     }
   };
   dup('flow', config.flows.map((f) => f.name));
+  dup('content', config.contents.map((c) => c.name));
   dup('tag', config.tags.map((t) => t.name));
   dup('field', config.fields.map((f) => f.name));
   dup('tool', config.tools.map((t) => t.name));
@@ -199,7 +218,7 @@ export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'):
 /** The cross-field rules on what of an invalid config validates; a rule that cannot run on it is skipped. */
 function crossFieldProblemsOfInvalid(raw: unknown, mode: 'save' | 'load'): string[] {
   const partial = salvageConfig(TenantConfigSchema, raw);
-  const view = { flows: [], tags: [], fields: [], faq: [], tools: [], manifest: {}, ...partial, handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) } } as unknown as TenantConfig;
+  const view = { flows: [], contents: [], tags: [], fields: [], faq: [], tools: [], manifest: {}, ...partial, handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) } } as unknown as TenantConfig;
   try {
     return checkTenantConfig(view, mode);
   } catch {

@@ -113,7 +113,7 @@ describe('runTurnLoop: no model call when it must not or cannot run', () => {
   it('a tool builder that throws is an error outcome, not a throw', async () => {
     const { result, model } = await loopWith([brochure], (c) => ({
       ...c,
-      tools: [...c.tools, { name: 'say_it', kind: 'send_content' as TenantConfig['tools'][number]['kind'], description: 'no staging tool for this kind' }],
+      tools: [...c.tools, { name: 'say_it', kind: 'live_chat' as TenantConfig['tools'][number]['kind'], description: 'no staging tool for this kind' }],
       manifest: { ...c.manifest, say_it: { effect: 'write', confirm: 'never' } },
     }));
     expect(model.doGenerateCalls).toHaveLength(0);

@@ -135,10 +135,10 @@ describe('a Messenger turn is never offered a write Messenger cannot perform', (
 
 describe('confirmation buttons on Messenger: signed quick replies, answered by postback or quick reply', () => {
   /**
-   * No write a model can stage is performable on Messenger today, so a confirmation cannot arise
-   * from a Messenger turn; the buttons are channel-generic, though. The pending row comes from a
-   * ManyChat turn of the same contact id, and its buttons are rendered in Messenger's form by the
-   * product's own renderer (what a Messenger reply with a confirmation would carry).
+   * The buttons are channel-generic: here the pending row comes from a ManyChat turn of the same
+   * contact id, and its buttons are rendered in Messenger's form by the product's own renderer. A
+   * confirmation born on Messenger itself (a confirm-once send_content tool, the buttons taken from
+   * what the Send API sandbox received) is in messenger-confirm.test.ts.
    */
   async function confirmTurn() {
     const t = await seedMessengerTenant();
