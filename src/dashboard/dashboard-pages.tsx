@@ -73,6 +73,8 @@ export function dashboardPages() {
       if (!APPROVAL_ID.test(id)) return c.redirect(`${BASE}/approvals?result=not-found`, 303);
       // Approve performs something: it needs the confirm step's field, so a stray click cannot.
       if (action === 'approve' && (await c.req.parseBody()).confirm !== 'yes') return c.redirect(`${BASE}/approvals/${id}/confirm`, 303);
+      // A suspended tenant performs nothing new; its outbox only drains what was committed before.
+      if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return c.redirect(`${BASE}/approvals?result=suspended`, 303);
       const services = c.get('services');
       const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, tenantId, id, action);
       if (outcome.result === 'approved' || outcome.result === 'rejected') await appendAudit(c.get('session'), tenantId, { actor: actor(user), action: `approval.${outcome.result}`, detail: `approval ${id}: ${outcome.result}` });

@@ -60,6 +60,8 @@ export function tenantApiRoutes() {
     app.post(`/:tenant/approvals/:id/${action}`, async (c) => {
       const id = c.req.param('id');
       if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
+      // A suspended tenant performs nothing new; its outbox only drains what was committed before.
+      if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return jsonError(c, 409, `tenant "${c.req.param('tenant')}" is suspended: approving would perform something new; the approval waits until the tenant is resumed (reject still works)`);
       const services = c.get('services');
       const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, c.req.param('tenant'), id, action);
       switch (outcome.result) {

@@ -13,6 +13,7 @@ import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, sandboxCallsFor, seedTenant, session, workerEnv } from '../support/workers-env.js';
 import { newPsid, postMessenger, seedMessengerTenant, turnIds, webhookBody } from './messenger-helpers.js';
 import { appWith, outboxEntry, turnRecord, type AppUnderTest } from './turn-helpers.js';
+import { tenantApi } from './tenant-api.js';
 
 /**
  * A suspended tenant (issue 13): beyond its webhooks, no other way in — the finish-turn job, an
@@ -180,6 +181,29 @@ describe('a suspended tenant: confirmation buttons', () => {
     expect((await loadPinned(session(), t.tenantId, pendingId))?.status).toBe('pending');
     expect(await outboxEntry(t.tenantId, pendingId)).toBeNull();
     expect(await outboxEntry(t.tenantId, `${pendingId}.answer`)).toBeNull();
+  });
+});
+
+describe('a suspended tenant: approvals', () => {
+  it('approving performs nothing new while suspended (409, the row still waits); resumed, the same approval performs once', async () => {
+    const { tenantId, secret, adminSecret } = await seedTenant();
+    const contactId = await newContact();
+    const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will review removing the tag.') }]);
+    const res = await appWith(model).post(tenantId, secret, { contact: { id: contactId }, text: 'please remove my interested tag' });
+    const approvalId = (await turnRecord(tenantId, res.headers.get('x-turn-id')!)).approvals[0]!;
+    expect(approvalId).toMatch(/^ap_/);
+
+    await setTenantStatus(session(), tenantId, 'suspended');
+    const refused = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`);
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toContain('is suspended');
+    expect((await loadPinned(session(), tenantId, approvalId))?.status).toBe('pending');
+    expect(await outboxEntry(tenantId, approvalId)).toBeNull();
+
+    await setTenantStatus(session(), tenantId, 'active');
+    const approved = await tenantApi(tenantId, adminSecret, 'POST', `/approvals/${approvalId}/approve`);
+    expect(approved.status).toBe(200);
+    expect((await outboxEntry(tenantId, approvalId))?.actions.map((a) => a.kind)).toEqual(['remove_tag']);
   });
 });
 

@@ -17,6 +17,7 @@ const RESULT_TEXT: Record<string, string> = {
   'already-decided': 'That approval was already decided; nothing more was done.',
   'not-found': 'No such approval for this tenant.',
   tampered: 'That approval failed its integrity check; nothing was performed.',
+  suspended: 'This tenant is suspended: nothing new is performed until an operator resumes it. The approval still waits (until it expires); reject works.',
 };
 
 export const ApprovalsPage: FC<{ dash: DashboardSession; tenantName: string; cards: ApprovalCard[]; result?: string | undefined }> = ({ dash, tenantName, cards, result }) => (
