@@ -31,6 +31,8 @@ const FAULTS: { kind: FaultKind; count: number; label: string; delayMs?: number 
   { kind: '429', count: 2, label: '429 ×2' },
   { kind: '503', count: 2, label: '503 ×2' },
   { kind: '500', count: 1, label: '500' },
+  { kind: '502', count: 1, label: '502' },
+  { kind: '504', count: 1, label: '504' },
   { kind: 'hang', count: 1, label: 'hang (client timeout 10 s)' },
   { kind: 'slow', count: 1, label: 'slow 3 s' },
   // Performed by ManyChat, but after the client gave up: the one case where a resend would duplicate.
@@ -38,7 +40,7 @@ const FAULTS: { kind: FaultKind; count: number; label: string; delayMs?: number 
 ];
 
 function expectationFor(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Expectation {
-  const maybePerformed = fault.kind === '500' || fault.kind === 'hang' || (fault.delayMs ?? 0) > 10_000;
+  const maybePerformed = fault.kind === '500' || fault.kind === '502' || fault.kind === '504' || fault.kind === 'hang' || (fault.delayMs ?? 0) > 10_000;
   if (maybePerformed && SENDS.has(kind)) return { performed: 0, unknown: 1, dead: 0, says: 'unknown, listed, not resent' };
   if (maybePerformed) return { performed: 1, unknown: 0, dead: 0, says: 'retried until done' };
   if (fault.kind === 'slow') return { performed: 1, unknown: 0, dead: 0, says: 'done once' };
