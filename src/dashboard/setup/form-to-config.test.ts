@@ -23,6 +23,12 @@ describe('formToConfig', () => {
     expect(c.tenantId).toBe('form-test');
   });
 
+  it('prepared messages: rows to contents (text kept whole, keywords split), removed and blank rows dropped', () => {
+    const c = formToConfig({ ...base, 'contents.0.name': 'price_list', 'contents.0.description': 'our prices', 'contents.0.text': 'Drop-in 15 €\nTen classes 120 €', 'contents.0.keywords': 'price, cost', 'contents.1.name': 'old', 'contents.1.description': 'd', 'contents.1.text': 't', 'contents.1.remove': 'yes', 'contents.2.name': '', 'contents.2.description': '', 'contents.2.text': '', 'contents.2.keywords': '' }, current);
+    expect(c.contents).toEqual([{ name: 'price_list', description: 'our prices', text: 'Drop-in 15 €\nTen classes 120 €', keywords: ['price', 'cost'] }]);
+    expect(parseTenantConfig(c).ok).toBe(true);
+  });
+
   it('passes what is not a number through as typed, so the schema names the problem', () => {
     const c = formToConfig({ ...base, deadlineMs: 'soon' }, current);
     expect(c.deadlineMs).toBe('soon');

@@ -59,6 +59,7 @@ export function formToConfig(form: FormFields, current: TenantConfig): Record<st
   candidate.fallbackReply = trimmed(form, 'fallbackReply');
 
   candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({ name: get('name'), ns: get('ns'), description: get('description'), keywords: commaList(get('keywords')) }));
+  candidate.contents = rows(form, 'contents', ['name', 'description', 'text', 'keywords'], (get) => ({ name: get('name'), description: get('description'), text: get('text'), keywords: commaList(get('keywords')) }));
   candidate.tags = rows(form, 'tags', ['name', 'description'], (get) => ({ name: get('name'), description: get('description') }));
   candidate.fields = rows(form, 'fields', ['name', 'description', 'choices'], (get) => {
     const choices = commaList(get('choices'));

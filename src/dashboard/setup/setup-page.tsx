@@ -24,11 +24,12 @@ export function manifestRows(values: Values): string[] {
 
 /** Every field name the form renders for these values: where a problem can be shown. */
 export function setupFieldNames(values: Values): Set<string> {
-  const names = new Set(['displayName', 'persona', 'modelId', 'locale', 'deadlineMs', 'holdingReply', 'fallbackReply', 'flows', 'tags', 'fields', 'faq', 'tools', 'manifest', 'toolOrder', 'thresholds.minConfidence', 'thresholds.guardrailTimeoutMs', 'guardrails', 'guardrails.content.denyPhrases', 'guardrails.content.blockCardNumbers', 'handoff.tag', 'handoff.reply', 'handoff.silenceMinutes']);
+  const names = new Set(['displayName', 'persona', 'modelId', 'locale', 'deadlineMs', 'holdingReply', 'fallbackReply', 'flows', 'contents', 'tags', 'fields', 'faq', 'tools', 'manifest', 'toolOrder', 'thresholds.minConfidence', 'thresholds.guardrailTimeoutMs', 'guardrails', 'guardrails.content.denyPhrases', 'guardrails.content.blockCardNumbers', 'handoff.tag', 'handoff.reply', 'handoff.silenceMinutes']);
   const add = (section: string, count: number, fields: string[]) => {
     for (let i = 0; i <= count; i++) for (const f of fields) names.add(`${section}.${i}.${f}`);
   };
   add('flows', list(values.flows).length, ['name', 'ns', 'description', 'keywords']);
+  add('contents', list(values.contents).length, ['name', 'description', 'text', 'keywords']);
   add('tags', list(values.tags).length, ['name', 'description']);
   add('fields', list(values.fields).length, ['name', 'type', 'description', 'choices']);
   add('faq', list(values.faq).length, ['id', 'question', 'answer']);
@@ -40,6 +41,7 @@ const RowActions: FC<{ name: string; isNew: boolean; errors: Errors }> = ({ name
 
 export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; values: Values; rev: number; errors: Errors; notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined; secretsSet: Record<string, boolean> }> = ({ dash, tenantName, values, rev, errors, notice, secretsSet }) => {
   const flows = list(values.flows);
+  const contents = list(values.contents);
   const tags = list(values.tags);
   const fields = list(values.fields);
   const faq = list(values.faq);
@@ -86,6 +88,17 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; values:
               <TextField name={`flows.${i}.description`} label="Description shown to the model" value={f.description} errors={errors} />
               <TextField name={`flows.${i}.keywords`} label="Keywords (comma-separated)" value={joined(f.keywords)} errors={errors} />
               <RowActions name={`flows.${i}`} isNew={i >= flows.length} errors={errors} />
+            </div>
+          ))}
+        </Section>
+        <Section name="contents" legend="Prepared messages (a send_content tool sends one by name; the model never writes them)" errors={errors}>
+          {[...contents, {}].map((m, i) => (
+            <div class="row-grid" role="group" aria-label={i < contents.length ? `Message ${String(m.name ?? i + 1)}` : 'Add a prepared message'}>
+              <TextField name={`contents.${i}.name`} label={i < contents.length ? 'Name' : 'New message name'} value={m.name} errors={errors} />
+              <TextField name={`contents.${i}.description`} label="Description shown to the model" value={m.description} errors={errors} />
+              <TextField name={`contents.${i}.text`} label="Text sent as it is (up to 2,000 characters)" value={m.text} errors={errors} textarea />
+              <TextField name={`contents.${i}.keywords`} label="Keywords (comma-separated)" value={joined(m.keywords)} errors={errors} />
+              <RowActions name={`contents.${i}`} isNew={i >= contents.length} errors={errors} />
             </div>
           ))}
         </Section>
