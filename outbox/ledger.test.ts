@@ -185,6 +185,29 @@ describe('ledger transitions: every edge of the state machine', () => {
     expect(DEAD_LETTER_LIMIT).toBe(1000);
   });
 
+  it("a new dead letter drops the letters past the retention (the list's TTL restarts with each one)", async () => {
+    const own = `${tenantId}-ret`;
+    const r = { session, tenantId: own, turnId: 'turn_ret', retentionDays: 30 };
+    const letterAt = (actionId: string, when: Date) => JSON.stringify({ tenantId: own, turnId: r.turnId, actionId, contactId: '1', kind: 'send_flow', tool: 'send_media', summary: 's', idempotent: false, state: 'dead', detail: 'x', at: when.toISOString() });
+    const day = 24 * 3600 * 1000;
+    const list = async () => ((await session.one((c) => c.lrange(tenantKeys(own).deadLetters, 0, -1))) as unknown[]).map((l) => (JSON.parse(typeof l === 'string' ? l : JSON.stringify(l)) as { actionId: string }).actionId);
+    try {
+      await claimAction(r, 'old', at);
+      await markDead(r, 'old', at, 'x', letterAt('old', at));
+      await claimAction(r, 'edge', at);
+      await markDead(r, 'edge', new Date(at.getTime() + 10 * day), 'x', letterAt('edge', new Date(at.getTime() + 10 * day)));
+      expect(await list()).toEqual(['edge', 'old']);
+      // 35 days after the first: it is past 30 days and goes; the one 25 days old stays.
+      const later = new Date(at.getTime() + 35 * day);
+      await claimAction(r, 'new', later);
+      await markDead(r, 'new', later, 'x', letterAt('new', later));
+      expect(await list()).toEqual(['new', 'edge']);
+    } finally {
+      const keys = await session.one((c) => c.keys(`t:${own}:*`));
+      if (keys.length) await session.one((c) => c.del(...keys));
+    }
+  });
+
   it('a retention shorter than the outbox TTL bounds the ledger row\'s life', async () => {
     const r = { ...ref(), retentionDays: 1 };
     await claimAction(r, 'a1', at);

@@ -62,6 +62,18 @@ if ARGV[9] ~= '' then
   redis.call('LPUSH', KEYS[2], ARGV[9])
   redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[10]) - 1)
   redis.call('EXPIRE', KEYS[2], tonumber(ARGV[8]))
+  -- The list's TTL restarts with each letter, so old letters go by their own time: newest first,
+  -- the tail is the oldest; drop it while it is past the retention (ISO times compare as text).
+  while true do
+    local oldest = redis.call('LINDEX', KEYS[2], -1)
+    if not oldest then break end
+    local ok, letter = pcall(cjson.decode, oldest)
+    if ok and type(letter) == 'table' and type(letter.at) == 'string' and letter.at < ARGV[15] then
+      redis.call('RPOP', KEYS[2])
+    else
+      break
+    end
+  end
 end
 if ARGV[13] == '1' then
   for _, item in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
@@ -116,6 +128,7 @@ async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec
   const keys = tenantKeys(ref.tenantId);
   const detail = spec.detail ?? { mode: 'keep' };
   const fence = spec.fence;
+  const ttlSeconds = retainedTtl(LEDGER_TTL_SECONDS, ref.retentionDays);
   const reply = await ref.session.one((r) =>
     r.eval<string[], [number, string]>(
       TRANSITION_LUA,
@@ -128,13 +141,15 @@ async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec
         detail.mode,
         detail.mode === 'set' ? detail.text : '',
         spec.countAttempt ? '1' : '0',
-        String(retainedTtl(LEDGER_TTL_SECONDS, ref.retentionDays)),
+        String(ttlSeconds),
         spec.deadLetter ?? '',
         String(DEAD_LETTER_LIMIT),
         fence?.token ?? '',
         String(fence?.leaseMs ?? 0),
         spec.unlist ? '1' : '0',
         ref.turnId,
+        // Dead letters listed before this instant are past the retention.
+        new Date(spec.at.getTime() - ttlSeconds * 1000).toISOString(),
       ],
     ),
   );
