@@ -8,6 +8,8 @@
  *          --messenger-page-token T --messenger-verify-token V]
  *   list | show <tenant-id> | suspend <tenant-id> | resume <tenant-id> | delete <tenant-id>
  *   rotate <tenant-id> --secret webhook|admin [--overlap-minutes N]
+ *   secrets <tenant-id> [--manychat-key KEY] [--messenger-app-secret S] [--messenger-page-token T]
+ *          [--messenger-verify-token V]   (replace a leaked one; write-only)
  *   reencrypt
  *   audit [--offset N] [--limit N]   (the operator's audit log, newest first)
  */
@@ -16,11 +18,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './stack.js';
 
-const USAGE = `usage: npm run tenant -- <create|list|show|rotate|suspend|resume|delete|reencrypt|dashboard-user|audit> [tenant-id] [options]
+const USAGE = `usage: npm run tenant -- <create|list|show|rotate|secrets|suspend|resume|delete|reencrypt|dashboard-user|audit> [tenant-id] [options]
   --url URL                 the Worker (default: .local/stack.json's workerUrl)
   --operator-secret SECRET  default: $OPERATOR_SECRET, else .local/stack.json's operatorSecret
   create: --manychat-key KEY [--config file.json] [--messenger-app-secret S] [--messenger-page-token T] [--messenger-verify-token V]
   rotate: --secret webhook|admin [--overlap-minutes N] (default 60)
+  secrets: [--manychat-key KEY] [--messenger-app-secret S] [--messenger-page-token T] [--messenger-verify-token V]  (replace; write-only)
   dashboard-user: --user NAME [--remove]  (a generated password, shown once; ends the user's open sessions)
   audit: [--offset N] [--limit N]  (the operator's audit log, newest first; default 50 entries)`;
 
@@ -92,6 +95,16 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
         ...(values['messenger-verify-token'] ? { verifyToken: values['messenger-verify-token'] } : {}),
       };
       show(await call(t, 'POST', '/tenants', { tenantId: needsId(), manychatApiKey: values['manychat-key'], ...(config ? { config } : {}), ...(Object.keys(messenger).length ? { messenger } : {}) }));
+      return 0;
+    }
+    case 'secrets': {
+      const messenger = {
+        ...(values['messenger-app-secret'] ? { appSecret: values['messenger-app-secret'] } : {}),
+        ...(values['messenger-page-token'] ? { pageAccessToken: values['messenger-page-token'] } : {}),
+        ...(values['messenger-verify-token'] ? { verifyToken: values['messenger-verify-token'] } : {}),
+      };
+      if (!values['manychat-key'] && !Object.keys(messenger).length) throw new UsageError('secrets needs at least one of --manychat-key, --messenger-app-secret, --messenger-page-token, --messenger-verify-token');
+      show(await call(t, 'PUT', `/tenants/${needsId()}/secrets`, { ...(values['manychat-key'] ? { manychatApiKey: values['manychat-key'] } : {}), ...(Object.keys(messenger).length ? { messenger } : {}) }));
       return 0;
     }
     case 'list':

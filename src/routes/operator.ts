@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { TENANT_INDEX_KEY } from '../../core/storage/keys.js';
+import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
 import type { AppContext } from '../http/app-context.js';
 import { jsonError, parseJsonBody, zodProblems } from '../http/errors.js';
@@ -10,6 +10,7 @@ import { AUDIT_LIMIT } from '../tenants/audit-log.js';
 import { readOperatorAudit, recordOperatorAction } from '../tenants/operator-audit.js';
 import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret, setTenantStatus } from '../tenants/provisioning.js';
 import { dashboardUserOperatorRoutes } from '../dashboard/operator-users.js';
+import { saveSecretsAtRevision } from '../dashboard/setup/save-config.js';
 
 const CreateBodySchema = z.strictObject({
   tenantId: TenantIdSchema,
@@ -18,6 +19,11 @@ const CreateBodySchema = z.strictObject({
   manychatApiKey: z.string().min(1).max(500),
   messenger: z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() }).optional(),
 });
+const MessengerSecretsSchema = z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() });
+/** `PUT …/secrets`: write-only replacements of the secrets the tenant holds for ManyChat and Messenger (a leaked key). */
+const ReplaceSecretsSchema = z
+  .strictObject({ manychatApiKey: z.string().min(1).max(500).optional(), messenger: MessengerSecretsSchema.optional() })
+  .refine((b) => b.manychatApiKey !== undefined || Object.keys(b.messenger ?? {}).length > 0, 'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken or messenger.verifyToken');
 const RotateBodySchema = z.strictObject({ secret: z.enum(['webhook', 'admin']), overlapMinutes: z.number().min(0).max(7 * 24 * 60).default(60) });
 /** `GET /audit`'s query: a page of the operator's audit log, newest first. */
 const AuditQuerySchema = z.strictObject({
@@ -27,7 +33,7 @@ const AuditQuerySchema = z.strictObject({
 
 /**
  * `/v1/operator/…` — the operator's API (OPERATOR_SECRET): tenants created, listed, shown,
- * their secrets rotated, suspended, resumed, deleted; every tenant's secrets re-encrypted under
+ * their secrets rotated (webhook, admin) or replaced (ManyChat key, Messenger secrets: write-only), suspended, resumed, deleted; every tenant's secrets re-encrypted under
  * the current key. Each action is recorded on the operator's audit log (`GET /audit`, which
  * outlives a deleted tenant) and, while the tenant exists, on its own. `npm run tenant` is its
  * command line.
@@ -74,6 +80,28 @@ export function operatorRoutes() {
     if (!rotated.ok) return jsonError(c, 404, `no tenant "${tenantId.data}"`);
     await recordOperatorAction(c.get('session'), { action: 'secret.rotated', tenantId: tenantId.data, detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}` });
     return c.json({ tenantId: tenantId.data, secret: body.value.secret, value: rotated.secret, previousValidUntil: rotated.previousValidUntil, note: 'store this secret now; it is not shown again' });
+  });
+
+  app.put('/tenants/:tenant/secrets', limitBody(8192), async (c) => {
+    const tenantId = id(c.req.param('tenant'));
+    const body = parseJsonBody(c, await c.req.text(), ReplaceSecretsSchema, 'secrets');
+    if (!body.ok) return body.response;
+    if (!tenantId.success) return jsonError(c, 404, 'no such tenant');
+    const { manychatApiKey, messenger } = body.value;
+    const replace = {
+      ...(manychatApiKey ? { manychatApiKey } : {}),
+      ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}),
+      ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}),
+      ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}),
+    };
+    const session = c.get('session');
+    // At the revision read just now: a save racing this one is refused, never half-applied.
+    const rev = Number(await session.one((r) => r.get(tenantKeys(tenantId.data).rev))) || 0;
+    const saved = await saveSecretsAtRevision(session, tenantId.data, await c.get('services').secretKeys(), replace, rev);
+    if (!saved.ok) return saved.kind === 'missing' ? jsonError(c, 404, `no tenant "${tenantId.data}"`) : jsonError(c, 409, 'the tenant changed while its secrets were being replaced; try again');
+    // The names of what changed, never a value.
+    await recordOperatorAction(session, { action: 'secrets.replaced', tenantId: tenantId.data, detail: `replaced: ${saved.changed.join(', ')}` });
+    return c.json({ tenantId: tenantId.data, replaced: saved.changed });
   });
 
   for (const [path, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {

@@ -64,6 +64,31 @@ describe('operator API', () => {
     expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({ manychatApiKey: MANYCHAT_KEY, messengerAppSecret: MESSENGER.appSecret, messengerVerifyToken: MESSENGER.verifyToken });
   });
 
+  it('a leaked ManyChat key or Messenger secret is replaced write-only: sealed, never shown back, the others kept; an empty body names what it needs', async () => {
+    const t = await create();
+    const NEW_KEY = '1000001:replaced-manychat-key-789';
+    const NEW_APP_SECRET = 'meta-app-secret-REPLACED-000';
+    const res = await op('PUT', `/tenants/${t.tenantId}/secrets`, { manychatApiKey: NEW_KEY, messenger: { appSecret: NEW_APP_SECRET } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ tenantId: t.tenantId, replaced: ['manychatApiKey', 'messengerAppSecret'] });
+    expect(text).not.toContain(NEW_KEY);
+    const loaded = await loadTenant(session(), t.tenantId, await testSecretKeys());
+    expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({ manychatApiKey: NEW_KEY, messengerAppSecret: NEW_APP_SECRET, messengerVerifyToken: MESSENGER.verifyToken });
+    const stored = JSON.stringify(await session().one((r) => r.get(tenantKeys(t.tenantId).secrets)));
+    expect(stored).not.toContain(NEW_KEY);
+    expect(stored).not.toContain(NEW_APP_SECRET);
+    const audit = JSON.stringify(await session().one((r) => r.lrange(OPERATOR_AUDIT_KEY, 0, 5)));
+    expect(audit).toContain('replaced: manychatApiKey, messengerAppSecret');
+    expect(audit).not.toContain(NEW_KEY);
+
+    const empty = await op('PUT', `/tenants/${t.tenantId}/secrets`, {});
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain('name at least one secret to replace');
+    expect((await op('PUT', '/tenants/no-such-tenant-x/secrets', { manychatApiKey: 'k' })).status).toBe(404);
+    expect((await op('PUT', `/tenants/${t.tenantId}/secrets`, { manychatApiKey: 'k' }, t.adminSecret)).status).toBe(401);
+  });
+
   it('rotation: both secrets work inside the overlap window, only the new one after it', async () => {
     const t = await create();
     const post = (secret: string) => appWith(hello()).post(t.tenantId, secret, { contact: { id: '7' }, text: `hi ${secret.slice(0, 4)}` });
