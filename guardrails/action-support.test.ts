@@ -131,6 +131,20 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('hello', flow('price_list'))).toEqual({ supported: false, why: 'flow "price_list" is not in the contact\'s words' });
   });
 
+  it('negation that points back at the word later in its sentence, or "already have" before it, is read; another sentence or another object is not', () => {
+    const timetable = flow('the_timetable');
+    // The red-team case (evals/cases/redteam/rt-no-need-flow.json) and its paraphrases.
+    expect(supports('I already have the timetable, no need to send it. What time do you open?', timetable).supported).toBe(false);
+    expect(supports('thanks for the timetable, no need to send it again', timetable).supported).toBe(false);
+    expect(supports("got the timetable already, don't want that one", timetable).supported).toBe(false);
+    expect(supports('I already got the timetable', timetable).supported).toBe(false);
+    // Still asked for: the negation is about something else, or in another sentence.
+    expect(supports("I can't find the timetable, can you send it?", timetable).supported).toBe(true);
+    expect(supports("Send me the timetable, I don't need the brochure", timetable).supported).toBe(true);
+    expect(supports('Please send the timetable. No need to send it twice though? No, once.', timetable).supported).toBe(true);
+    expect(supports('I already have the brochure, please send the timetable', timetable).supported).toBe(true);
+  });
+
   it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {
     expect(supports('timetable please', flow('the_timetable')).supported).toBe(true);
     expect(supports('stop sending the newsletter', tag('newsletter', 'remove_tag')).supported).toBe(true);

@@ -16,7 +16,9 @@ import { normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './te
  * Limits: the match is lexical. Synonyms the tenant did not list as keywords are not recognised
  * (the turn escalates: fail closed); a poisoned instruction whose target happens to share a word
  * with the contact's message is supported (the instruction-pattern rules are the second line);
- * negation is recognised only close to the word (`not … send … brochure` within five words).
+ * negation is recognised close to the word (`not … send … brochure` within five words; "already
+ * have the brochure") or pointing back at it later in its sentence ("the brochure, no need to send
+ * it"); a refusal that names it again in another sentence, or a paraphrase without a pronoun, is not.
  */
 export interface ContactRequest {
   /** The contact's own message this turn. */
@@ -41,27 +43,53 @@ const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sound
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const RELATIVE_DAYS = /\b(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|next week|this week)\b/;
 
+/** Words that point back at something just named ("no need to send it"). */
+const BACK_REFERENCES = new Set(['it', 'that', 'this', 'them', 'those', 'one']);
+/** "I already have the timetable": what the contact has is not what they ask for. */
+const ALREADY_HAVE = new Set(['have', 'got', 'received', 'own']);
+
 /** The request words prepared once per turn. */
 interface PreparedText {
   normalized: string;
   words: string[];
   stems: string[];
   stemSet: Set<string>;
+  /** The sentence (split at . ! ? ; and line ends) each word belongs to. */
+  sentenceOf: number[];
 }
 
 function prepare(text: string): PreparedText {
   const words = wordsOf(text);
   const stems = words.map(stem);
-  return { normalized: normalizeText(text), words, stems, stemSet: new Set(stems) };
+  const normalized = normalizeText(text);
+  const sentenceOf = normalized.split(/[.!?;\n]+/).flatMap((sentence, n) => wordsOf(sentence).map(() => n));
+  // The same tokens either way; if a split ever disagreed, one sentence reads as before.
+  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf: sentenceOf.length === words.length ? sentenceOf : words.map(() => 0) };
 }
 
-/** True when the word at `i` sits in a negation: right after a negator, or a negator then an action verb before it. */
+const isNegator = (p: PreparedText, j: number) => NEGATORS.has(p.words[j]!) || (p.words[j] === 'do' && p.words[j + 1] === 'not');
+const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k]!) || ACTION_VERBS.has(p.words[k]!);
+
+/**
+ * True when the word at `i` sits in a negation: right after a negator, or a negator then an
+ * action verb before it ("don't send the brochure"); "already have" just before it ("I already
+ * have the timetable"); or, later in the same sentence, a negator then an action verb on a word
+ * that points back at it ("the timetable, no need to send it"; "…, don't want that one").
+ */
 function negatedAt(p: PreparedText, i: number): boolean {
   const prev = p.words[i - 1];
   if (prev && NEGATORS.has(prev)) return true;
   for (let j = Math.max(0, i - 5); j < i; j++) {
-    if (!NEGATORS.has(p.words[j]!) && !(p.words[j] === 'do' && p.words[j + 1] === 'not')) continue;
-    for (let k = j + 1; k < i; k++) if (ACTION_VERBS.has(p.stems[k]!) || ACTION_VERBS.has(p.words[k]!)) return true;
+    if (!isNegator(p, j)) continue;
+    for (let k = j + 1; k < i; k++) if (isActionVerb(p, k)) return true;
+  }
+  for (let j = Math.max(0, i - 3); j < i - 1; j++) if (p.words[j] === 'already' && ALREADY_HAVE.has(p.words[j + 1]!)) return true;
+  const sentence = p.sentenceOf[i];
+  for (let j = i + 1; j < p.words.length && p.sentenceOf[j] === sentence; j++) {
+    if (!isNegator(p, j)) continue;
+    for (let k = j + 1; k <= j + 4 && k < p.words.length && p.sentenceOf[k] === sentence; k++) {
+      if (isActionVerb(p, k) && BACK_REFERENCES.has(p.words[k + 1] ?? '') && p.sentenceOf[k + 1] === sentence) return true;
+    }
   }
   return false;
 }
