@@ -57,7 +57,7 @@ async function staleBecause(step: ModelStepRecord | undefined, n: number, option
   if (!step) return `the recording made no model call ${n}`;
   if (!step.requestDigest) return `the record keeps no request digest for model call ${n} (recorded before digests)`;
   if ((await modelRequestDigest(options.modelId, call)) !== step.requestDigest) {
-    return `the request of model call ${n} differs from the recorded one${options.configChanged ? ' (the config is not the one the turn ran with)' : ''}`;
+    return `the request of model call ${n} differs from the recorded one${options.configChanged ? '; the config is not the one the turn ran with' : ''}`;
   }
   return null;
 }

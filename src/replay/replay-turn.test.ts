@@ -122,13 +122,13 @@ describe('replayTurn', () => {
     const answered = await replayTurn({ guardrails: defaultGuardrails, model }, record, persona);
     expect(answered.status).toBe('replayed');
     expect(answered.modelSource).toBe('model');
-    expect(answered.calls).toEqual([{ step: 1, source: 'model', why: 'the request of model call 1 differs from the recorded one (the config is not the one the turn ran with)', ms: expect.any(Number) }]);
+    expect(answered.calls).toEqual([{ step: 1, source: 'model', why: 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with', ms: expect.any(Number) }]);
     expect(answered.after.reply).toBe('Voici la brochure.');
     expect(answered.changes).toContain('reply');
 
     const none = await replayTurn({ guardrails: defaultGuardrails }, record, persona);
     expect(none.status).toBe('needs-model');
-    expect(none.needsModel).toBe('the request of model call 1 differs from the recorded one (the config is not the one the turn ran with)');
+    expect(none.needsModel).toBe('the request of model call 1 differs from the recorded one; the config is not the one the turn ran with');
     // Not reported as a change: a stale answer is no prediction.
     expect(none.changes).toEqual([]);
     expect(none.calls.map((c) => c.source)).toEqual(['needs-model']);

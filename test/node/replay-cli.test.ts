@@ -131,9 +131,9 @@ describe('npm run replay', () => {
     const { out } = await cli(['--config', file, '--ids', `${records[0]!.turnId},${records[1]!.turnId}`, '--json']);
     const report = JSON.parse(out) as ReplayReport;
     expect(report.summary).toMatchObject({ replayed: 2, changed: 0, needsModel: 2, answeredFromRecording: 0 });
-    expect(report.turns.map((t) => t.needsModel)).toEqual(['the request of model call 1 differs from the recorded one', 'the request of model call 1 differs from the recorded one']);
+    expect(report.turns.map((t) => t.needsModel)).toEqual(['the request of model call 1 differs from the recorded one; the config is not the one the turn ran with', 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with']);
     const text = await cli(['--config', file, '--ids', records[0]!.turnId]);
-    expect(text.out).toContain(`${records[0]!.turnId}: needs a model (the request of model call 1 differs from the recorded one)`);
+    expect(text.out).toContain(`${records[0]!.turnId}: needs a model (the request of model call 1 differs from the recorded one; the config is not the one the turn ran with)`);
   });
 
   it('--model-url: a configured model (the model sandbox) answers the changed requests', async () => {

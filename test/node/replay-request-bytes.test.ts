@@ -140,8 +140,8 @@ describe('a recorded turn rebuilt byte for byte', () => {
     expect(replayed.after).toEqual(replayed.before);
     // The tool order is part of the request: the recording may not answer, the configured model (the sandbox, same script) does.
     expect(replayed.calls.map((c) => [c.source, c.why])).toEqual([
-      ['model', 'the request of model call 1 differs from the recorded one'],
-      ['model', 'the request of model call 2 differs from the recorded one'],
+      ['model', 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with'],
+      ['model', 'the request of model call 2 differs from the recorded one; the config is not the one the turn ran with'],
     ]);
     const names = (JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
     expect(names).not.toEqual(record.request?.toolOrder);
