@@ -47,6 +47,15 @@ async function target(values: { url?: string; 'operator-secret'?: string }): Pro
 
 class UsageError extends Error {}
 
+/** The Messenger secrets given on the command line, as the operator API takes them. */
+function messengerSecretsOf(values: { 'messenger-app-secret'?: string | undefined; 'messenger-page-token'?: string | undefined; 'messenger-verify-token'?: string | undefined }): Record<string, string> {
+  return {
+    ...(values['messenger-app-secret'] ? { appSecret: values['messenger-app-secret'] } : {}),
+    ...(values['messenger-page-token'] ? { pageAccessToken: values['messenger-page-token'] } : {}),
+    ...(values['messenger-verify-token'] ? { verifyToken: values['messenger-verify-token'] } : {}),
+  };
+}
+
 async function call(t: Target, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${t.url}/v1/operator${path}`, {
     method,
@@ -89,20 +98,12 @@ export async function runTenantCli(argv: string[], print: (line: string) => void
     case 'create': {
       if (!values['manychat-key']) throw new UsageError('create needs --manychat-key');
       const config = values.config ? (JSON.parse(await readFile(values.config, 'utf8')) as unknown) : undefined;
-      const messenger = {
-        ...(values['messenger-app-secret'] ? { appSecret: values['messenger-app-secret'] } : {}),
-        ...(values['messenger-page-token'] ? { pageAccessToken: values['messenger-page-token'] } : {}),
-        ...(values['messenger-verify-token'] ? { verifyToken: values['messenger-verify-token'] } : {}),
-      };
+      const messenger = messengerSecretsOf(values);
       show(await call(t, 'POST', '/tenants', { tenantId: needsId(), manychatApiKey: values['manychat-key'], ...(config ? { config } : {}), ...(Object.keys(messenger).length ? { messenger } : {}) }));
       return 0;
     }
     case 'secrets': {
-      const messenger = {
-        ...(values['messenger-app-secret'] ? { appSecret: values['messenger-app-secret'] } : {}),
-        ...(values['messenger-page-token'] ? { pageAccessToken: values['messenger-page-token'] } : {}),
-        ...(values['messenger-verify-token'] ? { verifyToken: values['messenger-verify-token'] } : {}),
-      };
+      const messenger = messengerSecretsOf(values);
       if (!values['manychat-key'] && !Object.keys(messenger).length) throw new UsageError('secrets needs at least one of --manychat-key, --messenger-app-secret, --messenger-page-token, --messenger-verify-token');
       show(await call(t, 'PUT', `/tenants/${needsId()}/secrets`, { ...(values['manychat-key'] ? { manychatApiKey: values['manychat-key'] } : {}), ...(Object.keys(messenger).length ? { messenger } : {}) }));
       return 0;

@@ -12,14 +12,15 @@ import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret,
 import { dashboardUserOperatorRoutes } from '../dashboard/operator-users.js';
 import { saveSecretsAtRevision } from '../dashboard/setup/save-config.js';
 
+/** The Messenger secrets a tenant holds, write-only (create, and replace after a leak). */
+const MessengerSecretsSchema = z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() });
 const CreateBodySchema = z.strictObject({
   tenantId: TenantIdSchema,
   /** The tenant config (its tenantId is the body's); absent: a starter config with no tools. */
   config: z.record(z.string(), z.unknown()).optional(),
   manychatApiKey: z.string().min(1).max(500),
-  messenger: z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() }).optional(),
+  messenger: MessengerSecretsSchema.optional(),
 });
-const MessengerSecretsSchema = z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() });
 /** `PUT …/secrets`: write-only replacements of the secrets the tenant holds for ManyChat and Messenger (a leaked key). */
 const ReplaceSecretsSchema = z
   .strictObject({ manychatApiKey: z.string().min(1).max(500).optional(), messenger: MessengerSecretsSchema.optional() })
