@@ -58,6 +58,11 @@ describe('npm run tenant, against the local stack', () => {
     expect((await webhook(tenantId, first, 'old secret after the window')).status).toBe(401);
     expect((await webhook(tenantId, second, 'new secret after the window')).status).toBe(200);
 
+    // A leaked ManyChat key replaced: write-only, the answer names what changed, never the value.
+    const replaced = await cli('secrets', tenantId, '--manychat-key', stack.facts.demo.manychatApiKey);
+    expect(replaced).toEqual({ tenantId, replaced: ['manychatApiKey'] });
+    await expect(runTenantCli(['secrets', tenantId, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], () => {})).rejects.toThrow(/secrets needs at least one of --manychat-key/);
+
     await cli('suspend', tenantId);
     const session = RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
     const turnsBefore = await session.one((r) => r.zcard(`t:${tenantId}:turns`));
@@ -72,7 +77,7 @@ describe('npm run tenant, against the local stack', () => {
 
     // The tenant and its own log are gone; the operator's log keeps what was done to it.
     const audit = (await cli('audit', '--limit', '100')) as { entries: { action: string; tenantId: string | null }[] };
-    expect(audit.entries.filter((e) => e.tenantId === tenantId).map((e) => e.action)).toEqual(['tenant.deleted', 'tenant.suspended', 'secret.rotated', 'tenant.created']);
+    expect(audit.entries.filter((e) => e.tenantId === tenantId).map((e) => e.action)).toEqual(['tenant.deleted', 'tenant.suspended', 'secrets.replaced', 'secret.rotated', 'tenant.created']);
     expect(JSON.stringify(audit)).not.toContain(second);
   }, 60_000);
 
