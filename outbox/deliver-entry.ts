@@ -237,7 +237,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
     return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
   }
-  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop?.retryAfterSeconds);
+  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined);
 }
 
 /** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */

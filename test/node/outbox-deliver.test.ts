@@ -612,4 +612,17 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
     expect(result.actions[0]).toMatchObject({ state: 'unknown', detail: 'no answer; the call may have been performed, so it is not resent' });
   });
+
+  it('an action whose ledger row this code cannot read is never performed over: the delivery stops busy and calls nothing', async () => {
+    // Rule: fail closed. The row may record a call already made; without reading it, no call is safe.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const send = action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [send]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [send.id]: ledgerRow('performing') }));
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'busy', entryState: 'pending' });
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect(await leaseOf(turnId)).toBeNull();
+  });
 });
