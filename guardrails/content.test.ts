@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
 import { findCardNumbers, luhnValid } from './card-numbers.js';
-import { contentGuardrail, MAX_CHECKED_CHARS } from './content.js';
+import { CACHE_LIMIT, compileContentRules, contentGuardrail, MAX_CHECKED_CHARS } from './content.js';
 
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(contentGuardrail, turnInput(spec));
 
@@ -130,3 +130,34 @@ describe('content guardrail: what is read, and the exact limits (issue 22)', () 
   });
 });
 
+
+describe('content guardrail: the whole reason, and the compiled-rules cache (issue 22)', () => {
+  it('the reason lists every problem, in order, each naming where it is, with every card\'s last four digits', async () => {
+    // Rule: the veto reason is what a human reads on the dashboard; it names each rule broken and
+    // where, and never the matched PII itself.
+    const config = testConfig({}, { content: { denyPhrases: ['free money'] } });
+    const v = await judge({ config, reply: { text: 'Get free money now' }, staged: [act.field('email', '4111111111111111 or 5500 0000 0000 0004')] });
+    expect(v.reason).toBe('the reply contains the denied phrase "free money"; set field "email" contains a payment card number (…1111, …0004)');
+  });
+
+  const settings = (phrase: string) => ({ denyPhrases: [phrase], piiPatterns: [], blockCardNumbers: true });
+
+  it('the same settings are compiled once and then served from the cache, other settings alongside', () => {
+    const a = compileContentRules(settings('cache probe a'));
+    expect(compileContentRules(settings('cache probe a'))).toBe(a);
+    compileContentRules(settings('cache probe b'));
+    expect(compileContentRules(settings('cache probe a'))).toBe(a);
+  });
+
+  it(`the cache keeps the ${CACHE_LIMIT} most recently compiled settings and drops the oldest (memory stays bounded)`, () => {
+    const kept = compileContentRules(settings('bound probe kept'));
+    for (let i = 1; i < CACHE_LIMIT; i++) compileContentRules(settings(`bound probe ${i}`));
+    // CACHE_LIMIT entries since `kept` (itself included): still there.
+    expect(compileContentRules(settings('bound probe kept'))).toBe(kept);
+    compileContentRules(settings(`bound probe ${CACHE_LIMIT}`));
+    // One more: `kept` is the oldest and was dropped, so it is compiled afresh.
+    const again = compileContentRules(settings('bound probe kept'));
+    expect(again).not.toBe(kept);
+    expect(again).toEqual(kept);
+  });
+});

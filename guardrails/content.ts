@@ -29,7 +29,8 @@ interface Compiled {
 }
 
 const cache = new Map<string, Compiled>();
-const CACHE_LIMIT = 200;
+/** How many distinct settings stay compiled; the oldest is dropped first (exported for its test). */
+export const CACHE_LIMIT = 200;
 
 /** RE2 quoting of a literal (RE2JS.quote): the phrase matches as written. */
 function escapeRegex(text: string): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { session, uniqueId } from '../test/support/workers-env.js';
 import { tenantKeys } from '../core/storage/keys.js';
-import { checkRateLimit } from './rate-limit.js';
+import { BLOCKED_LIMIT, blockedContactCount, checkRateLimit, rememberBlocked } from './rate-limit.js';
 import { RateLimitSettingsSchema, type RateLimitSettings } from '../core/tenant/guardrail-settings.js';
 
 const limits = (over: Partial<RateLimitSettings> = {}): RateLimitSettings => RateLimitSettingsSchema.parse(over);
@@ -149,3 +149,54 @@ describe('checkRateLimit: the windows\' scopes and the isolate\'s memory (issue 
   });
 });
 
+describe('checkRateLimit: the isolate\'s memory, exactly (issue 22)', () => {
+  const untilOf = (reason: string) => Date.parse(/until (\S+Z)/.exec(reason)?.[1] ?? '');
+
+  it('a contact known over its limit is refused until the window\'s reset, saying so; from that instant Redis judges again', async () => {
+    const tenantId = uniqueId('trl');
+    const settings = limits({ contactPerMinute: 1 });
+    expect((await checkRateLimit(session(), tenantId, 'r', settings)).ok).toBe(true);
+    const refused = await checkRateLimit(session(), tenantId, 'r', settings);
+    if (refused.ok) throw new Error('expected a refusal');
+    expect(refused.reason).toMatch(/^over the limit of 1 a minute per contact until \S+Z$/);
+    const reset = untilOf(refused.reason);
+    expect(reset).toBeGreaterThan(Date.now());
+    const known = session();
+    const again = await checkRateLimit(known, tenantId, 'r', settings);
+    expect(again).toMatchObject({ ok: false, scope: 'contact', reason: `contact is over a rate limit until ${new Date(reset).toISOString()} (known to this isolate)` });
+    expect(known.roundTrips).toBe(0);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(reset);
+      const atReset = session();
+      await checkRateLimit(atReset, tenantId, 'r', settings);
+      expect(atReset.roundTrips).toBeGreaterThan(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a refusal by the tenant\'s window names that window', async () => {
+    const tenantId = uniqueId('trl');
+    const settings = limits({ tenantPerMinute: 1 });
+    expect((await checkRateLimit(session(), tenantId, 'a', settings)).ok).toBe(true);
+    const refused = await checkRateLimit(session(), tenantId, 'b', settings);
+    expect(refused).toMatchObject({ ok: false, scope: 'tenant' });
+    if (!refused.ok) expect(refused.reason).toMatch(/^over the limit of 1 a minute for the tenant until \S+Z$/);
+  });
+
+  it(`the memory holds at most ${BLOCKED_LIMIT} contacts: at the limit it is cleared before the next is remembered`, () => {
+    const far = Date.now() + 3_600_000;
+    // Fill until the memory holds exactly the contact just remembered (it was empty, or was just cleared).
+    let cleared = false;
+    for (let i = 0; i <= BLOCKED_LIMIT && !cleared; i++) {
+      rememberBlocked(`bound-probe:fill:${i}`, far);
+      cleared = blockedContactCount() === 1;
+    }
+    expect(cleared).toBe(true);
+    for (let i = 1; i < BLOCKED_LIMIT; i++) rememberBlocked(`bound-probe:${i}`, far);
+    expect(blockedContactCount()).toBe(BLOCKED_LIMIT);
+    rememberBlocked('bound-probe:one-more', far);
+    expect(blockedContactCount()).toBe(1);
+  });
+});

@@ -36,7 +36,19 @@ export type RateLimitResult = ({ ok: true } | { ok: false; reply: string; reason
 
 /** Contacts this isolate saw over their limit, until when (epoch ms). Saves Redis on floods. */
 const blockedContacts = new Map<string, number>();
-const BLOCKED_LIMIT = 10_000;
+/** The memory is cleared when it holds this many contacts (a forgotten one is judged by Redis again). */
+export const BLOCKED_LIMIT = 10_000;
+
+/** Remembers a contact over its limit until `until` (epoch ms). Exported for its test (the bound). */
+export function rememberBlocked(contactKey: string, until: number): void {
+  if (blockedContacts.size >= BLOCKED_LIMIT) blockedContacts.clear();
+  blockedContacts.set(contactKey, until);
+}
+
+/** How many contacts the isolate remembers (for the test of the bound). */
+export function blockedContactCount(): number {
+  return blockedContacts.size;
+}
 
 interface Window {
   scope: 'contact' | 'tenant';
@@ -74,11 +86,11 @@ const SEEN_SECONDS = 3600;
 export async function checkRateLimit(session: RedisSession, tenantId: string, contactId: string, settings: RateLimitSettings, options: RateLimitOptions = {}): Promise<RateLimitResult> {
   const prefix = tenantKeys(tenantId).rateLimitPrefix;
   const contactKey = `${prefix}:c:${encodeURIComponent(contactId)}`;
-  const blockedUntil = blockedContacts.get(contactKey);
-  if (blockedUntil !== undefined) {
-    if (blockedUntil > Date.now()) return refused('contact', `contact is over a rate limit until ${new Date(blockedUntil).toISOString()} (known to this isolate)`, settings);
-    blockedContacts.delete(contactKey);
-  }
+  // Known over its limit until `blockedUntil` (a contact not known reads as 0: long past). From the
+  // window's reset on, Redis judges again; a passed entry is forgotten (deleting an absent one is a no-op).
+  const blockedUntil = blockedContacts.get(contactKey) ?? 0;
+  if (blockedUntil > Date.now()) return refused('contact', `contact is over a rate limit until ${new Date(blockedUntil).toISOString()} (known to this isolate)`, settings);
+  blockedContacts.delete(contactKey);
 
   // The auto-pipelining view counts the requests it sends: that is exactly our round trips.
   const pipelined = (session.redis as unknown as AutoPipelining).autoPipeline();
@@ -106,22 +118,20 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
     const results = rest.slice(0, windows.length) as Awaited<ReturnType<Ratelimit['limit']>>[];
     const alongside = rest.slice(windows.length);
     const taken = windows.filter((_, i) => results[i]!.success);
-    const giveBack = (extra: Promise<unknown>[] = []) => Promise.all([...taken.map((w) => w.limiter.limit(w.identifier, { rate: -1 })), ...extra]);
+    // Giving back nothing (no window taken, no extra command) sends nothing: no round trip.
+    const giveBack = (...extra: Promise<unknown>[]) => Promise.all([...taken.map((w) => w.limiter.limit(w.identifier, { rate: -1 })), ...extra]);
     if (first !== 'OK') {
       // A duplicate of a delivery already let through: not a new message, so not counted.
-      if (taken.length) await giveBack();
+      await giveBack();
       return { ok: true, alongside };
     }
     const over = windows.findIndex((_, i) => !results[i]!.success);
     if (over < 0) return { ok: true, alongside };
     // Give back what the refused message took, and forget its key so a retry is judged afresh.
-    await giveBack(seenKey ? [pipelined.del(seenKey)] : []);
+    await (seenKey ? giveBack(pipelined.del(seenKey)) : giveBack());
     const window = windows[over]!;
     const reset = results[over]!.reset;
-    if (window.scope === 'contact') {
-      if (blockedContacts.size >= BLOCKED_LIMIT) blockedContacts.clear();
-      blockedContacts.set(contactKey, reset);
-    }
+    if (window.scope === 'contact') rememberBlocked(contactKey, reset);
     return { ...refused(window.scope, `over the limit of ${window.label} until ${new Date(reset).toISOString()}`, settings), alongside };
   } finally {
     session.roundTrips += counter.pipelineCounter - before;

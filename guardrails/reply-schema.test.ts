@@ -17,7 +17,8 @@ describe('reply-schema', () => {
   });
 
   it('escalates a missing reply (the model did not end its turn)', async () => {
-    expect((await judge(null)).outcome).toBe('escalate');
+    expect(await judge(null)).toEqual({ outcome: 'escalate', reason: 'the model gave no reply' });
+    expect((await judge(undefined)).outcome).toBe('escalate');
   });
 
   it.each([
@@ -26,8 +27,8 @@ describe('reply-schema', () => {
     ['confidence out of range', { ...ok, confidence: 1.5 }, 'schema'],
     ['empty text', { ...ok, text: '   ' }, 'empty'],
     ['text over 2000 characters', { ...ok, text: 'x'.repeat(MAX_TEXT_CHARS + 1) }, '2001 characters'],
-    ['12 quick replies', { ...ok, quickReplies: Array.from({ length: 12 }, (_, i) => `q${i}`) }, 'schema'],
-    ['a 21-character caption', { ...ok, quickReplies: ['x'.repeat(21)] }, 'schema'],
+    ['12 quick replies', { ...ok, quickReplies: Array.from({ length: 12 }, (_, i) => `q${i}`) }, 'quickReplies: '],
+    ['a 21-character caption', { ...ok, quickReplies: ['x'.repeat(21)] }, 'quickReplies.0: '],
     ['a blank caption', { ...ok, quickReplies: ['  '] }, 'blank'],
     ['text of zero-width, joiner and no-break spaces only', { ...ok, text: '\u200b \u200b\u2060\u00a0' }, 'empty'],
     ['text of a BOM, a bidi mark and a Hangul filler only', { ...ok, text: '\ufeff\u200e\u3164' }, 'empty'],

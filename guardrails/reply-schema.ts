@@ -1,4 +1,4 @@
-import { ReplySchema } from '../core/reply.js';
+import { MAX_CAPTION_CHARS, MAX_QUICK_REPLIES, ReplySchema } from '../core/reply.js';
 import { escalate, pass, veto, type Guardrail } from './guardrail.js';
 
 /**
@@ -11,8 +11,8 @@ import { escalate, pass, veto, type Guardrail } from './guardrail.js';
  * vetoed.
  */
 export const MAX_TEXT_CHARS = 2000;
-export const MAX_QUICK_REPLIES = 11;
-export const MAX_CAPTION_CHARS = 20;
+/** The count and the caption length are ReplySchema's own rules: a reply breaking them does not parse. */
+export { MAX_CAPTION_CHARS, MAX_QUICK_REPLIES };
 
 /**
  * Characters that show nothing: white space, format characters (zero-width space and joiners,
@@ -34,10 +34,8 @@ export const replySchemaGuardrail: Guardrail = {
     const reply = parsed.data;
     if (blank(reply.text)) return veto('the reply text is empty (nothing visible)');
     if (reply.text.length > MAX_TEXT_CHARS) return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);
+    // Too many captions, or one too long, did not parse (ReplySchema): here only what the schema cannot say.
     const qr = reply.quickReplies ?? [];
-    if (qr.length > MAX_QUICK_REPLIES) return veto(`${qr.length} quick replies; ManyChat allows ${MAX_QUICK_REPLIES}`);
-    const long = qr.find((c) => c.length > MAX_CAPTION_CHARS);
-    if (long) return veto(`quick reply "${long}" is longer than ${MAX_CAPTION_CHARS} characters`);
     if (qr.some(blank)) return veto('a quick reply caption is blank');
     const seen = new Set<string>();
     for (const c of qr) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
 import { canaryLine, containsCanary, newCanary, plantedCanaries } from './canary.js';
-import { overlap, systemPromptLeakGuardrail } from './system-prompt-leak.js';
+import { overlap, SECTION_CACHE_LIMIT, sectionOf, systemPromptLeakGuardrail } from './system-prompt-leak.js';
 import { wordsOf } from './text-normalize.js';
 
 const persona =
@@ -192,5 +192,39 @@ describe('canary: generation and lookup (issue 22)', () => {
   it('no canary planted: nothing is found; several planted: any one of them is enough', () => {
     expect(containsCanary('sa-canary-0123456789abcdef', [])).toBe(false);
     expect(containsCanary('leaked: 0123456789abcdef', ['fedcba9876543210', '0123456789abcdef'])).toBe(true);
+  });
+});
+
+describe('system-prompt-leak: what passes, and the section cache (issue 22)', () => {
+  it('the pass reason says what was (not) compared: nothing outgoing, or staged arguments but no reply text', async () => {
+    expect(await verdictOf(systemPromptLeakGuardrail, turnInput({ config, instructions, reply: null, staged: [] }))).toMatchObject({ outcome: 'pass', reason: 'nothing outgoing' });
+    expect(await verdictOf(systemPromptLeakGuardrail, turnInput({ config, instructions, reply: null, staged: [act.tag('vip')] }))).toMatchObject({ outcome: 'pass', reason: 'no reply text' });
+  });
+
+  it('a section too short for one n-gram is 0 % covered, whatever the reply', () => {
+    expect(overlap(wordsOf('a b c d'), wordsOf('a b'), 3)).toEqual({ shared: 0, coverage: 0, longestRun: 0 });
+    expect(overlap(wordsOf('a b c d'), [], 3)).toEqual({ shared: 0, coverage: 0, longestRun: 0 });
+  });
+
+  it('a section is computed once and then served from the cache, other sections alongside', () => {
+    const a = sectionOf('cache probe a b c d e', 5);
+    expect(a.grams).toEqual(new Set(['cache probe a b c', 'probe a b c d', 'a b c d e']));
+    expect(sectionOf('cache probe a b c d e', 5)).toBe(a);
+    sectionOf('cache probe other', 5);
+    expect(sectionOf('cache probe a b c d e', 5)).toBe(a);
+    // The same text with another n is another section.
+    expect(sectionOf('cache probe a b c d e', 6).grams.size).toBe(2);
+  });
+
+  it(`the cache keeps the ${SECTION_CACHE_LIMIT} most recently computed sections and drops the oldest (memory stays bounded)`, () => {
+    const kept = sectionOf('bound probe kept', 5);
+    for (let i = 1; i < SECTION_CACHE_LIMIT; i++) sectionOf(`bound probe ${i}`, 5);
+    // SECTION_CACHE_LIMIT entries since `kept` (itself included): still there.
+    expect(sectionOf('bound probe kept', 5)).toBe(kept);
+    sectionOf(`bound probe ${SECTION_CACHE_LIMIT}`, 5);
+    // One more: `kept` is the oldest and was dropped, so it is computed afresh.
+    const again = sectionOf('bound probe kept', 5);
+    expect(again).not.toBe(kept);
+    expect(again).toEqual(kept);
   });
 });

@@ -59,10 +59,11 @@ function outgoingStrings({ reply, staged }: GuardrailInput): string[] {
 }
 
 function includesLoosely(texts: readonly string[], secret: string): boolean {
-  const needle = normalizeText(secret).replace(/\s+/g, ' ');
+  // normalizeText leaves no run of white space, only single spaces and line breaks: one line.
+  const needle = normalizeText(secret).replace(/\s/g, ' ');
   const squashedNeedle = needle.replace(/[^\p{L}\p{N}]/gu, '');
   return texts.some((t) => {
-    const hay = normalizeText(t).replace(/\s+/g, ' ');
+    const hay = normalizeText(t).replace(/\s/g, ' ');
     return hay.includes(needle) || (squashedNeedle.length >= 6 && hay.replace(/[^\p{L}\p{N}]/gu, '').includes(squashedNeedle));
   });
 }
@@ -86,9 +87,11 @@ interface Section {
  * on every turn of a tenant, so they are computed once per isolate (bounded cache).
  */
 const sections = new Map<string, Section>();
-const SECTION_CACHE_LIMIT = 200;
+/** How many sections stay computed; the oldest is dropped first (exported for its test). */
+export const SECTION_CACHE_LIMIT = 200;
 
-function sectionOf(text: string, n: number): Section {
+/** Exported for its test (the cache). */
+export function sectionOf(text: string, n: number): Section {
   const key = `${n}\u0000${text}`;
   const hit = sections.get(key);
   if (hit) return hit;
@@ -105,13 +108,14 @@ export function overlap(replyWords: readonly string[], sectionWords: readonly st
 
 function overlapWithSection(replyWords: readonly string[], section: Section, n: number): Overlap {
   const { words: sectionWords, grams: sectionGrams } = section;
-  if (!sectionGrams.size || replyWords.length < n) return { shared: 0, coverage: 0, longestRun: 0 };
+  // A reply shorter than n words has no n-gram, so it shares none (and the scan below is skipped).
   const replyGrams = ngrams(replyWords, n);
   let shared = 0;
   for (const g of sectionGrams) if (replyGrams.has(g)) shared++;
   // A run of n words or more implies a shared n-gram, so the quadratic scan runs only then.
   const longestRun = shared ? longestCommonRun(replyWords, sectionWords) : 0;
-  return { shared, coverage: shared / sectionGrams.size, longestRun };
+  // A section too short for one n-gram is 0 % covered (not 0 / 0).
+  return { shared, coverage: sectionGrams.size ? shared / sectionGrams.size : 0, longestRun };
 }
 
 function ngrams(words: readonly string[], n: number): Set<string> {
@@ -129,7 +133,7 @@ function longestCommonRun(a: readonly string[], b: readonly string[]): number {
     for (let j = 1; j <= b.length; j++) {
       const v = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : 0;
       curr[j] = v;
-      if (v > best) best = v;
+      best = Math.max(best, v);
     }
     [prev, curr] = [curr, prev];
   }

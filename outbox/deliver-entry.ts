@@ -88,8 +88,9 @@ export const DEFAULT_LEASE_MS = 30_000;
 export const BUSY_RETRY_AFTER_SECONDS = 1;
 
 function busyRetryAfter(remainingLeaseMs: unknown): number {
-  const ms = Number(remainingLeaseMs);
-  return Number.isFinite(ms) && ms > 0 ? Math.max(BUSY_RETRY_AFTER_SECONDS, Math.ceil(ms / 1000)) : BUSY_RETRY_AFTER_SECONDS;
+  // PTTL answers the ms left, or -1/-2 (no expiry / gone): those give the minimum; a reply that is
+  // not a number (NaN) too.
+  return Math.max(BUSY_RETRY_AFTER_SECONDS, Math.ceil(Number(remainingLeaseMs) / 1000) || 0);
 }
 
 /** Releases the lease only if it is still ours (compare-and-delete). */
@@ -113,27 +114,18 @@ function summary(entry: OutboxEntry, rows: Map<string, LedgerRow>): DeliveredAct
   });
 }
 
-/** Every action is done, dead or unknown: nothing is left to perform. */
-function allSettled(entry: OutboxEntry, rows: Map<string, LedgerRow>): boolean {
-  return entry.actions.every((a) => {
-    const state = rows.get(a.id)?.state;
-    return state !== undefined && isTerminal(state);
-  });
+/**
+ * The state the entry settles in once every action is done, dead or unknown (`failed` when any is
+ * dead or unknown: the tenant has something to look at), or null while an action is left to perform.
+ */
+function settledState(entry: OutboxEntry, rows: Map<string, LedgerRow>): 'done' | 'failed' | null {
+  const states = entry.actions.map((a) => rows.get(a.id)?.state);
+  if (!states.every(isTerminal)) return null;
+  return states.some((state) => state === 'dead' || state === 'unknown') ? 'failed' : 'done';
 }
 
-/** A settled entry is `failed` when any action is dead or unknown: the tenant has something to look at. */
-function finalState(entry: OutboxEntry, rows: Map<string, LedgerRow>): 'done' | 'failed' {
-  return entry.actions.some((a) => {
-    const state = rows.get(a.id)?.state;
-    return state === 'dead' || state === 'unknown';
-  })
-    ? 'failed'
-    : 'done';
-}
-
-type Opened =
-  | { kind: 'answered'; result: DeliveryResult }
-  | { kind: 'work'; entry: OutboxEntry; rows: Map<string, LedgerRow> };
+/** Either the answer (nothing this delivery may do), or the work: the entry and its ledger, with the lease held. */
+type Opened = { result: DeliveryResult } | { entry: OutboxEntry; rows: Map<string, LedgerRow> };
 
 /**
  * One round trip: try the lease (and see how long the holder's has left), read the entry and its
@@ -152,24 +144,28 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
   if (!parsed?.success) {
     // Expired or unreadable: nothing can ever deliver it, so it leaves the pending set (the
     // sweeper would otherwise publish it forever). An unreadable entry stays for inspection.
+    // The release is a compare-and-delete with this delivery's token: without the lease it deletes nothing.
     await session.multi((m) => {
       m.zrem(keys.outboxPending, turnId);
-      if (haveLease) m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
+      m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
-    return { kind: 'answered', result: { outcome: 'not_found', actions: [], problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"` } };
+    return { result: { outcome: 'not_found', actions: [], problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"` } };
   }
   const entry = parsed.data;
   const rows = ledgerRowsFromReply(rawLedger);
-  // Nothing left to perform: a repeated delivery is answered done whoever holds the lease.
-  if (allSettled(entry, rows) && (!haveLease || entry.state !== 'pending')) {
+  // Nothing left to perform: a repeated delivery is answered done whoever holds the lease. The
+  // state is the rows' (a closed entry's state was written from these same rows by closeDelivery;
+  // its rows change only through a re-drive, which sets the entry back to pending first).
+  const settled = settledState(entry, rows);
+  if (settled && (!haveLease || entry.state !== 'pending')) {
     if (haveLease) await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
-    return { kind: 'answered', result: { outcome: 'done', entryState: entry.state === 'pending' ? finalState(entry, rows) : entry.state, actions: summary(entry, rows) } };
+    return { result: { outcome: 'done', entryState: settled, actions: summary(entry, rows) } };
   }
-  if (!haveLease) return { kind: 'answered', result: { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) } };
-  return { kind: 'work', entry, rows };
+  if (!haveLease) return { result: { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) } };
+  return { entry, rows };
 }
 
-type ActionStep = { next: 'continue' } | { next: 'stop'; stop: Stop };
+/** Why a delivery stops before the end of its entry; null from deliverAction means go on. */
 type Stop = { outcome: 'retry'; retryAfterSeconds?: number } | { outcome: 'busy' };
 
 interface ActionRun {
@@ -181,39 +177,39 @@ interface ActionRun {
   record: (id: string, t: Transition) => void;
 }
 
-/** One action through the ledger: claim, call, record. Says whether the delivery goes on. */
-async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRow | undefined): Promise<ActionStep> {
+/** One action through the ledger: claim, call, record. Answers why the delivery stops, or null to go on. */
+async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRow | undefined): Promise<Stop | null> {
   const { ref, entry, now, record } = run;
   const idempotent = actsIdempotently(action);
   if (row?.state === 'claimed' && !idempotent) {
     const detail = 'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
     record(action.id, await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())));
-    return { next: 'continue' };
+    return null;
   }
   const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
   record(action.id, claim);
   if (!claim.applied) {
     // Lease lost, or another delivery moved the row: stop and let QStash come back.
-    if (claim.reason === 'lease' || !claim.row || !isTerminal(claim.row.state)) return { next: 'stop', stop: { outcome: 'busy' } };
-    return { next: 'continue' };
+    if (claim.reason === 'lease' || !isTerminal(claim.row?.state)) return { outcome: 'busy' };
+    return null;
   }
   const result = await actionKind(action.kind).perform(entry.channel, run.apis, entry.contactId, action.args);
   if (result.ok) {
     record(action.id, await markDone(ref, action.id, now(), result.note));
-    return { next: 'continue' };
+    return null;
   }
   const detail = failureText(result);
   if (result.kind === 'retryable' || (result.kind === 'timeout' && idempotent)) {
     record(action.id, await releaseClaim(ref, action.id, now(), detail));
-    return { next: 'stop', stop: { outcome: 'retry', ...(result.kind === 'retryable' && result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}) } };
+    return { outcome: 'retry', retryAfterSeconds: result.kind === 'retryable' ? result.retryAfterSeconds : undefined };
   }
   if (result.kind === 'timeout') {
     const why = `${detail}; the call may have been performed, so it is not resent`;
     record(action.id, await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())));
-    return { next: 'continue' };
+    return null;
   }
   record(action.id, await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())));
-  return { next: 'continue' };
+  return null;
 }
 
 export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryResult> {
@@ -221,7 +217,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   const now = input.now ?? (() => new Date());
   const fence: Fence = { leaseKey: leaseKey(tenantId, turnId), token: crypto.randomUUID(), leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS };
   const opened = await openDelivery(session, tenantId, turnId, fence);
-  if (opened.kind === 'answered') return opened.result;
+  if ('result' in opened) return opened.result;
   const { entry, rows } = opened;
   if (!rows.size && (await waitsForEarlierReply(session, entry, now()))) {
     // An earlier message of this contact still waits for its reply: this one goes after it.
@@ -232,34 +228,32 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   let stop: Stop | null = null;
   for (const action of entry.actions) {
     const row = rows.get(action.id);
-    if (row && isTerminal(row.state)) continue;
-    const step = await deliverAction(run, action, row);
-    if (step.next === 'stop') {
-      stop = step.stop;
-      break;
-    }
+    if (isTerminal(row?.state)) continue;
+    stop = await deliverAction(run, action, row);
+    if (stop) break;
   }
   if (stop?.outcome === 'busy') {
     // Not ours any more (or never settled): leave the entry to the delivery that holds the lease.
     await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
     return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
   }
-  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop);
+  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined);
 }
 
 /** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */
-async function closeDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence, entry: OutboxEntry, rows: Map<string, LedgerRow>, stop: Stop | null): Promise<DeliveryResult> {
+async function closeDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence, entry: OutboxEntry, rows: Map<string, LedgerRow>, retryAfterSeconds: number | undefined): Promise<DeliveryResult> {
   const keys = tenantKeys(tenantId);
-  const allTerminal = allSettled(entry, rows);
-  const next: OutboxEntry = { ...entry, state: allTerminal ? finalState(entry, rows) : 'pending', attempts: entry.attempts + 1 };
+  const settled = settledState(entry, rows);
+  const next: OutboxEntry = { ...entry, state: settled ?? 'pending', attempts: entry.attempts + 1 };
   await session.multi((m) => {
     m.set(keys.outbox(turnId), JSON.stringify(next), { keepTtl: true });
-    if (allTerminal) m.zrem(keys.outboxPending, turnId);
+    if (settled) m.zrem(keys.outboxPending, turnId);
     // Settled: the contact's later replies no longer wait for this one.
-    if (allTerminal && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
+    if (settled && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });
   const actions = summary(next, rows);
-  if (allTerminal) return { outcome: 'done', entryState: next.state, actions };
-  return { outcome: 'retry', ...(stop?.outcome === 'retry' && stop.retryAfterSeconds !== undefined ? { retryAfterSeconds: stop.retryAfterSeconds } : {}), entryState: next.state, actions };
+  if (settled) return { outcome: 'done', entryState: next.state, actions };
+  // Retry-After only when the API said (the route then sends it on).
+  return { outcome: 'retry', ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), entryState: next.state, actions };
 }

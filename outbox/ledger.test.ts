@@ -243,6 +243,8 @@ describe('isTerminal: done, dead and unknown are never delivered again', () => {
     ['unknown', true],
     ['pending', false],
     ['claimed', false],
+    // No row yet: still to be performed.
+    [undefined, false],
   ] as const)('%s → %s', (state, terminal) => {
     expect(isTerminal(state)).toBe(terminal);
   });

@@ -219,6 +219,7 @@ export async function readLedger(ref: LedgerRef): Promise<Map<string, LedgerRow>
   return ledgerRowsFromReply(reply);
 }
 
-export function isTerminal(state: LedgerState): boolean {
+/** Done, dead or unknown: nothing left to perform. No row (undefined) is not terminal. */
+export function isTerminal(state: LedgerState | undefined): boolean {
   return state === 'done' || state === 'dead' || state === 'unknown';
 }

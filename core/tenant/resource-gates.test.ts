@@ -68,6 +68,14 @@ describe('effectiveGate: a gate binds to the resource, whichever tool stages it'
     expect(effectiveGate(config, 'untag_contact', 'tag:vip')).toBe('approval');
     expect(effectiveGate(config, 'tag_contact', 'tag:vip')).toBe('none');
   });
+  it('a tool that acts on several resources gates each of them; one of the same kind with no declaration gates nothing (and no throw)', () => {
+    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour', 'flow:timetable'] });
+    expect(effectiveGate(config, 'send_media', 'flow:timetable')).toBe('confirm');
+    expect(effectiveGate(config, 'send_media', 'flow:studio_tour')).toBe('confirm');
+    const { send_tour: _declared, ...manifest } = config.manifest;
+    const undeclared: TenantConfig = { ...config, manifest };
+    expect(effectiveGate(undeclared, 'send_media', 'flow:timetable')).toBe('none');
+  });
   it('a read tool of the same name, or a tool declared read, gates nothing', () => {
     const base = withTourTool({ effect: 'read' });
     expect(effectiveGate(base, 'send_media', 'flow:studio_tour')).toBe('none');

@@ -37,11 +37,14 @@ export function effectiveGate(config: TenantConfig, toolName: string, resource: 
   const declaration = config.manifest[toolName];
   let gate: Gate = declaration ? gateOf(declaration) : 'none';
   const kind = config.tools.find((t) => t.name === toolName)?.kind;
-  if (!resource || !kind) return gate;
+  // Every tool of the same kind whose scope holds the resource lends its gate. No test of the
+  // tool's own or a read tool is needed: a read or undeclared tool's scope is empty, and the tool
+  // itself lends the gate we start from. With no resource, or no configured tool (no kind),
+  // nothing matches.
   for (const other of config.tools) {
-    const d = config.manifest[other.name];
-    if (!d || d.effect === 'read' || other.name === toolName || other.kind !== kind) continue;
-    if (toolScope(config, other.name).includes(resource)) gate = strongerGate(gate, gateOf(d));
+    if (other.kind !== kind || !toolScope(config, other.name).some((r) => r === resource)) continue;
+    // A non-empty scope means the tool is declared (toolScope).
+    gate = strongerGate(gate, gateOf(config.manifest[other.name]!));
   }
   return gate;
 }

@@ -407,8 +407,11 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     await writeEntry(session, entryFor(tenantId, turnId, sub, [tag]));
     await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [tag.id]: ledgerRow('unknown') }));
     await session.one((r) => r.set(leaseKey(tenantId, turnId), 'another-delivery', { px: 10_000 }));
+    const before = session.roundTrips;
     const result = await deliver(turnId);
     expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
+    // Answered in the one round trip that opens a delivery: no release of a lease it does not hold.
+    expect(session.roundTrips - before).toBe(1);
     expect(await leaseOf(turnId)).toBe('another-delivery');
     expect((await storedEntry(turnId)).state).toBe('pending');
   });
@@ -440,6 +443,9 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(await isPending(turnId)).toBe(true);
     const second = await deliver(turnId);
     expect(second.actions[0]?.detail).toBe('HTTP 503: Service unavailable (injected fault)');
+    // No Retry-After from the API: none in the result (the route then sends none of its own making).
+    expect(second.outcome).toBe('retry');
+    expect(Object.keys(second)).not.toContain('retryAfterSeconds');
     expect(await isPending(turnId)).toBe(true);
   });
 
@@ -581,5 +587,42 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     const ttl = await session.one((r) => r.ttl(tenantKeys(tenantId).ledger(turnId)));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(86_400);
+  });
+
+  it('settled actions are skipped without a claim: one round trip to open, two for each action performed, one to close', async () => {
+    // Rule: a re-delivery after a partial run pays only for what is left to do.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const [a1, a2, a3] = [1, 2, 3].map((n) => action(turnId, n, { kind: 'add_tag', args: { tag: 'interested' } }));
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [a1!, a2!, a3!]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a1!.id]: ledgerRow('done'), [a2!.id]: ledgerRow('dead') }));
+    const before = session.roundTrips;
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
+    expect(session.roundTrips - before).toBe(1 + 2 + 1);
+    expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
+  });
+
+  it('a send that times out with no words from the client is unknown, and its detail says there was no answer', async () => {
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } })]));
+    const silent: ManyChatApi = { ...client(sandbox), sendFlow: async () => ({ ok: false, kind: 'timeout' }) };
+    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat: silent } });
+    expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
+    expect(result.actions[0]).toMatchObject({ state: 'unknown', detail: 'no answer; the call may have been performed, so it is not resent' });
+  });
+
+  it('an action whose ledger row this code cannot read is never performed over: the delivery stops busy and calls nothing', async () => {
+    // Rule: fail closed. The row may record a call already made; without reading it, no call is safe.
+    const sub = newSubscriber(sandbox);
+    const turnId = uniqueId('turn_');
+    const send = action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
+    await writeEntry(session, entryFor(tenantId, turnId, sub, [send]));
+    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [send.id]: ledgerRow('performing') }));
+    const result = await deliver(turnId);
+    expect(result).toMatchObject({ outcome: 'busy', entryState: 'pending' });
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect(await leaseOf(turnId)).toBeNull();
   });
 });
