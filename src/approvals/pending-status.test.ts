@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
-import { pendingStatusLine, withPendingStatus } from './pending-status.js';
+import { pendingStatusLine, stagedStatusLine, withPendingStatus } from './pending-status.js';
 
 function row(...summaries: string[]): PinnedTerms {
   return { actions: summaries.map((summary) => ({ summary })) } as unknown as PinnedTerms;
@@ -23,6 +23,18 @@ describe('pendingStatusLine: what waits, from the rows, in the tenant\'s languag
     ['pt', 'Confirme com Sim ou Não: x.', 'Alguém da equipe vai revisar antes de qualquer coisa acontecer: y.'],
   ] as const)('%s', (locale, confirm, approval) => {
     expect(pendingStatusLine(locale, row('x'), [row('y')])).toBe(`${confirm}\n${approval}`);
+  });
+});
+
+describe('stagedStatusLine: the same line from gated actions not pinned yet (a shadow replay)', () => {
+  it('confirm-gated actions ask for Yes or No, approval-gated ones wait, ungated ones are not named; nothing gated, no line', () => {
+    const a = (gate: 'none' | 'confirm' | 'approval', summary: string) => ({ gate, summary });
+    expect(stagedStatusLine('en', [a('confirm', 'add tag "a"'), a('approval', 'remove tag "vip"'), a('none', 'send flow "x"'), a('confirm', 'add tag "b"')])).toBe(
+      'Please confirm with Yes or No: add tag "a"; add tag "b".\nA team member will review this before anything happens: remove tag "vip".',
+    );
+    expect(stagedStatusLine('de', [a('approval', 'y')])).toBe('Ein Teammitglied prüft das, bevor etwas passiert: y.');
+    expect(stagedStatusLine('en', [a('none', 'send flow "x"')])).toBe('');
+    expect(stagedStatusLine('en', [])).toBe('');
   });
 });
 
