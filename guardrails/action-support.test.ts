@@ -92,6 +92,8 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(check('what does it cost?', send('price_list')).supported).toBe(true);
     expect(check('do not send the price list', send('price_list')).supported).toBe(false);
     expect(check('where is the entrance?', send('directions')).supported).toBe(true);
+    // With keywords the description is not read: "studio prices" is price_list's description only.
+    expect(check('any studio news?', send('price_list')).supported).toBe(false);
     expect(check('hello', send('directions')).supported).toBe(false);
     expect(check('the price list please', send('menu'))).toEqual({ supported: false, why: 'message "menu": it is not a configured message' });
   });
@@ -143,6 +145,11 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports("Send me the timetable, I don't need the brochure", timetable).supported).toBe(true);
     expect(supports('Please send the timetable. No need to send it twice though? No, once.', timetable).supported).toBe(true);
     expect(supports('I already have the brochure, please send the timetable', timetable).supported).toBe(true);
+    expect(supports('already got timetable', timetable).supported).toBe(false);
+    // The verb within four words of the negator, and the pointing word right after the verb.
+    expect(supports('the timetable, there is no real reason to send it', timetable).supported).toBe(false);
+    expect(supports('the timetable, there is no real good reason to send it', timetable).supported).toBe(true);
+    expect(supports('the timetable, no need to send the brochure with it', timetable).supported).toBe(true);
   });
 
   it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {

@@ -1,5 +1,5 @@
 import type { StagedAction } from '../core/staged-action.js';
-import type { TenantConfig } from '../core/tenant/tenant-config.js';
+import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
 import { normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
 /**
@@ -62,13 +62,15 @@ function prepare(text: string): PreparedText {
   const words = wordsOf(text);
   const stems = words.map(stem);
   const normalized = normalizeText(text);
-  const sentenceOf = normalized.split(/[.!?;\n]+/).flatMap((sentence, n) => wordsOf(sentence).map(() => n));
-  // The same tokens either way; if a split ever disagreed, one sentence reads as before.
-  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf: sentenceOf.length === words.length ? sentenceOf : words.map(() => 0) };
+  // wordsOf splits at every non-letter, so the sentences' words are the text's words, in order.
+  const sentenceOf = normalized.split(/[.!?;\n]/).flatMap((sentence, n) => wordsOf(sentence).map(() => n));
+  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf };
 }
 
-const isNegator = (p: PreparedText, j: number) => NEGATORS.has(p.words[j]!) || (p.words[j] === 'do' && p.words[j + 1] === 'not');
-const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k]!) || ACTION_VERBS.has(p.words[k]!);
+/** ("do not": its "not" is the negator.) */
+const isNegator = (p: PreparedText, j: number) => NEGATORS.has(p.words[j] ?? '');
+const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k] ?? '') || ACTION_VERBS.has(p.words[k] ?? '');
+const alreadyHave = (p: PreparedText, j: number) => p.words[j] === 'already' && ALREADY_HAVE.has(p.words[j + 1] ?? '');
 
 /**
  * True when the word at `i` sits in a negation: right after a negator, or a negator then an
@@ -83,13 +85,13 @@ function negatedAt(p: PreparedText, i: number): boolean {
     if (!isNegator(p, j)) continue;
     for (let k = j + 1; k < i; k++) if (isActionVerb(p, k)) return true;
   }
-  for (let j = Math.max(0, i - 3); j < i - 1; j++) if (p.words[j] === 'already' && ALREADY_HAVE.has(p.words[j + 1]!)) return true;
-  const sentence = p.sentenceOf[i];
-  for (let j = i + 1; j < p.words.length && p.sentenceOf[j] === sentence; j++) {
+  // "already got timetable", "already have the timetable".
+  if (alreadyHave(p, i - 2) || alreadyHave(p, i - 3)) return true;
+  // Later: a negator, an action verb within four words, and a word pointing back, all in the
+  // word's sentence (the pronoun being in it, everything between is).
+  for (let j = i + 1; j < p.words.length; j++) {
     if (!isNegator(p, j)) continue;
-    for (let k = j + 1; k <= j + 4 && k < p.words.length && p.sentenceOf[k] === sentence; k++) {
-      if (isActionVerb(p, k) && BACK_REFERENCES.has(p.words[k + 1] ?? '') && p.sentenceOf[k + 1] === sentence) return true;
-    }
+    for (let k = j + 1; k <= j + 4; k++) if (isActionVerb(p, k) && BACK_REFERENCES.has(p.words[k + 1] ?? '') && p.sentenceOf[k + 1] === p.sentenceOf[i]) return true;
   }
   return false;
 }
@@ -127,7 +129,7 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       const phrases = [phraseOf(flow.name), ...flow.keywords.map(phraseOf)];
       // A real model reads the description; when the tenant gave no keywords it is the only vocabulary.
       if (!flow.keywords.length) phrases.push(...descriptionPhrases(flow.description));
-      return { what: `flow "${name}"`, phrases: phrases.filter((ph) => ph.length) };
+      return { what: `flow "${name}"`, phrases };
     }
     case 'send_content': {
       // Only a tenant's prepared message is the model's choice; the system's own messages are never staged by it.
@@ -137,22 +139,20 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       if (!content) return { what: `message "${name}"`, phrases: null, why: 'it is not a configured message' };
       const phrases = [phraseOf(content.name), ...content.keywords.map(phraseOf)];
       if (!content.keywords.length) phrases.push(...descriptionPhrases(content.description));
-      return { what: `message "${name}"`, phrases: phrases.filter((ph) => ph.length) };
+      return { what: `message "${name}"`, phrases };
     }
     case 'add_tag':
     case 'remove_tag': {
       const name = String(action.args.tag ?? '');
       const tag = config.tags.find((t) => t.name === name);
       if (!tag) return { what: `tag "${name}"`, phrases: null, why: 'it is not a configured tag' };
-      return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)].filter((ph) => ph.length) };
+      return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)] };
     }
   }
   return { what: `${action.kind} action`, phrases: null, why: 'the model cannot stage this kind on a contact\'s request' };
 }
 
-function fieldValueSupport(p: PreparedText, action: StagedAction, config: TenantConfig): string | null {
-  const field = config.fields.find((f) => f.name === action.args.field);
-  if (!field) return null;
+function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldConfig): string | null {
   const value = action.args.value;
   switch (field.type) {
     case 'number': {
@@ -186,8 +186,9 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, config: Tenant
 function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig): { ok: boolean; detail: string } {
   if (action.kind === 'set_field') {
     const field = String(action.args.field ?? '');
-    if (!config.fields.some((f) => f.name === field)) return { ok: false, detail: `field "${field}" is not a configured field` };
-    const hit = fieldValueSupport(p, action, config);
+    const configured = config.fields.find((f) => f.name === field);
+    if (!configured) return { ok: false, detail: `field "${field}" is not a configured field` };
+    const hit = fieldValueSupport(p, action, configured);
     return hit ? { ok: true, detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is in the contact's words (${hit})` } : { ok: false, detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is not in the contact's words` };
   }
   const key = keyPhrases(action, config);
