@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { testConfig } from '../../test/support/guardrail-input.js';
 import { recordingManyChatApi } from '../../test/support/recording-manychat-api.js';
 import type { MessengerApi } from './channel-api.js';
@@ -21,9 +22,14 @@ describe('send_content', () => {
     const { api, calls } = recordingManyChatApi();
     await sendContent.perform('manychat', { manychat: api }, '7', { text: 'hi', quickReplies: [button], messageTag: 'HUMAN_AGENT' });
     await sendContent.perform('manychat', { manychat: api }, '7', { text: 'plain' });
+    // A Messenger quick reply in the list is not ManyChat's to send.
+    await sendContent.perform('manychat', { manychat: api }, '7', { text: 'mixed', quickReplies: [{ content_type: 'text', title: 'Yes', payload: 'p' }, button] });
+    await sendContent.perform('manychat', { manychat: api }, '7', { text: 'only messenger', quickReplies: [{ content_type: 'text', title: 'Yes', payload: 'p' }] });
     expect(calls).toEqual([
       ['sendContent', '7', { text: 'hi', quickReplies: [button] }, 'HUMAN_AGENT'],
       ['sendContent', '7', { text: 'plain' }, undefined],
+      ['sendContent', '7', { text: 'mixed', quickReplies: [button] }, undefined],
+      ['sendContent', '7', { text: 'only messenger' }, undefined],
     ]);
   });
 });
@@ -43,7 +49,16 @@ describe('send_content as a tenant tool: one of the tenant\'s prepared messages,
     expect(tool.resolve({ content: 'menu' }, config)).toEqual({ ok: false, refusal: 'Refused: message "menu" is not configured. Allowed messages: price_list, directions.' });
     const narrowed = tool.narrow(config, (r) => r === 'content:directions');
     expect(tool.resolve({ content: 'price_list' }, narrowed)).toMatchObject({ ok: false });
+    expect(tool.resolve({ content: 'directions' }, narrowed)).toMatchObject({ ok: true });
     expect(tool.describe(config)).toBe('Prepared messages: price_list (the prices); directions (how to find us).');
+    const none = testConfig({ contents: [] });
+    expect(tool.describe(none)).toBe('Prepared messages: none configured.');
+    expect(tool.resolve({ content: 'menu' }, none)).toEqual({ ok: false, refusal: 'Refused: message "menu" is not configured. Allowed messages: none.' });
+  });
+  it("the model is told the names it may choose from (the input schema's description)", () => {
+    const described = (c: typeof config) => (z.toJSONSchema(tool.input(c) as z.ZodType) as unknown as { properties: { content: { description?: string } } }).properties.content.description;
+    expect(described(config)).toBe('One of: price_list, directions');
+    expect(described(testConfig({ contents: [] }))).toBe('One of: (none)');
   });
   it('a prepared message carries exactly its configured text, no tag and no buttons', () => {
     expect(sendContent.check({ content: 'price_list', text: prices }, config)).toBeNull();
@@ -60,7 +75,16 @@ describe('send_content as a tenant tool: one of the tenant\'s prepared messages,
     };
     expect(sendContent.performsOn('messenger')).toBe(true);
     await sendContent.perform('messenger', { messenger }, '991', { content: 'price_list', text: prices });
-    expect(sent).toEqual([['991', { text: prices }, {}]]);
+    // A system message on Messenger: its Messenger quick replies (not ManyChat's buttons), the window's time and tag passed on.
+    const yes = { content_type: 'text', title: 'Yes', payload: 'p' };
+    const manychatButton = { type: 'dynamic_block_callback', caption: 'Yes', url: 'https://agent.example/x', method: 'post', payload: {} };
+    await sendContent.perform('messenger', { messenger }, '991', { text: 'Confirm?', quickReplies: [manychatButton, yes], lastInboundAt: '2026-01-01T00:00:00.000Z', messageTag: 'ACCOUNT_UPDATE' });
+    await sendContent.perform('messenger', { messenger }, '991', { text: 'Buttons only for ManyChat', quickReplies: [manychatButton] });
+    expect(sent).toEqual([
+      ['991', { text: prices }, {}],
+      ['991', { text: 'Confirm?', quickReplies: [yes] }, { lastInboundAt: '2026-01-01T00:00:00.000Z', messageTag: 'ACCOUNT_UPDATE' }],
+      ['991', { text: 'Buttons only for ManyChat' }, {}],
+    ]);
   });
 });
 
@@ -97,5 +121,9 @@ describe('send_content: media URLs', () => {
     const sixty = 'a'.repeat(60);
     expect(sendContent.summary({ text: sixty }, config)).toBe(`send a message: "${sixty}"`);
     expect(sendContent.summary({ text: `${sixty}b` }, config)).toBe(`send a message: "${'a'.repeat(59)}…"`);
+    // A prepared message is summarised by its name and description; a name not configured, by its text.
+    const withPrices = testConfig({ contents: [{ name: 'price_list', description: 'the prices', text: 'x' }] });
+    expect(sendContent.summary({ content: 'price_list', text: 'x' }, withPrices)).toBe('send "price_list" (the prices)');
+    expect(sendContent.summary({ content: 'menu', text: 'x' }, withPrices)).toBe('send a message: "x"');
   });
 });

@@ -40,7 +40,8 @@ export const sendContent = defineActionKind({
     return preparedProblem(args, config) ?? mediaProblem({ args: content }, config.guardrails.actions.mediaHosts);
   },
   summary: (args, config) => {
-    const prepared = args.content === undefined ? undefined : config.contents.find((c) => c.name === args.content);
+    // A system message has no content name, and no prepared message is named undefined.
+    const prepared = config.contents.find((c) => c.name === args.content);
     if (prepared) return `send "${prepared.name}" (${prepared.description})`;
     return `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`;
   },
