@@ -150,6 +150,8 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('the timetable, there is no real reason to send it', timetable).supported).toBe(false);
     expect(supports('the timetable, there is no real good reason to send it', timetable).supported).toBe(true);
     expect(supports('the timetable, no need to send the brochure with it', timetable).supported).toBe(true);
+    // The pointing word must be in the word's sentence: here the negator is, the request is not.
+    expect(supports('Do you have the timetable, or no? Send it please', timetable).supported).toBe(true);
   });
 
   it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {
