@@ -11,7 +11,7 @@ import { claimDelivery } from '../../src/turn/claim-delivery.js';
 import { signQStashDelivery } from '../support/qstash-signature.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, sandboxCallsFor, seedTenant, session, workerEnv } from '../support/workers-env.js';
-import { newPsid, postMessenger, seedMessengerTenant, turnIds, webhookBody } from './messenger-helpers.js';
+import { deliverMessenger, echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody } from './messenger-helpers.js';
 import { appWith, outboxEntry, turnRecord, type AppUnderTest } from './turn-helpers.js';
 import { tenantApi } from './tenant-api.js';
 
@@ -181,6 +181,32 @@ describe('a suspended tenant: confirmation buttons', () => {
     expect((await loadPinned(session(), t.tenantId, pendingId))?.status).toBe('pending');
     expect(await outboxEntry(t.tenantId, pendingId)).toBeNull();
     expect(await outboxEntry(t.tenantId, `${pendingId}.answer`)).toBeNull();
+  });
+});
+
+describe('a suspended tenant: Messenger messages', () => {
+  it('each message gets the polite suspendedReply through the outbox, once per mid (Meta retries it); no turn, no model call', async () => {
+    const t = await seedMessengerTenant({ suspendedReply: SUSPENDED_REPLY });
+    const psid = await newPsid(t);
+    const model = echoModel();
+    const app = appWith(model);
+    await setTenantStatus(session(), t.tenantId, 'suspended');
+    const body = webhookBody(t, [textItem(t, psid, `m_${psid}_s1`, 'are you open?', Date.now())]);
+    for (let i = 0; i < 3; i++) {
+      const res = await postMessenger(app, t, body);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-tenant-suspended')).toBe('1');
+    }
+    await app.settle();
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(await turnIds(t.tenantId)).toEqual([]);
+    const keys = (await session().one((r) => r.keys(`t:${t.tenantId}:outbox:sus_*`))) as string[];
+    expect(keys).toHaveLength(1);
+    const entryId = keys[0]!.split(':outbox:')[1]!;
+    expect((await outboxEntry(t.tenantId, entryId))?.actions.map((a) => [a.tool, a.kind, a.args.text])).toEqual([['system:suspended', 'send_content', SUSPENDED_REPLY]]);
+    expect((await deliverMessenger(t, entryId)).outcome).toBe('done');
+    expect((await deliverMessenger(t, entryId)).outcome).toBe('done');
+    expect((await sentTo(psid)).map(textOf)).toEqual([SUSPENDED_REPLY]);
   });
 });
 

@@ -8,6 +8,7 @@ import { logRefusedLookup, lookupTenantFromPath, storageUnavailable } from '../.
 import { waitUntilOf } from '../../http/wait-until.js';
 import { MessengerWebhookSchema } from './events-schema.js';
 import { processMessengerEvents } from './process-events.js';
+import { replySuspended } from './system-reply.js';
 import { ABSENT_SECRET, authenticateMessengerWebhook, secretsOf } from './signature-auth.js';
 import { readEvents } from './read-events.js';
 
@@ -67,8 +68,10 @@ export function messengerRoutes() {
     const counts = { messages: 0, presses: 0, ignored: 0 };
     for (const e of events) counts[e.kind === 'message' ? 'messages' : e.kind === 'confirm' ? 'presses' : 'ignored']++;
     if (tenant.meta.status === 'suspended') {
-      // An operator suspended the tenant: acknowledged (Meta must not retry), nothing run or sent.
+      // An operator suspended the tenant: acknowledged (Meta must not retry), no turn; each
+      // message gets the tenant's polite suspendedReply through the outbox, nothing else is sent.
       c.header('x-tenant-suspended', '1');
+      waitUntilOf(c)(replySuspended(c.get('services'), tenant.config, events));
       return c.json({ received: counts, processed: false });
     }
     if (c.get('storageDown')) return keepThroughOutage(c as unknown as Context<AppContext>, tenant, events, counts);

@@ -3,15 +3,13 @@ import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import { channelApisFor } from '../../tenants/channel-apis.js';
 import type { TurnRecord } from '../../../core/turn-record.js';
-import { buildOutboxEntry } from '../../../core/outbox-entry.js';
-import { publishCommitted } from '../../../outbox/commit.js';
-import { commitNoticeEntry } from '../../../outbox/commit-notice.js';
 import { enterReplyOrder } from '../../../outbox/reply-order.js';
 import type { Services } from '../../http/app-context.js';
 import { newTurnId } from '../../turn/handle-inbound.js';
 import { replySequenceOf } from '../../turn/reply-sequence.js';
 import { runTurn } from '../../turn/run-turn.js';
 import { startTurn } from '../../turn/start-turn.js';
+import { sendSystemReply } from './system-reply.js';
 import { turnDeps } from '../../turn/turn-deps.js';
 
 export type MessengerTurnOutcome =
@@ -71,15 +69,5 @@ async function showTyping(services: Services, secrets: TenantSecrets, psid: stri
  * delivery's digest, so Meta's retries of the same `mid` queue it once.
  */
 async function sendLimitedReply(services: Services, config: TenantConfig, inbound: InboundMessage, digest: string, text: string): Promise<void> {
-  const entryId = `rl_${digest.slice(0, 40)}`;
-  const entry = buildOutboxEntry({
-    entryId,
-    tenantId: config.tenantId,
-    channel: 'messenger',
-    contactId: inbound.contactId,
-    actions: [{ id: `${entryId}.text`, tool: 'system:rate-limit', kind: 'send_content', args: { text, lastInboundAt: inbound.contact.lastInteraction ?? inbound.receivedAt }, effect: 'write', idempotent: false, gate: 'none', summary: 'tell the contact to slow down' }],
-    now: new Date(),
-    retentionDays: config.retentionDays,
-  });
-  if (await commitNoticeEntry(services.redis(), entry)) await publishCommitted(services.publisher(), entry);
+  await sendSystemReply(services, config, inbound, { entryId: `rl_${digest.slice(0, 40)}`, tool: 'system:rate-limit', summary: 'tell the contact to slow down', text });
 }
