@@ -84,6 +84,9 @@ describe('npm start, for a new business', () => {
     expect(output).toContain(facts.operatorSecret);
     expect(output).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
     expect(output).not.toContain('workers.cloudflare.com');
+    // The Redis it uses, with the version the server itself reports (INFO), so an old one is seen up front.
+    expect(facts.redisVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(output).toContain(`version ${facts.redisVersion}`);
   });
 
   it('a new page, a new contact and a new flow: the flow is performed; an approval past its expiry is expired by the cron within two minutes', async () => {
