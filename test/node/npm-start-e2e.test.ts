@@ -105,9 +105,12 @@ describe('npm start, for a new business', () => {
     await waitFor('the turn log line', 10_000, async () => output.includes(`"event":"turn","turnId":"${first.headers.get('x-turn-id')}"`));
 
     // Sending the flow now waits for the tenant's approval.
-    const config = (await (await api('GET', `/v1/tenants/${TENANT}/config`, adminSecret)).json()) as { manifest: Record<string, Record<string, unknown>> };
-    const put = await api('PUT', `/v1/tenants/${TENANT}/config`, adminSecret, { ...config, manifest: { ...config.manifest, send_media: { effect: 'write', approval: 'pinned' } } });
+    const config = (await (await api('GET', `/v1/tenants/${TENANT}/config`, adminSecret)).json()) as { manifest: Record<string, Record<string, unknown>>; flows: unknown[] };
+    const TIMETABLE = { name: 'summer_timetable', ns: 'content20260101000000_000043', description: 'the summer timetable', keywords: ['summer'] };
+    const put = await api('PUT', `/v1/tenants/${TENANT}/config`, adminSecret, { ...config, flows: [...config.flows, TIMETABLE], manifest: { ...config.manifest, send_media: { effect: 'write', approval: 'pinned' } } });
     expect(put.status, await put.clone().text()).toBe(200);
+    // A later save is mirrored too: the flow it adds exists on the page.
+    await waitFor('the sandbox to mirror the saved config', 10_000, async () => output.includes(`[sandbox] tenant "${TENANT}" → ManyChat page 2000002: 2 flows`));
     const other = String(8_000_000_000 + Math.floor(Math.random() * 1e9));
     expect((await message(webhookSecret, other, 'Please send me the price list')).status).toBe(200);
     const { approvals } = (await (await api('GET', `/v1/tenants/${TENANT}/approvals`, adminSecret)).json()) as { approvals: { id: string }[] };
