@@ -8,7 +8,7 @@
  * prefix; a record naming another tenant is dropped).
  *
  *   --config FILE        the candidate config (JSON; default: the tenant's stored config)
- *   --ids a,b            these turns only; else the newest --limit (default 100), filtered by
+ *   --ids a,b            these turns only; else the newest --limit (default 100) that match
  *   --decision D --contact ID --since ISO --until ISO
  *   --json               the report as JSON
  *   --model-url URL      an OpenAI-compatible server (the local model sandbox, say) that answers

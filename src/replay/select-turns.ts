@@ -1,8 +1,9 @@
 import type { RedisSession } from '../../core/storage/redis-session.js';
+import { tenantKeys } from '../../core/storage/keys.js';
 import type { TurnRecord } from '../../core/turn-record.js';
-import { loadTurnRecords, newestTurnIds } from '../dashboard/data/turns.js';
+import { loadTurnRecords } from '../dashboard/data/turns.js';
 
-/** Which recorded turns a replay takes: these ids, or the newest `limit` narrowed by the rest. */
+/** Which recorded turns a replay takes: these ids, or the newest `limit` that match the rest. */
 export interface TurnFilter {
   ids?: string[];
   limit: number;
@@ -13,17 +14,37 @@ export interface TurnFilter {
   until?: string;
 }
 
+/** Records read per page while looking for matches, and at most in all (a filter that matches little stops there). */
+const PAGE = 200;
+export const MAX_SCANNED = 5000;
+
+const matches = (filter: TurnFilter) => (r: TurnRecord) =>
+  (!filter.decision || r.decision === filter.decision) &&
+  (!filter.contact || r.contactId === filter.contact) &&
+  (!filter.since || r.startedAt >= filter.since) &&
+  (!filter.until || r.startedAt < filter.until);
+
 /**
- * The tenant's recorded turns for a replay, oldest first. Reads only under the tenant's key
- * prefix, and drops a record naming another tenant, so a replay can never see another tenant's turn.
+ * The tenant's recorded turns for a replay, oldest first: the given ids, or the newest `limit`
+ * turns that match the filter — read newest first from the contact's own index when a contact
+ * is named (else the tenant's turn log), only within the time range (both are scored by the
+ * turn's start), a page at a time until `limit` match or `MAX_SCANNED` were read. Reads only
+ * under the tenant's key prefix, and drops a record naming another tenant, so a replay can never
+ * see another tenant's turn.
  */
 export async function selectTurns(session: RedisSession, tenantId: string, filter: TurnFilter): Promise<TurnRecord[]> {
-  const ids = filter.ids ?? (await newestTurnIds(session, tenantId, filter.limit)).ids;
-  const records = await loadTurnRecords(session, tenantId, ids);
-  return records
-    .filter((r) => !filter.decision || r.decision === filter.decision)
-    .filter((r) => !filter.contact || r.contactId === filter.contact)
-    .filter((r) => !filter.since || r.startedAt >= filter.since)
-    .filter((r) => !filter.until || r.startedAt < filter.until)
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const keep = matches(filter);
+  const oldestFirst = (records: TurnRecord[]) => records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  if (filter.ids) return oldestFirst((await loadTurnRecords(session, tenantId, filter.ids)).filter(keep));
+  const keys = tenantKeys(tenantId);
+  const index = filter.contact ? keys.contactTurns(filter.contact) : keys.turnLog;
+  const newest = filter.until ? (`(${Date.parse(filter.until)}` as const) : ('+inf' as const);
+  const oldest = filter.since ? Date.parse(filter.since) : ('-inf' as const);
+  const found: TurnRecord[] = [];
+  for (let offset = 0; found.length < filter.limit && offset < MAX_SCANNED; offset += PAGE) {
+    const ids = (await session.one((r) => r.zrange(index, newest, oldest, { byScore: true, rev: true, offset, count: PAGE }))) as string[];
+    found.push(...(await loadTurnRecords(session, tenantId, ids)).filter(keep));
+    if (ids.length < PAGE) break;
+  }
+  return oldestFirst(found.sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, filter.limit));
 }

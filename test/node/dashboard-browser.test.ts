@@ -233,7 +233,7 @@ describe('the dashboard in headless Chromium', () => {
   it('replays recent turns with nothing performed, and the audit log shows who did what', async () => {
     const before = stack.manychat.calls().length;
     await page.goto(`${base()}/dashboard/replay`);
-    await page.getByLabel('Newest turns to read').fill('5');
+    await page.getByLabel('Newest matching turns to replay').fill('5');
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.locator('#replay-summary').waitFor();
     expect(await page.locator('section[aria-labelledby="replay-report"]').textContent()).toContain('nothing was sent, committed or saved');

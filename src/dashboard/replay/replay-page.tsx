@@ -42,7 +42,7 @@ export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, erro
     </p>
     <form method="post" action={`${BASE}/replay`} class="card">
       <CsrfField token={dash.csrf} />
-      <Field id="ids" label="Turn ids (one a line; empty: the newest turns, narrowed below)" errors={errors}>
+      <Field id="ids" label="Turn ids (one a line; empty: the newest turns that match below)" errors={errors}>
         <textarea id="replay-ids" name="ids" {...invalid(errors, 'ids')}>
           {values.ids ?? ''}
         </textarea>
@@ -65,7 +65,7 @@ export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, erro
       <Field id="until" label="Until (UTC)" errors={errors}>
         <input id="replay-until" name="until" type="datetime-local" value={values.until ?? ''} {...invalid(errors, 'until')} />
       </Field>
-      <Field id="limit" label="Newest turns to read" errors={errors}>
+      <Field id="limit" label="Newest matching turns to replay" errors={errors}>
         <input id="replay-limit" name="limit" type="number" min="1" value={values.limit || '50'} {...invalid(errors, 'limit')} />
       </Field>
       <Field id="config" label="Candidate config (JSON; your current config to start with)" errors={errors}>
