@@ -69,6 +69,17 @@ describe('completion-claims: what backs each kind of claim', () => {
     const mixed = [act.tag('interested'), { ...act.field('preferred_class', 'yoga'), gate: 'confirm' as const }];
     expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: mixed, reply: { text: 'Done!' } }))).outcome).toBe('veto');
   });
+  it('"deleted" needs an ungated destructive action; a pending (approval) one or a plain write does not back it', async () => {
+    const claim = 'Your data has been deleted.';
+    const remove = (gate: StagedAction['gate'], effect: StagedAction['effect']): StagedAction => ({ ...act.untag('interested'), gate, effect });
+    const judgeWith = (a: StagedAction) => verdictOf(completionClaimsGuardrail, turnInput({ staged: [a], steps: [stagingStep(1, [a])], reply: { text: claim } }));
+    expect((await judgeWith(remove('none', 'destructive'))).outcome).toBe('pass');
+    const pending = await judgeWith(remove('approval', 'destructive'));
+    expect(pending.outcome).toBe('veto');
+    expect(pending.reason).toContain('it says something was deleted, but no ungated destructive action was staged');
+    expect((await judgeWith(remove('none', 'write'))).outcome).toBe('veto');
+    expect((await judge(claim, 'nothing')).outcome).toBe('veto');
+  });
   it('"approved" is never backed', async () => {
     const v = await judge('Your booking is confirmed.', 'ungated-tag');
     expect(v.outcome).toBe('veto');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
 import { REST_ENTRY, ToolOrderError } from '../core/tenant/tool-order.js';
 import { testConfig, turnInput } from '../test/support/guardrail-input.js';
-import { buildTurnTools, effectOfKind, manifestDrift, registrationProblem, REPLY_TOOL_NAME } from './registry.js';
+import { buildTurnTools, effectiveToolOrder, effectOfKind, manifestDrift, registrationProblem, REPLY_TOOL_NAME } from './registry.js';
 import { TurnStaging } from './staging.js';
 
 const inbound = turnInput().inbound;
@@ -70,6 +70,27 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
     expect(set.order).not.toContain('tag_contact');
     expect(set.tools.tag_contact).toBeUndefined();
     expect(set.refused).toEqual(['tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered']);
+  });
+
+  it('a channel is not offered a write it cannot perform, and says why; reads and writes it can perform stay', () => {
+    const config = testConfig();
+    const set = buildTurnTools({ config, inbound: { ...inbound, channel: 'messenger' }, staging: new TurnStaging('turn_reg') });
+    const writes = config.tools.filter((t) => !['lookup_contact', 'search_faq'].includes(t.kind));
+    expect(writes.length).toBeGreaterThan(0);
+    for (const t of writes) expect(set.order, t.name).not.toContain(t.name);
+    expect(set.refused).toEqual(writes.map((t) => `tool "${t.name}" stages ${t.kind}, which channel messenger cannot perform; not offered on this channel`));
+    expect(set.order).toEqual(expect.arrayContaining([REPLY_TOOL_NAME, ...config.tools.filter((t) => !writes.includes(t)).map((t) => t.name)]));
+  });
+
+  it('effectiveToolOrder: the order the model is offered (reply included) and why a configured tool is not, as buildTurnTools has them', () => {
+    const base = testConfig();
+    expect(effectiveToolOrder(base)).toEqual({ order: buildTurnTools(ctx(base)).order, notRegistered: [] });
+    const refusedTag = { ...base, manifest: { ...base.manifest, tag_contact: { effect: 'read' as const } }, toolOrder: ['tag_contact', 'reply', REST_ENTRY] };
+    const effective = effectiveToolOrder(refusedTag);
+    expect(effective.notRegistered).toEqual(['tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered']);
+    expect(effective.order[0]).toBe('reply');
+    expect(effective.order).not.toContain('tag_contact');
+    expect(effective.order).toEqual(buildTurnTools(ctx(refusedTag), refusedTag.toolOrder).order);
   });
 
   it('a tenant order is followed; naming a refused tool is not an error, naming an unknown one is', () => {
