@@ -46,5 +46,5 @@ export async function selectTurns(session: RedisSession, tenantId: string, filte
     found.push(...(await loadTurnRecords(session, tenantId, ids)).filter(keep));
     if (ids.length < PAGE) break;
   }
-  return oldestFirst(found.sort((a, b) => b.startedAt.localeCompare(a.startedAt)).slice(0, filter.limit));
+  return oldestFirst(found).slice(-filter.limit);
 }
