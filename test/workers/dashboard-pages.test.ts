@@ -9,6 +9,8 @@ import { DashboardClient, formFields } from '../support/dashboard-client.js';
 import { newContact, seedTenant, session, uniqueId, workerEnv } from '../support/workers-env.js';
 import { expireDueApprovals } from '../../src/approvals/decide-approval.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
+import { deadLetterFor } from '../../outbox/dead-letters.js';
+import { claimAction, markDead, markDone, markUnknown, releaseClaim } from '../../outbox/ledger.js';
 
 async function dashboardTenant(overrides = {}) {
   const t = await seedTenant(overrides);
@@ -197,6 +199,53 @@ describe('approvals, turns, health', () => {
     const health = await client.page('/dashboard/health');
     expect(health.html).toContain('<svg');
     expect(health.html).toMatch(/<td>content<\/td><td>1<\/td><td>0<\/td>/);
+  });
+
+  it("a turn's page shows each action's real delivery state and attempts, as the ledger holds them", async () => {
+    const t = await dashboardTenant();
+    const contactId = await newContact();
+    const model = scriptedModel([
+      {
+        calls: [
+          { tool: 'send_media', input: { flow: 'brochure' } },
+          { tool: 'send_media', input: { flow: 'timetable' } },
+          { tool: 'tag_contact', input: { tag: 'interested' } },
+        ],
+        reply: reply('Sure.'),
+      },
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sure.') },
+    ]);
+    const app = appWith(model);
+    const first = (await app.post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'I am interested: send me the brochure and the timetable' })).headers.get('x-turn-id')!;
+    const second = (await app.post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'The brochure again please' })).headers.get('x-turn-id')!;
+    const entry = (await outboxEntry(t.tenantId, first))!;
+    const other = (await outboxEntry(t.tenantId, second))!;
+    const [performed, dead, retrying] = entry.actions as [(typeof entry.actions)[0], (typeof entry.actions)[0], (typeof entry.actions)[0]];
+    const unknown = other.actions[0]!;
+    expect(entry.actions).toHaveLength(3);
+    // What delivery records, through the ledger's own transitions.
+    const ref = { session: session(), tenantId: t.tenantId, turnId: first };
+    const otherRef = { ...ref, turnId: second };
+    const now = new Date();
+    for (const a of entry.actions) expect((await claimAction(ref, a.id, now)).applied).toBe(true);
+    await markDone(ref, performed.id, now);
+    await markDead(ref, dead.id, now, 'ManyChat: flow not found', deadLetterFor(entry, dead, 'dead', 'ManyChat: flow not found', now));
+    await releaseClaim(ref, retrying.id, now, 'ManyChat 503');
+    await claimAction(ref, retrying.id, now);
+    await releaseClaim(ref, retrying.id, now, 'ManyChat 503 again');
+    await claimAction(otherRef, unknown.id, now);
+    await markUnknown(otherRef, unknown.id, now, 'no answer in 8 s', deadLetterFor(other, unknown, 'unknown', 'no answer in 8 s', now));
+    const client = await login(t);
+    const badges = async (turnId: string) => {
+      const { html } = await client.page(`/dashboard/turns/${turnId}`);
+      return [...html.matchAll(/<td><span class="badge ([a-z ]+)">[a-z ]+<\/span><\/td><td>(\d+)<\/td><td>([^<]*)<\/td>/g)].map((m) => m.slice(1));
+    };
+    expect(await badges(first)).toEqual([
+      ['performed', '1', ''],
+      ['dead', '1', 'ManyChat: flow not found'],
+      ['retrying', '2', 'ManyChat 503 again'],
+    ]);
+    expect(await badges(second)).toEqual([['unknown', '1', 'no answer in 8 s']]);
   });
 });
 

@@ -1,8 +1,9 @@
-import { OutboxEntrySchema, type LedgerRow, type OutboxEntry } from '../../../core/outbox-entry.js';
 import { tenantKeys } from '../../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
 import type { TurnRecord } from '../../../core/turn-record.js';
-import { parseLedgerRow } from '../../../outbox/ledger.js';
+import { readDeliveries, type EntryDelivery } from '../../../outbox/delivery-state.js';
+
+export { deliveryStateOf, type DeliveryState, type EntryDelivery } from '../../../outbox/delivery-state.js';
 
 /**
  * The turn log as the dashboard reads it: always under the session's tenant prefix, so a turn id
@@ -67,47 +68,7 @@ export async function searchTurns(redis: RedisSession, tenantId: string, query: 
   return { turns: hits.slice(query.offset, query.offset + query.limit), more: hits.length > query.offset + query.limit, total };
 }
 
-/** What became of an action: the ledger's word, in the dashboard's vocabulary. */
-export type DeliveryState = 'pending' | 'retrying' | 'in flight' | 'performed' | 'unknown' | 'dead';
-
-export function deliveryStateOf(row: LedgerRow | null): DeliveryState {
-  if (!row) return 'pending';
-  switch (row.state) {
-    case 'pending':
-      return row.attempts > 0 ? 'retrying' : 'pending';
-    case 'claimed':
-      return 'in flight';
-    case 'done':
-      return 'performed';
-    default:
-      return row.state;
-  }
-}
-
-export interface EntryDelivery {
-  entry: OutboxEntry;
-  rows: Record<string, LedgerRow | null>;
-}
-
-/** Outbox entries (a turn's own, and those its approvals created) with each action's ledger row. */
+/** Outbox entries (a turn's own, and those its approvals created) with each action's ledger row, read through the outbox's reader. */
 export async function loadDeliveries(redis: RedisSession, tenantId: string, entryIds: string[]): Promise<EntryDelivery[]> {
-  const keys = tenantKeys(tenantId);
-  const ids = entryIds.filter((id) => TURN_ID.test(id));
-  if (!ids.length) return [];
-  const raw = await redis.pipeline((p) => {
-    for (const id of ids) {
-      p.get(keys.outbox(id));
-      p.hgetall(keys.ledger(id));
-    }
-  });
-  const out: EntryDelivery[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    const entry = OutboxEntrySchema.safeParse(parseJson(raw[2 * i]));
-    if (!entry.success || entry.data.tenantId !== tenantId) continue;
-    const ledger = (raw[2 * i + 1] ?? {}) as Record<string, unknown>;
-    const rows: Record<string, LedgerRow | null> = {};
-    for (const action of entry.data.actions) rows[action.id] = parseLedgerRow(ledger[action.id]);
-    out.push({ entry: entry.data, rows });
-  }
-  return out;
+  return readDeliveries(redis, tenantId, entryIds.filter((id) => TURN_ID.test(id)));
 }

@@ -110,7 +110,7 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       {deliveries.map((d) => (
         <DataTable columns={['Action', 'Delivery', 'Attempts', 'Detail', 'Re-drive']} caption={<>Outbox entry {d.entry.turnId}</>}>
           {d.entry.actions.map((a) => {
-            const row = d.rows[a.id] ?? null;
+            const row = d.rows.get(a.id) ?? null;
             const state = deliveryStateOf(row);
             return (
               <tr>
