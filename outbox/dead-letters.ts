@@ -3,7 +3,7 @@ import { actionKind } from '../core/actions/index.js';
 import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
 import { tenantKeys } from '../core/storage/keys.js';
-import { parseLedgerRow, resetForRedrive } from './ledger.js';
+import { ledgerKey, parseLedgerRow, resetForRedrive } from './ledger.js';
 import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
 
@@ -67,7 +67,7 @@ export async function listDeadLetters(session: RedisSession, tenantId: string, l
   const letters = raw.map((item) => DeadLetterSchema.safeParse(parseJson(item))).flatMap((p) => (p.success ? [p.data] : []));
   if (!letters.length) return [];
   const rows = await session.pipeline((p) => {
-    for (const l of letters) p.hget(keys.ledger(l.entryId ?? l.turnId), l.actionId);
+    for (const l of letters) p.hget(ledgerKey(tenantId, l.entryId ?? l.turnId), l.actionId);
   });
   return letters.map((l, i) => ({ ...l, currentState: parseLedgerRow(rows[i])?.state ?? null }));
 }
@@ -105,7 +105,7 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
   const keys = tenantKeys(tenantId);
   const [rawEntry, rawRow] = await session.pipeline((p) => {
     p.get(keys.outbox(turnId));
-    p.hget(keys.ledger(turnId), actionId);
+    p.hget(ledgerKey(tenantId, turnId), actionId);
   });
   const entry = OutboxEntrySchema.safeParse(parseJson(rawEntry));
   if (!entry.success) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };

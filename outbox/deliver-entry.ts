@@ -7,6 +7,7 @@ import {
   isTerminal,
   leaseKey,
   ledgerRowsFromReply,
+  ledgerKey,
   markDead,
   markDone,
   markUnknown,
@@ -137,7 +138,7 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
     p.set(fence.leaseKey, fence.token, { nx: true, px: fence.leaseMs });
     p.pttl(fence.leaseKey);
     p.get(keys.outbox(turnId));
-    p.hgetall(keys.ledger(turnId));
+    p.hgetall(ledgerKey(tenantId, turnId));
   });
   const haveLease = leaseReply === 'OK';
   const parsed = rawEntry == null ? null : OutboxEntrySchema.safeParse(parseJson(rawEntry));

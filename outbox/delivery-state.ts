@@ -1,7 +1,7 @@
 import { OutboxEntrySchema, type LedgerRow, type OutboxEntry } from '../core/outbox-entry.js';
 import { tenantKeys } from '../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { ledgerRowsFromReply } from './ledger.js';
+import { ledgerKey, ledgerRowsFromReply } from './ledger.js';
 
 /**
  * What became of each committed action, read the way delivery reads it: the entry and its
@@ -21,7 +21,7 @@ export async function readDeliveries(session: RedisSession, tenantId: string, en
   const raw = await session.pipeline((p) => {
     for (const id of entryIds) {
       p.get(keys.outbox(id));
-      p.hgetall(keys.ledger(id));
+      p.hgetall(ledgerKey(tenantId, id));
     }
   });
   const out: EntryDelivery[] = [];

@@ -86,6 +86,11 @@ end
 return {1, encoded}
 `;
 
+/** The ledger hash of one entry: only this module names it (a pipeline elsewhere queues its read through `ledgerKey`, and parses the reply with `ledgerRowsFromReply` / `parseLedgerRow`). */
+export function ledgerKey(tenantId: string, entryId: string): string {
+  return tenantKeys(tenantId).ledger(entryId);
+}
+
 /** The per-entry delivery lease (see deliver-entry.ts); beside the entry, under the tenant prefix. */
 export function leaseKey(tenantId: string, turnId: string): string {
   return `${tenantKeys(tenantId).outbox(turnId)}:lease`;
@@ -215,7 +220,7 @@ export function ledgerRowsFromReply(reply: unknown): Map<string, LedgerRow> {
 
 /** Every row of one entry's ledger (one round trip). */
 export async function readLedger(ref: LedgerRef): Promise<Map<string, LedgerRow>> {
-  const reply = await ref.session.one((r) => r.hgetall(tenantKeys(ref.tenantId).ledger(ref.turnId)));
+  const reply = await ref.session.one((r) => r.hgetall(ledgerKey(ref.tenantId, ref.turnId)));
   return ledgerRowsFromReply(reply);
 }
 

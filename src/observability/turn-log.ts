@@ -1,3 +1,4 @@
+import { decidingGuardrail } from '../../core/verdict.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 
 /**
@@ -30,12 +31,6 @@ export interface TurnLogLine {
   written: boolean;
 }
 
-/** The guardrail that decided the turn, by the pipeline's own rule: any escalate wins, then any veto. */
-export function decidingGuardrail(record: Pick<TurnRecord, 'decision' | 'verdicts'>): string | null {
-  if (record.decision !== 'escalate' && record.decision !== 'veto') return null;
-  const decider = record.verdicts.find((v) => v.outcome === 'escalate') ?? record.verdicts.find((v) => v.outcome === 'veto');
-  return decider?.guardrail ?? null;
-}
 
 export function turnLogLine(record: TurnRecord, written: boolean): TurnLogLine {
   return {
@@ -43,7 +38,7 @@ export function turnLogLine(record: TurnRecord, written: boolean): TurnLogLine {
     turnId: record.turnId,
     tenantId: record.tenantId,
     decision: record.decision,
-    guardrail: decidingGuardrail(record),
+    guardrail: decidingGuardrail(record.verdicts, record.decision),
     deferred: record.deferred,
     latencyMs: record.timings.totalMs,
     modelMs: record.timings.modelMs,

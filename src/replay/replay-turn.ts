@@ -3,14 +3,10 @@ import type { HistoryEntry } from '../../core/history-entry.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
-import { TurnStaging } from '../../tools/staging.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
 import { stagedStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { configDigest } from '../turn/config-digest.js';
-import { decideTurn } from '../turn/decide-turn.js';
-import { judgeTurn } from '../turn/judge-turn.js';
-import type { TurnContext } from '../turn/turn-context.js';
-import { runTurnLoop } from '../turn/turn-loop.js';
+import { evaluateTurn, turnContext } from '../turn/turn-engine.js';
 import { replayModel, type ReplayCall } from './recorded-model.js';
 import { actionLine, askLine, decidingGuardrail, outcomeOfRecord, type TurnOutcome } from './turn-outcome.js';
 
@@ -87,26 +83,19 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
   const configChanged = record.request !== undefined && record.request.configDigest !== (await configDigest(candidate));
   const model = replayModel(record, { modelId: candidate.modelId, fallback: deps.model, useRecorded: deps.useRecorded, configChanged });
   const startedAt = performance.now();
-  const ctx: TurnContext = {
+  const ctx = turnContext('replay', {
     turnId: record.turnId,
     inbound: record.inbound,
     // No hedging in a replay: a hedge would be a second call to a configured model (and spend the tenant's live hedge budget); it never changes a request.
     config: { ...candidate, hedging: { ...candidate.hedging, enabled: false } },
     history: options.history ?? record.request?.history ?? [],
-    deadlineAt: startedAt + (options.deadlineMs ?? candidate.asyncDeadlineMs),
     startedAt,
-    roundTripsBeforeModel: 0,
+    deadlineMs: options.deadlineMs ?? candidate.asyncDeadlineMs,
     // A turn that met a human in the recording meets one again: the replay does not change who holds the contact.
     inHandoffUntil: record.steps.length === 0 && record.decision === 'escalate' && record.reply.text === '' ? record.finishedAt || record.startedAt : null,
-    deferral: { deferred: false, committing: true },
-  };
-  const staging = new TurnStaging(record.turnId);
-  const notes: string[] = [];
-  // The recorded canary, so a rebuilt request is the recorded one byte for byte.
-  const { loop, instructions, toolOrder } = await runTurnLoop({ model }, ctx, staging, notes, record.request?.canary);
-  const { judged } = await judgeTurn(deps.guardrails, { inbound: ctx.inbound, config: candidate, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
-  const now = deps.now ?? (() => new Date(record.startedAt));
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: false, staged: staging.actions, config: candidate, turnId: record.turnId, now: now(), channel: ctx.inbound.channel });
+  });
+  // The engine's stages, stopping at the decision; the recorded canary, so a rebuilt request is the recorded one byte for byte.
+  const { loop, toolOrder, judged, decision, staging } = await evaluateTurn({ model, guardrails: deps.guardrails, now: deps.now ?? (() => new Date(record.startedAt)) }, ctx, record.request?.canary ? { canary: record.request.canary } : {});
   const after: TurnOutcome = {
     decision: decision.decision,
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),

@@ -1,7 +1,6 @@
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { loadTurnRecords, turnIdsByTime } from '../../core/storage/turn-records.js';
 import type { TurnRecord } from '../../core/turn-record.js';
-import { loadTurnRecords } from '../dashboard/data/turns.js';
 
 /** Which recorded turns a replay takes: these ids, or the newest `limit` that match the rest. */
 export interface TurnFilter {
@@ -36,13 +35,10 @@ export async function selectTurns(session: RedisSession, tenantId: string, filte
   const keep = matches(filter);
   const oldestFirst = (records: TurnRecord[]) => records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   if (filter.ids) return oldestFirst((await loadTurnRecords(session, tenantId, filter.ids)).filter(keep));
-  const keys = tenantKeys(tenantId);
-  const index = filter.contact ? keys.contactTurns(filter.contact) : keys.turnLog;
-  const newest = filter.until ? (`(${Date.parse(filter.until)}` as const) : ('+inf' as const);
-  const oldest = filter.since ? Date.parse(filter.since) : ('-inf' as const);
+  const range = { ...(filter.contact ? { contactId: filter.contact } : {}), ...(filter.until ? { untilMs: Date.parse(filter.until) } : {}), ...(filter.since ? { sinceMs: Date.parse(filter.since) } : {}) };
   const found: TurnRecord[] = [];
   for (let offset = 0; found.length < filter.limit && offset < MAX_SCANNED; offset += PAGE) {
-    const ids = (await session.one((r) => r.zrange(index, newest, oldest, { byScore: true, rev: true, offset, count: PAGE }))) as string[];
+    const ids = await turnIdsByTime(session, tenantId, { ...range, offset, count: PAGE });
     found.push(...(await loadTurnRecords(session, tenantId, ids)).filter(keep));
     if (ids.length < PAGE) break;
   }

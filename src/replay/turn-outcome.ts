@@ -1,3 +1,4 @@
+import { decidingGuardrail } from '../../core/verdict.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { StagedAction } from '../../core/staged-action.js';
 
@@ -28,10 +29,7 @@ export function outcomeOfRecord(record: TurnRecord): TurnOutcome {
   };
 }
 
-export function decidingGuardrail(verdicts: readonly { guardrail: string; outcome: string }[], decision: string): string | null {
-  if (decision !== 'veto' && decision !== 'escalate') return null;
-  return verdicts.find((v) => v.outcome === decision)?.guardrail ?? null;
-}
+export { decidingGuardrail } from '../../core/verdict.js';
 
 export function actionLine(a: StagedAction): string {
   return `${a.kind} ${JSON.stringify(a.args)}`;

@@ -36,7 +36,8 @@ export function finishTurnRoutes() {
       c.header('x-tenant-suspended', '1');
       return c.json({ outcome: 'suspended', tenantId: tenant.config.tenantId, turnId: job.value.turnId, released: released.released });
     }
-    const outcome = await finishTurn(turnDeps(services, session, tenant.config), tenant.config, job.value);
+    const outcome = await finishTurn(turnDeps(services, session, tenant.config, tenant.meta.status), tenant.config, job.value);
+    if (outcome.kind === 'refused') return c.json({ outcome: 'suspended', tenantId: tenant.config.tenantId, turnId: job.value.turnId, released: false });
     return c.json(outcome.kind === 'already-done' ? { outcome: 'already-done', turnId: outcome.turnId } : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision });
   });
   return app;

@@ -6,8 +6,9 @@ import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import { parseHistory } from './claim-delivery.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
+import { refusalOf, turnContext } from './turn-engine.js';
 
-export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord };
+export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord } | { kind: 'refused'; reason: 'suspended' };
 
 /** One round trip: is the turn done, and the context a rerun needs. */
 async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: string, contactId: string) {
@@ -27,20 +28,11 @@ async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: 
  * is somehow still alive and this one cannot both commit).
  */
 export async function finishTurn(deps: TurnDeps, config: TenantConfig, job: FinishTurnJob): Promise<FinishOutcome> {
+  const refused = refusalOf('deferred-finish', deps.tenantStatus ?? 'active');
+  if (refused) return { kind: 'refused', reason: refused };
   const { inbound, turnId } = job;
   const inputs = await loadRerunInputs(deps.session, config.tenantId, turnId, inbound.contactId);
   if (inputs.done) return { kind: 'already-done', turnId };
-  const startedAt = performance.now();
-  const record = await runTurn(deps, {
-    turnId,
-    inbound,
-    config,
-    history: inputs.history,
-    deadlineAt: startedAt + config.asyncDeadlineMs,
-    startedAt,
-    roundTripsBeforeModel: deps.session.roundTrips,
-    inHandoffUntil: inputs.inHandoffUntil,
-    deferral: { deferred: true, committing: false },
-  });
+  const record = await runTurn(deps, turnContext('deferred-finish', { turnId, inbound, config, history: inputs.history, roundTripsBeforeModel: deps.session.roundTrips, inHandoffUntil: inputs.inHandoffUntil }));
   return { kind: 'finished', record };
 }

@@ -4,17 +4,20 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { awaitTurnRecord, claimDelivery, type ClaimResult } from './claim-delivery.js';
 import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
 import { runTurn } from './run-turn.js';
-import type { DeferralState, TurnDeps } from './turn-context.js';
+import type { TurnDeps } from './turn-context.js';
+import { finishDueAt, finishJobDelaySeconds, refusalOf, turnContext } from './turn-engine.js';
+
+export { FINISH_JOB_GRACE_SECONDS } from './turn-engine.js';
 
 /** Kept between the response deadline and ManyChat's own limit, for the network. */
 export const RESPONSE_MARGIN_MS = 250;
-/** The finish-turn job runs this long after the background run's own deadline. */
-export const FINISH_JOB_GRACE_SECONDS = 15;
 
 export interface InboundDeps extends TurnDeps {
   turnJobs: TurnJobPublisher;
   /** Keeps the isolate alive for a deferred turn (ExecutionContext.waitUntil). */
   waitUntil: (promise: Promise<unknown>) => void;
+  /** The webhook's turn (default) or the dashboard's Try it "perform": the same turn, committed. */
+  mode?: 'live' | 'try-perform';
 }
 
 export type InboundOutcome =
@@ -22,7 +25,9 @@ export type InboundOutcome =
   /** Not finished at the deadline: answered now, finished in the background, replied through the outbox. */
   | { kind: 'deferred'; turnId: string; reply: OutgoingReply }
   /** A duplicate delivery: the first turn's reply, or null if it is not finished by the deadline. */
-  | { kind: 'duplicate'; turnId: string; reply: OutgoingReply | null };
+  | { kind: 'duplicate'; turnId: string; reply: OutgoingReply | null }
+  /** Refused by the engine before anything was claimed (a suspended tenant): no turn. */
+  | { kind: 'refused'; reason: 'suspended' };
 
 function sleepUntil(at: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - performance.now())));
@@ -30,13 +35,15 @@ function sleepUntil(at: number): Promise<void> {
 
 /** Claim the delivery, then run the turn (deferring it at the deadline) or attach to the one already running. */
 export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, config: TenantConfig, startedAt: number, newTurnId: () => string, claimed?: { turnId: string; claim: ClaimResult }): Promise<InboundOutcome> {
+  const mode = deps.mode ?? 'live';
+  const refused = refusalOf(mode, deps.tenantStatus ?? 'active');
+  if (refused) return { kind: 'refused', reason: refused };
   const turnId = claimed?.turnId ?? newTurnId();
   const responseDeadline = startedAt + config.deadlineMs - RESPONSE_MARGIN_MS;
-  // Past this the sweeper finishes the turn if nothing else has (the isolate died and the
-  // finish-turn job was lost): after the background run's deadline and the job's own grace.
-  const dueAt = Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000;
-  // Claimed already (in the same round trip as the rate limit: start-turn.ts), or claimed here.
-  const claim = claimed?.claim ?? (await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays }));
+  // Past the due time the sweeper finishes the turn if nothing else has (the isolate died and
+  // the finish-turn job was lost). Claimed already (in the same round trip as the rate limit:
+  // start-turn.ts), or claimed here.
+  const claim = claimed?.claim ?? (await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt: finishDueAt(config), retentionDays: config.retentionDays }));
   if (!claim.claimed) {
     if (!claim.existingTurnId) return { kind: 'duplicate', turnId: '', reply: null };
     const record = await awaitTurnRecord(deps.session, config.tenantId, claim.existingTurnId, Date.now() + (responseDeadline - performance.now()), (raw) =>
@@ -45,18 +52,9 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
     // A deferred turn's reply goes out through the outbox; repeating it here would send it twice.
     return { kind: 'duplicate', turnId: claim.existingTurnId, reply: record && !record.deferred ? record.reply : null };
   }
-  const deferral: DeferralState = { deferred: false, committing: false };
-  const turn = runTurn(deps, {
-    turnId,
-    inbound,
-    config,
-    history: claim.history,
-    deadlineAt: startedAt + config.asyncDeadlineMs,
-    startedAt,
-    roundTripsBeforeModel: deps.session.roundTrips,
-    inHandoffUntil: claim.inHandoffUntil,
-    deferral,
-  });
+  const ctx = turnContext(mode, { turnId, inbound, config, history: claim.history, startedAt, roundTripsBeforeModel: deps.session.roundTrips, inHandoffUntil: claim.inHandoffUntil });
+  const { deferral } = ctx;
+  const turn = runTurn(deps, ctx);
   const first = await Promise.race([turn.then((record) => ({ record })), sleepUntil(responseDeadline).then(() => null)]);
   if (first) return { kind: 'turn', record: first.record };
   // A commit already under way is quick and decides the reply; wait for it.
@@ -67,7 +65,7 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
   // allowance, and the job reruns it soon after its deadline. Any other turn that dies before its
   // commit is finished by the cron's sweep of open claims (listed with the claim), so a turn
   // answered in time costs no QStash message unless it commits actions.
-  const delaySeconds = Math.ceil((startedAt + config.asyncDeadlineMs - performance.now()) / 1000) + FINISH_JOB_GRACE_SECONDS;
+  const delaySeconds = finishJobDelaySeconds(config, startedAt);
   deps.waitUntil(
     deps.turnJobs
       .publishFinishTurn({ turnId, inbound }, delaySeconds)

@@ -2,11 +2,12 @@ import type { InboundMessage } from '../../core/inbound-message.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { claimDelivery } from './claim-delivery.js';
-import { FINISH_JOB_GRACE_SECONDS, newTurnId } from './handle-inbound.js';
+import { newTurnId } from './handle-inbound.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
+import { finishDueAt, refusalOf, turnContext } from './turn-engine.js';
 
-export type RetriedOutcome = { kind: 'duplicate'; turnId: string } | { kind: 'finished'; record: TurnRecord };
+export type RetriedOutcome = { kind: 'duplicate'; turnId: string } | { kind: 'finished'; record: TurnRecord } | { kind: 'refused'; reason: 'suspended' };
 
 /**
  * A delivery kept through a Redis outage, back from QStash: claimed like any delivery (so a
@@ -14,21 +15,12 @@ export type RetriedOutcome = { kind: 'duplicate'; turnId: string } | { kind: 'fi
  * answered long ago, so the reply goes out through the outbox, before the actions.
  */
 export async function runRetriedInbound(deps: TurnDeps, config: TenantConfig, inbound: InboundMessage): Promise<RetriedOutcome> {
+  const refused = refusalOf('inbound-retry', deps.tenantStatus ?? 'active');
+  if (refused) return { kind: 'refused', reason: refused };
   const turnId = newTurnId();
   const startedAt = performance.now();
-  const dueAt = Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000;
-  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt, retentionDays: config.retentionDays });
+  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt: finishDueAt(config), retentionDays: config.retentionDays });
   if (!claim.claimed) return { kind: 'duplicate', turnId: claim.existingTurnId };
-  const record = await runTurn(deps, {
-    turnId,
-    inbound,
-    config,
-    history: claim.history,
-    deadlineAt: startedAt + config.asyncDeadlineMs,
-    startedAt,
-    roundTripsBeforeModel: deps.session.roundTrips,
-    inHandoffUntil: claim.inHandoffUntil,
-    deferral: { deferred: true, committing: false },
-  });
+  const record = await runTurn(deps, turnContext('inbound-retry', { turnId, inbound, config, history: claim.history, startedAt, roundTripsBeforeModel: deps.session.roundTrips, inHandoffUntil: claim.inHandoffUntil }));
   return { kind: 'finished', record };
 }

@@ -1,17 +1,15 @@
 import type { ModelRequestRecord, TurnRecord } from '../../core/turn-record.js';
-import { TurnStaging } from '../../tools/staging.js';
 import { commitTurn } from './commit-turn.js';
 import { configDigest } from './config-digest.js';
 import { decideTurn, type TurnDecision } from './decide-turn.js';
 import type { LoopOutcome } from './model-loop.js';
 import type { PipelineResult } from '../../guardrails/pipeline.js';
 import type { StagedAction } from '../../core/staged-action.js';
-import { judgeTurn } from './judge-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
-import { runTurnLoop } from './turn-loop.js';
+import { evaluateTurn } from './turn-engine.js';
 
 /**
- * One turn, after the claim: loop → judge → decide → commit. Nothing the model staged leaves
+ * One committing turn, after the claim: the engine's loop → judge → decide (turn-engine.ts), then the commit. Nothing the model staged leaves
  * this function except inside the committed outbox entry of a passing turn.
  *
  * A stage that throws (a bug, a store that failed mid-turn) does not leave a claim that answers
@@ -33,24 +31,14 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
 }
 
 async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnRecord> {
-  const now = deps.now ?? (() => new Date());
-  const { config, inbound, turnId } = ctx;
-  const notes: string[] = [];
-  const staging = new TurnStaging(turnId);
+  const { config } = ctx;
   const loadMs = Math.round(performance.now() - ctx.startedAt);
-
-  const { loop, instructions, modelMs, canary, toolOrder, shortlist } = await runTurnLoop(deps, ctx, staging, notes);
+  const { loop, modelMs, canary, toolOrder, shortlist, judged, guardrailsMs, decision, staging, notes } = await evaluateTurn(deps, ctx);
   const request: ModelRequestRecord | undefined = canary && toolOrder ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history } : undefined;
-  const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
-  // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
-  ctx.deferral.committing = true;
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel });
-
   const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
   const withRequest = request ? { ...draft, request } : draft;
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }
-
 
 /** The record as the stages leave it; the commit stage adds what it pins and commits. */
 function draftRecord(

@@ -4,7 +4,7 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { checkRateLimit, type RateLimitResult } from '../../guardrails/rate-limit.js';
 import { claimWith, releaseClaim, type ClaimResult } from './claim-delivery.js';
-import { FINISH_JOB_GRACE_SECONDS } from './handle-inbound.js';
+import { finishDueAt } from './turn-engine.js';
 
 export interface StartedTurn {
   turnId: string;
@@ -28,7 +28,7 @@ export interface StartedTurn {
 export async function startTurn(session: RedisSession, config: TenantConfig, inbound: InboundMessage, turnId: string): Promise<StartedTurn> {
   const digest = await deliveryKeyDigest(inbound.contactId, inbound.messageKey);
   // Past this the sweeper finishes the turn if nothing else has (the isolate died before the commit).
-  const open = { job: { turnId, inbound }, dueAt: Date.now() + config.asyncDeadlineMs + FINISH_JOB_GRACE_SECONDS * 1000, retentionDays: config.retentionDays };
+  const open = { job: { turnId, inbound }, dueAt: finishDueAt(config), retentionDays: config.retentionDays };
   const limit = await checkRateLimit(session, config.tenantId, inbound.contactId, config.guardrails.rateLimit, {
     deliveryKey: inbound.messageKey,
     // A script (a write, like the limiter's): an auto-pipeline sends reads and writes apart, so the

@@ -6,6 +6,12 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 
+/** How a turn runs: the modes of the turn engine (turn-engine.ts `TURN_MODES` says what each one does). */
+export type TurnModeName = 'live' | 'messenger' | 'deferred-finish' | 'inbound-retry' | 'try-perform' | 'try-dry' | 'replay';
+
+/** A tenant's status as the engine needs it (tenants/tenant-meta.ts). */
+export type TenantStatus = 'active' | 'suspended';
+
 /** What every stage of a turn may use. Built by the route; tests replace the model and clients. */
 export interface TurnDeps {
   session: RedisSession;
@@ -26,6 +32,12 @@ export interface TurnDeps {
   /** The Worker's PUBLIC_URL (approval notifications link to the tenant API). */
   publicUrl?: string;
   now?: () => Date;
+  /**
+   * The tenant's status when the turn was let in (turn-deps.ts reads it from the stored meta). A
+   * suspended tenant's committing modes are refused by the engine (turn-engine.ts `refusalOf`).
+   * Absent (unit tests of one stage): active.
+   */
+  tenantStatus?: TenantStatus;
 }
 
 /**
@@ -39,7 +51,10 @@ export interface DeferralState {
   committing: boolean;
 }
 
+/** Built only by `turnContext` (turn-engine.ts), the one factory. */
 export interface TurnContext {
+  /** How this turn runs (turn-engine.ts): what it commits, where its reply goes, who answers the model. */
+  mode: TurnModeName;
   turnId: string;
   inbound: InboundMessage;
   config: TenantConfig;

@@ -68,4 +68,35 @@ describe('the layer rules', () => {
     expect(out).toContain('error guardrails-imports-only-core: guardrails/pipeline.ts → tools/registry.ts');
     expect(out).toContain('error no-circular-production-imports');
   }, 60_000);
+
+  it('refuse an engine file importing Hono, a route, a channel webhook or the dashboard; the channel definitions and the services types are allowed', async () => {
+    const lawful = {
+      ...LAWFUL,
+      'src/channels/channel.ts': 'export const channel = "manychat";\n',
+      'src/http/app-context.ts': 'export type Services = { name: string };\n',
+      'src/turn/commit-turn.ts': 'import { channel } from "../channels/channel.js";\nimport type { Services } from "../http/app-context.js";\nexport const commit: [string, Services | null] = [channel, null];\n',
+      'src/routes/finish-turn.ts': 'import { commit } from "../turn/commit-turn.js";\nexport const route = commit;\n',
+    };
+    const ok = await depcruise(await tree(lawful));
+    expect(ok.out).toContain('no dependency violations found');
+    expect(ok.code).toBe(0);
+    const { code, out } = await depcruise(
+      await tree({
+        ...lawful,
+        'node_modules/hono/package.json': '{"name":"hono","version":"0.0.0","main":"index.js"}',
+        'node_modules/hono/index.js': 'export class Hono {}\n',
+        'src/turn/handle-inbound.ts': 'import { Hono } from "hono";\nexport const app = new Hono();\n',
+        'src/replay/select-turns.ts': 'import { rows } from "../dashboard/data/turns.js";\nexport const picked = rows;\n',
+        'src/dashboard/data/turns.ts': 'export const rows = [];\n',
+        'src/approvals/decide.ts': 'import { route } from "../routes/finish-turn.js";\nexport const decide = route;\n',
+        'src/channels/channel.ts': 'import { route } from "../routes/finish-turn.js";\nexport const channel = route;\n',
+      }),
+    );
+    expect(code).not.toBe(0);
+    expect(out).toContain('error engine-does-not-import-hono: src/turn/handle-inbound.ts → node_modules/hono/index.js');
+    expect(out).toContain('error engine-does-not-import-app: src/replay/select-turns.ts → src/dashboard/data/turns.ts');
+    expect(out).toContain('error engine-does-not-import-app: src/approvals/decide.ts → src/routes/finish-turn.ts');
+    expect(out).toContain('error engine-ports-import-no-app: src/channels/channel.ts → src/routes/finish-turn.ts');
+    expect(out).not.toContain('src/turn/commit-turn.ts → src/channels/channel.ts');
+  }, 60_000);
 });

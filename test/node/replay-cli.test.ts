@@ -13,6 +13,7 @@ import { devSecretKeys } from '../../dev/stack.js';
 import { parseCase } from '../../evals/case-format.js';
 import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
 import { runTurn } from '../../src/turn/run-turn.js';
+import { turnContext } from '../../src/turn/turn-engine.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 
@@ -37,17 +38,14 @@ async function recordTurn(i: number): Promise<TurnRecord> {
   const startedAt = performance.now();
   return runTurn(
     { session, model, modelId: 'scripted-model', guardrails: defaultGuardrails, publisher: { publish: async () => {} }, pinSecret: 'replay-test-pin' },
-    {
+    turnContext('live', {
       turnId: `turn_replay_${tenantId}_${i}`,
       inbound: { tenantId, channel: 'manychat', contactId: String(5_000_000 + i), messageKey: `k:${tenantId}:${i}`, text: `question ${i}`, contact: { fields: {} }, receivedAt: new Date().toISOString() },
       config,
       history: [],
-      deadlineAt: startedAt + config.asyncDeadlineMs,
       startedAt,
-      roundTripsBeforeModel: 0,
       inHandoffUntil: null,
-      deferral: { deferred: false, committing: false },
-    },
+    }),
   );
 }
 

@@ -9,6 +9,7 @@ import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
 import { replayTurn } from '../../src/replay/replay-turn.js';
 import { configDigest } from '../../src/turn/config-digest.js';
 import { runTurn } from '../../src/turn/run-turn.js';
+import { turnContext } from '../../src/turn/turn-engine.js';
 
 /**
  * A recorded turn rebuilt byte for byte: a real turn runs through the real OpenAI provider
@@ -74,17 +75,14 @@ beforeAll(async () => {
   const startedAt = performance.now();
   record = await runTurn(
     { session, model: sandboxModel(), modelId: config.modelId, guardrails: defaultGuardrails, publisher: { publish: async () => {} }, pinSecret: 'rebuild-test-pin' },
-    {
+    turnContext('live', {
       turnId: `turn_rebuild_${tenantId}`,
       inbound: { tenantId, channel: 'manychat', contactId, messageKey: `k:${tenantId}`, text: 'When do you open?', contact: { name: 'Ada', fields: {} }, receivedAt: new Date().toISOString() },
       config,
       history,
-      deadlineAt: startedAt + config.asyncDeadlineMs,
       startedAt,
-      roundTripsBeforeModel: 0,
       inHandoffUntil: null,
-      deferral: { deferred: false, committing: false },
-    },
+    }),
   );
 }, 60_000);
 

@@ -8,6 +8,7 @@ import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '..
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import type { TurnContext, TurnDeps } from '../../src/turn/turn-context.js';
+import { turnContext } from '../../src/turn/turn-engine.js';
 import { scriptedModel } from './scripted-model.js';
 import { session, uniqueId } from './workers-env.js';
 
@@ -81,20 +82,9 @@ export function stageDeps(overrides: Partial<TurnDeps> = {}): TurnDeps & { publi
   };
 }
 
+/** A live turn's context from the engine's factory (turn-engine.ts), with any field replaced. */
 export function stageContext(config: TenantConfig, inbound: InboundMessage, overrides: Partial<TurnContext> = {}): TurnContext {
-  const startedAt = performance.now();
-  return {
-    turnId: `turn_${uniqueId('x')}`,
-    inbound,
-    config,
-    history: [],
-    deadlineAt: startedAt + config.asyncDeadlineMs,
-    startedAt,
-    roundTripsBeforeModel: 0,
-    inHandoffUntil: null,
-    deferral: { deferred: false, committing: false },
-    ...overrides,
-  };
+  return { ...turnContext('live', { turnId: `turn_${uniqueId('x')}`, inbound, config, history: [], inHandoffUntil: null }), ...overrides };
 }
 
 /** The value stored under one of the tenant's keys, parsed (null when absent). */

@@ -8,6 +8,7 @@ import { reply, scriptedModel } from '../support/scripted-model.js';
 import { DashboardClient, formFields } from '../support/dashboard-client.js';
 import { newContact, seedTenant, session, uniqueId, workerEnv } from '../support/workers-env.js';
 import { expireDueApprovals } from '../../src/approvals/decide-approval.js';
+import { setTenantStatus } from '../../src/tenants/provisioning.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 import { deadLetterFor } from '../../outbox/dead-letters.js';
 import { claimAction, markDead, markDone, markUnknown, releaseClaim } from '../../outbox/ledger.js';
@@ -275,6 +276,28 @@ describe('Try it', () => {
     const empty = await client.post('/dashboard/try', { text: '  ', contactId });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('id="try-text-error"');
+  });
+  it("refuses to perform for a suspended tenant, like every other path; a dry run still runs and commits nothing", async () => {
+    const t = await dashboardTenant();
+    const model = scriptedModel([
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here is the brochure!') },
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here is the brochure!') },
+    ]);
+    const app = createApp((s) => ({ ...s, model: () => ({ model, modelId: 'scripted-model', offline: false }) }));
+    const client = await login(t, new DashboardClient(app));
+    await client.page('/dashboard/try');
+    await setTenantStatus(session(), t.tenantId, 'suspended');
+    const contactId = `try-${uniqueId('c')}`;
+    const performed = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId, perform: 'yes' });
+    expect(performed.status).toBe(409);
+    const html = await performed.text();
+    expect(html).toContain('This tenant is suspended: nothing was run, committed or performed.');
+    expect(html).not.toContain('Performed: the turn was committed');
+    expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns(contactId)))).toBe(0);
+    expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).outboxPending))).toBe(0);
+    const dry = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId });
+    expect(dry.status).toBe(200);
+    expect(await dry.text()).toContain('Dry run: nothing was committed or performed.');
   });
 });
 

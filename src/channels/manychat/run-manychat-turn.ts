@@ -42,7 +42,11 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
     config = current.config;
   }
   const waitUntil = waitUntilOf(c);
-  const outcome = await handleInbound({ ...turnDeps(services, session, config, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId, started.claim ? { turnId: started.turnId, claim: started.claim } : undefined);
+  const outcome = await handleInbound({ ...turnDeps(services, session, config, c.get('tenant').meta.status, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId, started.claim ? { turnId: started.turnId, claim: started.claim } : undefined);
+  if (outcome.kind === 'refused') {
+    c.header('x-tenant-suspended', '1');
+    return c.json(toDynamicBlock({ text: config.suspendedReply }));
+  }
   const { reply, turnId } = replyOf(outcome);
   c.header('x-turn-id', turnId);
   if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
@@ -73,7 +77,7 @@ function callbackUrl(requestUrl: string): string {
   return url.toString();
 }
 
-function replyOf(outcome: Awaited<ReturnType<typeof handleInbound>>): { reply: OutgoingReply; turnId: string } {
+function replyOf(outcome: Exclude<Awaited<ReturnType<typeof handleInbound>>, { kind: 'refused' }>): { reply: OutgoingReply; turnId: string } {
   if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId };
   return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId };
 }

@@ -9,7 +9,7 @@ import { runMessengerTurn } from './run-messenger-turn.js';
  * is queued after), different contacts side by side. A failure is logged per contact (ids only)
  * and never stops the others; a claimed turn that did not commit is finished by the cron.
  */
-export async function processMessengerEvents(services: Services, tenant: Pick<LoadedTenant, 'config' | 'secrets'>, events: MessengerEvent[]): Promise<void> {
+export async function processMessengerEvents(services: Services, tenant: Pick<LoadedTenant, 'config' | 'secrets' | 'meta'>, events: MessengerEvent[]): Promise<void> {
   const { config, secrets } = tenant;
   const byContact = new Map<string, Exclude<MessengerEvent, { kind: 'ignored' }>[]>();
   for (const e of events) {
@@ -22,7 +22,7 @@ export async function processMessengerEvents(services: Services, tenant: Pick<Lo
       for (const e of contactEvents) {
         try {
           if (e.kind === 'message') {
-            const outcome = await runMessengerTurn(services, config, secrets, e.inbound);
+            const outcome = await runMessengerTurn(services, config, secrets, e.inbound, tenant.meta.status);
             if (outcome.kind === 'rate-limited') console.warn(`Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit got the polite reply, no turn`);
           } else {
             const outcome = await answerMessengerPress(services, config, e);

@@ -11,13 +11,16 @@ import { runTurn } from '../../turn/run-turn.js';
 import { startTurn } from '../../turn/start-turn.js';
 import { sendSystemReply } from './system-reply.js';
 import { turnDeps } from '../../turn/turn-deps.js';
+import { refusalOf, turnContext, type TenantStatus } from '../../turn/turn-engine.js';
 
 export type MessengerTurnOutcome =
   | { kind: 'turn'; record: TurnRecord }
   /** Meta delivered this `mid` before: it joined the first delivery's turn. */
   | { kind: 'duplicate'; turnId: string }
   /** Over a rate limit: no turn; the tenant's polite reply goes out through the outbox (once per mid). */
-  | { kind: 'rate-limited'; scope: string };
+  | { kind: 'rate-limited'; scope: string }
+  /** Refused by the engine before anything was claimed (a suspended tenant): no turn. */
+  | { kind: 'refused'; reason: 'suspended' };
 
 /**
  * One Messenger message's turn, after the webhook has answered: the same start as ManyChat's
@@ -25,7 +28,9 @@ export type MessengerTurnOutcome =
  * the shared turn — run as a deferred turn, so its reply goes out through the outbox (Send API)
  * before its actions. If the isolate dies first, the claim is open and the cron finishes it.
  */
-export async function runMessengerTurn(services: Services, config: TenantConfig, secrets: TenantSecrets, inbound: InboundMessage): Promise<MessengerTurnOutcome> {
+export async function runMessengerTurn(services: Services, config: TenantConfig, secrets: TenantSecrets, inbound: InboundMessage, status: TenantStatus): Promise<MessengerTurnOutcome> {
+  const refused = refusalOf('messenger', status);
+  if (refused) return { kind: 'refused', reason: refused };
   const session = services.redis();
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
@@ -36,19 +41,9 @@ export async function runMessengerTurn(services: Services, config: TenantConfig,
   const sequence = await replySequenceOf(inbound);
   if (sequence) await enterReplyOrder(session, config.tenantId, inbound.contactId, sequence);
   if (config.messenger.typingIndicator) await showTyping(services, secrets, inbound.contactId);
-  const startedAt = performance.now();
-  const record = await runTurn(turnDeps(services, session, config), {
-    turnId: started.turnId,
-    inbound,
-    config,
-    history: started.claim.history,
-    deadlineAt: startedAt + config.asyncDeadlineMs,
-    startedAt,
-    roundTripsBeforeModel: session.roundTrips,
-    inHandoffUntil: started.claim.inHandoffUntil,
-    // The webhook answered 200 at once: the reply cannot ride in it.
-    deferral: { deferred: true, committing: false },
-  });
+  // The webhook answered 200 at once: the reply cannot ride in it (the mode is deferred).
+  const ctx = turnContext('messenger', { turnId: started.turnId, inbound, config, history: started.claim.history, roundTripsBeforeModel: session.roundTrips, inHandoffUntil: started.claim.inHandoffUntil });
+  const record = await runTurn(turnDeps(services, session, config, status), ctx);
   return { kind: 'turn', record };
 }
 

@@ -1,5 +1,5 @@
-import { tenantKeys } from '../../../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
+import type { RedisSession } from '../../../core/storage/redis-session.js';
+import { loadTurnRecords, newestTurnIds } from '../../../core/storage/turn-records.js';
 import type { TurnRecord } from '../../../core/turn-record.js';
 import { readDeliveries, type EntryDelivery } from '../../../outbox/delivery-state.js';
 
@@ -13,33 +13,11 @@ const TURN_ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
 /** How many of the newest turns a text search reads (the log keeps 1,000). */
 export const SEARCH_WINDOW = 500;
 
-function parseRecord(raw: unknown): TurnRecord | null {
-  const value = parseJson(raw);
-  return value && typeof value === 'object' && 'turnId' in value && 'inbound' in value ? (value as TurnRecord) : null;
-}
-
-export async function loadTurnRecords(redis: RedisSession, tenantId: string, ids: string[]): Promise<TurnRecord[]> {
-  if (!ids.length) return [];
-  const keys = tenantKeys(tenantId);
-  const raw = await redis.pipeline((p) => {
-    for (const id of ids) p.get(keys.turn(id));
-  });
-  return raw.map(parseRecord).filter((r): r is TurnRecord => r !== null && r.tenantId === tenantId);
-}
+export { loadTurnRecords, newestTurnIds } from '../../../core/storage/turn-records.js';
 
 export async function loadTurn(redis: RedisSession, tenantId: string, turnId: string): Promise<TurnRecord | null> {
   if (!TURN_ID.test(turnId)) return null;
   return (await loadTurnRecords(redis, tenantId, [turnId]))[0] ?? null;
-}
-
-/** The newest `limit` turn ids (newest first). */
-export async function newestTurnIds(redis: RedisSession, tenantId: string, limit: number, offset = 0): Promise<{ ids: string[]; total: number }> {
-  const key = tenantKeys(tenantId).turnLog;
-  const [ids, total] = await redis.pipeline((p) => {
-    p.zrange(key, offset, offset + limit - 1, { rev: true });
-    p.zcard(key);
-  });
-  return { ids: (ids as string[]) ?? [], total: Number(total) || 0 };
 }
 
 export interface TurnQuery {

@@ -44,7 +44,13 @@ const TryPage: FC<{ dash: DashboardSession; tenantName: string; text: string; co
 const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
   <section aria-labelledby="result" class="card">
     <h2 id="result">Result</h2>
-    {result.mode === 'dry' ? <Notice kind="info">Dry run: nothing was committed or performed.</Notice> : <Notice kind="ok">Performed: the turn was committed for the test contact.</Notice>}
+    {result.mode === 'refused' ? (
+      <Notice kind="error">This tenant is suspended: nothing was run, committed or performed. A dry run still shows what the turn would do.</Notice>
+    ) : result.mode === 'dry' ? (
+      <Notice kind="info">Dry run: nothing was committed or performed.</Notice>
+    ) : (
+      <Notice kind="ok">Performed: the turn was committed for the test contact.</Notice>
+    )}
     <p>
       Decision: <span class={`badge ${result.decision}`}>{result.decision}</span> — {result.reason}
     </p>
@@ -96,7 +102,9 @@ export function tryItRoutes() {
       const errors = Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? 'text'), i.message]));
       return c.html(<TryPage {...common} errors={errors} />, 400);
     }
-    const result = await runTrial(c.get('services'), c.get('session'), c.get('tenant').config, { contactId: parsed.data.contactId, text: parsed.data.text, perform: parsed.data.perform === 'yes' }, waitUntilOf(c));
+    const tenant = c.get('tenant');
+    const result = await runTrial(c.get('services'), c.get('session'), { config: tenant.config, status: tenant.meta.status }, { contactId: parsed.data.contactId, text: parsed.data.text, perform: parsed.data.perform === 'yes' }, waitUntilOf(c));
+    if (result.mode === 'refused') return c.html(<TryPage {...common} errors={{}} result={result} />, 409);
     if (result.mode !== 'dry') await appendAudit(c.get('session'), c.get('dash').tenantId, { actor: `dashboard:${c.get('dash').user}`, action: 'try-it.performed', detail: `turn ${result.turnId} for test contact ${parsed.data.contactId}` });
     return c.html(<TryPage {...common} errors={{}} result={result} />);
   });

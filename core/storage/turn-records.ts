@@ -1,0 +1,54 @@
+import type { TurnRecord } from '../turn-record.js';
+import { tenantKeys } from './keys.js';
+import { parseJson, type RedisSession } from './redis-session.js';
+
+/**
+ * The turn-record store: the owner of a turn's stored record (`turn(id)`), the tenant's turn log
+ * (`turnLog`, scored by start) and each contact's turn index (`contactTurns`), and of the parsing
+ * of their replies. The commit writes them in its one atomic script (outbox/commit.ts, with the
+ * keys from `turnRecordKeys`); everyone else reads through here, always under the tenant's prefix,
+ * and a record naming another tenant is dropped.
+ */
+
+/** The keys a multi-structure script (the commit, a deletion) needs for one turn. */
+export function turnRecordKeys(tenantId: string, turnId: string): { record: string; log: string } {
+  const keys = tenantKeys(tenantId);
+  return { record: keys.turn(turnId), log: keys.turnLog };
+}
+
+export function parseTurnRecord(raw: unknown): TurnRecord | null {
+  const value = parseJson(raw);
+  return value && typeof value === 'object' && 'turnId' in value && 'inbound' in value ? (value as TurnRecord) : null;
+}
+
+/** The records of these turns (one round trip), in order; missing, unreadable and foreign ones left out. */
+export async function loadTurnRecords(session: RedisSession, tenantId: string, ids: readonly string[]): Promise<TurnRecord[]> {
+  if (!ids.length) return [];
+  const keys = tenantKeys(tenantId);
+  const raw = await session.pipeline((p) => {
+    for (const id of ids) p.get(keys.turn(id));
+  });
+  return raw.map(parseTurnRecord).filter((r): r is TurnRecord => r !== null && r.tenantId === tenantId);
+}
+
+/** The newest `limit` turn ids of the tenant's log (newest first), and how many it holds. */
+export async function newestTurnIds(session: RedisSession, tenantId: string, limit: number, offset = 0): Promise<{ ids: string[]; total: number }> {
+  const key = tenantKeys(tenantId).turnLog;
+  const [ids, total] = await session.pipeline((p) => {
+    p.zrange(key, offset, offset + limit - 1, { rev: true });
+    p.zcard(key);
+  });
+  return { ids: (ids as string[]) ?? [], total: Number(total) || 0 };
+}
+
+/**
+ * One page of turn ids, newest first, from a contact's index (or the tenant's log when no contact
+ * is named), by start time: `until` exclusive, `since` inclusive (ms).
+ */
+export async function turnIdsByTime(session: RedisSession, tenantId: string, range: { contactId?: string; sinceMs?: number; untilMs?: number; offset: number; count: number }): Promise<string[]> {
+  const keys = tenantKeys(tenantId);
+  const index = range.contactId ? keys.contactTurns(range.contactId) : keys.turnLog;
+  const newest = range.untilMs !== undefined ? (`(${range.untilMs}` as const) : ('+inf' as const);
+  const oldest = range.sinceMs ?? ('-inf' as const);
+  return (await session.one((r) => r.zrange(index, newest, oldest, { byScore: true, rev: true, offset: range.offset, count: range.count }))) as string[];
+}

@@ -1,0 +1,98 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Storage with owners (issue 27): each tenant key of a stored structure is named only by the
+ * module that owns it — which also parses its replies — and by the multi-structure atomic scripts
+ * that take it in their key set (the commit, a contact's deletion). A static scan of the
+ * production tree, so a new reader of, say, the ledger cannot appear beside the owner unnoticed:
+ * it must read through the owner, or be added here on purpose (and a reviewer sees it).
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PRODUCTION_DIRS = ['core', 'tools', 'guardrails', 'outbox', 'src'];
+
+/** Scripts that write or delete several structures at once, atomically: they may name every key they touch. */
+const COMMIT = 'outbox/commit.ts';
+const DELETION = 'src/tenants/contact-deletion.ts';
+
+const CLAIM_OWNERS = ['src/turn/claim-delivery.ts', 'src/turn/release-unfinished-turn.ts', 'outbox/stranded-turns.ts', COMMIT, DELETION];
+const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
+const PINNED_OWNERS = ['core/storage/pinned-rows.ts', 'src/approvals/pinned-store.ts', 'src/approvals/pending-calls.ts', DELETION];
+const OUTBOX_OWNERS = ['outbox/commit.ts', 'outbox/commit-notice.ts', 'outbox/deliver-entry.ts', 'outbox/dead-letters.ts', 'outbox/delivery-state.ts', 'outbox/ledger.ts', 'outbox/sweeper.ts', DELETION];
+
+/**
+ * Accessor of `tenantKeys(...)` → the files that may name it. The turn record is read only through
+ * core/storage/turn-records.ts except by the claim's own scripts, which read it in the same
+ * round trip as the claim (a duplicate's lookup, the finish-turn job's rerun inputs).
+ */
+export const OWNERS: Record<string, readonly string[]> = {
+  claim: CLAIM_OWNERS,
+  openClaims: CLAIM_OWNERS,
+  claimJob: CLAIM_OWNERS,
+  turn: [...TURN_OWNERS, 'src/turn/claim-delivery.ts', 'src/turn/release-unfinished-turn.ts', 'src/turn/finish-turn.ts', 'outbox/stranded-turns.ts'],
+  turnLog: TURN_OWNERS,
+  contactTurns: TURN_OWNERS,
+  pinnedTerms: PINNED_OWNERS,
+  pinnedStatus: PINNED_OWNERS,
+  pendingCall: PINNED_OWNERS,
+  contactRows: PINNED_OWNERS,
+  approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts'],
+  // The ledger: one owner. Everyone else names it through `ledgerKey` and parses it with the ledger's readers.
+  ledger: ['outbox/ledger.ts', DELETION],
+  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
+  outboxPending: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
+  deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
+  // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
+  // dashboard and the handoff route release a handoff.
+  history: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION],
+  handoff: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION, 'src/dashboard/dashboard-pages.tsx', 'src/routes/handoff-release.ts'],
+  replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'src/turn/release-unfinished-turn.ts', COMMIT],
+};
+
+async function productionFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(join(ROOT, dir), { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+/** The owned accessors one source text names: `<keys>.accessor` where `<keys>` is any value of `tenantKeys(...)`. */
+export function accessorsNamed(source: string): Set<string> {
+  const aliases = new Set(['keys', 'k']);
+  for (const m of source.matchAll(/\b(?:const|let)\s+(\w+)\s*=\s*tenantKeys\(/g)) aliases.add(m[1]!);
+  const named = new Set<string>();
+  const accessors = Object.keys(OWNERS).join('|');
+  const pattern = new RegExp(`(?:\\b(?:${[...aliases].join('|')})|tenantKeys\\([^)]*\\))\\.(${accessors})\\b`, 'g');
+  for (const m of source.matchAll(pattern)) named.add(m[1]!);
+  return named;
+}
+
+describe('storage keys have owners', () => {
+  it('the scan sees a key named through any alias of tenantKeys(...), and nothing else', () => {
+    expect([...accessorsNamed('const keys = tenantKeys(id);\np.hgetall(keys.ledger(turnId));')]).toEqual(['ledger']);
+    expect([...accessorsNamed('const t = tenantKeys(id);\nawait r.get(t.claim(d));')]).toEqual(['claim']);
+    expect([...accessorsNamed('r.get(tenantKeys(tenantId).turn(turnId))')]).toEqual(['turn']);
+    expect([...accessorsNamed('const h = claim.history; record.turn; ctx.turnId')]).toEqual([]);
+  });
+
+  it('each owned key accessor is named only by its owner modules (and the atomic multi-structure scripts)', async () => {
+    const strays: string[] = [];
+    const seen = new Map<string, Set<string>>();
+    for (const dir of PRODUCTION_DIRS) {
+      for (const file of await productionFiles(dir)) {
+        const source = await readFile(join(ROOT, file), 'utf8');
+        if (!source.includes('tenantKeys')) continue;
+        for (const accessor of accessorsNamed(source)) {
+          seen.set(accessor, (seen.get(accessor) ?? new Set()).add(file));
+          if (!OWNERS[accessor]!.includes(file)) strays.push(`${file} names tenantKeys(...).${accessor}; read it through its owner (${OWNERS[accessor]![0]})`);
+        }
+      }
+    }
+    expect(strays).toEqual([]);
+    // The scan found the owners themselves: it is not vacuous.
+    expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
+    expect(seen.get('turnLog')).toContain('core/storage/turn-records.ts');
+  });
+});
