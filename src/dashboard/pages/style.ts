@@ -58,6 +58,7 @@ form+form,form+.card,.card+.card{margin-top:1rem}
 .steps h2{font-size:1.05rem;margin:.75rem 0 .25rem}
 code{overflow-wrap:anywhere}
 td,th{overflow-wrap:anywhere}
+td button{white-space:normal;text-align:left}
 `;
 
 /** Copy buttons: `<button data-copy="id">` copies that element's text (select-and-copy still works without it). */
