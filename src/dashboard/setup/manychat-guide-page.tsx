@@ -7,7 +7,7 @@ import { CsrfField, Layout, Notice } from '../pages/layout.js';
 import { SectionNav } from './setup-page.js';
 
 /** A value to paste into ManyChat, with a button that copies it (the page's one script; without it, select and copy). */
-const Copyable: FC<{ id: string; label: string; value: string; block?: boolean }> = ({ id, label, value, block }) => (
+const Copyable: FC<{ id: string; label: string; copy: string; value: string; block?: boolean }> = ({ id, label, copy, value, block }) => (
   <div class="copyable">
     <p class="copy-label" id={`${id}-label`}>
       {label}
@@ -22,7 +22,7 @@ const Copyable: FC<{ id: string; label: string; value: string; block?: boolean }
       </code>
     )}
     <button type="button" class="secondary copy" data-copy={id}>
-      {`Copy ${label.toLowerCase()}`}
+      {copy}
     </button>
   </div>
 );
@@ -59,7 +59,7 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
         <p>
           In ManyChat: Automation → <strong>Default Reply</strong> (or a Keyword rule) → a flow whose first step is a <strong>Send Message</strong> node holding a <strong>Dynamic Block</strong> ("+ Add content" → Dynamic Block). Set its request:
         </p>
-        <Copyable id="webhook-url" label="Webhook URL (method POST)" value={webhookUrl} />
+        <Copyable id="webhook-url" label="Webhook URL (method POST)" copy="Copy webhook URL" value={webhookUrl} />
         <table class="headers">
           <caption>Headers</caption>
           <thead>
@@ -85,7 +85,7 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
             </tr>
           </tbody>
         </table>
-        <Copyable id="request-body" label="Request body" value={MANYCHAT_REQUEST_BODY} block />
+        <Copyable id="request-body" label="Request body" copy="Copy request body" value={MANYCHAT_REQUEST_BODY} block />
         <p class="muted">Type the body as it is, inserting each {'{{…}}'} from the body editor's variable menu. The agent answers a Dynamic Block v2: ManyChat shows it as it is, no response mapping. Put nothing after the Dynamic Block in the same node.</p>
       </li>
       <li>
@@ -100,7 +100,7 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
       {rotation ? (
         <>
           <Notice kind="ok">{`New webhook secret created. Your previous one keeps working until ${rotation.previousValidUntil}: put this one in the Dynamic Block's ${WEBHOOK_SECRET_HEADER} header before then. It is not shown again.`}</Notice>
-          <Copyable id="new-secret" label="New webhook secret" value={rotation.secret} />
+          <Copyable id="new-secret" label="New webhook secret" copy="Copy new webhook secret" value={rotation.secret} />
         </>
       ) : (
         <p>
