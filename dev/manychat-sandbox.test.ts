@@ -25,6 +25,7 @@ function fixtures(now = Date.now()): ManyChatSandboxOptions {
           { id: 15, name: 'Opted', type: 'boolean' },
         ],
         flows: [FLOW],
+        flowNames: { [FLOW]: 'Welcome' },
       },
       { pageId: PAGE2, apiKey: KEY2, tags: [{ id: 1, name: 'vip' }], flows: [FLOW] },
     ],
@@ -156,6 +157,22 @@ describe('ManyChat subscriber endpoints', () => {
   it('keeps pages apart: page 2 key cannot see page 1 subscribers', async () => {
     expectValidation(await post('/fb/subscriber/addTag', { subscriber_id: 501, tag_id: 1 }, { key: KEY2 }), /Subscriber does not exist/);
     expect((await getInfo('901', KEY2)).data.page_id).toBe(PAGE2);
+  });
+});
+
+describe('ManyChat page API (getFlows, getTags, getCustomFields)', () => {
+  it("lists the page's own flows, tags and fields, and only that page's", async () => {
+    const flows = await call('GET', '/fb/page/getFlows');
+    expect(flows.json).toEqual({ status: 'success', data: { flows: [{ ns: FLOW, name: 'Welcome', folder_id: null }], folders: [] } });
+    const tags = await call('GET', '/fb/page/getTags');
+    expect(tags.json.data).toContainEqual({ id: 2, name: 'lead' });
+    const fields = await call('GET', '/fb/page/getCustomFields');
+    expect(fields.json.data).toContainEqual({ id: 11, name: 'Score', type: 'number', description: '' });
+    expect((await call('GET', '/fb/page/getTags', { key: KEY2 })).json.data).toEqual([{ id: 1, name: 'vip' }]);
+    // A flow without a title is listed under its ns.
+    expect((await call('GET', '/fb/page/getFlows', { key: KEY2 })).json.data.flows).toEqual([{ ns: FLOW, name: FLOW, folder_id: null }]);
+    expect((await call('GET', '/fb/page/getFlows', { key: 'nope:nope' })).status).toBe(401);
+    expect((await call('POST', '/fb/page/getTags', { body: {} })).status).toBe(405);
   });
 });
 

@@ -8,7 +8,7 @@ import { TurnStaging } from './staging.js';
 /** A large tenant: 60 flows, 40 tags, 15 fields, each named after a word no other resource uses. */
 function largeConfig(maxToolTokens?: number): TenantConfig {
   return testConfig({
-    flows: Array.from({ length: 60 }, (_, i) => ({ name: `flow${i}`, ns: `content_${i}`, description: `Sends the walkthrough of marvel${i}.`, keywords: [`keyflow${i}`] })),
+    flows: Array.from({ length: 60 }, (_, i) => ({ name: `flow${i}`, ns: `content20260101000000_${i}`, description: `Sends the walkthrough of marvel${i}.`, keywords: [`keyflow${i}`] })),
     tags: [{ name: 'human_handoff', description: '' }, ...Array.from({ length: 40 }, (_, i) => ({ name: `tag${i}`, description: `Contact is into hobby${i}.` }))],
     fields: Array.from({ length: 15 }, (_, i) => ({ name: `field${i}`, type: 'text' as const, description: `Preferred gadget${i}.` })),
     tools: [

@@ -6,6 +6,8 @@ import { checkToolOrder } from './tool-order.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
 import { salvageConfig } from './salvage.js';
+import { problemOfIssue } from './plain-issues.js';
+import { flowNsProblems, manifestNameProblems, unknownKeyProblems } from './save-checks.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -206,13 +208,24 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
 
 export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
   const parsed = TenantConfigSchema.safeParse(raw);
+  const saveProblems = mode === 'save' ? saveOnlyProblems(raw) : [];
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    const problems = [...parsed.error.issues.map(problemOfIssue), ...saveProblems];
     // Every problem in one answer: the cross-field rules run on what of the config validates.
     return { ok: false, problems: [...problems, ...crossFieldProblemsOfInvalid(raw, mode).filter((p) => !problems.includes(p))] };
   }
-  const problems = checkTenantConfig(parsed.data, mode);
+  const problems = [...saveProblems, ...checkTenantConfig(parsed.data, mode)];
   return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+}
+
+/** The rules of core/tenant/save-checks.ts, on the config as it was sent. */
+function saveOnlyProblems(raw: unknown): string[] {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [];
+  const r = raw as { flows?: unknown; tools?: unknown; manifest?: unknown };
+  const flows = Array.isArray(r.flows) ? r.flows.map((f: unknown) => (f && typeof f === 'object' ? (f as { ns?: unknown }) : {})) : [];
+  const toolNames = Array.isArray(r.tools) ? r.tools.flatMap((t) => (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string' ? [(t as { name: string }).name] : [])) : [];
+  const manifest = r.manifest && typeof r.manifest === 'object' && !Array.isArray(r.manifest) ? (r.manifest as Record<string, unknown>) : {};
+  return [...unknownKeyProblems(TenantConfigSchema, raw), ...flowNsProblems(flows), ...manifestNameProblems(manifest, toolNames)];
 }
 
 /** The cross-field rules on what of an invalid config validates; a rule that cannot run on it is skipped. */

@@ -13,18 +13,10 @@ export const MANYCHAT_REQUEST_HEADERS: readonly { name: string; value: string; w
   { name: 'x-staged-agent-secret', value: '<the tenant\'s webhook secret>', why: 'printed once by `npm run tenant -- create` (or `rotate … --secret webhook`); compared in constant time' },
 ];
 
-/**
- * The body, exactly as typed into ManyChat's body editor. `{{Full Contact Data}}` is inserted
- * from the "Add variable" menu (System fields → Full Contact Data) and becomes the contact as a
- * JSON object; `{{last_input_text}}` is the contact's last message; `{{user_id}}` and
- * `{{last_interaction}}` make one key per message (a retry of the same request joins the
- * same turn).
- */
-export const MANYCHAT_REQUEST_BODY = `{
-  "contact": {{Full Contact Data}},
-  "text": "{{last_input_text}}",
-  "message_key": "{{user_id}}:{{last_interaction}}"
-}`;
+import { MANYCHAT_REQUEST_BODY } from '../../src/channels/manychat/request-template.js';
+
+/** The body, exactly as typed into ManyChat's body editor (one source, shared with the dashboard). */
+export { MANYCHAT_REQUEST_BODY };
 
 /** What ManyChat puts where each variable stands. */
 export interface ManyChatVariables {

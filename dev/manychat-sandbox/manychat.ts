@@ -224,7 +224,17 @@ function setCustomFields(ctx: McContext): Reply {
   return mcSuccess();
 }
 
+// ---- the page API: what a page has (the dashboard's "Import from ManyChat" reads these) ----
+function getFlows(ctx: McContext): Reply {
+  return mcSuccess({ flows: ctx.page.flows.map((ns) => ({ ns, name: ctx.page.flowNames[ns] ?? ns, folder_id: null })), folders: [] });
+}
+const getTags = (ctx: McContext): Reply => mcSuccess(ctx.page.tags.map((t) => ({ id: t.id, name: t.name })));
+const getCustomFields = (ctx: McContext): Reply => mcSuccess(ctx.page.customFields.map((f) => ({ id: f.id, name: f.name, type: f.type, description: '' })));
+
 export const MANYCHAT_ENDPOINTS: Record<string, McEndpoint> = {
+  '/fb/page/getFlows': { method: 'GET', perSecond: 10, handle: getFlows },
+  '/fb/page/getTags': { method: 'GET', perSecond: 100, handle: getTags },
+  '/fb/page/getCustomFields': { method: 'GET', perSecond: 100, handle: getCustomFields },
   '/fb/sending/sendContent': { method: 'POST', perSecond: 25, handle: sendContent },
   '/fb/sending/sendFlow': { method: 'POST', perSecond: 20, handle: sendFlow },
   '/fb/subscriber/getInfo': { method: 'GET', perSecond: 10, handle: getInfo },

@@ -25,6 +25,8 @@ export const PageSchema = z
       )
       .default([]),
     flows: z.array(z.string().min(1)).default([]),
+    /** The title ManyChat shows for a flow (getFlows' `name`); absent: the ns itself. */
+    flowNames: z.record(z.string(), z.string().min(1)).default({}),
   })
   .superRefine((page, ctx) => {
     if (!page.apiKey.startsWith(`${page.pageId}:`) || page.apiKey.length <= page.pageId.length + 1) {

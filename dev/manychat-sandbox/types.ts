@@ -10,6 +10,8 @@ export interface SandboxPage {
   customFields?: { id: number; name: string; type: FieldType }[];
   /** Flow namespaces that exist on the page (sendFlow targets, flow buttons). */
   flows?: string[];
+  /** Titles of those flows, by ns (what getFlows reports as `name`). */
+  flowNames?: Record<string, string>;
 }
 
 export interface SandboxSubscriber {

@@ -13,7 +13,7 @@ import { closeSession, openSession, readSession } from './auth/sessions.js';
 import { checkDashboardLogin, UserNameSchema } from './auth/users.js';
 import { BASE, type DashboardContext } from './dashboard-context.js';
 import { LoginPage } from './pages/login.js';
-import { STYLESHEET } from './pages/style.js';
+import { COPY_SCRIPT, STYLESHEET } from './pages/style.js';
 import { dashboardPages } from './dashboard-pages.js';
 
 const FORM_LIMIT = 256 * 1024;
@@ -44,7 +44,7 @@ export function dashboardRoutes() {
   const app = new Hono<AppContext>();
   app.use(
     secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'self'"], imgSrc: ["'self'", 'data:'], formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
+      contentSecurityPolicy: { defaultSrc: ["'none'"], scriptSrc: ["'self'"], connectSrc: ["'none'"], styleSrc: ["'self'"], imgSrc: ["'self'", 'data:'], formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
       referrerPolicy: 'same-origin',
     }),
   );
@@ -57,6 +57,7 @@ export function dashboardRoutes() {
   app.use(limitBody(FORM_LIMIT));
 
   app.get('/style.css', (c) => c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  app.get('/copy.js', (c) => c.body(COPY_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/', (c) => c.redirect(`${BASE}/setup`, 303));
   app.get('/login', async (c) => {
     const dash = await readSession(c as unknown as Context, c.get('session'), c.get('services').env.SESSION_SECRET);

@@ -6,6 +6,7 @@ import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { effectiveToolOrder, manifestDrift } from '../../tools/registry.js';
 import { tenantConfigJsonSchema } from '../../core/tenant/config-json-schema.js';
+import { splitProblem } from '../../core/tenant/plain-issues.js';
 import { saveTenant } from '../tenants/tenant-store.js';
 import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.js';
 import { deleteContactData } from '../tenants/contact-deletion.js';
@@ -36,7 +37,8 @@ export function tenantApiRoutes() {
     const bodyTenant = (json.value as { tenantId?: unknown }).tenantId;
     if (bodyTenant !== undefined && bodyTenant !== tenantId) return jsonError(c, 400, `the body's tenantId ${JSON.stringify(bodyTenant)} differs from the URL's tenant "${tenantId}"; nothing was saved`);
     const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
-    if (!saved.ok) return jsonError(c, 400, 'invalid tenant config', saved.problems);
+    // `details`: each problem as a sentence (`path: words`); `problems`: the same split for programs.
+    if (!saved.ok) return c.json({ error: 'invalid tenant config', details: saved.problems, problems: saved.problems.map(splitProblem) }, 400);
     await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'config.changed', detail: configDiffSummary(c.get('tenant').config, saved.config) });
     return c.json({ ok: true, config: saved.config });
   });

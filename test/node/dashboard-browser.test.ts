@@ -100,6 +100,8 @@ describe('the dashboard in headless Chromium', () => {
   }, 60_000);
 
   it('adds a flow: the review shows the diff, save stores it', async () => {
+    await page.getByRole('link', { name: 'Catalogue', exact: true }).first().click();
+    await page.waitForURL('**/dashboard/setup/catalogue');
     const row = page.getByRole('group', { name: 'Add a flow' });
     await row.getByLabel('New flow name').fill('price_list');
     await row.getByLabel('ManyChat flow ns').fill('content20270101000000_000009');
@@ -110,12 +112,13 @@ describe('the dashboard in headless Chromium', () => {
     await expect.poll(() => page.locator('pre.diff ins').allTextContents()).toContainEqual(expect.stringContaining('"name": "price_list"'));
     await shot('03-setup-diff');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL('**/dashboard/setup?saved=config');
+    await page.waitForURL('**/dashboard/setup/catalogue?saved=config');
     expect(await page.getByRole('status').first().textContent()).toContain('Saved');
     expect((await demoConfig()).flows.map((f) => f.name)).toContain('price_list');
   }, 60_000);
 
   it('an invalid tool order is shown next to its field and not saved; fixed, it saves', async () => {
+    await page.goto(`${base()}/dashboard/setup/tools`);
     const order = page.getByLabel(/^Tool order/);
     await order.fill('search_faq\nno_such_tool');
     await page.getByRole('button', { name: 'Review changes' }).click();
@@ -132,7 +135,7 @@ describe('the dashboard in headless Chromium', () => {
     await field.fill('search_faq\n<unlisted-tools>');
     await page.getByRole('button', { name: 'Review changes' }).click();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL('**/dashboard/setup?saved=config');
+    await page.waitForURL('**/dashboard/setup/tools?saved=config');
     expect((await demoConfig()).toolOrder).toEqual(['search_faq', '<unlisted-tools>']);
   }, 60_000);
 
@@ -190,7 +193,7 @@ describe('the dashboard in headless Chromium', () => {
   it('stays readable at 200 % zoom: no page scrolls sideways', async () => {
     // 200 % zoom of a 1200 px window is a 600 CSS-pixel viewport.
     await page.setViewportSize({ width: 600, height: 900 });
-    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay', 'api', 'audit', 'setup/manychat']) {
+    for (const path of ['setup', 'setup/persona', 'setup/catalogue', 'setup/tools', 'setup/guardrails', 'setup/handoff', 'setup/secrets', 'approvals', 'turns', 'health', 'try', 'replay', 'api', 'audit', 'setup/channels']) {
       await page.goto(`${base()}/dashboard/${path}`);
       // Runs in the page (the test's own types have no DOM).
       const overflow = await page.evaluate(() => {
@@ -199,10 +202,10 @@ describe('the dashboard in headless Chromium', () => {
       });
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
-    await page.goto(`${base()}/dashboard/setup`);
+    await page.goto(`${base()}/dashboard/setup/tools`);
     await shot('13-setup-200-percent');
     // Every visible control of every page has an accessible name (a <label>, or a button's text).
-    for (const path of ['setup', 'approvals', 'turns', 'health', 'try', 'replay', 'audit']) {
+    for (const path of ['setup/persona', 'setup/catalogue', 'setup/tools', 'setup/guardrails', 'setup/handoff', 'setup/channels', 'setup/secrets', 'approvals', 'turns', 'health', 'try', 'replay', 'audit']) {
       await page.goto(`${base()}/dashboard/${path}`);
       const unlabelled = await page.evaluate(() => {
         type El = { tagName: string; type?: string; id: string; name?: string; labels?: { length: number } | null; textContent: string | null; getAttribute(n: string): string | null };
@@ -225,8 +228,8 @@ describe('the dashboard in headless Chromium', () => {
     expect(await page.getByRole('heading', { name: 'PUT /v1/tenants/{tenant}/config' }).count()).toBe(1);
     await shot('12-api-reference');
     await page.goto(`${base()}/dashboard/setup`);
-    await page.getByRole('link', { name: /^Connect ManyChat/ }).click();
-    expect(await page.locator('#manychat-guide').textContent()).toContain('{{Full Contact Data}}');
+    await page.getByRole('link', { name: 'Channels', exact: true }).first().click();
+    expect(await page.locator('#request-body').textContent()).toContain('{{Full Contact Data}}');
     await shot('16-connect-manychat');
   }, 60_000);
 

@@ -54,6 +54,24 @@ describe('PUT /v1/tenants/:t/config', () => {
     expect(stored.persona).toBe(base.persona);
   });
 
+  it('says each problem in plain words and keeps its machine path: an empty flow id, a typo\'d key, a typo\'d manifest name', async () => {
+    const { tenantId, adminSecret } = await seedTenant();
+    const base = demoTenantConfig(tenantId);
+    const manifest = { ...base.manifest, search_fqa: base.manifest!.search_faq! } as Record<string, unknown>;
+    delete manifest.search_faq;
+    const body = { ...base, fallbakReply: 'oops', flows: [base.flows![0]!, { ...base.flows![1]!, ns: '' }], manifest };
+    const res = await tenantApi(tenantId, adminSecret, 'PUT', '/config', body);
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as { details: string[]; problems: { path: string | null; message: string }[] };
+    expect(json.problems).toContainEqual({ path: 'flows.1.ns', message: 'A flow needs its ManyChat flow id' });
+    expect(json.problems).toContainEqual({ path: 'fallbakReply', message: 'unknown setting "fallbakReply"; did you mean "fallbackReply"?' });
+    expect(json.problems).toContainEqual(expect.objectContaining({ path: 'manifest.search_fqa', message: expect.stringContaining('did you mean "search_faq"?') }));
+    expect(json.details).toContain('flows.1.ns: A flow needs its ManyChat flow id');
+    // Nothing was stored: search_faq is still declared.
+    const stored = (await (await tenantApi(tenantId, adminSecret, 'GET', '/config')).json()) as { manifest: Record<string, unknown> };
+    expect(Object.keys(stored.manifest)).toContain('search_faq');
+  });
+
   it('refuses a body whose tenantId differs from the URL, naming both, and saves nothing', async () => {
     const { tenantId, adminSecret } = await seedTenant();
     const res = await tenantApi(tenantId, adminSecret, 'PUT', '/config', { ...demoTenantConfig('someone-else'), persona: 'changed' });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
@@ -28,8 +28,8 @@ async function login(t: { tenantId: string; password: string }, client = new Das
 const stored = async (tenantId: string) => parseJson(await session().one((r) => r.get(tenantKeys(tenantId).config))) as Record<string, unknown>;
 
 /** The setup form as the page renders it, with some fields changed, posted to the review step. */
-async function review(client: DashboardClient, change: Record<string, string>) {
-  const { html } = await client.page('/dashboard/setup');
+async function review(client: DashboardClient, change: Record<string, string>, section = 'persona') {
+  const { html } = await client.page(`/dashboard/setup/${section}`);
   const fields = { ...formFields(html, '/dashboard/setup/preview'), ...change };
   const res = await client.request('POST', '/dashboard/setup/preview', fields);
   return { res, html: await res.text() };
@@ -39,66 +39,217 @@ async function saveReviewed(client: DashboardClient, reviewHtml: string) {
   return client.request('POST', '/dashboard/setup/save', formFields(reviewHtml, '/dashboard/setup/save'));
 }
 
+/** A ManyChat page of its own in the sandbox (flows with titles, tags, fields), and its key. */
+async function sandboxPage() {
+  const pageId = String(3_000_000 + Math.floor(Math.random() * 900_000));
+  const apiKey = `${pageId}:import-test-key`;
+  const res = await fetch(`${inject('manychatUrl')}/__sandbox/pages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ pageId, apiKey, flows: ['content20261101000000_000101', 'content20261101000000_000102'], flowNames: { content20261101000000_000101: 'Studio tour', content20261101000000_000102: 'Price list 2027' }, tags: [{ id: 1, name: 'vip' }, { id: 2, name: 'trial_booked' }], customFields: [{ id: 7, name: 'plan', type: 'text' }, { id: 8, name: 'seen_at', type: 'datetime' }] }),
+  });
+  expect(res.ok).toBe(true);
+  return { pageId, apiKey };
+}
+
+const errorOf = (html: string, field: string) => new RegExp(`<div id="f-${field}-error" class="error" role="alert">([\\s\\S]*?)</div>`).exec(html)?.[1] ?? '';
+
 describe('setup', () => {
-  it('links to the ManyChat walkthrough, served with the tenant\'s own webhook URL', async () => {
+  it('is split into sections a person can find, each its own page', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
-    expect((await client.page('/dashboard/setup')).html).toContain('href="/dashboard/setup/manychat"');
-    const { html } = await client.page('/dashboard/setup/manychat');
-    expect(html).toContain(`/v1/manychat/${t.tenantId}</code>`);
-    // The README's section itself: the request template with ManyChat's variables, and the response mapping.
-    expect(html).toContain('{{Full Contact Data}}');
-    expect(html).toContain('# ManyChat setup');
-    expect(html).not.toContain('&lt;!-- Generated');
-    expect((await new DashboardClient().request('GET', '/dashboard/setup/manychat')).status).toBe(303);
+    const { html } = await client.page('/dashboard/setup');
+    for (const section of ['persona', 'catalogue', 'tools', 'guardrails', 'handoff', 'channels', 'secrets']) {
+      expect(html).toContain(`href="/dashboard/setup/${section}"`);
+      expect((await client.page(`/dashboard/setup/${section}`)).res.status, section).toBe(200);
+    }
+    expect((await client.page('/dashboard/setup/nowhere')).res.status).toBe(404);
+    // The persona page holds the persona, not the flows; the catalogue holds the flows.
+    const persona = (await client.page('/dashboard/setup/persona')).html;
+    expect(persona).toContain('name="persona"');
+    expect(persona).not.toContain('name="flows.0.ns"');
+    expect((await client.page('/dashboard/setup/catalogue')).html).toContain('name="flows.0.ns"');
+  });
+
+  it("Connect ManyChat is rendered HTML with the tenant's own webhook URL and template, and copy buttons", async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const old = await client.request('GET', '/dashboard/setup/manychat');
+    expect(old.status).toBe(301);
+    expect(old.headers.get('location')).toBe('/dashboard/setup/channels');
+    const { res, html } = await client.page('/dashboard/setup/channels');
+    expect(html).toMatch(new RegExp(`<code id="webhook-url"[^>]*>https?://[^<]+/v1/manychat/${t.tenantId}</code>`));
+    expect(html).toMatch(/<pre id="request-body"[^>]*>\{\n  &quot;contact&quot;: \{\{Full Contact Data\}\}/);
+    expect(html).toContain('data-copy="webhook-url"');
+    expect(html).toContain('data-copy="request-body"');
+    expect(html).toContain('<script src="/dashboard/copy.js" defer=""></script>');
+    // Not Markdown: no heading marks, no bold stars, no generated-file comment.
+    expect(html).not.toContain('# ManyChat setup');
+    expect(html).not.toContain('**');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect((await client.request('GET', '/dashboard/copy.js')).headers.get('content-type')).toContain('javascript');
+    expect((await new DashboardClient().request('GET', '/dashboard/setup/channels')).status).toBe(303);
+  });
+
+  it('rotates the webhook secret from the dashboard: the new one is shown once, the old one works through the overlap', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    await client.page('/dashboard/setup/channels');
+    const res = await client.post('/dashboard/setup/channels/rotate', { overlapMinutes: '30' });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const fresh = /<code id="new-secret"[^>]*>([^<]+)<\/code>/.exec(html)?.[1];
+    expect(fresh).toMatch(/\S{20,}/);
+    expect(html).toContain('keeps working until');
+    const post = (secret: string) => appWith(scriptedModel([{ reply: reply('Hi!') }])).post(t.tenantId, secret, { contact: { id: `${Date.now()}` }, text: 'hello' });
+    expect((await post(fresh!)).status).toBe(200);
+    expect((await post(t.secret)).status).toBe(200);
+    expect((await post('not-the-secret')).status).toBe(401);
+    // The page shown again does not show the secret.
+    expect((await client.page('/dashboard/setup/channels')).html).not.toContain(fresh!);
+    const bad = await client.post('/dashboard/setup/channels/rotate', { overlapMinutes: 'soon' });
+    expect(bad.status).toBe(400);
   });
 
   it('an invalid tool order is refused with its error next to the field and nothing saved; fixed, it is shown as a diff and saved', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
     const before = await stored(t.tenantId);
-    const bad = await review(client, { toolOrder: 'search_faq\nno_such_tool' });
+    const bad = await review(client, { toolOrder: 'search_faq\nno_such_tool' }, 'tools');
     expect(bad.res.status).toBe(400);
-    const errorBlock = /<div id="f-toolOrder-error" class="error" role="alert">([\s\S]*?)<\/div>/.exec(bad.html)?.[1] ?? '';
+    const errorBlock = errorOf(bad.html, 'toolOrder');
     expect(errorBlock).toContain('toolOrder names &quot;no_such_tool&quot;, which is not a tool');
     expect(errorBlock).toContain('exactly once');
     expect(bad.html).toMatch(/id="f-toolOrder" name="toolOrder" aria-describedby="f-toolOrder-error" aria-invalid="true"/);
     expect(await stored(t.tenantId)).toEqual(before);
 
-    const good = await review(client, { toolOrder: 'search_faq\n<unlisted-tools>' });
+    const good = await review(client, { toolOrder: 'search_faq\n<unlisted-tools>' }, 'tools');
     expect(good.res.status).toBe(200);
     expect(good.html).toContain('<ins>+   &quot;toolOrder&quot;: [\n</ins>');
     expect(good.html).toContain('<ins>+     &quot;search_faq&quot;,\n</ins>');
     expect(await stored(t.tenantId)).toEqual(before);
     const saved = await saveReviewed(client, good.html);
-    expect(saved.headers.get('location')).toBe('/dashboard/setup?saved=config');
+    expect(saved.headers.get('location')).toBe('/dashboard/setup/tools?saved=config');
     expect((await stored(t.tenantId)).toolOrder).toEqual(['search_faq', '<unlisted-tools>']);
   });
 
-  it('adds a flow through the empty row; a half-filled row gets its error next to the missing field', async () => {
+  it('adds a flow through the empty row: the missing id is said in plain words next to it, a pasted address is cut to its id', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
-    const half = await review(client, { 'flows.3.name': 'price_list', 'flows.3.description': 'the 2027 price list' });
+    const half = await review(client, { 'flows.3.name': 'price_list', 'flows.3.description': 'the 2027 price list' }, 'catalogue');
     expect(half.res.status).toBe(400);
-    expect(half.html).toMatch(/<div id="f-flows-3-ns-error" class="error" role="alert"><p>flows\.3\.ns: /);
-    const full = await review(client, { 'flows.3.name': 'price_list', 'flows.3.ns': 'content20270101_1', 'flows.3.description': 'the 2027 price list', 'flows.3.keywords': 'prices, 2027' });
+    expect(errorOf(half.html, 'flows-3-ns')).toBe('<p>A flow needs its ManyChat flow id</p>');
+    const wrong = await review(client, { 'flows.3.name': 'price_list', 'flows.3.ns': 'Price list', 'flows.3.description': 'the 2027 price list' }, 'catalogue');
+    expect(errorOf(wrong.html, 'flows-3-ns')).toContain('is not a ManyChat flow id');
+    const full = await review(client, { 'flows.3.name': 'price_list', 'flows.3.ns': 'https://app.manychat.com/fb1000001/cms/files/content20270101000000_000001/edit', 'flows.3.description': 'the 2027 price list', 'flows.3.keywords': 'prices, 2027' }, 'catalogue');
     expect(full.res.status).toBe(200);
     await saveReviewed(client, full.html);
-    expect((await stored(t.tenantId)).flows).toContainEqual({ name: 'price_list', ns: 'content20270101_1', description: 'the 2027 price list', keywords: ['prices', '2027'] });
+    expect((await stored(t.tenantId)).flows).toContainEqual({ name: 'price_list', ns: 'content20270101000000_000001', description: 'the 2027 price list', keywords: ['prices', '2027'] });
   });
 
-  it('shows zod and cross-field problems next to their fields (deadline; a manifest rule; the handoff tag)', async () => {
+  it("keeps a custom field's label through a save, and can change it", async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const unchanged = await review(client, { 'tags.0.description': 'asked about classes' }, 'catalogue');
+    await saveReviewed(client, unchanged.html);
+    expect((await stored(t.tenantId)).fields).toEqual([expect.objectContaining({ name: 'preferred_class', label: 'your preferred class' })]);
+    const relabel = await review(client, { 'fields.0.label': 'the class you like' }, 'catalogue');
+    await saveReviewed(client, relabel.html);
+    expect((await stored(t.tenantId)).fields).toEqual([expect.objectContaining({ label: 'the class you like' })]);
+  });
+
+  it('shows zod and cross-field problems next to their fields (deadline; a manifest rule); one about another section at the top', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
     const deadline = await review(client, { deadlineMs: '50' });
     expect(deadline.res.status).toBe(400);
-    expect(deadline.html).toMatch(/id="f-deadlineMs-error"[^>]*><p>deadlineMs: /);
-    // Manifest rows follow the tools: row 5 is search_faq (a read tool), which cannot have confirm;
-    // removing the handoff's tag leaves handoff.tag naming a tag that is not configured.
-    const rules = await review(client, { 'manifest.5.confirm': 'once', 'tags.1.remove': 'yes' });
-    expect(rules.res.status).toBe(400);
-    expect(rules.html).toMatch(/id="f-manifest-5-effect-error"[^>]*><p>tool &quot;search_faq&quot;: confirm is only for write tools/);
-    expect(rules.html).toMatch(/id="f-handoff-tag-error"[^>]*><p>handoff\.tag &quot;human_handoff&quot; is not a configured tag/);
+    expect(errorOf(deadline.html, 'deadlineMs')).toBe('<p>The deadline (ms) must be at least 500</p>');
+    // Tool rows follow the tools: row 5 is search_faq (a read tool), which cannot have confirm.
+    const rule = await review(client, { 'tools.5.confirm': 'once' }, 'tools');
+    expect(rule.res.status).toBe(400);
+    expect(errorOf(rule.html, 'tools-5-effect')).toContain('tool &quot;search_faq&quot;: confirm is only for write tools');
+    // Removing the handoff's tag in the catalogue breaks the handoff section: said at the top, nothing saved.
+    const tag = await review(client, { 'tags.1.remove': 'yes' }, 'catalogue');
+    expect(tag.res.status).toBe(400);
+    expect(tag.html).toMatch(/<ul class="error" role="alert"><li>handoff\.tag &quot;human_handoff&quot; is not a configured tag<\/li>/);
+  });
+
+  it('tools: create one with its kind and manifest settings, edit it, remove it; the rules are shown next to their fields', async () => {
+    const t = await dashboardTenant({ tools: [], manifest: {}, toolOrder: undefined });
+    const client = await login(t);
+    const empty = (await client.page('/dashboard/setup/tools')).html;
+    expect(empty).toContain('aria-label="Add a tool"');
+    // The manifest's rule is next to the field, and linked to it for screen readers.
+    expect(empty).toMatch(/<p id="f-tools-0-confirm-hint" class="muted">Write tools only\. once \(the default\)/);
+    expect(empty).toMatch(/id="f-tools-0-confirm" name="tools\.0\.confirm" aria-describedby="f-tools-0-confirm-hint"/);
+    const add = { 'tools.0.name': 'send_media', 'tools.0.kind': 'send_flow', 'tools.0.description': 'Send one of the studio flows.', 'tools.0.effect': 'write', 'tools.0.confirm': 'never', 'tools.0.resources': 'flow:brochure, flow:timetable', 'tools.0.guidance': 'Only when asked.' };
+    const created = await review(client, add, 'tools');
+    expect(created.res.status).toBe(200);
+    await saveReviewed(client, created.html);
+    let cfg = await stored(t.tenantId);
+    expect(cfg.tools).toEqual([{ name: 'send_media', kind: 'send_flow', description: 'Send one of the studio flows.' }]);
+    expect(cfg.manifest).toEqual({ send_media: { effect: 'write', confirm: 'never', guidance: 'Only when asked.', resources: ['flow:brochure', 'flow:timetable'] } });
+
+    const edited = await review(client, { 'tools.0.confirm': '', 'tools.0.approval': 'yes', 'tools.0.description': 'Send a studio flow.' }, 'tools');
+    expect(edited.res.status).toBe(200);
+    await saveReviewed(client, edited.html);
+    cfg = await stored(t.tenantId);
+    expect(cfg.manifest).toEqual({ send_media: { effect: 'write', approval: 'pinned', guidance: 'Only when asked.', resources: ['flow:brochure', 'flow:timetable'] } });
+    expect((cfg.tools as { description: string }[])[0]!.description).toBe('Send a studio flow.');
+
+    // A read kind declared write would never be offered: refused at save, next to the row.
+    const wrongEffect = await review(client, { 'tools.1.name': 'faq', 'tools.1.kind': 'search_faq', 'tools.1.description': 'Search the FAQ.', 'tools.1.effect': 'write', 'tools.1.confirm': 'never' }, 'tools');
+    expect(wrongEffect.res.status).toBe(400);
+    expect(errorOf(wrongEffect.html, 'tools-1-effect')).toContain('only reads, but its manifest declares effect write');
+
+    const removed = await review(client, { 'tools.0.remove': 'yes' }, 'tools');
+    await saveReviewed(client, removed.html);
+    cfg = await stored(t.tenantId);
+    expect(cfg.tools).toEqual([]);
+    expect(cfg.manifest).toEqual({});
+  });
+
+  it('secrets: a malformed ManyChat key is refused next to its field; Check says whether the stored key works', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const page = (await client.page('/dashboard/setup/secrets')).html;
+    const rev = /name="rev" value="(\d+)"/.exec(page)![1]!;
+    const bad = await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: 'https://manychat.com/settings/api' });
+    expect(bad.status).toBe(400);
+    expect(errorOf(await bad.text(), 'manychatApiKey')).toContain('This is not a ManyChat API key');
+    const works = await (await client.post('/dashboard/setup/check-manychat')).text();
+    expect(works).toMatch(/The ManyChat key works: your page has \d+ flows, \d+ tags and \d+ custom fields\./);
+    // A key of the right shape that ManyChat does not know: saved, and Check says so.
+    expect((await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:not-a-real-key' })).status).toBe(303);
+    const refused = await (await client.post('/dashboard/setup/check-manychat')).text();
+    expect(refused).toContain('The ManyChat key does not work: ManyChat refused the API key');
+  });
+
+  it("imports flows, tags and fields from the tenant's ManyChat page: picked ones are added after the review", async () => {
+    const t = await dashboardTenant({ flows: [], tags: [], fields: [], tools: [], manifest: {}, toolOrder: undefined, handoff: { reply: 'A teammate will reply.' } });
+    const client = await login(t);
+    const { apiKey } = await sandboxPage();
+    const secretsPage = (await client.page('/dashboard/setup/secrets')).html;
+    expect((await client.post('/dashboard/setup/secrets', { rev: /name="rev" value="(\d+)"/.exec(secretsPage)![1]!, manychatApiKey: apiKey })).status).toBe(303);
+    const { html } = await client.page('/dashboard/setup/import');
+    expect(html).toContain('Studio tour');
+    expect(html).toContain('content20261101000000_000102');
+    expect(html).toContain('trial_booked');
+    expect(html).toMatch(/seen_at \(datetime\)[\s\S]*?cannot be set by the agent/);
+    const fields = formFields(html, '/dashboard/setup/import');
+    const pick = { ...fields, 'flow.0.pick': 'yes', 'tag.1.pick': 'yes', 'field.0.pick': 'yes', 'field.1.pick': 'yes', 'flow.1.ns': 'content20991231000000_000999' };
+    const res = await client.request('POST', '/dashboard/setup/import', pick);
+    expect(res.status).toBe(200);
+    const preview = await res.text();
+    expect(preview).toContain('&quot;ns&quot;: &quot;content20261101000000_000101&quot;');
+    await saveReviewed(client, preview);
+    const cfg = await stored(t.tenantId);
+    // The forged ns (not on the page) and the datetime field were not imported.
+    expect(cfg.flows).toEqual([{ name: 'studio_tour', ns: 'content20261101000000_000101', description: 'Studio tour', keywords: [] }]);
+    expect(cfg.tags).toEqual([{ name: 'trial_booked', description: '' }]);
+    expect(cfg.fields).toEqual([{ name: 'plan', type: 'text', description: '' }]);
+    // Imported once: the page now shows it as already in the catalogue.
+    expect((await client.page('/dashboard/setup/import')).html).toMatch(/Studio tour[\s\S]*?already in your catalogue/);
   });
 
   it('a save that races another is refused by the revision check; the first one stands', async () => {
@@ -114,13 +265,26 @@ describe('setup', () => {
     expect((await stored(t.tenantId)).displayName).toBe('First editor');
   });
 
+  it('sections are saved on their own: a persona save keeps the tools another editor just saved', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const tools = await review(client, { 'tools.0.guidance': 'Offer the brochure first.' }, 'tools');
+    await saveReviewed(client, tools.html);
+    const persona = await review(client, { persona: 'You are Mila, the studio assistant.' });
+    const diff = persona.html;
+    await saveReviewed(client, diff);
+    const cfg = await stored(t.tenantId);
+    expect(cfg.persona).toBe('You are Mila, the studio assistant.');
+    expect((cfg.manifest as Record<string, { guidance?: string }>).send_media!.guidance).toBe('Offer the brochure first.');
+  });
+
   it('never saves an invalid config, even one posted straight to the save step', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
     const before = await stored(t.tenantId);
-    const { html } = await client.page('/dashboard/setup');
+    const { html } = await client.page('/dashboard/setup/tools');
     const rev = /name="rev" value="(\d+)"/.exec(html)![1]!;
-    const res = await client.post('/dashboard/setup/save', { rev, config: JSON.stringify({ ...before, toolOrder: ['reply'] }) });
+    const res = await client.post('/dashboard/setup/save', { rev, section: 'tools', config: JSON.stringify({ ...before, toolOrder: ['reply'] }) });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('f-toolOrder-error');
     expect(await stored(t.tenantId)).toEqual(before);
@@ -260,7 +424,7 @@ describe('Try it', () => {
     const app = createApp((s) => ({ ...s, model: () => ({ model, modelId: 'scripted-model', offline: false }) }));
     const client = await login(t, new DashboardClient(app));
     await client.page('/dashboard/try');
-    const contactId = `try-${uniqueId('c')}`;
+    const contactId = await newContact();
     const dry = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId });
     const dryHtml = await dry.text();
     expect(dry.status).toBe(200);
@@ -270,9 +434,17 @@ describe('Try it', () => {
     expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns(contactId)))).toBe(0);
     const performed = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId, perform: 'yes' });
     const performedHtml = await performed.text();
-    expect(performedHtml).toContain('Performed: the turn was committed for the test contact.');
+    // Committed, not "performed": whether ManyChat took it is the delivery's to say (the turn page).
+    expect(performedHtml).toContain('Committed for the test contact: 1 action sent to ManyChat in the background. Open the turn to see whether each arrived.');
+    expect(performedHtml).not.toContain('Performed');
     const turnId = /href="\/dashboard\/turns\/(turn_[0-9a-f]+)"/.exec(performedHtml)![1]!;
     expect((await outboxEntry(t.tenantId, turnId))?.actions.map((a) => a.kind)).toEqual(['send_flow']);
+    // The default contact is no ManyChat subscriber: performing for it is refused before anything is committed.
+    const turnsBefore = await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns('dashboard-test')));
+    const refused = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId: 'dashboard-test', perform: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/id="try-contact-error" class="error">To perform, use a real ManyChat subscriber id/);
+    expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns('dashboard-test')))).toBe(turnsBefore);
     const empty = await client.post('/dashboard/try', { text: '  ', contactId });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('id="try-text-error"');

@@ -108,7 +108,7 @@ describe("tenant isolation: A's session never reads or changes B's data", () => 
     const a = await tenantWithData('a');
     const b = await tenantWithData('b');
     const client = await loggedIn(a);
-    const { html } = await client.page('/dashboard/setup');
+    const { html } = await client.page('/dashboard/setup/persona');
     expect(html).toContain(String((await storedConfig(a.tenantId)).displayName));
     expect(html).not.toContain(String((await storedConfig(b.tenantId)).displayName));
     const bBefore = await storedConfig(b.tenantId);
@@ -199,7 +199,7 @@ describe('no secret in any page, response or log line', () => {
     const bodies: string[] = [await failed.text()];
     const login = await client.login(a.tenantId, a.user, a.password);
     bodies.push(await login.text(), login.headers.get('set-cookie') ?? '');
-    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json', '/dashboard/audit', '/dashboard/setup/manychat'];
+    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json', '/dashboard/audit', '/dashboard/setup/channels', '/dashboard/setup/persona', '/dashboard/setup/catalogue', '/dashboard/setup/tools', '/dashboard/setup/secrets', '/dashboard/setup/import'];
     for (const path of pages) {
       const { res, html } = await client.page(path);
       expect(res.status, path).toBe(200);
@@ -211,11 +211,14 @@ describe('no secret in any page, response or log line', () => {
     const replayed = await client.post('/dashboard/replay', { ...formFields(replayPage, '/dashboard/replay') });
     expect(replayed.status).toBe(200);
     bodies.push(await replayed.text());
-    const preview = await client.post('/dashboard/setup/preview', { rev, displayName: 'x' });
+    const preview = await client.post('/dashboard/setup/preview', { rev, section: 'persona', displayName: 'x' });
     bodies.push(await preview.text());
+    const check = await client.post('/dashboard/setup/check-manychat');
+    expect(await check.clone().text()).toContain('The ManyChat key works');
+    bodies.push(await check.text());
     const secretsSave = await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:brand-new-manychat-key' });
     expect(secretsSave.status).toBe(303);
-    bodies.push((await client.page('/dashboard/setup')).html);
+    bodies.push((await client.page('/dashboard/setup/secrets')).html);
     const secrets = [a.secret, a.adminSecret, DEMO_MANYCHAT_API_KEY, '1000001:brand-new-manychat-key', a.password, workerEnv.SESSION_SECRET!, workerEnv.SECRETS_HASH_KEY!, workerEnv.SECRETS_ENCRYPTION_KEYS!.split(':')[1]!, workerEnv.UPSTASH_REDIS_REST_TOKEN!, workerEnv.QSTASH_TOKEN!];
     for (const secret of secrets) {
       for (const body of bodies) expect(body.includes(secret), `a page contains a secret (${secret.slice(0, 4)}…)`).toBe(false);

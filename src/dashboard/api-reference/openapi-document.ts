@@ -11,7 +11,13 @@ import { RedriveBodySchema } from '../../routes/dead-letters.js';
  * The routes themselves stay plain Hono (they predate the dashboard); the request schemas here
  * are the very objects they parse with, the response shapes are written out once below.
  */
-const ErrorSchema = z.object({ error: z.string(), details: z.array(z.string()).optional() }).meta({ description: 'Every 4xx/5xx: what is wrong, and each problem' });
+const ErrorSchema = z
+  .object({
+    error: z.string(),
+    details: z.array(z.string()).optional().meta({ description: 'each problem as a sentence, its path first: "flows.1.ns: A flow needs its ManyChat flow id"' }),
+    problems: z.array(z.object({ path: z.string().nullable(), message: z.string() })).optional().meta({ description: 'an invalid config (PUT …/config): the same problems split into the machine path and the words' }),
+  })
+  .meta({ description: 'Every 4xx/5xx: what is wrong, and each problem' });
 const ApprovalViewSchema = z.object({
   id: z.string().regex(/^ap_[a-f0-9]{32}$/),
   status: z.enum(['pending', 'approved', 'rejected', 'expired', 'superseded']),

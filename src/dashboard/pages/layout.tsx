@@ -15,8 +15,11 @@ const NAV = [
 
 export type Section = (typeof NAV)[number][0] | 'login';
 
-/** The page frame: no script at all (every page works as plain HTML forms and links). */
-export const Layout: FC<PropsWithChildren<{ title: string; section: Section; dash?: DashboardSession; tenantName?: string }>> = ({ title, section, dash, tenantName, children }) => (
+/**
+ * The page frame. Every page works as plain HTML forms and links; the one script (copy buttons
+ * on Connect ManyChat) only adds a convenience, served from the Worker under `script-src 'self'`.
+ */
+export const Layout: FC<PropsWithChildren<{ title: string; section: Section; dash?: DashboardSession; tenantName?: string; script?: 'copy' }>> = ({ title, section, dash, tenantName, script, children }) => (
   <>
     {raw('<!doctype html>')}
     <html lang="en">
@@ -25,6 +28,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; section: Section; das
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · staged-agent dashboard`}</title>
         <link rel="stylesheet" href={`${BASE}/style.css`} />
+        {script ? <script src={`${BASE}/${script}.js`} defer></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

@@ -48,4 +48,31 @@ svg text{font:12px system-ui,sans-serif}
 dt{font-weight:600}
 input[type=number]{max-width:12rem}
 form+form,form+.card,.card+.card{margin-top:1rem}
+.section-nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0 0 .5rem;padding:0}
+.section-nav a[aria-current=page]{font-weight:700}
+.section-index{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:1rem}
+.section-index h2{margin:0;font-size:1.1rem}
+.row-grid .wide{grid-column:1/-1}
+.copyable{margin:.5rem 0}.copyable code{display:inline-block;word-break:break-all;background:#f1f3f5;padding:.2rem .4rem}
+.copy-label{font-weight:600;margin:.25rem 0}
+.steps h2{font-size:1.05rem;margin:.75rem 0 .25rem}
+code{overflow-wrap:anywhere}
+td,th{overflow-wrap:anywhere}
+td button{white-space:normal;text-align:left}
+`;
+
+/** Copy buttons: `<button data-copy="id">` copies that element's text (select-and-copy still works without it). */
+export const COPY_SCRIPT = `
+document.addEventListener('click', function (e) {
+  var b = e.target instanceof Element ? e.target.closest('button[data-copy]') : null;
+  if (!b) return;
+  var el = document.getElementById(b.getAttribute('data-copy'));
+  if (!el) return;
+  var label = b.getAttribute('data-label') || b.textContent;
+  b.setAttribute('data-label', label);
+  navigator.clipboard.writeText(el.textContent || '').then(function () { b.textContent = 'Copied'; }, function () {
+    var r = document.createRange(); r.selectNodeContents(el); var s = getSelection(); s.removeAllRanges(); s.addRange(r); b.textContent = 'Selected: press Ctrl+C';
+  });
+  setTimeout(function () { b.textContent = label; }, 3000);
+});
 `;

@@ -41,10 +41,11 @@ export const TextField: FC<{ name: string; label: string; value: unknown; errors
   );
 };
 
-export const SelectField: FC<{ name: string; label: string; value: unknown; options: readonly (readonly [string, string])[]; errors: Errors }> = ({ name, label, value, options, errors }) => (
+export const SelectField: FC<{ name: string; label: string; value: unknown; options: readonly (readonly [string, string])[]; errors: Errors; hint?: string }> = ({ name, label, value, options, errors, hint }) => (
   <div>
     <label for={idOf(name)}>{label}</label>
-    <select id={idOf(name)} name={name} {...described(name, errors)}>
+    <Hint name={name} hint={hint} />
+    <select id={idOf(name)} name={name} {...described(name, errors, hint)}>
       {options.map(([v, text]) => (
         <option value={v} selected={String(value ?? '') === v}>
           {text}
@@ -55,11 +56,12 @@ export const SelectField: FC<{ name: string; label: string; value: unknown; opti
   </div>
 );
 
-export const CheckField: FC<{ name: string; label: string; checked: boolean; errors: Errors }> = ({ name, label, checked, errors }) => (
+export const CheckField: FC<{ name: string; label: string; checked: boolean; errors: Errors; hint?: string }> = ({ name, label, checked, errors, hint }) => (
   <div>
     <label class="check" for={idOf(name)}>
-      <input id={idOf(name)} type="checkbox" name={name} value="yes" checked={checked} {...described(name, errors)} /> {label}
+      <input id={idOf(name)} type="checkbox" name={name} value="yes" checked={checked} {...described(name, errors, hint)} /> {label}
     </label>
+    <Hint name={name} hint={hint} />
     <FieldErrors name={name} errors={errors} />
   </div>
 );

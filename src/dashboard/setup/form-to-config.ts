@@ -48,8 +48,15 @@ function rows<T>(form: FormFields, section: string, fields: string[], build: (ge
   return out;
 }
 
-export function formToConfig(form: FormFields, current: TenantConfig): Record<string, unknown> {
-  const candidate: Record<string, unknown> = { ...current };
+/** A pasted ManyChat flow address is cut down to its flow id (the schema then checks the id's shape). */
+function flowNs(value: string): string {
+  if (!/^https?:\/\//i.test(value)) return value;
+  return /content\d{8,20}_\d{1,12}/.exec(value)?.[0] ?? value;
+}
+
+type Candidate = Record<string, unknown>;
+
+function applyPersona(form: FormFields, candidate: Candidate) {
   candidate.displayName = trimmed(form, 'displayName');
   candidate.persona = trimmed(form, 'persona');
   candidate.modelId = trimmed(form, 'modelId');
@@ -57,41 +64,56 @@ export function formToConfig(form: FormFields, current: TenantConfig): Record<st
   candidate.deadlineMs = numeric(trimmed(form, 'deadlineMs'));
   candidate.holdingReply = text(form, 'holdingReply') ?? '';
   candidate.fallbackReply = trimmed(form, 'fallbackReply');
+}
 
-  candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({ name: get('name'), ns: get('ns'), description: get('description'), keywords: commaList(get('keywords')) }));
+function applyCatalogue(form: FormFields, candidate: Candidate) {
+  candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({ name: get('name'), ns: flowNs(get('ns')), description: get('description'), keywords: commaList(get('keywords')) }));
   candidate.contents = rows(form, 'contents', ['name', 'description', 'text', 'keywords'], (get) => ({ name: get('name'), description: get('description'), text: get('text'), keywords: commaList(get('keywords')) }));
   candidate.tags = rows(form, 'tags', ['name', 'description'], (get) => ({ name: get('name'), description: get('description') }));
-  candidate.fields = rows(form, 'fields', ['name', 'description', 'choices'], (get) => {
+  candidate.fields = rows(form, 'fields', ['name', 'label', 'description', 'choices'], (get) => {
     const choices = commaList(get('choices'));
-    return { name: get('name'), type: get('type') || 'text', description: get('description'), ...(choices.length ? { choices } : {}) };
+    return { name: get('name'), ...(get('label') ? { label: get('label') } : {}), type: get('type') || 'text', description: get('description'), ...(choices.length ? { choices } : {}) };
   });
   candidate.faq = rows(form, 'faq', ['id', 'question', 'answer'], (get) => ({ id: get('id'), question: get('question'), answer: get('answer') }));
+}
 
+/**
+ * The Tools section: one row a tool, its instance (name, kind, description) and its manifest
+ * declaration together, so a declaration can never be keyed by a mistyped name. A row whose
+ * effect is "not declared" keeps its tool but declares nothing (the tool is not offered).
+ */
+function applyTools(form: FormFields, candidate: Candidate) {
+  const tools: Record<string, unknown>[] = [];
   const manifest: Record<string, unknown> = {};
-  for (const i of rowIndices(form, 'manifest')) {
-    const get = (f: string) => trimmed(form, `manifest.${i}.${f}`);
-    const tool = get('tool');
-    if (!tool || get('effect') === '') continue;
+  for (const i of rowIndices(form, 'tools')) {
+    const get = (f: string) => trimmed(form, `tools.${i}.${f}`);
+    if (checked(form, `tools.${i}.remove`)) continue;
+    const declarationOnly = checked(form, `tools.${i}.declarationOnly`);
+    const name = get('name');
+    if (!declarationOnly && ['name', 'kind', 'description', 'guidance', 'undo', 'resources'].every((f) => get(f) === '') && get('effect') === '') continue;
+    if (!declarationOnly) tools.push({ name, kind: get('kind'), description: get('description') });
+    if (!name || get('effect') === '') continue;
     const resources = commaList(get('resources'));
-    manifest[tool] = {
+    manifest[name] = {
       effect: get('effect'),
       ...(get('confirm') ? { confirm: get('confirm') } : {}),
-      ...(checked(form, `manifest.${i}.approval`) ? { approval: 'pinned' } : {}),
+      ...(checked(form, `tools.${i}.approval`) ? { approval: 'pinned' } : {}),
       ...(get('guidance') ? { guidance: get('guidance') } : {}),
-      ...(checked(form, `manifest.${i}.pinned`) ? { pinned: true } : {}),
-      ...(checked(form, `manifest.${i}.answers_directly`) ? { answers_directly: true } : {}),
+      ...(checked(form, `tools.${i}.pinned`) ? { pinned: true } : {}),
+      ...(checked(form, `tools.${i}.answers_directly`) ? { answers_directly: true } : {}),
       ...(get('undo') ? { undo: get('undo') } : {}),
       ...(resources.length ? { resources } : {}),
     };
   }
+  candidate.tools = tools;
   candidate.manifest = manifest;
-
   const order = lines(text(form, 'toolOrder') ?? '');
   if (order.length) candidate.toolOrder = order;
   else delete candidate.toolOrder;
+}
 
+function applyGuardrails(form: FormFields, candidate: Candidate) {
   candidate.thresholds = { minConfidence: numeric(trimmed(form, 'thresholds.minConfidence')), guardrailTimeoutMs: numeric(trimmed(form, 'thresholds.guardrailTimeoutMs')) };
-
   // The guardrail settings: the deny-list and card blocking as fields, the rest as JSON.
   const rawGuardrails = trimmed(form, 'guardrails');
   let guardrails: unknown = {};
@@ -108,9 +130,23 @@ export function formToConfig(form: FormFields, current: TenantConfig): Record<st
     g.content = { ...content, denyPhrases: lines(text(form, 'guardrails.content.denyPhrases') ?? ''), blockCardNumbers: checked(form, 'guardrails.content.blockCardNumbers') };
   }
   candidate.guardrails = guardrails;
+}
 
+function applyHandoff(form: FormFields, candidate: Candidate) {
   const handoffTag = trimmed(form, 'handoff.tag');
   candidate.handoff = { ...(handoffTag ? { tag: handoffTag } : {}), reply: trimmed(form, 'handoff.reply'), silenceMinutes: numeric(trimmed(form, 'handoff.silenceMinutes')) };
+}
+
+export const SECTION_APPLIERS = { persona: applyPersona, catalogue: applyCatalogue, tools: applyTools, guardrails: applyGuardrails, handoff: applyHandoff } as const;
+export type FormSection = keyof typeof SECTION_APPLIERS;
+
+/**
+ * One section's fields over the current config (each section of the setup is saved on its own:
+ * what another section holds is kept as it is stored). Without a section, every section's.
+ */
+export function formToConfig(form: FormFields, current: TenantConfig, section?: FormSection): Record<string, unknown> {
+  const candidate: Record<string, unknown> = structuredClone(current);
+  for (const [name, apply] of Object.entries(SECTION_APPLIERS)) if (!section || section === name) apply(form, candidate);
   // The tenant is the session's, whatever a form says (the caller sets it again).
   candidate.tenantId = current.tenantId;
   return candidate;

@@ -48,8 +48,11 @@ const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
       <Notice kind="error">This tenant is suspended: nothing was run, committed or performed. A dry run still shows what the turn would do.</Notice>
     ) : result.mode === 'dry' ? (
       <Notice kind="info">Dry run: nothing was committed or performed.</Notice>
+    ) : result.wouldCommit.length ? (
+      // Committed is not arrived: ManyChat may still refuse an action. The turn page shows each one's delivery.
+      <Notice kind="info">{`Committed for the test contact: ${result.wouldCommit.length} action${result.wouldCommit.length === 1 ? '' : 's'} sent to ManyChat in the background. Open the turn to see whether each arrived.`}</Notice>
     ) : (
-      <Notice kind="ok">Performed: the turn was committed for the test contact.</Notice>
+      <Notice kind="info">Committed for the test contact, with no action to deliver.</Notice>
     )}
     <p>
       Decision: <span class={`badge ${result.decision}`}>{result.decision}</span> — {result.reason}
@@ -101,6 +104,11 @@ export function tryItRoutes() {
     if (!parsed.success) {
       const errors = Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? 'text'), i.message]));
       return c.html(<TryPage {...common} errors={errors} />, 400);
+    }
+    // A performed trial goes to ManyChat, whose subscriber ids are numbers: any other id is refused
+    // there, so the run is refused here, before anything is committed or promised.
+    if (parsed.data.perform === 'yes' && !/^\d{1,20}$/.test(parsed.data.contactId)) {
+      return c.html(<TryPage {...common} errors={{ contactId: `To perform, use a real ManyChat subscriber id (digits only; in ManyChat: Contacts → a contact → its ID). ManyChat would refuse "${parsed.data.contactId}" and nothing would arrive.` }} />, 400);
     }
     const tenant = c.get('tenant');
     const result = await runTrial(c.get('services'), c.get('session'), { config: tenant.config, status: tenant.meta.status }, { contactId: parsed.data.contactId, text: parsed.data.text, perform: parsed.data.perform === 'yes' }, waitUntilOf(c));
