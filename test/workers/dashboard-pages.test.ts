@@ -459,7 +459,8 @@ describe('Try it', () => {
     const client = await login(t, new DashboardClient(app));
     await client.page('/dashboard/try');
     await setTenantStatus(session(), t.tenantId, 'suspended');
-    const contactId = `try-${uniqueId('c')}`;
+    // A real (numeric) subscriber id: the suspension, not the id, is what refuses the run.
+    const contactId = await newContact();
     const performed = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId, perform: 'yes' });
     expect(performed.status).toBe(409);
     const html = await performed.text();
