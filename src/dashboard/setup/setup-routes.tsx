@@ -1,3 +1,4 @@
+import { parseUntrustedJson } from '../../http/untrusted-json.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { parseTenantConfig } from '../../../core/tenant/tenant-config.js';
@@ -67,12 +68,10 @@ export function setupRoutes() {
     const { tenantId, user } = c.get('dash');
     const current = c.get('tenant').config;
     const rev = RevSchema.safeParse(form.rev);
-    let candidate: unknown = null;
-    try {
-      candidate = JSON.parse(typeof form.config === 'string' ? form.config : '');
-    } catch {
-      candidate = null;
-    }
+    // The webhooks' bounded parser: a config nested past the depth limit is a 400 that says so, never a stack overflow.
+    const json = parseUntrustedJson(typeof form.config === 'string' ? form.config : '');
+    if (!json.ok && typeof form.config === 'string' && form.config !== '') return renderSetup(c, current, [`the config was not saved: ${json.error.replace(/^body/, 'it')}`], c.get('tenantRev'), undefined, 400);
+    const candidate: unknown = json.ok ? json.value : null;
     if (!rev.success || !candidate || typeof candidate !== 'object') return renderSetup(c, current, ['the review form was incomplete; nothing was saved'], c.get('tenantRev'), undefined, 400);
     const saved = await saveConfigAtRevision(c.get('session'), tenantId, candidate, rev.data);
     if (!saved.ok && saved.kind === 'invalid') return renderSetup(c, candidate as Record<string, unknown>, saved.problems, rev.data, undefined, 400);
