@@ -71,6 +71,31 @@ describe('content guardrail', () => {
     expect((await judge({ config, reply: { text: `${'1'.repeat(3000)}x` } })).outcome).toBe('veto');
   });
 
+  it('a stored config past the save bounds (saved before them) is bounded per turn: not searched, vetoed fail closed', async () => {
+    const heavy = { name: 'slow', pattern: '.{0,1000}.{0,1000}.{0,1000}x', caseInsensitive: true };
+    const stored = testConfig();
+    // As read from storage ('load' skips the save-time total; the schema default is bypassed as a stored row would be).
+    const config = { ...stored, guardrails: { ...stored.guardrails, content: { ...stored.guardrails.content, piiPatterns: Array.from({ length: 50 }, (_, i) => ({ ...heavy, name: `slow${i}` })) } } };
+    const started = performance.now();
+    const v = await judge({ config, reply: { text: 'a'.repeat(1995) } });
+    // Before the budget: 17 s of searching. What is left is compiling the stored pattern once.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('matching budget');
+  });
+
+  it('the budget counts every target: a config within bounds runs on a full reply, a turn past the budget is vetoed unread', async () => {
+    const piiPatterns = Array.from({ length: 4 }, (_, i) => ({ name: `p${i}`, pattern: `.{0,15}.{0,15}.{0,15}y${i}` }));
+    const config = testConfig({}, { content: { piiPatterns } });
+    const sizes = compileContentRules(config.guardrails.content).pii.map((p) => p.size);
+    expect(sizes.every((s) => s > 80 && s <= 100)).toBe(true);
+    expect((await judge({ config, reply: { text: 'b'.repeat(MAX_CHECKED_CHARS) } })).outcome).toBe('pass');
+    const many = Array.from({ length: 6 }, () => act.field('email', 'b'.repeat(MAX_CHECKED_CHARS)));
+    const v = await judge({ config, reply: { text: 'b'.repeat(MAX_CHECKED_CHARS) }, staged: many });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain('matching budget');
+  });
+
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
     for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor', 'Gu\u0430rant\u200beed weight l\u03bfss', 'fr\u0435\u0435 money']) {

@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import type { GuardrailSettings } from '../core/tenant/guardrail-settings.js';
-import { compileTenantPattern } from '../core/tenant/tenant-pattern.js';
+import { compileTenantPattern, MAX_TOTAL_PII_PROGRAM } from '../core/tenant/tenant-pattern.js';
 import { findCardNumbers } from './card-numbers.js';
 import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { normalizeText, unConfuse } from './text-normalize.js';
@@ -22,10 +22,19 @@ import { normalizeText, unConfuse } from './text-normalize.js';
  */
 export const MAX_CHECKED_CHARS = 4000;
 
+/**
+ * The PII patterns' matching work one turn may cost, in (program instructions × characters): an
+ * RE2 search costs at most that, whatever the text. Synchronous work cannot be interrupted (the
+ * guardrail timeout fires after it), so the work is added up before each search: what would pass
+ * the budget is not searched, and the turn is vetoed (fail closed). The budget fits the largest
+ * config a save accepts on a full reply plus as much again in quick replies and field values.
+ */
+export const MAX_TURN_PII_WORK = MAX_TOTAL_PII_PROGRAM * MAX_CHECKED_CHARS * 2;
+
 interface Compiled {
   /** Group 1 is the denied phrase as it appears. */
   deny: RE2JS | null;
-  pii: { name: string; re: RE2JS | null }[];
+  pii: { name: string; re: RE2JS | null; size: number }[];
 }
 
 const cache = new Map<string, Compiled>();
@@ -50,12 +59,15 @@ export function compileContentRules(settings: GuardrailSettings['content']): Com
   // Built by us from quoted, bounded phrases; should it ever fail to compile, the throw makes the
   // guardrail escalate (fail closed).
   const deny = phrases.length ? RE2JS.compile(`(?:^|[^\\p{L}\\p{N}])(${phrases.join('|')})(?:[^\\p{L}\\p{N}]|$)`) : null;
+  const programs = new Map<string, ReturnType<typeof compileTenantPattern>>();
   const compiled: Compiled = {
     deny,
     pii: settings.piiPatterns.map((p) => {
-      const c = compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive });
+      const memoKey = `${p.caseInsensitive ? 'i' : 's'}:${p.pattern}`;
+      const c = programs.get(memoKey) ?? compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive, maxProgram: Number.POSITIVE_INFINITY });
+      programs.set(memoKey, c);
       // A stored pattern that no longer compiles (it was validated at save) is a match: fail closed.
-      return { name: p.name, re: c.ok ? c.pattern : null };
+      return { name: p.name, re: c.ok ? c.pattern : null, size: c.ok ? c.pattern.programSize() : 0 };
     }),
   };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
@@ -89,6 +101,7 @@ export const contentGuardrail: Guardrail = {
     const settings = input.config.guardrails.content;
     const rules = compileContentRules(settings);
     const problems: string[] = [];
+    let work = 0;
     for (const t of targets(input)) {
       if (t.text.length > MAX_CHECKED_CHARS) {
         problems.push(`${t.where} is longer than ${MAX_CHECKED_CHARS} characters and was not checked`);
@@ -98,7 +111,14 @@ export const contentGuardrail: Guardrail = {
         const cards = findCardNumbers(t.text);
         if (cards.length) problems.push(`${t.where} contains a payment card number (${cards.join(', ')})`);
       }
-      for (const p of rules.pii) if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
+      for (const p of rules.pii) {
+        work += p.size * (t.text.length + 1);
+        if (work > MAX_TURN_PII_WORK) {
+          problems.push(`${t.where} was not checked against the PII patterns: the turn passed the matching budget (${MAX_TURN_PII_WORK} instruction-characters)`);
+          break;
+        }
+        if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
+      }
       if (t.denyPhrases && rules.deny) {
         // Also read with look-alike letters folded: a Cyrillic "а" must not hide a denied phrase.
         const normalized = normalizeText(t.text);

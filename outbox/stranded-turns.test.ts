@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FinishTurnJob } from '../core/finish-turn-job.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import { deliveryKeyDigest, tenantKeys } from '../core/storage/keys.js';
 import { RedisSession } from '../core/storage/redis-session.js';
 import { claimDelivery } from '../src/turn/claim-delivery.js';
 import type { TurnJobPublisher } from './finish-turn-publisher.js';
@@ -61,6 +61,24 @@ describe('stranded turns: a claim whose turn never committed is finished by the 
     const result = await finishStrandedTurns({ session, turnJobs: jobs, tenantIds: [tenantId], now: new Date(now) });
     expect(result).toMatchObject({ found: 2, published: 0, dropped: 2 });
     expect(await session.one((r) => r.zcard(keys.openClaims))).toBe(0);
+  });
+
+  it('a short-window claim (a key only the text identifies) that lapsed while its turn was stranded is still finished; one another turn took over is not', async () => {
+    const tenantId = tenant();
+    const keys = tenantKeys(tenantId);
+    const now = Date.now();
+    const lapsed = 'h:0123456789abcdef0123456789abcdef';
+    await claimDelivery(session, tenantId, lapsed, '42', 'turn_lapsed', { job: job(tenantId, 'turn_lapsed', lapsed), dueAt: now - 1 });
+    const claimKey = keys.claim(await deliveryKeyDigest('42', lapsed));
+    expect(await session.one((r) => r.ttl(claimKey))).toBeLessThanOrEqual(120);
+    await session.one((r) => r.del(claimKey)); // the window passed
+    const taken = 'h:fedcba9876543210fedcba9876543210';
+    await claimDelivery(session, tenantId, taken, '42', 'turn_old', { job: job(tenantId, 'turn_old', taken), dueAt: now - 1 });
+    await session.one(async (r) => r.set(keys.claim(await deliveryKeyDigest('42', taken)), 'turn_new'));
+    const jobs = recordingJobs();
+    const result = await finishStrandedTurns({ session, turnJobs: jobs, tenantIds: [tenantId], now: new Date(now) });
+    expect(jobs.published.map((p) => p.job.turnId)).toEqual(['turn_lapsed']);
+    expect(result).toMatchObject({ found: 2, published: 1, dropped: 1 });
   });
 
   it('a failed publish keeps the claim listed, due again after the retry interval', async () => {

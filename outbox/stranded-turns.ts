@@ -49,7 +49,10 @@ export async function finishStrandedTurns(input: { session: RedisSession; turnJo
       const job = FinishTurnJobSchema.safeParse(parseJson(rawJob));
       const claimKey = job.success ? keys.claim(await deliveryKeyDigest(job.data.inbound.contactId, job.data.inbound.messageKey)) : null;
       const owner = claimKey ? await session.one((r) => r.get(claimKey)) : null;
-      if (Number(record) === 1 || !job.success || owner !== turnId) {
+      // Another turn owns the claim: this one was given back. No owner with the job still kept: a
+      // short-window claim (a key only the text identifies) lapsed while its turn was stranded;
+      // the turn is still finished.
+      if (Number(record) === 1 || !job.success || (owner !== turnId && owner !== null)) {
         await session.pipeline((p) => {
           p.zrem(keys.openClaims, turnId);
           p.del(keys.claimJob(turnId));

@@ -86,10 +86,12 @@ export function createApp(override?: ServiceOverrides) {
       console.error(err.message);
       return jsonError(c, 503, err.message);
     }
-    // The operator's keys cannot open a tenant's secrets: loud, named, and no secret in the words.
+    // The operator's keys cannot open a tenant's secrets (they are opened to authenticate the
+    // request): loud and named in the log, but the caller has not authenticated, so it gets the
+    // 401 any unauthenticated request gets, without the key id.
     if (err instanceof SecretKeyError) {
       console.error(`tenant secrets cannot be opened: ${err.message}`);
-      return jsonError(c, 500, `the Worker cannot open tenant secrets: ${err.message}`);
+      return jsonError(c, 401, 'the request could not be authenticated');
     }
     // The error's name and the head of its message only: bodies, headers and the Upstash client's
     // "command was: …" tail may carry secrets or a contact's words.

@@ -39,6 +39,20 @@ export const ContactIdSchema = z
   .min(1)
   .refine((v) => v.isWellFormed() && encodeURIComponent(v).length <= MAX_ENCODED_CONTACT_ID, `a contact id of at most ${MAX_ENCODED_CONTACT_ID} characters once URL-escaped`);
 
+/**
+ * A delivery key that only a message's content identifies (ManyChat with no `message_key` and no
+ * `last_interaction`: a hash of contact and text, prefix `h:`) cannot tell a retry from the same
+ * words sent again. Its claim holds for a window from the first delivery, so a retry a few
+ * seconds later is a duplicate wherever the wall-clock minute turns, and the same words written
+ * again after the window are a new turn. Every other key names one message: the full claim TTL.
+ */
+export const FALLBACK_KEY_PREFIX = 'h:';
+export const FALLBACK_KEY_WINDOW_SECONDS = 120;
+
+export function claimTtlSeconds(messageKey: string): number {
+  return messageKey.startsWith(FALLBACK_KEY_PREFIX) ? FALLBACK_KEY_WINDOW_SECONDS : TTL.claimSeconds;
+}
+
 /** Digest of what a digest-named key stands for: 64 hex characters. */
 const DIGEST = /^[0-9a-f]{64}$/;
 function digestPart(kind: string, digest: string): string {

@@ -63,6 +63,14 @@ describe('effectiveGate: a gate binds to the resource, whichever tool stages it'
     expect(effectiveGate(config, 'send_tour', 'flow:studio_tour')).toBe('approval');
     expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('confirm');
   });
+  it('a second config name for the same ManyChat flow (same ns) is the same resource: its gate holds through the other name', () => {
+    const base = withTourTool({ effect: 'write', approval: 'pinned', resources: ['flow:studio_tour'] });
+    const tour = base.flows.find((f) => f.name === 'studio_tour')!;
+    const config: TenantConfig = { ...base, flows: [...base.flows, { ...tour, name: 'tour_copy', description: 'the same flow under another name' }] };
+    expect(effectiveGate(config, 'send_media', 'flow:tour_copy')).toBe('approval');
+    expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('none');
+  });
+
   it('another kind does not gate (approving a removal does not gate adding the tag)', () => {
     const config = testConfig({ manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } } });
     expect(effectiveGate(config, 'untag_contact', 'tag:vip')).toBe('approval');
@@ -110,5 +118,19 @@ describe('resourceProblems', () => {
     const base = testConfig();
     const config = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' as const, resources: ['faq:x'] } } };
     expect(resourceProblems(config)).toEqual(['tool "search_faq": resources names "faq:x", which is not a configured search_faq resource (known: none)']);
+  });
+});
+
+describe('a ManyChat flow has one name: a duplicate ns is refused at save', () => {
+  it('names both flows and the ns; distinct ns pass; two tenants may use the same ns each', async () => {
+    const { parseTenantConfig } = await import('./tenant-config.js');
+    const { guardrailTenantConfig } = await import('../../test/support/guardrail-tenant.js');
+    const raw = guardrailTenantConfig('tdup');
+    const tour = raw.flows!.find((f) => f.name === 'studio_tour')!;
+    const bad = parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy' }] });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.problems.join(' ')).toContain(`flows "studio_tour" and "tour_copy" are the same ManyChat flow (ns "${tour.ns}")`);
+    expect(parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy', ns: `${tour.ns}_2` }] }).ok).toBe(true);
+    expect(parseTenantConfig({ ...guardrailTenantConfig('tother') }).ok).toBe(true);
   });
 });

@@ -41,12 +41,35 @@ export function effectiveGate(config: TenantConfig, toolName: string, resource: 
   // tool's own or a read tool is needed: a read or undeclared tool's scope is empty, and the tool
   // itself lends the gate we start from. With no resource, or no configured tool (no kind),
   // nothing matches.
+  const same = sameResource(config, resource);
   for (const other of config.tools) {
-    if (other.kind !== kind || !toolScope(config, other.name).some((r) => r === resource)) continue;
+    if (other.kind !== kind || !toolScope(config, other.name).some((r) => same.includes(r))) continue;
     // A non-empty scope means the tool is declared (toolScope).
     gate = strongerGate(gate, gateOf(config.manifest[other.name]!));
   }
   return gate;
+}
+
+/**
+ * The names of one resource: a ManyChat flow is its `ns`, so two config names for one `ns` are the
+ * same flow and share its gates. A save refuses such a config (flowNsProblems); a stored one is
+ * still gated by the flow, not by the name.
+ */
+function sameResource(config: TenantConfig, resource: string | null): (string | null)[] {
+  const flow = resource?.startsWith('flow:') ? config.flows.find((f) => `flow:${f.name}` === resource) : undefined;
+  return flow ? config.flows.filter((f) => f.ns === flow.ns).map((f) => `flow:${f.name}`) : [resource];
+}
+
+/** Config problems: two flow names for one ManyChat flow (one `ns`) would be two gates for one flow. */
+export function flowNsProblems(config: Pick<TenantConfig, 'flows'>): string[] {
+  const first = new Map<string, string>();
+  const problems: string[] = [];
+  for (const f of config.flows) {
+    const earlier = first.get(f.ns);
+    if (earlier !== undefined) problems.push(`flows "${earlier}" and "${f.name}" are the same ManyChat flow (ns "${f.ns}"): give each flow one name`);
+    else first.set(f.ns, f.name);
+  }
+  return problems;
 }
 
 /** Config problems: a tool's `resources` naming something its kind cannot act on here. */

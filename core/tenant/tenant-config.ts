@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
 import { TenantIdSchema } from './tenant-id.js';
-import { resourceProblems } from './resource-gates.js';
+import { flowNsProblems, resourceProblems } from './resource-gates.js';
 import { checkToolOrder } from './tool-order.js';
+import { piiProgramProblems } from './tenant-pattern.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 import { checkManifest, ManifestSchema } from './manifest.js';
 import { salvageConfig } from './salvage.js';
@@ -200,6 +201,10 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
   if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
   problems.push(...checkManifest(config.manifest));
   problems.push(...resourceProblems(config));
+  if (mode === 'save') problems.push(...flowNsProblems(config));
+  // The per-pattern bound is the schema's; the total is checked when saved (a stored config past it
+  // is still bounded per turn by the content guardrail's matching budget, fail closed).
+  if (mode === 'save') problems.push(...piiProgramProblems(config.guardrails.content.piiPatterns));
   if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
     problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
   }

@@ -14,13 +14,34 @@ async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ o
   }
 }
 
+/**
+ * The health route needs no authentication, so each request must not cost a Redis and a QStash
+ * call: a healthy answer is shared for a few seconds per isolate and backend. A failing one is
+ * probed again on the next request (an outage is reported as soon as, and for as long as, it lasts).
+ */
+export const HEALTH_CACHE_MS = 5000;
+type Probe = Awaited<ReturnType<typeof probe>>;
+const probeCache = new Map<string, { at: number; probes: Promise<[Probe, Probe]> }>();
+
 /** `GET /v1/health` — version, and whether Redis and QStash answer and which model is configured. */
 export function healthRoute() {
   const app = new Hono<AppContext>();
   app.get('/', async (c) => {
     const { env } = c.get('services');
     const session = c.get('session');
-    const [redisProbe, qstashProbe] = await Promise.all([
+    const cacheKey = `${env.UPSTASH_REDIS_REST_URL}|${env.QSTASH_URL}`;
+    const now = Date.now();
+    let cached = probeCache.get(cacheKey);
+    if (!cached || now - cached.at >= HEALTH_CACHE_MS) {
+      if (probeCache.size > 16) probeCache.clear();
+      cached = { at: now, probes: runProbes() };
+      probeCache.set(cacheKey, cached);
+    }
+    const [redisProbe, qstashProbe] = await cached.probes;
+    if (!redisProbe.ok || !qstashProbe.ok) probeCache.delete(cacheKey);
+    const checkedAt = new Date(cached.at).toISOString();
+    function runProbes(): Promise<[Probe, Probe]> {
+      return Promise.all([
       probe(async () => {
         const pong = await session.one((r) => r.ping());
         if (pong !== 'PONG') throw new Error(`unexpected PING reply ${String(pong)}`);
@@ -29,7 +50,8 @@ export function healthRoute() {
         const res = await fetch(`${env.QSTASH_URL.replace(/\/$/, '')}/v2/keys`, { headers: { authorization: `Bearer ${env.QSTASH_TOKEN}` } });
         if (!res.ok) throw new Error(`QStash answered ${res.status}`);
       }),
-    ]);
+      ]);
+    }
     const availability = modelAvailability(env);
     const model =
       availability.kind === 'openai'
@@ -45,7 +67,7 @@ export function healthRoute() {
     ];
     const ok = redisProbe.ok && qstashProbe.ok && availability.kind !== 'none';
     const status = !ok ? (availability.kind === 'none' && redisProbe.ok && qstashProbe.ok ? 'degraded' : 'down') : degraded.length ? 'degraded' : 'ok';
-    return c.json({ ok, status, degraded, environment: isDeployed(env) ? 'deployed' : 'local', version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);
+    return c.json({ ok, status, degraded, checkedAt, environment: isDeployed(env) ? 'deployed' : 'local', version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);
   });
   return app;
 }

@@ -1,6 +1,6 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
-import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { claimTtlSeconds, deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
 import type { Redis } from '@upstash/redis/cloudflare';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
@@ -31,7 +31,7 @@ export interface OpenClaim {
  */
 export async function claimDelivery(session: RedisSession, tenantId: string, messageKey: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult> {
   const digest = await deliveryKeyDigest(contactId, messageKey);
-  const { tenantRev: _rev, ...claim } = await session.one((r) => claimWith(r, tenantId, digest, contactId, turnId, open));
+  const { tenantRev: _rev, ...claim } = await session.one((r) => claimWith(r, tenantId, digest, contactId, turnId, open, claimTtlSeconds(messageKey)));
   return claim;
 }
 
@@ -40,12 +40,13 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
  * other commands (the rate limit's, on an auto-pipelining client). `digest` is the delivery's
  * `deliveryKeyDigest`.
  */
-export async function claimWith(redis: Redis, tenantId: string, digest: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult & { tenantRev: number | null }> {
+export async function claimWith(redis: Redis, tenantId: string, digest: string, contactId: string, turnId: string, open: OpenClaim | undefined, claimSeconds: number): Promise<ClaimResult & { tenantRev: number | null }> {
   const keys = tenantKeys(tenantId);
   const reply = await redis.eval(
     CLAIM_SCRIPT,
     [keys.claim(digest), keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims, keys.rev],
-    [turnId, String(TTL.claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
+    // The claim's own TTL follows its key (claimTtlSeconds); the job waits for the sweeper as before.
+    [turnId, String(claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
   );
   const [won, owner, history, handoff, rev] = Array.isArray(reply) ? (reply as unknown[]) : [];
   // The tenant's revision, read in the same script: is the caller's cached tenant current?

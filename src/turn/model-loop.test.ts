@@ -186,6 +186,24 @@ describe('runModelLoop: a tool that answers directly', () => {
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'composed' } });
   });
 
+  it('not when the step\'s reply failed its schema (a malformed request for a human): step 2 answers, the FAQ text is never sent with confidence 1', async () => {
+    const bad = [
+      { text: 'Let me get a person.', escalate: 'true', confidence: 0.9, reason: 'asks for a human' },
+      { text: 'Let me get a person.', escalate: true, confidence: 1.5, reason: 'asks for a human' },
+    ];
+    for (const malformed of bad) {
+      const { outcome, calls } = await run([{ calls: [call('faq')], reply: malformed }, { reply: reply('A person will answer.', { escalate: true, confidence: 0.4 }) }]);
+      expect(calls).toHaveLength(2);
+      expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'A person will answer.', escalate: true, confidence: 0.4 } });
+    }
+  });
+
+  it('and when step 2 gives no valid reply either, the turn has no reply (fails closed), never the FAQ text', async () => {
+    const malformed = { text: 'x', escalate: 'true', confidence: 0.9, reason: 'r' };
+    const { outcome } = await run([{ calls: [call('faq')], reply: malformed }, { reply: malformed }]);
+    expect(outcome.kind).toBe('no-reply');
+  });
+
   it('not for an ok result of a tool that is not declared answers_directly', async () => {
     const { calls } = await run([{ calls: [call('read_it')] }, { reply: reply('composed') }]);
     expect(calls).toHaveLength(2);

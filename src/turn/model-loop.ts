@@ -71,7 +71,9 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     const { record } = read;
     let { reply } = read;
     steps.push(record);
-    const direct = step === 0 ? directAnswer(record, input.toolset, reply) : null;
+    // A reply call that failed its schema (a malformed `escalate`, a confidence out of range) may
+    // have been a request for a human: that step never ends on a direct answer; step 2 runs.
+    const direct = step === 0 && read.replyProblem === null ? directAnswer(record, input.toolset, reply) : null;
     if (direct) {
       input.notes.push(direct.reply.reason);
       return { kind: 'reply', reply: direct.reply, modelReply: reply, steps };
@@ -177,7 +179,8 @@ function unansweredReplyNote(result: StepResult, replyCallId: string | null, rep
  * the contact) — only when its call is the turn's first tool call and nothing else was staged or
  * read beside it (identical repeats of the call are the same call). The model's own typed
  * `escalate` and `confidence`, when it gave a reply, stand: the answer's text is the tenant's,
- * the judgement is the model's.
+ * the judgement is the model's. Not when the step's reply call failed its schema (the caller
+ * checks): an unreadable judgement is not a confident one.
  */
 function directAnswer(step: ModelStepRecord, toolset: TurnToolset, modelReply: Reply | null): { reply: Reply } | null {
   const calls = step.toolCalls.filter((c) => c.toolName !== REPLY_TOOL_NAME);

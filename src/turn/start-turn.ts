@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
-import { deliveryKeyDigest } from '../../core/storage/keys.js';
+import { claimTtlSeconds, deliveryKeyDigest } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { checkRateLimit, type RateLimitResult } from '../../guardrails/rate-limit.js';
@@ -33,7 +33,7 @@ export async function startTurn(session: RedisSession, config: TenantConfig, inb
     deliveryKey: inbound.messageKey,
     // A script (a write, like the limiter's): an auto-pipeline sends reads and writes apart, so the
     // revision is read inside the claim's script rather than by a GET beside it.
-    alongside: (redis) => [claimWith(redis, config.tenantId, digest, inbound.contactId, turnId, open)],
+    alongside: (redis) => [claimWith(redis, config.tenantId, digest, inbound.contactId, turnId, open, claimTtlSeconds(inbound.messageKey))],
   });
   const [claimResult] = limit.alongside ?? [null];
   const claimed = (claimResult as (ClaimResult & { tenantRev: number | null }) | null) ?? null;

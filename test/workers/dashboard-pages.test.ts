@@ -278,6 +278,21 @@ describe('setup', () => {
     expect((cfg.manifest as Record<string, { guidance?: string }>).send_media!.guidance).toBe('Offer the brochure first.');
   });
 
+  it('a deeply nested config posted to the save (and replay) step is a 400 naming the problem, not a 500; nothing is saved', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const before = await stored(t.tenantId);
+    const { html } = await client.page('/dashboard/setup/guardrails');
+    const rev = /name="rev" value="(\d+)"/.exec(html)![1]!;
+    const deep = `{"persona":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const res = await client.post('/dashboard/setup/save', { rev, config: deep });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('deeper than 64 levels');
+    expect(await stored(t.tenantId)).toEqual(before);
+    const guardrails = await client.post('/dashboard/setup/preview', { ...formFields(html, '/dashboard/setup/preview'), guardrails: `{"content":${'['.repeat(5000)}${']'.repeat(5000)}}` });
+    expect(guardrails.status).toBeLessThan(500);
+  });
+
   it('never saves an invalid config, even one posted straight to the save step', async () => {
     const t = await dashboardTenant();
     const client = await login(t);

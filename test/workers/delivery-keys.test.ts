@@ -32,6 +32,39 @@ describe('delivery keys', () => {
     expect(again.headers.get('x-duplicate-of')).toBe(ra.headers.get('x-turn-id'));
   });
 
+  it('a repeated key with other words is a new message: its own turn and reply, never the earlier answer (message_key and last_interaction)', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const model = scriptedModel([{ reply: reply('first answer') }, { reply: reply('second answer') }, { reply: reply('third answer') }, { reply: reply('fourth answer') }]);
+    const app = appWith(model);
+    const contact = await newContact();
+    for (const keyed of [{ message_key: 'not-unique' }, { contact: { id: contact, last_interaction: '2026-11-29T10:00:00Z' } }]) {
+      const body = (text: string) => ({ contact: { id: contact }, text, ...keyed });
+      const first = await app.post(tenantId, secret, body(`I prefer pilates ${JSON.stringify(keyed).length}`));
+      const other = await app.post(tenantId, secret, body('Actually, please cancel'));
+      expect(other.headers.get('x-duplicate-of')).toBeNull();
+      expect(other.headers.get('x-turn-id')).not.toBe(first.headers.get('x-turn-id'));
+      expect((await turnRecord(tenantId, other.headers.get('x-turn-id')!)).inbound.text).toBe('Actually, please cancel');
+    }
+    expect(model.doGenerateCalls).toHaveLength(4);
+  });
+
+  it('with no key at all, a retry is a duplicate wherever the minute turns: the claim is a window from the first delivery', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const app = appWith(scriptedModel([{ reply: reply('one') }, { reply: reply('two') }]));
+    const contact = await newContact();
+    const first = await app.post(tenantId, secret, { contact: { id: contact }, text: 'hello there' });
+    const turnId = first.headers.get('x-turn-id')!;
+    const record = await turnRecord(tenantId, turnId);
+    const { deliveryKeyDigest, FALLBACK_KEY_WINDOW_SECONDS } = await import('../../core/storage/keys.js');
+    expect(record.inbound.messageKey).toMatch(/^h:[0-9a-f]{32}$/);
+    const claimKey = tenantKeys(tenantId).claim(await deliveryKeyDigest(contact, record.inbound.messageKey));
+    const ttl = await session().one((r) => r.ttl(claimKey));
+    expect(ttl).toBeGreaterThan(FALLBACK_KEY_WINDOW_SECONDS - 30);
+    expect(ttl).toBeLessThanOrEqual(FALLBACK_KEY_WINDOW_SECONDS);
+    const retry = await app.post(tenantId, secret, { contact: { id: contact }, text: 'hello there' });
+    expect(retry.headers.get('x-duplicate-of')).toBe(turnId);
+  });
+
   it('a committed turn leaves no open claim behind (the sweeper has nothing to finish)', async () => {
     const { tenantId, secret } = await seedTenant();
     const res = await appWith(scriptedModel([{ reply: reply('hi') }])).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hi' });

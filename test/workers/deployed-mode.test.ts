@@ -85,6 +85,19 @@ describe('a deployed Worker without a model key', () => {
     expect(body.degraded).toHaveLength(1);
   });
 
+  it('unauthenticated health checks do not each cost a Redis and a QStash call: the probes are cached for a few seconds', async () => {
+    const env = { ...workerEnv, OPENAI_API_KEY: '' };
+    const { HEALTH_CACHE_MS } = await import('../../src/routes/health.js');
+    expect(HEALTH_CACHE_MS).toBeGreaterThanOrEqual(2000);
+    expect(HEALTH_CACHE_MS).toBeLessThanOrEqual(10_000);
+    const read = async () => (await (await createApp().fetch(new Request('http://worker.test/v1/health'), env)).json()) as { checkedAt: string; redis: { ok: boolean } };
+    const [a, b, c] = [await read(), await read(), await read()];
+    expect(a.redis.ok).toBe(true);
+    expect(typeof a.checkedAt).toBe('string');
+    expect(b.checkedAt).toBe(a.checkedAt);
+    expect(c.checkedAt).toBe(a.checkedAt);
+  });
+
   it('the local stack (ENVIRONMENT=local) answers with the offline rule model and is healthy', async () => {
     const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, OPENAI_API_KEY: '' });
     const body = (await res.json()) as { status: string; environment: string; degraded: string[] };

@@ -146,8 +146,11 @@ describe('operator API', () => {
     // The Worker's own ring no longer holds k9: loading fails loudly, naming the key, never silently empty.
     await expect(loadTenant(session(), t.tenantId, oldKeys)).rejects.toThrow(/sealed with key "k9"/);
     const res = await appWith(hello()).post(t.tenantId, t.webhookSecret, { contact: { id: '3' }, text: 'hi' });
-    expect(res.status).toBe(500);
-    expect(((await res.json()) as { error: string }).error).toContain('cannot open tenant secrets');
+    // Before authentication: the 401 everyone unauthenticated gets, and no key id (issue 28, item 11); the log names it.
+    expect(res.status).toBe(401);
+    const error = ((await res.json()) as { error: string }).error;
+    expect(error).toBe('the request could not be authenticated');
+    expect(error).not.toContain('k9');
     await op('DELETE', `/tenants/${t.tenantId}`);
   });
 });

@@ -1,14 +1,25 @@
+import { FALLBACK_KEY_PREFIX } from '../../../core/storage/keys.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
+
+export { claimTtlSeconds, FALLBACK_KEY_WINDOW_SECONDS } from '../../../core/storage/keys.js';
 
 /**
  * The delivery key that makes retries and concurrent duplicates join one turn: the template's
- * own key if it sends one; else the contact id with its last_interaction time (unique per
- * message the contact sends); else a hash of contact + text + minute.
+ * own key if it sends one; else the contact id with its last_interaction time; else a hash of
+ * contact + text, whose claim holds for a short window (core/storage/keys.ts `claimTtlSeconds`)
+ * instead of the wall-clock minute (a retry across a minute boundary was a second turn).
+ *
+ * A duplicate is the same message: the first two carry the message's digest too, so a repeated
+ * key with other words (a template key that is not unique, a `last_interaction` ManyChat did not
+ * move) is a new turn, never folded into the earlier one whose old reply the contact would get.
  */
-export async function manyChatMessageKey(webhook: ManyChatWebhook, text: string, receivedAt: Date): Promise<string> {
-  if (webhook.message_key) return `k:${webhook.message_key}`;
-  if (webhook.contact.last_interaction) return `li:${webhook.contact.id}:${webhook.contact.last_interaction}`;
-  const minute = Math.floor(receivedAt.getTime() / 60_000);
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${webhook.contact.id}\n${text}\n${minute}`));
-  return `h:${[...new Uint8Array(digest)].slice(0, 16).map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+export async function manyChatMessageKey(webhook: ManyChatWebhook, text: string, _receivedAt: Date): Promise<string> {
+  if (webhook.message_key) return `k:${webhook.message_key}:${await digest16(text)}`;
+  if (webhook.contact.last_interaction) return `li:${webhook.contact.id}:${webhook.contact.last_interaction}:${await digest16(text)}`;
+  return `${FALLBACK_KEY_PREFIX}${await digest16(`${webhook.contact.id}\n${text}`)}`;
+}
+
+async function digest16(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
+  return [...new Uint8Array(digest)].slice(0, 16).map((b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -1,3 +1,4 @@
+import { parseUntrustedJson } from '../../http/untrusted-json.js';
 import { z } from 'zod';
 import { parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
 import { REPLAY_TURNS_PER_MINUTE } from '../../replay/replay-limit.js';
@@ -63,12 +64,9 @@ export function parseReplayForm(form: Record<string, unknown>, tenantId: string)
   const parsed = ReplayFormSchema.safeParse(form);
   if (!parsed.success) return { ok: false, errors: Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? 'config'), i.message])) };
   const f = parsed.data;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(f.config);
-  } catch (err) {
-    return { ok: false, errors: { config: `the candidate config is not JSON: ${err instanceof Error ? err.message : String(err)}` } };
-  }
+  const json = parseUntrustedJson(f.config);
+  if (!json.ok) return { ok: false, errors: { config: `the candidate config: ${json.error.replace(/^body /, '')}` } };
+  const raw: unknown = json.value;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, errors: { config: 'the candidate config must be a JSON object' } };
   const named = (raw as { tenantId?: unknown }).tenantId;
   if (named !== undefined && named !== tenantId) return { ok: false, errors: { config: `the candidate config is of tenant "${String(named)}", not yours (${tenantId})` } };

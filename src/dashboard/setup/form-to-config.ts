@@ -1,3 +1,4 @@
+import { parseUntrustedJson } from '../../http/untrusted-json.js';
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 
 /**
@@ -118,11 +119,9 @@ function applyGuardrails(form: FormFields, candidate: Candidate) {
   const rawGuardrails = trimmed(form, 'guardrails');
   let guardrails: unknown = {};
   if (rawGuardrails) {
-    try {
-      guardrails = JSON.parse(rawGuardrails);
-    } catch {
-      guardrails = rawGuardrails;
-    }
+    // Bounded like the webhooks' bodies: past the depth limit it stays text, which the schema refuses.
+    const json = parseUntrustedJson(rawGuardrails);
+    guardrails = json.ok ? json.value : rawGuardrails;
   }
   if (guardrails && typeof guardrails === 'object' && !Array.isArray(guardrails)) {
     const g = guardrails as Record<string, unknown>;

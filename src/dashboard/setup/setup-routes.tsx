@@ -1,3 +1,4 @@
+import { parseUntrustedJson } from '../../http/untrusted-json.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
@@ -150,12 +151,10 @@ export function setupRoutes() {
     const current = c.get('tenant').config;
     const section: ConfigSection = isConfigSection(form.section) ? form.section : 'persona';
     const rev = RevSchema.safeParse(form.rev);
-    let candidate: unknown = null;
-    try {
-      candidate = JSON.parse(typeof form.config === 'string' ? form.config : '');
-    } catch {
-      candidate = null;
-    }
+    // The webhooks' bounded parser: a config nested past the depth limit is a 400 that says so, never a stack overflow.
+    const json = parseUntrustedJson(typeof form.config === 'string' ? form.config : '');
+    if (!json.ok && typeof form.config === 'string' && form.config !== '') return renderSection(c, section, current, [`the config was not saved: ${json.error.replace(/^body/, 'it')}`], c.get('tenantRev'), undefined, 400);
+    const candidate: unknown = json.ok ? json.value : null;
     if (!rev.success || !candidate || typeof candidate !== 'object') return renderSection(c, section, current, ['the review form was incomplete; nothing was saved'], c.get('tenantRev'), undefined, 400);
     const saved = await saveConfigAtRevision(c.get('session'), tenantId, candidate, rev.data);
     if (!saved.ok && saved.kind === 'invalid') return renderSection(c, section, candidate as Record<string, unknown>, saved.problems, rev.data, undefined, 400);
