@@ -36,7 +36,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   historyTurns: 'Conversation turns kept per contact and shown to the model.',
   notifications: 'approvals: { url, format: standard | slack } — a new pending approval is POSTed there, signed (Standard Webhooks; secret at GET …/notifications/secret), delivered through the outbox.',
   guardrails: 'Guardrail settings: deny-list, PII patterns, caps, rate limits, leak threshold, messaging window.',
-  messenger: 'Messenger channel settings: pages (the page ids this tenant owns; events for any other page are ignored), appId (the Meta app whose /v1/messenger/app/:appId callback delivers them), handoverAppId (where an escalation passes the thread; Page Inbox 263902037430900), typingIndicator and markSeen (sender actions while a turn runs).',
+  messenger: 'Messenger channel settings: typingIndicator (send typing_on while a turn runs).',
 };
 
 let cached: Record<string, unknown> | null = null;
