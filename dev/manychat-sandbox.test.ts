@@ -500,6 +500,22 @@ describe('Messenger Send API', () => {
     expect(JSON.stringify(recs)).not.toContain(TOKEN);
   });
 
+  it('serves the Handover Protocol: pass, take and release thread control with Graph errors', async () => {
+    expect((await graph('/v23.0/me/pass_thread_control', { recipient: { id: '501' }, target_app_id: '263902037430900', metadata: 'handoff' })).json).toEqual({ success: true });
+    // The Page Inbox holds the thread: this app cannot release it, only take it back.
+    const release = await graph('/v23.0/me/release_thread_control', { recipient: { id: '501' } });
+    expect(release.status).toBe(400);
+    expect(release.json.error).toMatchObject({ code: 10, type: 'OAuthException' });
+    expect((await graph('/v23.0/me/take_thread_control', { recipient: { id: '501' } })).json).toEqual({ success: true });
+    expect((await graph('/v23.0/me/release_thread_control', { recipient: { id: '501' } })).json).toEqual({ success: true });
+    const noTarget = await graph('/v23.0/me/pass_thread_control', { recipient: { id: '501' } });
+    expect(noTarget.json.error).toMatchObject({ code: 100, message: expect.stringContaining('target_app_id') });
+    expect((await graph('/v23.0/me/pass_thread_control', { recipient: { id: '501' }, target_app_id: 'inbox' })).json.error.code).toBe(100);
+    expect((await graph('/v23.0/me/take_thread_control', { recipient: { id: '999' } })).json.error).toMatchObject({ code: 100, error_subcode: 2018001 });
+    expect((await graph('/v23.0/me/take_thread_control', { recipient: { id: '501' } }, 'wrong')).json.error.code).toBe(190);
+    expect(sb.calls({ api: 'messenger' }).map((c) => c.path)).toContain('/v23.0/me/pass_thread_control');
+  });
+
   it('answers code 10 / 2018278 outside 24 h unless MESSAGE_TAG with a tag', async () => {
     const base = { recipient: { id: '502' }, message: { text: 'late' } };
     const late = await graph('/v23.0/me/messages', { ...base, messaging_type: 'UPDATE' });

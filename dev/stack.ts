@@ -6,7 +6,8 @@ import { RedisSession } from '../core/storage/redis-session.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
 import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
-import { demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
+import { PAGE_INBOX_APP_ID } from '../core/tenant/tenant-config.js';
+import { DEMO_PAGE_ID, demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
@@ -91,7 +92,10 @@ export interface StackOptions {
 /** Seeds the demo tenant (idempotent: rewrites config and secrets). */
 export async function seedDemoTenant(upstashUrl: string, token: string, tenantId = DEMO_TENANT_ID): Promise<void> {
   const session = RedisSession.connect(upstashUrl, token);
-  const saved = await saveTenant(session, demoTenantConfig(tenantId), {
+  // Only the demo tenant owns the demo page (a page belongs to one tenant); copies seeded for tests and benchmarks own none.
+  const config = demoTenantConfig(tenantId);
+  const messenger = tenantId === DEMO_TENANT_ID ? { pages: [{ id: DEMO_PAGE_ID }], handoverAppId: PAGE_INBOX_APP_ID } : {};
+  const saved = await saveTenant(session, { ...config, messenger: { ...config.messenger, ...messenger } }, {
     plain: {
       webhookSecret: DEMO_WEBHOOK_SECRET,
       adminSecret: DEMO_ADMIN_SECRET,

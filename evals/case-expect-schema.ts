@@ -17,7 +17,7 @@ export const ActionExpectSchema = z
   .strict();
 export type ActionExpect = z.infer<typeof ActionExpectSchema>;
 
-export const PerformedCallNames = ['sendFlow', 'sendContent', 'addTag', 'removeTag', 'setField'] as const;
+export const PerformedCallNames = ['sendFlow', 'sendContent', 'addTag', 'removeTag', 'setField', 'passThreadControl'] as const;
 export const PerformedExpectSchema = z
   .object({
     call: z.enum(PerformedCallNames),
@@ -30,6 +30,8 @@ export const PerformedExpectSchema = z
     value: z.unknown().optional(),
     /** sendContent: a substring of the sent text. */
     textContains: z.string().optional(),
+    /** passThreadControl (Messenger Handover Protocol): the app the thread was handed to. */
+    targetAppId: z.string().optional(),
   })
   .strict();
 export type PerformedExpect = z.infer<typeof PerformedExpectSchema>;

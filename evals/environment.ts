@@ -5,7 +5,7 @@ import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
 import { ensureRedis, freePort, type RedisHandle } from '../dev/redis-server.js';
 import { ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../dev/stack.js';
 import { RedisSession } from '../core/storage/redis-session.js';
-import type { TenantConfig, TenantConfigInput } from '../core/tenant/tenant-config.js';
+import { PAGE_INBOX_APP_ID, type TenantConfig, type TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
 import { deepMerge, type EvalCase } from './case-format.js';
 
@@ -120,6 +120,8 @@ function slug(name: string): string {
 
 const FIELD_TYPES: Record<string, 'text' | 'number' | 'boolean' | 'date'> = { text: 'text', number: 'number', boolean: 'boolean', date: 'date' };
 
+const runDigits = String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0');
+
 export class TenantSetupError extends Error {
   override name = 'TenantSetupError';
 }
@@ -132,7 +134,8 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
-  const pageId = String(5_000_000 + pageCounter);
+  // Unique across runs too: a page belongs to one tenant, and an earlier run's tenants may still be stored.
+  const pageId = `${5_000_000 + pageCounter}${runDigits}`;
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
   const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
   // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
@@ -144,6 +147,8 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     ...(options.shortlist === false ? { shortlist: { maxToolTokens: SHORTLIST_OFF_TOKENS } } : {}),
   };
   const messenger = c.channel === 'messenger' ? { appSecret: `app-${randomBytes(8).toString('hex')}`, pageAccessToken: `page-${randomBytes(8).toString('hex')}` } : null;
+  // A Messenger tenant owns its page (events for any other are ignored); an escalation reaches a person through the Page Inbox.
+  if (messenger) Object.assign(input, { messenger: { handoverAppId: PAGE_INBOX_APP_ID, ...input.messenger, pages: [{ id: pageId }] } });
   const plain = { webhookSecret: secret, adminSecret, manychatApiKey: apiKey, ...(messenger ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken } : {}) };
   const saved = await saveTenant(env.session, input, { plain, keys: await devSecretKeys() });
   if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);

@@ -7,7 +7,7 @@ export { formatAction, formatCall, formatPending } from './observed.js';
 export type { ActionView, CallView, DeliveryView, Observed, PendingView } from './observed.js';
 
 function formatExpectedCall(e: PerformedExpect): string {
-  const key = e.flow ?? e.tag ?? (e.field !== undefined ? `${e.field}=${j(e.value)}` : undefined) ?? (e.textContains !== undefined ? `…${e.textContains}…` : undefined);
+  const key = e.flow ?? e.tag ?? (e.field !== undefined ? `${e.field}=${j(e.value)}` : undefined) ?? (e.textContains !== undefined ? `…${e.textContains}…` : undefined) ?? e.targetAppId;
   return `${e.call}${key !== undefined ? `(${key})` : ''}`;
 }
 
@@ -25,6 +25,7 @@ function callMatches(e: PerformedExpect, c: CallView): boolean {
   if (e.field !== undefined && e.field !== c.field) return false;
   if (e.value !== undefined && j(e.value) !== j(c.value)) return false;
   if (e.textContains !== undefined && !(c.text ?? '').toLowerCase().includes(e.textContains.toLowerCase())) return false;
+  if (e.targetAppId !== undefined && e.targetAppId !== c.targetAppId) return false;
   return true;
 }
 

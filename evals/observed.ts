@@ -18,6 +18,8 @@ export interface CallView {
   field?: string;
   value?: unknown;
   text?: string;
+  /** passThreadControl: the app the thread went to. */
+  targetAppId?: string;
 }
 
 export interface DeliveryView {

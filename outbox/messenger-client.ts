@@ -60,7 +60,7 @@ interface GraphError {
   error_subcode?: unknown;
 }
 
-function parseBody(text: string): { error?: GraphError; message_id?: unknown; recipient_id?: unknown } | null {
+function parseBody(text: string): { error?: GraphError; message_id?: unknown; recipient_id?: unknown; success?: unknown } | null {
   try {
     const value: unknown = JSON.parse(text);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as { error?: GraphError }) : null;
@@ -78,7 +78,7 @@ function errorText(status: number, error: GraphError | undefined): string {
 }
 
 /** One Graph answer as a result; `confirms` says what a 2xx must carry to count as performed. */
-export function classifyGraphResponse(status: number, text: string, retryAfter: string | null, confirms: 'message_id' | 'recipient_id'): ApiResult {
+export function classifyGraphResponse(status: number, text: string, retryAfter: string | null, confirms: 'message_id' | 'recipient_id' | 'success'): ApiResult {
   const body = parseBody(text);
   const code = typeof body?.error?.code === 'number' ? body.error.code : undefined;
   if (status === 429 || status === 503 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
@@ -88,18 +88,20 @@ export function classifyGraphResponse(status: number, text: string, retryAfter: 
   // Past the request, a 5xx or 408 may have come after Meta delivered the message: unknown.
   if (status === 408 || status >= 500) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${errorText(status, body?.error)}` };
   if (status >= 200 && status < 300) {
-    if (body && typeof body[confirms] === 'string' && body[confirms]) return { ok: true };
+    const confirmation = body?.[confirms as keyof typeof body];
+    if (confirms === 'success' ? confirmation === true : typeof confirmation === 'string' && confirmation) return { ok: true };
     return { ok: false, kind: 'timeout', message: `HTTP ${status} without a ${confirms}` };
   }
   return { ok: false, kind: 'permanent', status, message: errorText(status, body?.error), ...(code !== undefined ? { code } : {}) };
 }
 
 export function createMessengerClient(opts: MessengerClientOptions): MessengerApi {
-  const url = `${opts.graphUrl.replace(/\/+$/, '')}/me/messages`;
+  const graph = opts.graphUrl.replace(/\/+$/, '');
   const now = opts.now ?? Date.now;
 
-  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> =>
-    postJson({ fetch: opts.fetch, url, bearerToken: opts.pageAccessToken, body, timeoutMs: opts.timeoutMs, classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms) });
+  const postTo = (edge: string, body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id' | 'success'): Promise<ApiResult> =>
+    postJson({ fetch: opts.fetch, url: `${graph}/me/${edge}`, bearerToken: opts.pageAccessToken, body, timeoutMs: opts.timeoutMs, classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms) });
+  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> => postTo('messages', body, confirms);
 
   return {
     async sendMessage(psid, content, window) {
@@ -109,5 +111,7 @@ export function createMessengerClient(opts: MessengerClientOptions): MessengerAp
       return post({ recipient: { id: psid }, ...decision.messaging, message }, 'message_id');
     },
     senderAction: (psid, action) => post({ recipient: { id: psid }, sender_action: action }, 'recipient_id'),
+    passThreadControl: (psid, targetAppId, metadata) => postTo('pass_thread_control', { recipient: { id: psid }, target_app_id: targetAppId, ...(metadata ? { metadata } : {}) }, 'success'),
+    takeThreadControl: (psid, metadata) => postTo('take_thread_control', { recipient: { id: psid }, ...(metadata ? { metadata } : {}) }, 'success'),
   };
 }

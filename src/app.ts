@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { manyChatRoutes } from './channels/manychat/route.js';
 import { messengerRoutes } from './channels/messenger/route.js';
+import { messengerAppRoutes } from './channels/messenger/app-route.js';
 import { tenantApiRoutes } from './routes/tenant-api.js';
 import { handoffReleaseRoutes } from './routes/handoff-release.js';
 import { finishTurnRoutes } from './routes/finish-turn.js';
@@ -68,6 +69,8 @@ export function createApp(override?: ServiceOverrides) {
   app.route('/v1/inbound', inboundRetryRoutes());
   app.route('/v1/operator', operatorRoutes());
   app.route('/v1/messenger', dataDeletionRoutes());
+  // Before the per-tenant routes: `/app/:appId` is one Meta app's callback, not a tenant named "app".
+  app.route('/v1/messenger', messengerAppRoutes());
   app.route('/v1/messenger', messengerRoutes());
   app.route('/v1/outbox', deliveryRoutes());
   app.route('/v1/outbox/dead-letters', deadLetterRoutes());

@@ -51,6 +51,10 @@ export interface MessengerApi {
   sendMessage(psid: string, content: { text: string; quickReplies?: MessengerQuickReply[] }, window: { lastInboundAt?: string; messageTag?: string }): Promise<ApiResult>;
   /** `sender_action` (typing_on): no message, nothing that needs the ledger. */
   senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
+  /** Handover Protocol: give the thread to another app (the Page Inbox); `{ success: true }` confirms. */
+  passThreadControl(psid: string, targetAppId: string, metadata?: string): Promise<ApiResult>;
+  /** Handover Protocol: take the thread back (our app is the Primary Receiver); `{ success: true }` confirms. */
+  takeThreadControl(psid: string, metadata?: string): Promise<ApiResult>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ActionKindDefinition } from './action-kind.js';
 import { liveChat } from './live-chat.js';
 import { notifyWebhook } from './notify-webhook.js';
+import { passThreadControl } from './pass-thread-control.js';
 import { sendContent } from './send-content.js';
 import { sendFlow } from './send-flow.js';
 import { setField } from './set-field.js';
@@ -18,6 +19,7 @@ export const ACTION_KINDS = {
   set_field: setField,
   live_chat: liveChat,
   notify_webhook: notifyWebhook,
+  pass_thread_control: passThreadControl,
 } as const satisfies Record<string, ActionKindDefinition>;
 
 export type ActionKind = keyof typeof ACTION_KINDS;

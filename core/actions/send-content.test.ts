@@ -72,6 +72,8 @@ describe('send_content as a tenant tool: one of the tenant\'s prepared messages,
     const messenger: MessengerApi = {
       sendMessage: async (...args) => (sent.push(args), { ok: true }),
       senderAction: async () => ({ ok: true }),
+      passThreadControl: async () => ({ ok: true }),
+      takeThreadControl: async () => ({ ok: true }),
     };
     expect(sendContent.performsOn('messenger')).toBe(true);
     await sendContent.perform('messenger', { messenger }, '991', { content: 'price_list', text: prices });

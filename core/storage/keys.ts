@@ -154,3 +154,19 @@ export const TENANT_INDEX_KEY = 'tenants';
  * its own audit log with it — stays on record. Holds tenant ids and summaries, never a secret.
  */
 export const OPERATOR_AUDIT_KEY = 'operator:audit';
+
+/**
+ * A global key per Messenger page: the tenant that lists it (written when a config is saved). Only
+ * a hint for the app-wide callback (`/v1/messenger/app/:appId`): an event is processed only when
+ * the tenant's own config lists the page, its app id is the callback's and its app secret signed it.
+ */
+export function messengerPageOwnerKey(pageId: string): string {
+  if (!/^\d{1,30}$/.test(pageId)) throw new Error('a Messenger page id is a digit string');
+  return `messenger:page:${pageId}`;
+}
+
+/** A global set per Meta app: the tenants whose config names it (the app-wide callback's subscription check). */
+export function messengerAppTenantsKey(appId: string): string {
+  if (!/^\d{1,30}$/.test(appId)) throw new Error('a Meta app id is a digit string');
+  return `messenger:app:${appId}:tenants`;
+}

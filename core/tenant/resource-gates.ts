@@ -52,7 +52,7 @@ export function effectiveGate(config: TenantConfig, toolName: string, resource: 
 
 /**
  * The names of one resource: a ManyChat flow is its `ns`, so two config names for one `ns` are the
- * same flow and share its gates. A save refuses such a config (flowNsProblems); a stored one is
+ * same flow and share its gates. A save refuses such a config (sharedFlowNsProblems); a stored one is
  * still gated by the flow, not by the name.
  */
 function sameResource(config: TenantConfig, resource: string | null): (string | null)[] {
@@ -61,7 +61,7 @@ function sameResource(config: TenantConfig, resource: string | null): (string | 
 }
 
 /** Config problems: two flow names for one ManyChat flow (one `ns`) would be two gates for one flow. */
-export function flowNsProblems(config: Pick<TenantConfig, 'flows'>): string[] {
+export function sharedFlowNsProblems(config: Pick<TenantConfig, 'flows'>): string[] {
   const first = new Map<string, string>();
   const problems: string[] = [];
   for (const f of config.flows) {

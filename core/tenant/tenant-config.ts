@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STAGEABLE_KIND_NAMES } from '../actions/index.js';
 import { TenantIdSchema } from './tenant-id.js';
-import { flowNsProblems, resourceProblems } from './resource-gates.js';
+import { sharedFlowNsProblems, resourceProblems } from './resource-gates.js';
 import { checkToolOrder } from './tool-order.js';
 import { piiProgramProblems } from './tenant-pattern.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
@@ -85,6 +85,35 @@ export const HandoffSchema = z.object({
   silenceMinutes: z.number().int().min(0).max(7 * 24 * 60).default(24 * 60),
 });
 
+/** A Meta id (page, app): a digit string. */
+const metaId = z.string().regex(/^\d{1,30}$/, 'a numeric Meta id');
+
+/** The Page Inbox's app id: the Handover Protocol's target for a person in Meta Business Suite (docs/protocols.md). */
+export const PAGE_INBOX_APP_ID = '263902037430900';
+
+/**
+ * The Messenger Platform channel. An event is processed only for a page listed here (an entry for
+ * any other page is ignored and logged); the page's token is the sealed secret
+ * `messengerPageAccessToken`. `appId` names the Meta app whose one callback URL
+ * (`/v1/messenger/app/:appId`) delivers these pages. `handoverAppId`: the app an escalation passes
+ * the thread to (Handover Protocol `pass_thread_control`; the Page Inbox is 263902037430900).
+ */
+export const MessengerSettingsSchema = z
+  .object({
+    /** Show `typing_on` to the contact while a turn runs (off the reply's path). */
+    typingIndicator: z.boolean().default(false),
+    /** Send `mark_seen` when a message's turn starts (off the reply's path). */
+    markSeen: z.boolean().default(false),
+    appId: metaId.optional(),
+    /**
+     * At most one for now: replies go out with the tenant's one page access token
+     * (`messengerPageAccessToken`), so each page of an agency is its own tenant behind the same app.
+     */
+    pages: z.array(z.object({ id: metaId, name: z.string().min(1).max(100).optional() })).max(1, 'one page per tenant: its replies use the tenant\'s page access token; give each further page its own tenant (they can share one Meta app)').default([]),
+    handoverAppId: metaId.optional(),
+  })
+  .prefault({});
+
 export const TenantConfigSchema = z.object({
   version: z.literal(1),
   tenantId: TenantIdSchema,
@@ -153,8 +182,7 @@ export const TenantConfigSchema = z.object({
   handoff: HandoffSchema,
   /** Conversation turns kept per contact. */
   historyTurns: z.number().int().min(0).max(50).default(10),
-  /** The Messenger channel: show `typing_on` to the contact while a turn runs. */
-  messenger: z.object({ typingIndicator: z.boolean().default(false) }).prefault({}),
+  messenger: MessengerSettingsSchema,
   /** Guardrail settings (deny-list, PII patterns, caps, rate limits, leak threshold); safe defaults. */
   guardrails: GuardrailSettingsSchema.prefault({}),
   /**
@@ -201,12 +229,35 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
   if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
   problems.push(...checkManifest(config.manifest));
   problems.push(...resourceProblems(config));
-  if (mode === 'save') problems.push(...flowNsProblems(config));
+  if (mode === 'save') problems.push(...sharedFlowNsProblems(config));
   // The per-pattern bound is the schema's; the total is checked when saved (a stored config past it
   // is still bounded per turn by the content guardrail's matching budget, fail closed).
   if (mode === 'save') problems.push(...piiProgramProblems(config.guardrails.content.piiPatterns));
   if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
     problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
+  }
+  problems.push(...messengerProblems(config));
+  return problems;
+}
+
+/**
+ * A Messenger tenant (one that lists pages): page ids unique, and an escalation that silences the
+ * bot must reach a person — a thread handover or a notification — else the contact is told a
+ * teammate will pick it up and nobody does.
+ */
+function messengerProblems(config: TenantConfig): string[] {
+  const problems: string[] = [];
+  const pages = config.messenger?.pages ?? [];
+  const seen = new Set<string>();
+  for (const p of pages) {
+    if (seen.has(p.id)) problems.push(`messenger page "${p.id}" is listed twice`);
+    seen.add(p.id);
+  }
+  const reachesPerson = Boolean(config.messenger?.handoverAppId) || Boolean(config.notifications?.approvals);
+  if (pages.length && config.handoff.silenceMinutes > 0 && !reachesPerson) {
+    problems.push(
+      `handoff.silenceMinutes is ${config.handoff.silenceMinutes} but an escalation on Messenger would reach nobody: set messenger.handoverAppId (the Page Inbox is ${PAGE_INBOX_APP_ID}) or notifications.approvals, or set handoff.silenceMinutes to 0`,
+    );
   }
   return problems;
 }

@@ -15,6 +15,8 @@ const MAX_QR_TITLE = 20;
 
 /** `/v23.0/<page>/messages`, `/v23.0/me/messages`, or the same without the version. */
 export const MESSENGER_PATH = /^(?:\/v\d+\.\d+)?\/([^/]+)\/messages$/;
+/** The Handover Protocol's edges (docs/protocols.md, Messenger handover). */
+export const HANDOVER_PATH = /^(?:\/v\d+\.\d+)?\/([^/]+)\/(pass_thread_control|take_thread_control|release_thread_control)$/;
 
 export function graphError(status: number, message: string, code: number, extra: { type?: string; error_subcode?: number; is_transient?: boolean } = {}): Reply {
   const { type = 'OAuthException', ...rest } = extra;
@@ -98,11 +100,42 @@ function send(req: ApiRequest, state: SandboxState, page: MessengerPage, pathPag
 }
 
 /**
+ * `pass_thread_control` (target_app_id required: the Page Inbox or another numeric app id),
+ * `take_thread_control` and `release_thread_control`: `{ success: true }`, the thread's owner
+ * recorded on the subscriber; Graph errors (code 100) for a missing recipient, an unknown user or
+ * a target that is not an app id; code 10 for releasing a thread this app does not hold.
+ */
+function handover(req: ApiRequest, state: SandboxState, page: MessengerPage, pathPage: string, edge: string): Reply {
+  if (pathPage !== 'me' && pathPage !== page.pageId) {
+    throw new ReplyError(graphError(400, `Unsupported post request. Object with ID '${pathPage}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`, 100, { type: 'GraphMethodException', error_subcode: 33 }));
+  }
+  const body = bodyObject(req);
+  const recipient = body.recipient;
+  if (!isObject(recipient) || (typeof recipient.id !== 'string' && typeof recipient.id !== 'number')) throw param('The parameter recipient is required');
+  const sub = state.subscriber(page.pageId, String(recipient.id));
+  if (!sub) throw param('No matching user found', { error_subcode: 2018001 });
+  if (body.metadata !== undefined && (typeof body.metadata !== 'string' || body.metadata.length > 1000)) throw param('param metadata must be a string of at most 1000 characters');
+  if (edge === 'pass_thread_control') {
+    const target = body.target_app_id;
+    if (target === undefined) throw param('The parameter target_app_id is required');
+    if (!/^\d{1,30}$/.test(String(target))) throw param('param target_app_id must be a valid app ID');
+    sub.threadOwnerAppId = String(target);
+  } else if (edge === 'take_thread_control') {
+    delete sub.threadOwnerAppId;
+  } else {
+    if (sub.threadOwnerAppId) throw new ReplyError(graphError(400, '(#10) Only the thread owner can release the thread', 10));
+    delete sub.threadOwnerAppId;
+  }
+  return { status: 200, body: { success: true } };
+}
+
+/**
  * Matches a Send API path. Token problems answer HTTP 400 with OAuthException code 190 (or 2500
  * when absent), as the Graph API does; only POST is served.
  */
 export function routeMessenger(req: ApiRequest, state: SandboxState): Routed | undefined {
-  const pathPage = MESSENGER_PATH.exec(req.path)?.[1];
+  const handoverMatch = HANDOVER_PATH.exec(req.path);
+  const pathPage = MESSENGER_PATH.exec(req.path)?.[1] ?? handoverMatch?.[1];
   if (!pathPage) return undefined;
   const tok = token(req);
   const page = tok ? state.messengerPageByToken(tok) : undefined;
@@ -112,8 +145,8 @@ export function routeMessenger(req: ApiRequest, state: SandboxState): Routed | u
     run: () => {
       if (!tok) return graphError(400, 'An active access token must be used to query information about the current user.', 2500);
       if (!page) return graphError(400, 'Invalid OAuth access token - Cannot parse access token', 190);
-      if (req.method !== 'POST') return graphError(400, `(#100) Unsupported ${req.method} request on /messages`, 100);
-      return send(req, state, page, pathPage);
+      if (req.method !== 'POST') return graphError(400, `(#100) Unsupported ${req.method} request on /${handoverMatch?.[2] ?? 'messages'}`, 100);
+      return handoverMatch ? handover(req, state, page, pathPage, handoverMatch[2]!) : send(req, state, page, pathPage);
     },
   };
 }

@@ -15,6 +15,8 @@ export interface SubscriberState {
   tagIds: Set<number>;
   /** field id -> value */
   fields: Map<number, unknown>;
+  /** Handover Protocol: the app that holds the thread (set by pass_thread_control); absent: ours (the Primary Receiver) or idle. */
+  threadOwnerAppId?: string;
 }
 export interface FixtureIssue {
   path: string;

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
 import { appendAudit } from '../tenants/audit-log.js';
-import type { TenantContext } from '../http/app-context.js';
+import type { LoadedTenant, Services, TenantContext } from '../http/app-context.js';
+import { channelApisFor } from '../tenants/channel-apis.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
 
@@ -12,9 +13,24 @@ import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
  * the tenant admin secret, constant-time). It does not remove the handoff tag at ManyChat: that
  * tag is the tenant's live-chat marker and their team clears it where they work.
  *
- * Answers `{ tenantId, contactId, released }`; `released` is false when the contact was not in a
- * handoff (releasing is idempotent).
+ * Answers `{ tenantId, contactId, released, threadControl? }`; `released` is false when the contact
+ * was not in a handoff (releasing is idempotent); `threadControl` says whether a Messenger thread
+ * handed to the inbox was taken back.
  */
+/**
+ * A Messenger tenant whose handoffs pass the thread (`messenger.handoverAppId`): the thread is taken
+ * back (`take_thread_control`; our app is the page's Primary Receiver), so the bot receives the
+ * contact's messages again rather than `standby`. Called directly, not through the outbox: the
+ * admin is waiting for the answer, and a failure is told to them (it changes nothing stored).
+ */
+async function takeThreadBack(services: Services, tenant: LoadedTenant, contactId: string): Promise<'taken' | { failed: string } | null> {
+  if (!tenant.config.messenger.handoverAppId || !tenant.config.messenger.pages.length || !/^\d{1,30}$/.test(contactId)) return null;
+  const messenger = channelApisFor(services, tenant.secrets).messenger;
+  if (!messenger) return { failed: 'the tenant has no Messenger page access token' };
+  const result = await messenger.takeThreadControl(contactId, 'released by the tenant');
+  return result.ok ? 'taken' : { failed: result.kind === 'timeout' ? 'no answer from the Graph API' : result.message };
+}
+
 export function handoffReleaseRoutes() {
   const app = new Hono<TenantContext>();
   app.post('/:tenant/contacts/:contact/release', requireAdminSecret(), async (c) => {
@@ -27,7 +43,8 @@ export function handoffReleaseRoutes() {
     }
     const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
     if (deleted > 0) await appendAudit(c.get('session'), tenantId, { actor: 'admin', action: 'handoff.released', detail: `contact ${contactId}` });
-    return c.json({ tenantId, contactId, released: deleted > 0 });
+    const threadControl = await takeThreadBack(c.get('services'), c.get('tenant'), contactId);
+    return c.json({ tenantId, contactId, released: deleted > 0, ...(threadControl ? { threadControl } : {}) });
   });
   return app;
 }

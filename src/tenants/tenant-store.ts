@@ -1,5 +1,5 @@
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { messengerAppTenantsKey, messengerPageOwnerKey, TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { openTenantSecrets, sealTenantSecrets, StoredSecretsSchema, type PlainSecrets, type SecretKeys, type StoredSecrets, type TenantSecrets } from '../../core/tenant/tenant-secrets.js';
 import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
@@ -40,12 +40,38 @@ export async function saveTenant(session: RedisSession, input: TenantConfigInput
   const parsed = parseTenantConfig(input);
   if (!parsed.ok) return parsed;
   const k = tenantKeys(parsed.config.tenantId);
+  const pages = await pageOwnership(session, parsed.config);
+  if (pages.problems.length) return { ok: false, problems: pages.problems };
   const stored = secrets ? ('stored' in secrets ? StoredSecretsSchema.parse(secrets.stored) : await sealTenantSecrets(secrets.plain, secrets.keys)) : null;
   await session.multi((m) => {
     m.set(k.config, JSON.stringify(parsed.config));
     if (stored) m.set(k.secrets, JSON.stringify(stored));
     m.sadd(TENANT_INDEX_KEY, parsed.config.tenantId);
+    for (const pageId of pages.claim) m.set(messengerPageOwnerKey(pageId), parsed.config.tenantId);
+    for (const pageId of pages.release) m.del(messengerPageOwnerKey(pageId));
+    if (parsed.config.messenger.appId) m.sadd(messengerAppTenantsKey(parsed.config.messenger.appId), parsed.config.tenantId);
+    if (pages.previousAppId && pages.previousAppId !== parsed.config.messenger.appId) m.srem(messengerAppTenantsKey(pages.previousAppId), parsed.config.tenantId);
     m.incr(k.rev);
   });
   return parsed;
+}
+
+/**
+ * The Messenger pages a save claims and releases in the page index, or why it may not: a page
+ * another existing tenant lists belongs to that tenant (the app-wide callback routes each page to
+ * one tenant). One round trip before the write.
+ */
+async function pageOwnership(session: RedisSession, config: TenantConfig): Promise<{ problems: string[]; claim: string[]; release: string[]; previousAppId?: string }> {
+  const wanted = config.messenger.pages.map((p) => p.id);
+  const [rawPrevious, ...owners] = await session.pipeline((p) => {
+    p.get(tenantKeys(config.tenantId).config);
+    for (const pageId of wanted) p.get(messengerPageOwnerKey(pageId));
+  });
+  const previous = parseTenantConfig(parseJson(rawPrevious), 'load');
+  const before = previous.ok ? previous.config.messenger.pages.map((p) => p.id) : [];
+  const foreign = wanted.flatMap((pageId, i) => (typeof owners[i] === 'string' && owners[i] !== config.tenantId ? [{ pageId, owner: owners[i] as string }] : []));
+  const alive = foreign.length ? await session.pipeline((p) => foreign.forEach((f) => p.exists(tenantKeys(f.owner).config))) : [];
+  const problems = foreign.filter((_, i) => Number(alive[i]) > 0).map((f) => `messenger page "${f.pageId}" belongs to tenant "${f.owner}"`);
+  const previousAppId = previous.ok ? previous.config.messenger.appId : undefined;
+  return { problems, claim: wanted, release: before.filter((id) => !wanted.includes(id)), ...(previousAppId ? { previousAppId } : {}) };
 }

@@ -13,6 +13,7 @@ import type { TurnDecision } from './decide-turn.js';
 import type { TurnContext, TurnDeps } from './turn-context.js';
 import { logTurn } from '../observability/turn-log.js';
 import { approvalNotifications } from '../approvals/approval-notification.js';
+import { handoffNotification } from '../approvals/handoff-notification.js';
 
 /**
  * The commit stage: the decision becomes one atomic write — the turn record, its outbox entry,
@@ -42,6 +43,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   }
   // A new approval is told to the tenant's endpoint, if it set one: in the same entry, after the contact's actions.
   const notify = deps.publicUrl ? approvalNotifications(config, pinned.approvals, deps.publicUrl) : [];
+  // A new escalation (not a message while the contact is already with a person) tells the team.
+  if (deps.publicUrl && decision.decision === 'escalate' && decision.recordAgentReply) notify.push(...handoffNotification(config, { turnId, inbound, reason: decision.reason, handoffUntil: decision.handoffUntil }, deps.publicUrl));
   const committed = [...(decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply)] : []), ...decision.commit, ...notify];
   const record: TurnRecord = {
     ...draft,

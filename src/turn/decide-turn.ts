@@ -15,7 +15,7 @@ export interface DecideInput {
   /** The webhook has already answered (deadline passed): the reply must go through the outbox. */
   deferred: boolean;
   staged: readonly StagedAction[];
-  config: Pick<TenantConfig, 'fallbackReply' | 'handoff'>;
+  config: Pick<TenantConfig, 'fallbackReply' | 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> };
   turnId: string;
   now: Date;
   /** The inbound's channel: the handoff performs only what that channel can (Messenger has no tags). Absent: ManyChat. */
@@ -101,7 +101,18 @@ function escalation(input: DecideInput, reason: string): TurnDecision {
 }
 
 /** Actions the system (not the model) performs when a turn escalates: the tenant's handoff. */
-export function handoffActions(config: Pick<TenantConfig, 'handoff'>, turnId: string): StagedAction[] {
+export function handoffActions(config: Pick<TenantConfig, 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> }, turnId: string): StagedAction[] {
+  return [...tagHandoff(config, turnId), ...threadHandover(config, turnId)];
+}
+
+/** Messenger's Handover Protocol: the thread to the tenant's human-facing app (performed only on Messenger). */
+function threadHandover(config: { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> }, turnId: string): StagedAction[] {
+  const targetAppId = config.messenger?.handoverAppId;
+  if (!targetAppId) return [];
+  return [{ id: `${turnId}.h2`, tool: 'system:handoff', kind: 'pass_thread_control', args: { targetAppId, metadata: `handoff from turn ${turnId}` }, effect: 'write', idempotent: true, gate: 'none', summary: `handoff: hand the thread to app ${targetAppId}` }];
+}
+
+function tagHandoff(config: Pick<TenantConfig, 'handoff'>, turnId: string): StagedAction[] {
   if (!config.handoff.tag) return [];
   return [
     {

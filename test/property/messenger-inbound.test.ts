@@ -55,7 +55,10 @@ const validItem = fc.record({
     fc.record({ mid: fc.string({ minLength: 1, maxLength: 20 }), text: fc.constant('Yes'), quick_reply: fc.record({ payload: fc.oneof(fc.string({ maxLength: 50 }), fc.constant('sa1:suggest'), fc.constant(JSON.stringify({ sa: 1, kind: 'confirm', pendingId: 'cf_x', answer: 'yes', nonce: 'n', sig: 'ab'.repeat(32) }))) }) }),
   ),
 });
-const validBody = fc.record({ object: fc.constant('page'), entry: fc.array(fc.record({ id: psid, time: fc.nat(), messaging: fc.array(validItem, { maxLength: 3 }) }), { minLength: 1, maxLength: 3 }) }).map((b) => JSON.stringify(b));
+// Valid bodies are for the tenant's own page (issue 31: any other page's entries are ignored), so their items reach the turns.
+const validBody = fc
+  .record({ object: fc.constant('page'), entry: fc.array(fc.record({ id: psid, time: fc.nat(), messaging: fc.array(validItem, { maxLength: 3 }) }), { minLength: 1, maxLength: 3 }) })
+  .map((b) => JSON.stringify({ ...b, entry: b.entry.map((e) => ({ ...e, id: t.pageId, messaging: e.messaging.map((m) => ({ ...m, recipient: { id: t.pageId } })) })) }));
 
 const body = fc.oneof(
   { weight: 4, arbitrary: validBody },

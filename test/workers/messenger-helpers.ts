@@ -2,7 +2,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { inject } from 'vitest';
 import { tenantKeys } from '../../core/storage/keys.js';
-import type { TenantConfigInput } from '../../core/tenant/tenant-config.js';
+import { PAGE_INBOX_APP_ID, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import { createMessengerClient } from '../../outbox/messenger-client.js';
@@ -19,14 +19,20 @@ export interface MessengerTenant {
   verifyToken: string;
   pageToken: string;
   pageId: string;
+  /** The tenant API's admin credential (handoff release). */
+  adminSecret: string;
 }
 
-export async function seedMessengerTenant(overrides: Partial<TenantConfigInput> = {}): Promise<MessengerTenant> {
+/** `opts.appSecret`: the Meta app's secret when several tenants share one app (an agency); default the tenant's own. */
+export async function seedMessengerTenant(overrides: Partial<TenantConfigInput> = {}, opts: { appSecret?: string } = {}): Promise<MessengerTenant> {
   const tenantId = uniqueId('m');
   const pageId = String(2_000_000_000 + Math.floor(Math.random() * 1e9));
-  const t: MessengerTenant = { tenantId, appSecret: `app-secret-${tenantId}`, verifyToken: `verify-${tenantId}`, pageToken: `page-token-${tenantId}`, pageId };
-  const saved = await saveTenant(session(), { ...demoTenantConfig(tenantId), ...overrides, tenantId }, {
-    plain: { webhookSecret: `secret-${tenantId}`, manychatApiKey: '1:unused', messengerAppSecret: t.appSecret, messengerPageAccessToken: t.pageToken, messengerVerifyToken: t.verifyToken },
+  const t: MessengerTenant = { tenantId, appSecret: opts.appSecret ?? `app-secret-${tenantId}`, verifyToken: `verify-${tenantId}`, pageToken: `page-token-${tenantId}`, pageId, adminSecret: `admin-${tenantId}` };
+  const base = { ...demoTenantConfig(tenantId), ...overrides, tenantId };
+  // The tenant owns its page; an escalation hands the thread to the Page Inbox (unless a test says otherwise).
+  const messenger = { handoverAppId: PAGE_INBOX_APP_ID, ...base.messenger, pages: [{ id: pageId }] };
+  const saved = await saveTenant(session(), { ...base, messenger }, {
+    plain: { webhookSecret: `secret-${tenantId}`, adminSecret: t.adminSecret, manychatApiKey: '1:unused', messengerAppSecret: t.appSecret, messengerPageAccessToken: t.pageToken, messengerVerifyToken: t.verifyToken },
     keys: await testSecretKeys(),
   });
   if (!saved.ok) throw new Error(saved.problems.join('; '));

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MessengerWebhookSchema } from './events-schema.js';
-import { readEvents } from './read-events.js';
+import { FOREIGN_PAGE, readEvents } from './read-events.js';
 
 const at = new Date('2026-06-01T10:00:00.000Z');
 const page = '100';
+const owned = new Set([page]);
 const from = (psid: string, timestamp: number, rest: Record<string, unknown>) => ({ sender: { id: psid }, recipient: { id: page }, timestamp, ...rest });
 const webhook = (...entries: unknown[][]) => MessengerWebhookSchema.parse({ object: 'page', entry: entries.map((messaging) => ({ id: page, time: 1, messaging })) });
 
@@ -19,25 +20,26 @@ describe('readEvents: every entry and messaging item, sorted by when the contact
       }),
       't',
       at,
+      owned,
     );
     expect(events.filter((e) => e.kind === 'message').map((e) => e.kind === 'message' && [e.inbound.contactId, e.inbound.messageKey, e.inbound.text])).toEqual([['2', 'mid:m2', 'second'], ['1', 'mid:m3', 'third']]);
     expect(events.filter((e) => e.kind === 'ignored').map((e) => e.kind === 'ignored' && e.why).sort()).toEqual(['delivery event', 'echo of our own message', 'read event', 'standby (another app holds the thread)']);
   });
 
   it('an item it cannot read is skipped with the reason; the other items of the batch still run', () => {
-    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: 'not-a-psid' }, message: { mid: 'a', text: 'x' } }, 'junk', from('1', 5, { message: { mid: 'b', text: 'fine' } })] }] }), 't', at);
+    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: 'not-a-psid' }, message: { mid: 'a', text: 'x' } }, 'junk', from('1', 5, { message: { mid: 'b', text: 'fine' } })] }] }), 't', at, owned);
     expect(events.map((e) => e.kind)).toEqual(['ignored', 'ignored', 'message']);
     expect(events[0]).toMatchObject({ why: expect.stringContaining('sender.id: must be a numeric id') });
   });
 
   it('a delivery event without a timestamp (as Meta sends them) is read and ignored, not refused', () => {
-    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: '1' }, recipient: { id: page }, delivery: { mids: ['m'], watermark: 1 } }, { sender: { id: '1' }, message: { mid: 'm9', text: 'hi' } }] }] }), 't', at);
+    const events = readEvents(MessengerWebhookSchema.parse({ object: 'page', entry: [{ id: page, messaging: [{ sender: { id: '1' }, recipient: { id: page }, delivery: { mids: ['m'], watermark: 1 } }, { sender: { id: '1' }, message: { mid: 'm9', text: 'hi' } }] }] }), 't', at, owned);
     expect(events.map((e) => e.kind)).toEqual(['ignored', 'message']);
     expect(events[1]).toMatchObject({ inbound: { contact: { lastInteraction: at.toISOString() } } });
   });
 
   it('the message time starts the window; receivedAt is when we got it; attachments keep type and URL only', () => {
-    const [e] = readEvents(webhook([from('1', Date.parse('2026-06-01T09:00:00Z'), { message: { mid: 'm', attachments: [{ type: 'image', payload: { url: 'https://x.test/a.jpg', sticker_id: 1 } }, { type: 'location', payload: null }] } })]), 't', at);
+    const [e] = readEvents(webhook([from('1', Date.parse('2026-06-01T09:00:00Z'), { message: { mid: 'm', attachments: [{ type: 'image', payload: { url: 'https://x.test/a.jpg', sticker_id: 1 } }, { type: 'location', payload: null }] } })]), 't', at, owned);
     expect(e).toMatchObject({ kind: 'message', inbound: { channel: 'messenger', text: '', contact: { lastInteraction: '2026-06-01T09:00:00.000Z', fields: {} }, receivedAt: at.toISOString(), attachments: [{ type: 'image', url: 'https://x.test/a.jpg' }, { type: 'location' }] } });
   });
 
@@ -53,6 +55,7 @@ describe('readEvents: every entry and messaging item, sorted by when the contact
       ]),
       't',
       at,
+      owned,
     );
     // Ignored items carry no time and sort first; the rest by timestamp.
     expect(events.map((e) => (e.kind === 'message' ? `message:${e.inbound.messageKey}:${e.inbound.text}` : e.kind === 'confirm' ? `confirm:${e.key}:${e.payload.answer}` : `ignored`))).toEqual([
@@ -62,5 +65,27 @@ describe('readEvents: every entry and messaging item, sorted by when the contact
       'confirm:mid:q:yes',
       'message:mid:q2:Pilates',
     ]);
+  });
+
+  it('an entry for a page the tenant does not own, or an item whose recipient is another page, is ignored and named; the owned page still runs', () => {
+    const events = readEvents(
+      MessengerWebhookSchema.parse({
+        object: 'page',
+        entry: [
+          { id: '999999999999', messaging: [{ sender: { id: '1' }, recipient: { id: '999999999999' }, timestamp: 1, message: { mid: 'f1', text: 'foreign' } }] },
+          { id: page, messaging: [{ sender: { id: '2' }, recipient: { id: '555' }, timestamp: 2, message: { mid: 'f2', text: 'misrouted' } }, from('3', 3, { message: { mid: 'ok', text: 'mine' } })] },
+        ],
+      }),
+      't',
+      at,
+      owned,
+    );
+    expect(events.filter((e) => e.kind === 'message').map((e) => e.kind === 'message' && e.inbound.text)).toEqual(['mine']);
+    const why = events.flatMap((e) => (e.kind === 'ignored' ? [e.why] : []));
+    expect(why).toHaveLength(2);
+    expect(why.every((w) => w.startsWith(FOREIGN_PAGE))).toBe(true);
+    expect(why.join(' ')).toContain('999999999999');
+    // No page listed at all: nothing runs (fail closed).
+    expect(readEvents(webhook([from('1', 5, { message: { mid: 'x', text: 'hi' } })]), 't', at, new Set()).map((e) => e.kind)).toEqual(['ignored']);
   });
 });

@@ -12,19 +12,33 @@ import { readConfirmPayload, type ConfirmPayload } from './quick-replies.js';
  *   read (each with its reason; the others still run) → ignored.
  * Sorted by the time the contact acted (Meta may batch or reorder).
  */
+/** How an ignored entry for a page the tenant does not own starts its reason (the route logs these). */
+export const FOREIGN_PAGE = 'a page this tenant does not own:';
+
 export type MessengerEvent =
   | { kind: 'message'; at: number; inbound: InboundMessage }
   | { kind: 'confirm'; at: number; contactId: string; key: string; payload: ConfirmPayload }
   | { kind: 'ignored'; why: string };
 
-export function readEvents(webhook: MessengerWebhook, tenantId: string, receivedAt: Date): MessengerEvent[] {
+/**
+ * `ownedPages`: the tenant's pages (config `messenger.pages`). An entry for any other page — a
+ * second page subscribed to the same app, a forged or misrouted event — is ignored and named
+ * (`foreign page`), as is an item whose `recipient` is not the entry's page: a page-scoped id means
+ * nothing on another page, and another page's contacts must never get this tenant's persona.
+ */
+export function readEvents(webhook: MessengerWebhook, tenantId: string, receivedAt: Date, ownedPages: ReadonlySet<string>): MessengerEvent[] {
   const events: MessengerEvent[] = [];
   for (const entry of webhook.entry) {
+    if (!ownedPages.has(entry.id)) {
+      events.push({ kind: 'ignored', why: `${FOREIGN_PAGE} ${entry.id} (${(entry.messaging?.length ?? 0) + (entry.standby?.length ?? 0)} item(s))` });
+      continue;
+    }
     for (const raw of entry.messaging ?? []) {
       // One unreadable item (a new event type, a field of an unexpected type) must not make Meta
       // retry the whole batch for a day and a half: it is skipped, with the reason, and the rest run.
       const item = MessagingItemSchema.safeParse(raw);
-      if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
+      if (item.success && item.data.recipient && item.data.recipient.id !== entry.id && !item.data.message?.is_echo) events.push({ kind: 'ignored', why: `${FOREIGN_PAGE} ${item.data.recipient.id} (an item's recipient under page ${entry.id})` });
+      else if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
       else events.push({ kind: 'ignored', why: `an item we cannot read (${item.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ').slice(0, 200)})` });
     }
     if (entry.standby?.length) events.push(...entry.standby.map(() => ({ kind: 'ignored' as const, why: 'standby (another app holds the thread)' })));

@@ -1,16 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { secretsEqual } from '../../../core/security/constant-time.js';
-import type { AppContext, LoadedTenant } from '../../http/app-context.js';
+import type { AppContext } from '../../http/app-context.js';
 import { jsonError, parseJsonText, zodProblems } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
 import { logRefusedLookup, lookupTenantFromPath, storageUnavailable } from '../../http/middleware/tenant.js';
 import { waitUntilOf } from '../../http/wait-until.js';
-import { MessengerWebhookSchema } from './events-schema.js';
-import { processMessengerEvents } from './process-events.js';
-import { replySuspended } from './system-reply.js';
+import { MessengerWebhookSchema, type MessengerWebhook } from './events-schema.js';
+import { admitTenantEvents } from './admit-events.js';
 import { ABSENT_SECRET, authenticateMessengerWebhook, secretsOf } from './signature-auth.js';
-import { readEvents } from './read-events.js';
 
 /** Meta batches up to 1000 entries; a quarter of a megabyte is plenty for text and attachment URLs. */
 export const MESSENGER_BODY_LIMIT = 256 * 1024;
@@ -28,8 +26,10 @@ const VerifyQuerySchema = z.object({
  *   verify token (constant time) echo `hub.challenge`; anything else is 403.
  * - `POST /v1/messenger/:tenant` — `X-Hub-Signature-256` verified over the raw bytes with the
  *   tenant's app secret before anything is parsed (401 otherwise), then every entry and messaging
- *   item is read and the webhook answers 200 at once; the turns run after the answer
- *   (waitUntil) and every reply goes through the outbox.
+ *   item is read — an entry for a page the tenant does not list is ignored and logged — button
+ *   presses are answered, and the webhook answers 200; the turns run after the answer (waitUntil)
+ *   and every reply goes through the outbox. Nothing acknowledged is lost (admit-events.ts).
+ * The app-wide callback (one URL per Meta app, many pages and tenants) is app-route.ts.
  */
 export function messengerRoutes() {
   const app = new Hono<AppContext>();
@@ -50,53 +50,35 @@ export function messengerRoutes() {
 
   app.post('/:tenant', limitBody(MESSENGER_BODY_LIMIT), authenticateMessengerWebhook(), async (c) => {
     const tenant = c.get('tenant');
-    const raw = c.get('rawBody');
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(raw);
-    } catch {
-      return jsonError(c, 400, 'body is not valid UTF-8');
-    }
-    const json = parseJsonText(text);
-    if (!json.ok) return jsonError(c, 400, json.error);
-    const webhook = MessengerWebhookSchema.safeParse(json.value);
-    if (!webhook.success) return jsonError(c, 400, 'invalid Messenger webhook body', zodProblems(webhook.error));
-
-    const events = readEvents(webhook.data, tenant.config.tenantId, new Date());
-    const unreadable = events.flatMap((e) => (e.kind === 'ignored' && e.why.startsWith('an item we cannot read') ? [e.why] : []));
-    if (unreadable.length) console.warn(`Messenger: tenant ${tenant.config.tenantId}: ${unreadable.length} item(s) skipped, e.g. ${unreadable[0]}`);
-    const counts = { messages: 0, presses: 0, ignored: 0 };
-    for (const e of events) counts[e.kind === 'message' ? 'messages' : e.kind === 'confirm' ? 'presses' : 'ignored']++;
-    if (tenant.meta.status === 'suspended') {
-      // An operator suspended the tenant: acknowledged (Meta must not retry), no turn; each
-      // message gets the tenant's polite suspendedReply through the outbox, nothing else is sent.
+    const webhook = readWebhook(c as unknown as Context<AppContext>, c.get('rawBody'));
+    if (!webhook.ok) return webhook.response;
+    const admitted = await admitTenantEvents(c.get('services'), tenant, webhook.value, c.get('storageDown'));
+    if (admitted.kind === 'unavailable') return storageUnavailable(c);
+    if (admitted.background) waitUntilOf(c)(admitted.background);
+    if (admitted.suspended) {
       c.header('x-tenant-suspended', '1');
-      waitUntilOf(c)(replySuspended(c.get('services'), tenant.config, events));
-      return c.json({ received: counts, processed: false });
+      return c.json({ received: admitted.counts, processed: false });
     }
-    if (c.get('storageDown')) return keepThroughOutage(c as unknown as Context<AppContext>, tenant, events, counts);
-    waitUntilOf(c)(processMessengerEvents(c.get('services'), tenant, events));
-    return c.json({ received: counts });
+    if (admitted.kept !== undefined) {
+      c.header('x-storage-down', '1');
+      return c.json({ received: admitted.counts, kept: admitted.kept });
+    }
+    return c.json({ received: admitted.counts });
   });
   return app;
 }
 
-/**
- * Redis does not answer, but the isolate knew the tenant and the signature verified: each message
- * is handed to QStash (an inbound retry, run once when Redis is back, its reply through the
- * outbox). If QStash refuses too, 503: Meta retries the webhook. Button presses need Redis; Meta's
- * retry brings them back.
- */
-async function keepThroughOutage(c: Context<AppContext>, tenant: LoadedTenant, events: ReturnType<typeof readEvents>, counts: Record<string, number>): Promise<Response> {
-  const messages = events.flatMap((e) => (e.kind === 'message' ? [e.inbound] : []));
-  if (events.some((e) => e.kind === 'confirm')) return storageUnavailable(c);
+/** The body as a Messenger webhook: UTF-8, JSON, the schema; else a 400 that names the problem. */
+export function readWebhook(c: Context<AppContext>, raw: Uint8Array): { ok: true; value: MessengerWebhook } | { ok: false; response: Response } {
+  let text: string;
   try {
-    const retries = c.get('services').inboundRetries();
-    await Promise.all(messages.map((inbound) => retries.publishInboundRetry({ inbound })));
-  } catch (err) {
-    console.error(`Messenger: inbound retries for tenant ${tenant.config.tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`);
-    return storageUnavailable(c);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(raw);
+  } catch {
+    return { ok: false, response: jsonError(c, 400, 'body is not valid UTF-8') };
   }
-  c.header('x-storage-down', '1');
-  return c.json({ received: counts, kept: messages.length });
+  const json = parseJsonText(text);
+  if (!json.ok) return { ok: false, response: jsonError(c, 400, json.error) };
+  const webhook = MessengerWebhookSchema.safeParse(json.value);
+  if (!webhook.success) return { ok: false, response: jsonError(c, 400, 'invalid Messenger webhook body', zodProblems(webhook.error)) };
+  return { ok: true, value: webhook.data };
 }

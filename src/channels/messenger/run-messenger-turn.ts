@@ -40,23 +40,34 @@ export async function runMessengerTurn(services: Services, config: TenantConfig,
   if (!started.claim?.claimed) return { kind: 'duplicate', turnId: started.claim && !started.claim.claimed ? started.claim.existingTurnId : '' };
   const sequence = await replySequenceOf(inbound);
   if (sequence) await enterReplyOrder(session, config.tenantId, inbound.contactId, sequence);
-  if (config.messenger.typingIndicator) await showTyping(services, secrets, inbound.contactId);
+  // Off the reply's path: started, not awaited before the turn; awaited after it so the isolate keeps it alive.
+  const shown = showWhileWaiting(services, config, secrets, inbound.contactId);
   // The webhook answered 200 at once: the reply cannot ride in it (the mode is deferred).
   const ctx = turnContext('messenger', { turnId: started.turnId, inbound, config, history: started.claim.history, roundTripsBeforeModel: session.roundTrips, inHandoffUntil: started.claim.inHandoffUntil });
-  const record = await runTurn(turnDeps(services, session, config, status), ctx);
+  const record = await runTurn(turnDeps(services, session, config, status), ctx).finally(() => shown);
   return { kind: 'turn', record };
 }
 
 /**
- * `sender_action: typing_on` while the turn runs (the tenant's choice). Sent directly, not through
- * the outbox: it performs nothing and is worthless later, so it is never retried; a failure is
- * logged (no ids beyond the tenant's) and the turn goes on. Meta clears it when the reply arrives.
+ * What the contact sees while the turn runs, as the tenant chose: `mark_seen` (their message was
+ * read), then `typing_on`. Sent directly, not through the outbox: they perform nothing and are
+ * worthless later, so they are never retried. Never on the reply's path: the turn does not wait
+ * for them, and a refusal, a timeout or a throw is logged (no ids beyond the tenant's) and
+ * swallowed. Meta clears typing when the reply arrives.
  */
-async function showTyping(services: Services, secrets: TenantSecrets, psid: string): Promise<void> {
-  const messenger = channelApisFor(services, secrets).messenger;
-  if (!messenger) return;
-  const result = await messenger.senderAction(psid, 'typing_on');
-  if (!result.ok) console.warn(`Messenger: typing_on was not shown (${result.kind})`);
+async function showWhileWaiting(services: Services, config: TenantConfig, secrets: TenantSecrets, psid: string): Promise<void> {
+  const actions = [...(config.messenger.markSeen ? (['mark_seen'] as const) : []), ...(config.messenger.typingIndicator ? (['typing_on'] as const) : [])];
+  if (!actions.length) return;
+  try {
+    const messenger = channelApisFor(services, secrets).messenger;
+    if (!messenger) return;
+    for (const action of actions) {
+      const result = await messenger.senderAction(psid, action);
+      if (!result.ok) console.warn(`Messenger: tenant ${config.tenantId}: ${action} was not shown (${result.kind})`);
+    }
+  } catch (err) {
+    console.warn(`Messenger: tenant ${config.tenantId}: sender actions failed (${err instanceof Error ? err.name : 'Error'})`);
+  }
 }
 
 /**
