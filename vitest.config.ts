@@ -4,6 +4,11 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
+    // Vitest's default on this 2-core machine is one file at a time (cores − 1). The end-to-end
+    // files spend most of their time waiting — on wrangler dev starting, on QStash's retries, on
+    // a 12 s model turn — so three at once overlap that waiting with the CPU-bound workerd files.
+    // Each of those files starts its own stack on free ports and its own Redis, so they do not meet.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
     projects: [
       {
         extends: true,
