@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../dev/stack.js';
 import { applySections, envVariableNames, GENERATED_PAGES, manychatGuideModule } from '../../dev/docs/readme-sections.js';
 import { ENV_VARIABLE_DOCS } from '../../dev/docs/env-reference.js';
+import { MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS } from '../../dev/docs/manychat-template.js';
 
 const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
 const doc = (name: string) => readFile(join(ROOT, 'docs', name), 'utf8');
@@ -120,5 +121,14 @@ describe('every link in the README and docs/ resolves', () => {
     expect(text).toContain('npm test');
     expect(text).toContain('npm run test:fast');
     expect(text).toMatch(/## Go live\n/);
+  });
+
+  it("the go-live path's request template is the generated one (body, secret header, URL)", async () => {
+    const text = await readme();
+    const squash = (t: string) => t.replace(/\s+/g, '');
+    const body = /```json\n\s*(\{ "contact"[^\n]+)\n/.exec(text)?.[1];
+    expect(squash(body ?? '')).toBe(squash(MANYCHAT_REQUEST_BODY));
+    for (const h of MANYCHAT_REQUEST_HEADERS.filter((x) => x.name.startsWith('x-'))) expect(text).toContain(`\`${h.name}: <WEBHOOK_SECRET>\``);
+    expect(text).toContain('`https://<worker>/v1/manychat/my-studio`');
   });
 });
