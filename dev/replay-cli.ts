@@ -18,8 +18,6 @@
  */
 export type { ReplayReport } from '../src/replay/replay-report.js';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { tenantKeys } from '../core/storage/keys.js';
 import { parseJson, RedisSession } from '../core/storage/redis-session.js';
 import { parseTenantConfig, type TenantConfig } from '../core/tenant/tenant-config.js';
@@ -30,24 +28,29 @@ import { loadTurnRecords } from '../src/dashboard/data/turns.js';
 import type { ReplayReport } from '../src/replay/replay-report.js';
 import { runReplay } from '../src/replay/run-replay.js';
 import { recordToCase } from './replay/export-case.js';
-import { ROOT } from './stack.js';
+import { EXIT, parseCommandLine, readStackFacts, runAsScript, stackFactsFile, UsageError } from './cli/cli-args.js';
 
-const USAGE = `usage: npm run replay -- <tenant-id> [--config candidate.json] [--ids a,b | --limit N --decision D --contact ID --since ISO --until ISO] [--model-url URL] [--json]
-       npm run replay -- <tenant-id> --export-case <turn-id> --out case.json
-  --upstash-url URL --upstash-token T   default: .local/stack.json's upstash`;
+export { UsageError };
 
-export class UsageError extends Error {}
+export const REPLAY_USAGE = `usage: npm run replay -- <tenant-id> [options]        what a candidate config would change, turn by turn (nothing is performed)
+       npm run replay -- <tenant-id> --export-case <turn-id> --out case.json   a recorded turn as an eval case
 
-async function connect(values: { 'upstash-url'?: string; 'upstash-token'?: string }): Promise<RedisSession> {
-  let facts: { upstash?: { url: string; token: string } } = {};
-  try {
-    facts = JSON.parse(await readFile(join(ROOT, '.local', 'stack.json'), 'utf8')) as typeof facts;
-  } catch {
-    // no local stack: --upstash-url and --upstash-token must say where
-  }
+  --config FILE          the candidate config (JSON; default: the tenant's stored config)
+  --ids a,b              these turns only; else the newest --limit N (1–1000, default 100) that match
+  --decision D           pass | veto | escalate | error
+  --contact ID  --since ISO  --until ISO
+  --model-url URL        an OpenAI-compatible server that answers each call whose request changed
+                         (else such a turn "needs a model"); key: $OPENAI_API_KEY
+  --json                 the report as JSON
+  --upstash-url URL --upstash-token T   the Redis to read (default: the local stack's, from
+                         $STACK_STATE_DIR/stack.json or .local/stack.json)
+exit codes: 0 done · 1 Redis or the replay failed (the reason is printed) · 2 a usage error`;
+
+async function connect(values: { 'upstash-url'?: string | undefined; 'upstash-token'?: string | undefined }): Promise<RedisSession> {
+  const facts = await readStackFacts<{ upstash: { url: string; token: string } }>();
   const url = values['upstash-url'] ?? facts.upstash?.url;
   const token = values['upstash-token'] ?? facts.upstash?.token;
-  if (!url || !token) throw new UsageError('no Redis to read: start the local stack (npm start) or pass --upstash-url and --upstash-token');
+  if (!url || !token) throw new UsageError(`no Redis to read: start the local stack (npm start; looked for ${stackFactsFile()}) or pass --upstash-url and --upstash-token`);
   return RedisSession.connect(url, token);
 }
 
@@ -93,10 +96,7 @@ function reportLines(report: ReplayReport): string[] {
 }
 
 export async function runReplayCli(argv: string[], print: (line: string) => void = console.log): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommandLine(argv, {
       config: { type: 'string' },
       ids: { type: 'string' },
       limit: { type: 'string' },
@@ -110,11 +110,18 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
       out: { type: 'string' },
       'upstash-url': { type: 'string' },
       'upstash-token': { type: 'string' },
-    },
   });
+  if (values.help) {
+    print(REPLAY_USAGE);
+    return EXIT.ok;
+  }
   const tenantId = positionals[0];
   if (!tenantId || positionals.length > 1) throw new UsageError('give exactly one tenant id');
-  tenantKeys(tenantId); // validates the id before any read
+  try {
+    tenantKeys(tenantId); // validates the id before any read
+  } catch {
+    throw new UsageError(`"${tenantId}" is not a tenant id (1–63 lower-case letters, digits, hyphens)`);
+  }
   const limit = values.limit !== undefined ? Number(values.limit) : 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is a whole number from 1 to 1000');
   if (values.decision && !['pass', 'veto', 'escalate', 'error'].includes(values.decision)) throw new UsageError('--decision is pass, veto, escalate or error');
@@ -141,12 +148,5 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  runReplayCli(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-      else console.error(err instanceof Error ? err.message : String(err));
-      process.exit(err instanceof UsageError ? 2 : 1);
-    },
-  );
+  runAsScript(runReplayCli, () => REPLAY_USAGE);
 }

@@ -26,7 +26,8 @@ async function main() {
   const stack = await startLocalStack({ withWorker: true, workerPort: portFree ? preferredPort : undefined, ...NPM_START_STACK, stateDir: process.env.STACK_STATE_DIR, log: (l) => console.log(l) });
   const file = await writeStackFacts(stack.facts, process.env.STACK_STATE_DIR);
   const { facts } = stack;
-  const curl = `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
+  // -i: the answer's headers (x-turn-id names the turn; x-duplicate-of a repeat) are what the user reads next.
+  const curl = `curl -s -i -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
   -d '{"contact":{"id":"${facts.demo.contactId}","first_name":"Ada"},"text":"Hi! Can you send me the brochure?"}'`;
   const messengerCurl = await signedMessengerCurl({ workerUrl: facts.workerUrl!, tenantId: facts.demo.tenantId, appSecret: DEMO_MESSENGER.appSecret, pageId: DEMO_PAGE_ID, psid: facts.demo.contactId, text: 'Hi! What are your opening hours?' });

@@ -1,23 +1,22 @@
 /**
- * `npm run docs`: regenerates the README's generated sections (deploy checklist, config
- * reference, ManyChat request template), docs/manychat-setup.md and the dashboard's copy of it. `npm run docs -- --check` exits 1 if README.md is out
+ * `npm run docs`: regenerates the docs' generated sections (the deploy checklist's env table, the
+ * config reference, the ManyChat request template: GENERATED_PAGES) and the dashboard's bundled
+ * copy of docs/manychat-setup.md. `npm run docs -- --check` exits 1 naming each page that is out
  * of date instead of writing it.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applySections, manychatGuideModule, manychatSetupPage } from './readme-sections.js';
+import { applySections, GENERATED_PAGES, MANYCHAT_GUIDE_MODULE, manychatGuideModule } from './readme-sections.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const readmeFile = join(root, 'README.md');
-const pageFile = join(root, 'docs', 'manychat-setup.md');
-const readme = applySections(await readFile(readmeFile, 'utf8'));
-const guideFile = join(root, 'src', 'dashboard', 'setup', 'manychat-guide.generated.ts');
-const outputs: [string, string][] = [
-  [readmeFile, readme],
-  [pageFile, manychatSetupPage(readme)],
-  [guideFile, manychatGuideModule(manychatSetupPage(readme))],
-];
+const outputs: [string, string][] = [];
+for (const [page, names] of Object.entries(GENERATED_PAGES)) {
+  outputs.push([join(root, page), applySections(await readFile(join(root, page), 'utf8'), names)]);
+}
+const manychatPage = outputs.find(([file]) => file.endsWith(join('docs', 'manychat-setup.md')))![1];
+outputs.push([join(root, MANYCHAT_GUIDE_MODULE), manychatGuideModule(manychatPage)]);
+
 const check = process.argv.includes('--check');
 let stale = 0;
 for (const [file, next] of outputs) {

@@ -4,9 +4,10 @@ import { ENV_VARIABLE_DOCS } from './env-reference.js';
 import { MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS, MANYCHAT_REQUEST_URL, MANYCHAT_RESPONSE_NOTE } from './manychat-template.js';
 
 /**
- * The README's generated sections, each between `<!-- generated:NAME:start -->` and
+ * The docs' generated sections, each between `<!-- generated:NAME:start (npm run docs) -->` and
  * `<!-- generated:NAME:end -->`: rendered from the env schema, the tenant config's JSON Schema
- * and the ManyChat template file, so the README says what the code does.
+ * and the ManyChat template file, so the docs say what the code does. Which page holds which
+ * section is GENERATED_PAGES; `npm run docs` rewrites them, test/node/docs.test.ts checks them.
  */
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -71,30 +72,34 @@ export function renderSections(): Record<string, string> {
   return { env: envTable(), 'config-reference': configTable(), 'manychat-template': manychatTemplate() };
 }
 
-/** The README with every generated section replaced; throws naming a section whose markers are missing. */
-export function applySections(readme: string, sections = renderSections()): string {
-  let out = readme;
-  for (const [name, body] of Object.entries(sections)) {
+/** The pages (relative to the repository) and the generated sections each holds. */
+export const GENERATED_PAGES: Record<string, string[]> = {
+  'docs/deploy.md': ['env'],
+  'docs/config-reference.md': ['config-reference'],
+  'docs/manychat-setup.md': ['manychat-template'],
+};
+
+/** The dashboard's bundled copy of the ManyChat walkthrough. */
+export const MANYCHAT_GUIDE_MODULE = 'src/dashboard/setup/manychat-guide.generated.ts';
+
+/** A page with its generated sections (`names`, default every one) replaced; throws naming a section whose markers are missing. */
+export function applySections(page: string, names: string[] = Object.keys(renderSections()), sections = renderSections()): string {
+  let out = page;
+  for (const name of names) {
+    const body = sections[name];
+    if (body === undefined) throw new Error(`no generated section "${name}"`);
     const start = `<!-- generated:${name}:start (npm run docs) -->`;
     const end = `<!-- generated:${name}:end -->`;
     const from = out.indexOf(start);
     const to = out.indexOf(end);
-    if (from < 0 || to < from) throw new Error(`README.md lacks the markers of the generated section "${name}"`);
+    if (from < 0 || to < from) throw new Error(`the page lacks the markers of the generated section "${name}"`);
     out = `${out.slice(0, from + start.length)}\n${body}\n${out.slice(to)}`;
   }
   return out;
 }
 
-/** The README's "ManyChat setup" section as a page of its own (docs/manychat-setup.md), for the dashboard to link to. */
-export function manychatSetupPage(readme: string): string {
-  const start = readme.indexOf('## ManyChat setup');
-  const end = readme.indexOf('\n## ', start + 1);
-  if (start < 0 || end < 0) throw new Error('README.md lacks the "## ManyChat setup" section');
-  const section = readme.slice(start, end).replace(/^## ManyChat setup/, '# ManyChat setup').replace(/\n?<!-- generated:[a-z-]+:(start \(npm run docs\)|end) -->/g, '');
-  return `<!-- Generated from README.md's "ManyChat setup" section by \`npm run docs\`; edit the README. -->\n\n${section.trimEnd()}\n`;
-}
-
-/** The same page as a module the Worker bundles: the dashboard serves it at /dashboard/setup/manychat. */
+/** The ManyChat walkthrough (docs/manychat-setup.md) as a module the Worker bundles: the dashboard serves it at /dashboard/setup/manychat, without the generated-section markers. */
 export function manychatGuideModule(page: string): string {
-  return `// Generated from README.md's "ManyChat setup" section by \`npm run docs\`; edit the README.\nexport const MANYCHAT_SETUP_GUIDE = ${JSON.stringify(page)};\n`;
+  const text = page.replace(/\n?<!-- generated:[a-z-]+:(start \(npm run docs\)|end) -->/g, '');
+  return `// Generated from docs/manychat-setup.md by \`npm run docs\`; edit that page.\nexport const MANYCHAT_SETUP_GUIDE = ${JSON.stringify(text)};\n`;
 }

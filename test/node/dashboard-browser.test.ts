@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DASHBOARD_LOGIN, DEMO_PAGE_ID, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
 import { safetyIdentifierFor, startModelSandbox, type ModelSandbox } from '../../dev/model-sandbox.js';
 import { freePort } from '../../dev/redis-server.js';
+import { chromiumPath } from '../../dev/preflight.js';
 import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { tenantKeys } from '../../core/storage/keys.js';
@@ -16,7 +17,7 @@ import { parseJson } from '../../core/storage/redis-session.js';
  * scripted OpenAI-compatible model server. Every page is screenshotted into .local/screenshots/
  * (git-ignored) so a person can look at them.
  */
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath(); // CHROMIUM_PATH, else Debian's; npm test's preflight makes sure it is there
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard');
 

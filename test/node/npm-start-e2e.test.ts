@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, DEV_SESSION_SECRET, type StackFacts } from '../../dev/stack.js';
 import { ensureRedis, freePort, type RedisHandle } from '../../dev/redis-server.js';
@@ -9,6 +10,8 @@ import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { RedisSession, parseJson } from '../../core/storage/redis-session.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * `npm start` as a new business meets it: the real dev/start.ts (its own Redis, so its cron walks
@@ -79,6 +82,16 @@ async function callsFor(contactId: string): Promise<Call[]> {
 }
 
 describe('npm start, for a new business', () => {
+  it('the printed curl, pasted as printed, shows the answer\'s headers: x-turn-id names the turn', async () => {
+    const printed = /Try it:\n\n(curl [\s\S]+?)\n\n/.exec(output)?.[1];
+    expect(printed).toContain('curl -s -i -X POST');
+    const { stdout } = await execFileAsync('bash', ['-c', printed!.replace('Hi! Can you send me the brochure?', `Hi! brochure please (${Date.now()})`)]);
+    expect(stdout).toMatch(/^HTTP\/1\.1 200/);
+    const turnId = /^x-turn-id: (\S+)\r?$/im.exec(stdout)?.[1];
+    expect(turnId).toBeTruthy();
+    expect((await api('GET', `/v1/tenants/${facts.demo.tenantId}/turns/${turnId}`, facts.demo.adminSecret)).status).toBe(200);
+  });
+
   it('prints every secret a user needs, and no stack trace', () => {
     expect(output).toContain(`admin secret "${facts.demo.adminSecret}"`);
     expect(output).toContain(facts.operatorSecret);

@@ -1,7 +1,9 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/redis-server.js';
-import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
+import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, writeStackFacts, type LocalStack } from '../../dev/stack.js';
 import { runTenantCli } from '../../dev/tenant-cli.js';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { scanPrefix } from '../../src/tenants/provisioning.js';
@@ -88,4 +90,65 @@ describe('npm run tenant, against the local stack', () => {
   it('audit: a page the Worker refuses is reported with its reason', async () => {
     await expect(runTenantCli(['audit', '--limit', '0', '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], () => {})).rejects.toThrow(/400 invalid audit query\n  limit: /);
   });
+
+  it('finds the local stack through STACK_STATE_DIR, where npm start wrote its facts (no --url, no secret)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tenant-cli-state-'));
+    await writeStackFacts(stack.facts, dir);
+    const saved = process.env.STACK_STATE_DIR;
+    const savedSecret = process.env.OPERATOR_SECRET;
+    process.env.STACK_STATE_DIR = dir;
+    delete process.env.OPERATOR_SECRET;
+    try {
+      const lines: string[] = [];
+      expect(await runTenantCli(['list'], (l) => lines.push(l))).toBe(0);
+      expect((JSON.parse(lines.join('\n')) as { tenants: { tenantId: string }[] }).tenants).toEqual(expect.arrayContaining([expect.objectContaining({ tenantId: 'demo' })]));
+      // The demo tenant's admin secret comes from the same facts.
+      const config: string[] = [];
+      expect(await runTenantCli(['config', 'get', 'demo'], (l) => config.push(l))).toBe(0);
+      expect(JSON.parse(config.join('\n'))).toMatchObject({ tenantId: 'demo', version: 1 });
+    } finally {
+      if (saved === undefined) delete process.env.STACK_STATE_DIR;
+      else process.env.STACK_STATE_DIR = saved;
+      if (savedSecret !== undefined) process.env.OPERATOR_SECRET = savedSecret;
+    }
+  });
+
+  it('config get → diff → push → diff, with the admin secret create printed; a refused push stores nothing', async () => {
+    const tenantId = `cfg-${Date.now().toString(36)}`;
+    const created = await cli('create', tenantId, '--manychat-key', stack.facts.demo.manychatApiKey);
+    const admin = ['--admin-secret', created.adminSecret as string, '--url', stack.facts.workerUrl!];
+    const run = async (...args: string[]) => {
+      const lines: string[] = [];
+      const code = await runTenantCli([...args, ...admin], (l) => lines.push(l));
+      return { code, out: lines.join('\n') };
+    };
+    const stored = JSON.parse((await run('config', 'get', tenantId)).out) as { displayName: string; deadlineMs: number; flows: { name: string; ns: string }[] };
+    const dir = await mkdtemp(join(tmpdir(), 'tenant-cli-config-'));
+    const file = join(dir, 'config.json');
+
+    // The stored config as the file: no changes.
+    await writeFile(file, JSON.stringify(stored));
+    expect((await run('config', 'diff', tenantId, '--file', file)).out).toBe(`no changes: ${file} is ${tenantId}'s stored config`);
+
+    // A second tenant's edit: a new name and flow; the diff shows exactly those lines.
+    const edited = { ...stored, displayName: 'Edited Studio', flows: [...stored.flows, { name: 'cli_flow', ns: 'content20250101000000_000777', description: 'added from the CLI' }] };
+    await writeFile(file, JSON.stringify(edited));
+    const diff = (await run('config', 'diff', tenantId, '--file', file)).out;
+    expect(diff).toContain(`-  "displayName": ${JSON.stringify(stored.displayName)},`);
+    expect(diff).toContain('+  "displayName": "Edited Studio",');
+    expect(diff).toContain('+      "name": "cli_flow",');
+    expect((await run('config', 'push', tenantId, '--file', file)).code).toBe(0);
+    expect(JSON.parse((await run('config', 'get', tenantId)).out)).toMatchObject({ displayName: 'Edited Studio' });
+    expect((await run('config', 'diff', tenantId, '--file', file)).out).toMatch(/^no changes/);
+
+    // An invalid config: diff names the problem locally, push is refused by the Worker with every problem; nothing stored.
+    await writeFile(file, JSON.stringify({ ...edited, deadlineMs: 5, handoff: { ...((edited as unknown as { handoff: object }).handoff), tag: 'no_such_tag' } }));
+    await expect(run('config', 'diff', tenantId, '--file', file)).rejects.toThrow(/would be refused[\s\S]*deadlineMs/);
+    await expect(run('config', 'push', tenantId, '--file', file)).rejects.toThrow(/400 invalid tenant config[\s\S]*deadlineMs[\s\S]*no_such_tag/);
+    expect(JSON.parse((await run('config', 'get', tenantId)).out)).toMatchObject({ displayName: 'Edited Studio', deadlineMs: stored.deadlineMs });
+
+    // The webhook secret does not open the config; the demo tenant's admin secret does not open this tenant's.
+    await expect(runTenantCli(['config', 'get', tenantId, '--admin-secret', created.webhookSecret as string, '--url', stack.facts.workerUrl!], () => {})).rejects.toThrow(/401/);
+    await expect(runTenantCli(['config', 'get', tenantId, '--admin-secret', stack.facts.demo.adminSecret, '--url', stack.facts.workerUrl!], () => {})).rejects.toThrow(/401/);
+  }, 60_000);
 });
