@@ -1,3 +1,5 @@
+import type { ManyChatChannel } from '../../core/manychat-channels.js';
+
 /**
  * The ManyChat request template the README's walkthrough shows, in one place: the README is
  * generated from it (`npm run docs`) and test/workers/manychat-template.test.ts fills it the way
@@ -16,37 +18,37 @@ export const MANYCHAT_REQUEST_HEADERS: readonly { name: string; value: string; w
 /**
  * The body, exactly as typed into ManyChat's body editor. `{{Full Contact Data}}` is inserted
  * from the "Add variable" menu (System fields → Full Contact Data) and becomes the contact as a
- * JSON object; `{{last_input_text}}` is the contact's last message; `{{user_id}}` and
- * `{{last_interaction}}` make one key per message (a retry of the same request joins the
- * same turn).
+ * JSON object: the Worker reads the message from its `last_input_text` and makes one delivery key
+ * per message from the channel's own last-interaction time (Instagram: `ig_last_interaction`), so
+ * a retry of the same request joins the same turn. `"channel"` is the channel the flow runs on
+ * (`facebook`, `instagram`, `whatsapp` or `telegram`): a ManyChat flow belongs to one channel, and
+ * Telegram contacts carry no field that tells it. There is deliberately no
+ * `"text": "{{last_input_text}}"`: ManyChat pastes the text into the JSON unescaped, so a quote
+ * or a line break the contact types would break the body.
  */
-export const MANYCHAT_REQUEST_BODY = `{
-  "contact": {{Full Contact Data}},
-  "text": "{{last_input_text}}",
-  "message_key": "{{user_id}}:{{last_interaction}}"
+export function manyChatRequestBody(channel: ManyChatChannel = 'instagram'): string {
+  return `{
+  "channel": "${channel}",
+  "contact": {{Full Contact Data}}
 }`;
+}
+
+/** The walkthrough's template, for an Instagram flow (change `"channel"` for another channel). */
+export const MANYCHAT_REQUEST_BODY = manyChatRequestBody('instagram');
 
 /** What ManyChat puts where each variable stands. */
 export interface ManyChatVariables {
   /** The contact object ManyChat sends for Full Contact Data. */
   fullContactData: Record<string, unknown>;
-  lastInputText: string;
-  userId: string;
-  lastInteraction: string;
+  /** The channel typed into the template (default: Instagram, the walkthrough's). */
+  channel?: ManyChatChannel;
 }
 
-/**
- * The body ManyChat sends for these values: Full Contact Data as a JSON object, the other
- * variables as text inside their JSON strings (escaped, as ManyChat's JSON body editor does).
- */
+/** The body ManyChat sends for these values: Full Contact Data as a JSON object in place of its variable. */
 export function fillManyChatTemplate(vars: ManyChatVariables): string {
-  const inString = (value: string) => JSON.stringify(value).slice(1, -1);
-  return MANYCHAT_REQUEST_BODY.replace('{{Full Contact Data}}', JSON.stringify(vars.fullContactData))
-    .replace('{{last_input_text}}', inString(vars.lastInputText))
-    .replace('{{user_id}}', inString(vars.userId))
-    .replace('{{last_interaction}}', inString(vars.lastInteraction));
+  return manyChatRequestBody(vars.channel).replace('{{Full Contact Data}}', JSON.stringify(vars.fullContactData));
 }
 
 /** The reply is a Dynamic Block v2: in a Dynamic Block it is shown as is; no mapping is needed. */
 export const MANYCHAT_RESPONSE_NOTE =
-  'The Worker answers a Dynamic Block v2 (`{"version":"v2","content":{"messages":[…],"actions":[],"quick_replies":[…]}}`): a Dynamic Block shows it to the contact as it is — no response mapping.';
+  'The Worker answers a Dynamic Block v2 in the shape the contact\'s channel accepts (`{"version":"v2","content":{"type":"instagram","messages":[…],"actions":[],"quick_replies":[…]}}`; no `type` on Facebook; on WhatsApp and Telegram the buttons ride on the text message, which have no quick replies): a Dynamic Block shows it to the contact as it is — no response mapping.';
