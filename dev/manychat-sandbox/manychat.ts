@@ -51,7 +51,10 @@ function stringParam(body: Record<string, unknown>, name: string): string {
 }
 function subscriberOf(ctx: McContext, source: Record<string, unknown> = ctx.body): SubscriberState {
   const id = idParam(source, 'subscriber_id');
-  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id }) : undefined);
+  // An auto-created subscriber (npm start: anyone who writes in) is on the channel the first call's content names.
+  const named = (ctx.body.data as { content?: { type?: unknown } } | undefined)?.content?.type;
+  const channel = named === 'instagram' || named === 'whatsapp' || named === 'telegram' ? named : undefined;
+  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id, ...(channel ? { channel } : {}) }) : undefined);
   if (!sub) throw mcInvalid(`Subscriber does not exist: ${id}`);
   return sub;
 }
