@@ -100,6 +100,6 @@ export function demoChannelBody(channel: 'instagram' | 'whatsapp', text: string,
   const iso = at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
   const id = channel === 'instagram' ? DEMO_INSTAGRAM_CONTACT_ID : DEMO_WHATSAPP_CONTACT_ID;
   const name = channel === 'instagram' ? ['Grace', 'Hopper'] : ['Alan', 'Turing'];
-  const own = channel === 'instagram' ? { ig_id: 17841400000004343, ig_username: 'grace.h', ig_last_interaction: iso, whatsapp_phone: null } : { ig_id: null, whatsapp_phone: '+15550004444', last_interaction: iso };
+  const own = channel === 'instagram' ? { ig_id: 5_000_004_343, ig_username: 'grace.h', ig_last_interaction: iso, whatsapp_phone: null } : { ig_id: null, whatsapp_phone: '+15550004444', last_interaction: iso };
   return { channel, contact: { id: Number(id), page_id: Number(DEMO_PAGE_ID), first_name: name[0], last_name: name[1], name: name.join(' '), last_input_text: text, ...own, custom_fields: {} } };
 }
