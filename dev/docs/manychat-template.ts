@@ -36,6 +36,20 @@ export function manyChatRequestBody(channel: ManyChatChannel = 'instagram'): str
 /** The walkthrough's template, for an Instagram flow (change `"channel"` for another channel). */
 export const MANYCHAT_REQUEST_BODY = manyChatRequestBody('instagram');
 
+/**
+ * The template the README's generated walkthrough still shows (README.md is being rewritten on
+ * another branch and is not edited here): with `"text": "{{last_input_text}}"`, which breaks on a
+ * quote or a newline. The Worker still accepts it. The README's owner switches
+ * dev/docs/readme-sections.ts to MANYCHAT_REQUEST_BODY / MANYCHAT_RESPONSE_NOTE and runs `npm run docs`.
+ */
+export const README_MANYCHAT_REQUEST_BODY = `{
+  "contact": {{Full Contact Data}},
+  "text": "{{last_input_text}}",
+  "message_key": "{{user_id}}:{{last_interaction}}"
+}`;
+export const README_MANYCHAT_RESPONSE_NOTE =
+  'The Worker answers a Dynamic Block v2 (`{"version":"v2","content":{"messages":[…],"actions":[],"quick_replies":[…]}}`): a Dynamic Block shows it to the contact as it is — no response mapping.';
+
 /** What ManyChat puts where each variable stands. */
 export interface ManyChatVariables {
   /** The contact object ManyChat sends for Full Contact Data. */

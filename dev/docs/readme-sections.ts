@@ -1,7 +1,8 @@
 import { EnvSchema } from '../../src/env.js';
 import { tenantConfigJsonSchema } from '../../core/tenant/config-json-schema.js';
 import { ENV_VARIABLE_DOCS } from './env-reference.js';
-import { MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS, MANYCHAT_REQUEST_URL, MANYCHAT_RESPONSE_NOTE } from './manychat-template.js';
+// The README keeps its current template until its owner switches to MANYCHAT_REQUEST_BODY (see manychat-template.ts).
+import { README_MANYCHAT_REQUEST_BODY as MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS, MANYCHAT_REQUEST_URL, README_MANYCHAT_RESPONSE_NOTE as MANYCHAT_RESPONSE_NOTE } from './manychat-template.js';
 
 /**
  * The README's generated sections, each between `<!-- generated:NAME:start -->` and
