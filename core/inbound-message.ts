@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { ContactIdSchema } from './storage/keys.js';
 import { TenantIdSchema } from './tenant/tenant-id.js';
+import { ManyChatChannelSchema } from './manychat-channels.js';
 
 /** One inbound delivery from any channel, after ingress validation. */
 export const InboundMessageSchema = z.object({
   tenantId: TenantIdSchema,
   channel: z.enum(['manychat', 'messenger']),
+  /**
+   * ManyChat only: the channel the contact writes on (Facebook, Instagram, WhatsApp, Telegram), so
+   * every reply is rendered in the shape that channel accepts. Absent: Facebook (older records).
+   */
+  surface: ManyChatChannelSchema.optional(),
   contactId: ContactIdSchema,
   /** Identifies the delivery: retries and concurrent duplicates share it. */
   messageKey: z.string(),

@@ -81,3 +81,25 @@ export function demoMessengerPage(): { pageId: string; accessToken: string } {
 export function demoSubscriber(id = DEMO_CONTACT_ID): SandboxSubscriber {
   return { pageId: DEMO_PAGE_ID, id, firstName: 'Ada', lastName: 'Lovelace' };
 }
+
+/** The demo ManyChat account's Instagram and WhatsApp contacts (the same page serves every channel, as in ManyChat). */
+export const DEMO_INSTAGRAM_CONTACT_ID = '4343';
+export const DEMO_WHATSAPP_CONTACT_ID = '4444';
+export function demoChannelSubscribers(): SandboxSubscriber[] {
+  return [
+    { pageId: DEMO_PAGE_ID, id: DEMO_INSTAGRAM_CONTACT_ID, firstName: 'Grace', lastName: 'Hopper', channel: 'instagram' },
+    { pageId: DEMO_PAGE_ID, id: DEMO_WHATSAPP_CONTACT_ID, firstName: 'Alan', lastName: 'Turing', channel: 'whatsapp' },
+  ];
+}
+
+/**
+ * The body ManyChat's Dynamic Block sends for a demo contact on a channel: the walkthrough's
+ * template (`{"channel": …, "contact": {{Full Contact Data}}}`) with the channel's own fields.
+ */
+export function demoChannelBody(channel: 'instagram' | 'whatsapp', text: string, at = new Date()): Record<string, unknown> {
+  const iso = at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  const id = channel === 'instagram' ? DEMO_INSTAGRAM_CONTACT_ID : DEMO_WHATSAPP_CONTACT_ID;
+  const name = channel === 'instagram' ? ['Grace', 'Hopper'] : ['Alan', 'Turing'];
+  const own = channel === 'instagram' ? { ig_id: 5_000_004_343, ig_username: 'grace.h', ig_last_interaction: iso, whatsapp_phone: null } : { ig_id: null, whatsapp_phone: '+15550004444', last_interaction: iso };
+  return { channel, contact: { id: Number(id), page_id: Number(DEMO_PAGE_ID), first_name: name[0], last_name: name[1], name: name.join(' '), last_input_text: text, ...own, custom_fields: {} } };
+}

@@ -28,6 +28,9 @@ import type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, S
 
 export type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, SandboxSubscriber } from './manychat-sandbox/types.js';
 export { FixtureError } from './manychat-sandbox/state.js';
+import { V2Content, issueLines } from './manychat-sandbox/schemas.js';
+import { channelProblems, type SandboxChannel } from './manychat-sandbox/channel-rules.js';
+export type { SandboxChannel } from './manychat-sandbox/channel-rules.js';
 
 export interface ManyChatSandboxOptions {
   port?: number;
@@ -110,4 +113,15 @@ export async function startManyChatSandbox(opts: ManyChatSandboxOptions = {}): P
     injectFault: (f) => void state.addFault(f),
     faults: () => state.pendingFaults(),
   };
+}
+
+/**
+ * What ManyChat would refuse in a Dynamic Block answer shown to a contact on `channel` (the v2
+ * format and that channel's rules, with ManyChat's words): the webhook's answers are checked with
+ * it in tests and evals, so a reply a channel refuses fails here as it would in production.
+ */
+export function dynamicBlockProblems(channel: SandboxChannel, body: unknown): string[] {
+  const parsed = V2Content.safeParse(body);
+  if (!parsed.success) return issueLines(parsed.error.issues, 'data');
+  return channelProblems(channel, parsed.data);
 }

@@ -7,7 +7,7 @@ import { saveTenant } from '../src/tenants/tenant-store.js';
 import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
 import { PAGE_INBOX_APP_ID } from '../core/tenant/tenant-config.js';
-import { DEMO_PAGE_ID, demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
+import { DEMO_PAGE_ID, demoChannelSubscribers, demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
@@ -176,7 +176,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const redis = await ensureRedis(opts.redisUrl);
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
   const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
-  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], messengerPages: [demoMessengerPage()], subscribers: [demoSubscriber()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
+  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], messengerPages: [demoMessengerPage()], subscribers: [demoSubscriber(), ...demoChannelSubscribers()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
   const mirror = opts.liveSandbox
     ? mirrorTenantsIntoSandbox({ session: RedisSession.connect(upstash.url, DEV_UPSTASH_TOKEN), sandbox: manychat, keys: await devSecretKeys(), everyMs: 500, log })

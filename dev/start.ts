@@ -6,7 +6,7 @@ import { startLocalStack, writeStackFacts } from './stack.js';
 import { pingRedis } from './redis-server.js';
 import { commandsNewerThan } from './upstash-redis-rest/redis-version.js';
 import { signedMessengerCurl } from './messenger-curl.js';
-import { DEMO_MESSENGER, DEMO_PAGE_ID } from './demo-tenant.js';
+import { DEMO_MESSENGER, DEMO_PAGE_ID, demoChannelBody } from './demo-tenant.js';
 
 const preferredPort = Number(process.env.PORT ?? 8787);
 /** As on Cloudflare: the cron every minute; the sandbox as ManyChat is for a live business; the Worker's log lines shown. */
@@ -30,6 +30,11 @@ async function main() {
   const curl = `curl -s -i -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
   -d '{"contact":{"id":"${facts.demo.contactId}","first_name":"Ada"},"text":"Hi! Can you send me the brochure?"}'`;
+  const channelCurl = (channel: 'instagram' | 'whatsapp', text: string) => `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
+  -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
+  -d '${JSON.stringify(demoChannelBody(channel, text, new Date(0))).replace(/'/g, "'\\''").replace(/1970-01-01T00:00:00\+00:00/g, `'"$(date -u +%Y-%m-%dT%H:%M:%S+00:00)"'`)}'`;
+  const instagramCurl = channelCurl('instagram', 'Please note that I prefer pilates.');
+  const whatsappCurl = channelCurl('whatsapp', 'What are your opening hours?');
   const messengerCurl = await signedMessengerCurl({ workerUrl: facts.workerUrl!, tenantId: facts.demo.tenantId, appSecret: DEMO_MESSENGER.appSecret, pageId: DEMO_PAGE_ID, psid: facts.demo.contactId, text: 'Hi! What are your opening hours?' });
   console.log(`
 staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
@@ -52,6 +57,20 @@ ${curl}
 
 (The same text from the same contact within a minute is the same message — ManyChat's retry — and
 answers \`x-duplicate-of\` with the first turn's reply; change the text or wait a minute.)
+
+Instagram, through ManyChat (the walkthrough's template: "channel" and Full Contact Data with ig_id,
+ig_username, ig_last_interaction); the answer is an Instagram Dynamic Block with Yes/No quick
+replies — press Yes as ManyChat would by piping it into dev/press-button.ts:
+
+${instagramCurl} \\
+  | npx tsx dev/press-button.ts Yes
+
+WhatsApp, through ManyChat (no quick replies there: buttons ride on the text message):
+
+${whatsappCurl}
+
+(Each paste stamps ig_last_interaction / last_interaction with the shell's clock: that time is the
+message's key, so two pastes within the same second are one message, as ManyChat's retry would be.)
 
 Messenger (signed with the demo app secret; answered 200 at once, the reply goes out through the outbox):
 

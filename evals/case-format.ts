@@ -143,8 +143,12 @@ export const CaseSchema = z
      * Which webhook the turns reach: ManyChat's (default) or the Messenger Platform's (a signed
      * `X-Hub-Signature-256` event; `messageKey` is the `mid`, `lastInteraction` the message's
      * timestamp; the reply is read from the Send API sandbox once the outbox has sent it).
+     * `instagram`, `whatsapp`, `telegram`: ManyChat's webhook for a contact on that ManyChat
+     * channel (`manychat` is Facebook): the body is the walkthrough's template, Full Contact Data
+     * with the channel's own fields (Telegram: the template's `"channel"`), every answer and
+     * sendContent checked against the sandbox's rules for that channel.
      */
-    channel: z.enum(['manychat', 'messenger']).default('manychat'),
+    channel: z.enum(['manychat', 'messenger', 'instagram', 'whatsapp', 'telegram']).default('manychat'),
     turns: z.array(TurnSchema).min(1),
   })
   .strict()
@@ -153,6 +157,11 @@ export const CaseSchema = z
       c.turns.forEach((t, i) => {
         if (turnForm(t) !== 'text') ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'a Messenger case has text turns only (presses and decisions run through ManyChat cases)' });
         if (t.body !== 'wrapped' || t.customFields) ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'body and customFields are ManyChat request-template fields; a Messenger event has neither' });
+      });
+    }
+    if (c.channel === 'instagram' || c.channel === 'whatsapp' || c.channel === 'telegram') {
+      c.turns.forEach((t, i) => {
+        if (t.body !== 'wrapped') ctx.addIssue({ code: 'custom', path: ['turns', i, 'body'], message: `a ${c.channel} case sends the walkthrough's template (wrapped)` });
       });
     }
     c.turns.forEach((t, i) => {

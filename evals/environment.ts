@@ -108,6 +108,13 @@ export interface CaseWorld {
   contacts: Map<string, string>;
   /** A Messenger case's app secret (signs its webhooks); the page token is in the sandbox. */
   messenger: { appSecret: string } | null;
+  /** The ManyChat channel the case's contacts write on (Facebook for `manychat` and Messenger cases). */
+  manyChatChannel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram';
+}
+
+/** The ManyChat channel of a case: its `channel`, where that is one of ManyChat's. */
+export function manyChatChannelOf(c: Pick<EvalCase, 'channel'>): CaseWorld['manyChatChannel'] {
+  return c.channel === 'instagram' || c.channel === 'whatsapp' || c.channel === 'telegram' ? c.channel : 'facebook';
 }
 
 let pageCounter = 0;
@@ -165,8 +172,8 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   for (const turn of c.turns) {
     if (contacts.has(turn.contact)) continue;
     const id = String(800_000_000_000 + ++contactCounter);
-    env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval' });
+    env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval', ...(manyChatChannelOf(c) !== 'facebook' ? { channel: manyChatChannelOf(c) } : {}) });
     contacts.set(turn.contact, id);
   }
-  return { tenantId, secret, adminSecret, config, pageId, contacts, messenger: messenger ? { appSecret: messenger.appSecret } : null };
+  return { tenantId, secret, adminSecret, config, pageId, contacts, messenger: messenger ? { appSecret: messenger.appSecret } : null, manyChatChannel: manyChatChannelOf(c) };
 }

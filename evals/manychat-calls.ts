@@ -72,8 +72,10 @@ export function sentTexts(c: RecordedCall): string[] {
 
 /** The `dynamic_block_callback` quick replies of a Dynamic Block v2 content (a webhook answer or a sendContent). */
 export function buttonsOf(content: unknown): IssuedButton[] {
-  const replies = (content as { quick_replies?: unknown } | null)?.quick_replies;
-  if (!Array.isArray(replies)) return [];
+  const c = content as { quick_replies?: unknown; messages?: { buttons?: unknown }[] } | null;
+  // Quick replies (Facebook, Instagram), or buttons on the text messages (WhatsApp, Telegram).
+  const onMessages = Array.isArray(c?.messages) ? c.messages.flatMap((m) => (Array.isArray(m?.buttons) ? m.buttons : [])) : [];
+  const replies = [...(Array.isArray(c?.quick_replies) ? c.quick_replies : []), ...onMessages];
   return replies.flatMap((q: Record<string, unknown>) =>
     q && q.type === 'dynamic_block_callback' && typeof q.caption === 'string' && typeof q.url === 'string' && q.payload && typeof q.payload === 'object'
       ? [{ caption: q.caption, url: q.url, payload: q.payload as Record<string, unknown> }]

@@ -14,6 +14,7 @@ import { resolveCaseTime } from './relative-time.js';
 import { emptyObservation, type CaseState, type RunCaseOptions, type TurnObservation } from './turn-observation.js';
 import { readToolNames, recordKind, scriptKind } from './turn-kind.js';
 import { messageBody, postWebhook, repeatDelivery, type WebhookAnswer } from './webhook-deliveries.js';
+import { dynamicBlockProblems } from '../dev/manychat-sandbox.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,7 +75,7 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
   } else {
     const messageKey = turn.messageKey === false ? null : (turn.messageKey ?? `ev-${index}-${randomBytes(6).toString('hex')}`);
     const lastInteraction = turn.lastInteraction === undefined ? undefined : resolveCaseTime(turn.lastInteraction, new Date());
-    const body = messageBody(turn, contactId, messageKey, lastInteraction);
+    const body = messageBody(turn, contactId, messageKey, lastInteraction, world.manyChatChannel);
     send = () => postWebhook(`${env.workerUrl}/v1/manychat/${world.tenantId}`, body, { 'x-staged-agent-secret': world.secret }, timeoutMs);
   }
   const deliveries = await repeatDelivery(turn.deliveries, send);
@@ -115,7 +116,7 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     if (p.as && pending[i]) state.namedRows.set(p.as, pending[i]!.id);
   });
   const observed: Observed = {
-    deliveries: deliveries.map(({ buttons: _buttons, ...d }) => d),
+    deliveries: deliveries.map(({ buttons: _buttons, raw: _raw, ...d }) => d),
     concurrent: turn.deliveries.mode === 'concurrent',
     decision: record?.decision ?? null,
     decisionReason: record?.decisionReason ?? null,
@@ -139,6 +140,11 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
   if (runsATurn && wants200 && !primaryTurnId) failures.unshift('no delivery was answered with an x-turn-id');
   else if (runsATurn && wants200 && primaryTurnId && !record && !deferred) failures.unshift(`no turn record t:${world.tenantId}:turn:${primaryTurnId} in Redis`);
   failures.push(...outboxTimeoutFailure(outbox, Boolean(turn.expect.performed || turn.expect.apiCalls !== undefined)));
+  // Every answer must be one a Dynamic Block on the contact's channel takes, and no sendContent may be refused for its shape.
+  for (const d of deliveries) if (d.status === 200 && d.raw !== undefined) failures.push(...dynamicBlockProblems(world.manyChatChannel, d.raw).map((p) => `ManyChat (${world.manyChatChannel}) would refuse the webhook's answer: ${p}`));
+  if (world.manyChatChannel !== 'facebook') {
+    for (const call of calls) if (call.path.endsWith('/sendContent') && call.status === 400) failures.push(`ManyChat (${world.manyChatChannel}) refused sendContent: ${JSON.stringify(call.response ?? '').slice(0, 300)}`);
+  }
 
   const latencyMs = answered ? answered.ms : null;
   const deferredReply = deferred ? performed.find((call) => call.call === 'sendContent' && call.at) : undefined;
@@ -148,7 +154,7 @@ export async function runWebhookTurn(env: EvalEnvironment, world: CaseWorld, tur
     form,
     text: turnLabel(turn),
     contactId,
-    kind: press?.rowId ? 'button-press' : recordKind(record, deferred),
+    kind: world.manyChatChannel !== 'facebook' ? world.manyChatChannel : press?.rowId ? 'button-press' : recordKind(record, deferred),
     scriptKind: scriptKind(turn, readToolNames(world.config)),
     naive: opts.naiveTurns?.includes(index) ?? false,
     primaryTurnId,

@@ -66,7 +66,7 @@ function readToolsOf(c: EvalCase): Set<string> {
  * Null when the case has no staging-only turn (or opts out with `"baseline": false`).
  */
 export function naiveVariant(c: EvalCase): (EvalCase & { naiveTurns: number[] }) | null {
-  if (c.baseline === false || c.channel === 'messenger') return null;
+  if (c.baseline === false || c.channel !== 'manychat') return null;
   const reads = readToolsOf(c);
   const kinds = c.turns.map((t) => scriptKind(t, reads));
   if (!kinds.includes('staging-only')) return null;

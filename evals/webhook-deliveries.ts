@@ -8,12 +8,22 @@ import type { IssuedButton } from './turn-observation.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface WebhookAnswer extends DeliveryView {
-  /** The answer's buttons (Dynamic Block v2 quick replies). */
+  /** The answer's buttons (Dynamic Block v2 quick replies, or buttons on its text messages). */
   buttons: IssuedButton[];
+  /** The parsed answer, for checking it against the channel's rules. */
+  raw?: unknown;
 }
 
 /** The body ManyChat's External Request posts for a message (the request template's shape). */
-export function messageBody(turn: CaseTurn, contactId: string, messageKey: string | null, lastInteraction: string | undefined): Record<string, unknown> {
+export function messageBody(turn: CaseTurn, contactId: string, messageKey: string | null, lastInteraction: string | undefined, channel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram' = 'facebook'): Record<string, unknown> {
+  if (channel !== 'facebook') {
+    // The walkthrough's template: Full Contact Data with the channel's own fields (the text only in
+    // last_input_text); Instagram and WhatsApp are told from those fields, Telegram by the template's "channel".
+    const at = lastInteraction ?? new Date().toISOString();
+    const own = channel === 'instagram' ? { ig_id: Number(contactId.slice(-9)), ig_username: `eval_${contactId}`, ig_last_interaction: at, whatsapp_phone: null } : channel === 'whatsapp' ? { ig_id: null, whatsapp_phone: `+1555${contactId.slice(-7)}`, last_interaction: at } : { last_interaction: at };
+    const contact = { id: contactId, first_name: turn.firstName, last_name: 'Eval', last_input_text: turn.text, ...(turn.customFields ? { custom_fields: turn.customFields } : {}), ...own };
+    return { ...(channel === 'telegram' ? { channel } : {}), contact, ...(messageKey ? { message_key: messageKey } : {}) };
+  }
   const contact: Record<string, unknown> = {
     id: contactId,
     first_name: turn.firstName,
@@ -34,8 +44,10 @@ export async function postWebhook(url: string, body: unknown, headers: Record<st
     const ms = performance.now() - started;
     let replyText: string | null = null;
     let buttons: IssuedButton[] = [];
+    let raw: unknown;
     try {
       const json = JSON.parse(text) as { content?: { messages?: { text?: string }[] } };
+      raw = json;
       replyText = (json.content?.messages ?? []).map((m) => m.text ?? '').join('\n');
       buttons = buttonsOf(json.content);
     } catch {
@@ -50,6 +62,7 @@ export async function postWebhook(url: string, body: unknown, headers: Record<st
       outcome: res.headers.get('x-confirmation-outcome'),
       replyText,
       buttons,
+      raw,
       ...(res.status >= 400 ? { error: text.slice(0, 300) } : {}),
     };
   } catch (err) {

@@ -39,7 +39,7 @@ describe('ManyChat client requests', () => {
     expect(seen[0]?.headers.get('content-type')).toBe('application/json');
     expect(seen.map((s) => s.body)).toEqual([
       { subscriber_id: 4242, flow_ns: 'content123' },
-      { subscriber_id: 4242, data: { version: 'v2', content: { messages: [{ type: 'text', text: 'Hi' }] } }, message_tag: 'ACCOUNT_UPDATE' },
+      { subscriber_id: 4242, data: { version: 'v2', content: { messages: [{ type: 'text', text: 'Hi' }], actions: [], quick_replies: [] } }, message_tag: 'ACCOUNT_UPDATE' },
       { subscriber_id: 4242, tag_name: 'vip' },
       { subscriber_id: 4242, tag_name: 'vip' },
       { subscriber_id: 4242, field_name: 'goal', field_value: 3 },

@@ -1,5 +1,6 @@
 import type { ApiFailure, ApiResult, ManyChatApi } from '../core/actions/channel-api.js';
 import { postJson } from './post-json.js';
+import { manyChatWindow, renderManyChatContent } from '../core/manychat-channels.js';
 
 /**
  * A small typed client for the ManyChat public API endpoints the outbox performs
@@ -16,6 +17,8 @@ export interface ManyChatClientOptions {
   fetch: typeof fetch;
   /** Per call. Keep it well under the delivery lease so a hung call cannot outlive the lease. */
   timeoutMs: number;
+  /** The clock the messaging window is judged by (tests); Date.now otherwise. */
+  now?: () => number;
 }
 
 export const DEFAULT_MANYCHAT_TIMEOUT_MS = 10_000;
@@ -106,12 +109,18 @@ export function createManyChatClient(opts: ManyChatClientOptions): ManyChatApi {
 
   return {
     sendFlow: (subscriberId, flowNs) => post('/fb/sending/sendFlow', { subscriber_id: subscriberIdValue(subscriberId), flow_ns: flowNs }),
-    sendContent: (subscriberId, content, messageTag) =>
-      post('/fb/sending/sendContent', {
+    sendContent: async (subscriberId, content, messageTag, target = {}) => {
+      const channel = target.channel ?? 'facebook';
+      // Outside Instagram's window or WhatsApp's session nothing automated may go: refused here,
+      // before any call, so the ledger lists it as dead with the reason (never sent, never unknown).
+      const window = manyChatWindow(channel, target.lastInboundAt, (opts.now ?? Date.now)());
+      if (!window.ok) return { ok: false, kind: 'permanent', status: 0, message: window.why };
+      return post('/fb/sending/sendContent', {
         subscriber_id: subscriberIdValue(subscriberId),
-        data: { version: 'v2', content: { messages: [{ type: 'text', text: content.text }], ...(content.quickReplies?.length ? { quick_replies: content.quickReplies } : {}) } },
-        ...(messageTag ? { message_tag: messageTag } : {}),
-      }),
+        data: { version: 'v2', content: renderManyChatContent(channel, content.text, content.quickReplies ?? []) },
+        ...(messageTag && channel === 'facebook' ? { message_tag: messageTag } : {}),
+      });
+    },
     addTagByName: (subscriberId, tagName) => post('/fb/subscriber/addTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
     removeTagByName: (subscriberId, tagName) => post('/fb/subscriber/removeTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
     setCustomFieldByName: (subscriberId, fieldName, value) =>

@@ -115,8 +115,8 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[], 
     // fields): staged, passed and committed, the action would only die at delivery, after the
     // contact was told it is on its way.
     const channel = ctx.inbound.channel;
-    if (!isReadToolKind(instance.kind) && !actionKind(instance.kind).performsOn(channel)) {
-      refused.push(`tool "${instance.name}" stages ${instance.kind}, which channel ${channel} cannot perform; not offered on this channel`);
+    if (!isReadToolKind(instance.kind) && !actionKind(instance.kind).performsOn(channel, ctx.inbound.surface)) {
+      refused.push(`tool "${instance.name}" stages ${instance.kind}, which channel ${channel}${ctx.inbound.surface ? ` (${ctx.inbound.surface})` : ''} cannot perform; not offered on this channel`);
       continue;
     }
     // Left off this turn by the shortlist (tools/shortlist.ts); its registration problems still show above.

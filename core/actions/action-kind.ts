@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ActionConfigView } from './config-view.js';
 import type { ApiResult, ChannelApis, ManyChatApi, MessengerApi } from './channel-api.js';
+import type { ManyChatChannel } from '../manychat-channels.js';
 
 /**
  * Everything about one kind of action, in one place: its arguments, how they are checked
@@ -28,6 +29,11 @@ export interface ActionKindSpec<Args, Input = never> {
   summary(args: Args, config: ActionConfigView): string;
   /** The kind that reverses it, if there is one. */
   undoKind: string | null;
+  /**
+   * The ManyChat channels (Facebook, Instagram, WhatsApp, Telegram) it can be performed on: empty
+   * when it has no ManyChat performer. A turn on a channel not listed is not offered its tool.
+   */
+  manyChatChannels: readonly ManyChatChannel[];
   /** How each channel performs it; a channel it lacks cannot perform it (and its tool is not offered there). */
   perform: {
     manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>;
@@ -65,8 +71,9 @@ export interface ActionKindDefinition {
   check(args: unknown, config: ActionConfigView): string | null;
   summary(args: unknown, config: ActionConfigView): string;
   perform(channel: string, apis: ChannelApis, contactId: string, args: unknown): Promise<ApiResult>;
-  /** Whether the kind can be performed on this channel at all. */
-  performsOn(channel: string): boolean;
+  /** Whether the kind can be performed on this channel (and, on ManyChat, the contact's channel there; absent: Facebook). */
+  performsOn(channel: string, surface?: ManyChatChannel): boolean;
+  manyChatChannels: readonly ManyChatChannel[];
   tool: ErasedStagingTool | null;
 }
 
@@ -89,6 +96,8 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: `invalid ${spec.name} arguments: ${z.prettifyError(parsed.error)}` };
   };
   const tool = spec.tool;
+  // A ManyChat performer and the channels it declares go together, so neither can be forgotten.
+  if (Boolean(spec.perform.manychat) !== spec.manyChatChannels.length > 0) throw new Error(`action kind ${spec.name}: manyChatChannels must list the ManyChat channels exactly when it has a ManyChat performer`);
   return {
     name: spec.name,
     idempotent: spec.idempotent,
@@ -116,7 +125,11 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
       if (channel === 'messenger' && spec.perform.messenger && apis.messenger) return spec.perform.messenger(apis.messenger, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
     },
-    performsOn: (channel) => spec.perform.anyChannel !== undefined || ((channel === 'manychat' || channel === 'messenger') && spec.perform[channel] !== undefined),
+    manyChatChannels: spec.manyChatChannels,
+    performsOn: (channel, surface) =>
+      spec.perform.anyChannel !== undefined ||
+      (channel === 'messenger' && spec.perform.messenger !== undefined) ||
+      (channel === 'manychat' && spec.perform.manychat !== undefined && spec.manyChatChannels.includes(surface ?? 'facebook')),
     tool: tool
       ? {
           resources: (config) => tool.resources(config),

@@ -1,3 +1,5 @@
+import type { ManyChatCallbackButton, ManyChatChannel } from '../manychat-channels.js';
+
 /**
  * The outbound calls an action kind may make, per channel. The implementations (HTTP clients)
  * live in outbox/; the ground floor only names what they answer, so an action kind can say how
@@ -17,19 +19,16 @@ export type ApiResult =
 
 export type ApiFailure = Exclude<ApiResult, { ok: true }>;
 
-/** A ManyChat `dynamic_block_callback` button: signed by the turn, passed through as it is. */
-export interface ManyChatCallbackButton {
-  type: 'dynamic_block_callback';
-  caption: string;
-  url: string;
-  method: 'post';
-  payload: Record<string, unknown>;
-}
+export type { ManyChatCallbackButton } from '../manychat-channels.js';
 
 /** The ManyChat public API endpoints the outbox performs (docs/protocols.md, ManyChat public API). */
 export interface ManyChatApi {
   sendFlow(subscriberId: string, flowNs: string): Promise<ApiResult>;
-  sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string): Promise<ApiResult>;
+  /**
+   * `target.channel`: the contact's ManyChat channel (the v2 shape: `content.type`, where buttons
+   * go); `target.lastInboundAt`: the contact's last message there (the channel's messaging window).
+   */
+  sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string, target?: { channel?: ManyChatChannel; lastInboundAt?: string }): Promise<ApiResult>;
   addTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
   removeTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
   setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ApiResult>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineActionKind } from './action-kind.js';
+import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 
 /**
  * Assigning the conversation to the tenant's live chat, part of a handoff. ManyChat's public API
@@ -17,5 +18,7 @@ export const liveChat = defineActionKind({
   check: () => null,
   summary: () => 'assign the conversation to live chat',
   undoKind: null,
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: async () => ({ ok: true, note: LIVE_CHAT_NOTE }) },
 });

@@ -24,6 +24,7 @@ export const notifyWebhook = defineActionKind({
   check: () => null,
   summary: (args) => `notify ${new URL(args.url).host} (${args.event})`,
   undoKind: null,
+  manyChatChannels: [],
   perform: {
     anyChannel: async (apis, _contactId, args) =>
       apis.webhook ? apis.webhook.post(args.url, args.body, args.webhookId) : { ok: false, kind: 'permanent', status: 0, message: 'no webhook client for this delivery' },

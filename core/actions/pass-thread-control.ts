@@ -17,6 +17,8 @@ export const passThreadControl = defineActionKind({
     metadata: z.string().max(1000).optional(),
   }),
   messagesContact: false,
+  // Messenger's Handover Protocol only: no ManyChat performer.
+  manyChatChannels: [],
   idempotent: true,
   resource: () => null,
   check: () => null,

@@ -25,11 +25,14 @@ describe('send_content', () => {
     // A Messenger quick reply in the list is not ManyChat's to send.
     await sendContent.perform('manychat', { manychat: api }, '7', { text: 'mixed', quickReplies: [{ content_type: 'text', title: 'Yes', payload: 'p' }, button] });
     await sendContent.perform('manychat', { manychat: api }, '7', { text: 'only messenger', quickReplies: [{ content_type: 'text', title: 'Yes', payload: 'p' }] });
+    // The contact's ManyChat channel and its last message time travel to the client (shape and window).
+    await sendContent.perform('manychat', { manychat: api }, '7', { text: 'on instagram', surface: 'instagram', lastInboundAt: '2026-01-01T10:00:00.000Z' });
     expect(calls).toEqual([
-      ['sendContent', '7', { text: 'hi', quickReplies: [button] }, 'HUMAN_AGENT'],
-      ['sendContent', '7', { text: 'plain' }, undefined],
-      ['sendContent', '7', { text: 'mixed', quickReplies: [button] }, undefined],
-      ['sendContent', '7', { text: 'only messenger' }, undefined],
+      ['sendContent', '7', { text: 'hi', quickReplies: [button] }, 'HUMAN_AGENT', {}],
+      ['sendContent', '7', { text: 'plain' }, undefined, {}],
+      ['sendContent', '7', { text: 'mixed', quickReplies: [button] }, undefined, {}],
+      ['sendContent', '7', { text: 'only messenger' }, undefined, {}],
+      ['sendContent', '7', { text: 'on instagram' }, undefined, { channel: 'instagram', lastInboundAt: '2026-01-01T10:00:00.000Z' }],
     ]);
   });
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { defineActionKind } from './action-kind.js';
+import { ManyChatChannelSchema } from '../manychat-channels.js';
+import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 import type { ActionConfigView } from './config-view.js';
 
 /**
@@ -28,15 +30,17 @@ export const sendContent = defineActionKind({
     content: z.string().min(1).optional(),
     messageTag: z.string().min(1).optional(),
     quickReplies: z.array(z.union([CallbackButton, MessengerQuickReply])).max(11).optional(),
-    /** When the contact last wrote (Messenger: the message's timestamp): the 24-hour window is judged from it at delivery. */
+    /** When the contact last wrote (Messenger: the message's timestamp; ManyChat: the channel's own last-interaction time): the window is judged from it at delivery. */
     lastInboundAt: z.iso.datetime().optional(),
+    /** ManyChat: the contact's channel, so the content has its shape (`content.type`, buttons) and its window. Absent: Facebook. */
+    surface: ManyChatChannelSchema.optional(),
   }),
   messagesContact: true,
   idempotent: false,
   // A prepared message is a resource a gate binds to, like a flow; the system's own messages are not.
   resource: (args) => (args.content === undefined ? null : `content:${args.content}`),
   check: (args, config) => {
-    const { quickReplies: _buttons, lastInboundAt: _at, ...content } = args;
+    const { quickReplies: _buttons, lastInboundAt: _at, surface: _surface, ...content } = args;
     return preparedProblem(args, config) ?? mediaProblem({ args: content }, config.guardrails.actions.mediaHosts);
   },
   summary: (args, config) => {
@@ -46,10 +50,13 @@ export const sendContent = defineActionKind({
     return `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`;
   },
   undoKind: null,
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: {
     manychat: (api, contactId, args) => {
       const buttons = args.quickReplies?.filter((q) => 'type' in q);
-      return api.sendContent(contactId, { text: args.text, ...(buttons?.length ? { quickReplies: buttons } : {}) }, args.messageTag);
+      const target = { ...(args.surface ? { channel: args.surface } : {}), ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}) };
+      return api.sendContent(contactId, { text: args.text, ...(buttons?.length ? { quickReplies: buttons } : {}) }, args.messageTag, target);
     },
     messenger: (api, contactId, args) => {
       const quickReplies = args.quickReplies?.filter((q) => 'content_type' in q);

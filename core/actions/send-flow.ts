@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineActionKind } from './action-kind.js';
+import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 
 /** ManyChat `sendFlow` of one of the tenant's configured flows (brochure, video, tour, …). */
 export const sendFlow = defineActionKind({
@@ -20,6 +21,8 @@ export const sendFlow = defineActionKind({
     return `send flow "${args.flowName}"${flow ? ` (${flow.description})` : ''}`;
   },
   undoKind: null,
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.sendFlow(contactId, args.flowNs) },
   tool: {
     resources: (config) => config.flows.map((f) => `flow:${f.name}`),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FieldView } from './config-view.js';
 import { defineActionKind } from './action-kind.js';
+import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 
 type FieldValue = string | number | boolean;
 
@@ -57,6 +58,8 @@ export const setField = defineActionKind({
   summary: (args, config) => `set ${fieldLabel(config.fields.find((f) => f.name === args.field) ?? { name: args.field })} to ${JSON.stringify(args.value)}`,
   // Setting the field again (to its earlier value) undoes it; the earlier value is not known here.
   undoKind: 'set_field',
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.setCustomFieldByName(contactId, args.field, args.value) },
   tool: {
     resources: (config) => config.fields.map((f) => `field:${f.name}`),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ActionConfigView } from './config-view.js';
+import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 import { defineActionKind, type StagingToolSpec } from './action-kind.js';
 
 /** Adding and removing a configured tag: each the other's undo, both safe to repeat. */
@@ -31,6 +32,8 @@ export const addTag = defineActionKind({
   check: tagProblem,
   summary: (args) => `add tag "${args.tag}"`,
   undoKind: 'remove_tag',
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.addTagByName(contactId, args.tag) },
   tool: tagTool,
 });
@@ -44,6 +47,8 @@ export const removeTag = defineActionKind({
   check: tagProblem,
   summary: (args) => `remove tag "${args.tag}"`,
   undoKind: 'add_tag',
+  // ManyChat's API performs it on every channel it serves (docs/protocols.md).
+  manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.removeTagByName(contactId, args.tag) },
   tool: tagTool,
 });

@@ -1,3 +1,5 @@
+import type { ManyChatChannel } from '../../core/manychat-channels.js';
+
 /**
  * The ManyChat request template the README's walkthrough shows, in one place: the README is
  * generated from it (`npm run docs`) and test/workers/manychat-template.test.ts fills it the way
@@ -13,32 +15,24 @@ export const MANYCHAT_REQUEST_HEADERS: readonly { name: string; value: string; w
   { name: 'x-staged-agent-secret', value: '<the tenant\'s webhook secret>', why: 'printed once by `npm run tenant -- create` (or `rotate … --secret webhook`); compared in constant time' },
 ];
 
-import { MANYCHAT_REQUEST_BODY } from '../../src/channels/manychat/request-template.js';
+import { manyChatRequestBody, MANYCHAT_REQUEST_BODY } from '../../src/channels/manychat/request-template.js';
 
 /** The body, exactly as typed into ManyChat's body editor (one source, shared with the dashboard). */
-export { MANYCHAT_REQUEST_BODY };
+export { manyChatRequestBody, MANYCHAT_REQUEST_BODY };
 
 /** What ManyChat puts where each variable stands. */
 export interface ManyChatVariables {
   /** The contact object ManyChat sends for Full Contact Data. */
   fullContactData: Record<string, unknown>;
-  lastInputText: string;
-  userId: string;
-  lastInteraction: string;
+  /** The channel typed into the template (default: Instagram, the walkthrough's). */
+  channel?: ManyChatChannel;
 }
 
-/**
- * The body ManyChat sends for these values: Full Contact Data as a JSON object, the other
- * variables as text inside their JSON strings (escaped, as ManyChat's JSON body editor does).
- */
+/** The body ManyChat sends for these values: Full Contact Data as a JSON object in place of its variable. */
 export function fillManyChatTemplate(vars: ManyChatVariables): string {
-  const inString = (value: string) => JSON.stringify(value).slice(1, -1);
-  return MANYCHAT_REQUEST_BODY.replace('{{Full Contact Data}}', JSON.stringify(vars.fullContactData))
-    .replace('{{last_input_text}}', inString(vars.lastInputText))
-    .replace('{{user_id}}', inString(vars.userId))
-    .replace('{{last_interaction}}', inString(vars.lastInteraction));
+  return manyChatRequestBody(vars.channel).replace('{{Full Contact Data}}', JSON.stringify(vars.fullContactData));
 }
 
 /** The reply is a Dynamic Block v2: in a Dynamic Block it is shown as is; no mapping is needed. */
 export const MANYCHAT_RESPONSE_NOTE =
-  'The Worker answers a Dynamic Block v2 (`{"version":"v2","content":{"messages":[…],"actions":[],"quick_replies":[…]}}`): a Dynamic Block shows it to the contact as it is — no response mapping.';
+  'The Worker answers a Dynamic Block v2 in the shape the contact\'s channel accepts (`{"version":"v2","content":{"type":"instagram","messages":[…],"actions":[],"quick_replies":[…]}}`; no `type` on Facebook; on WhatsApp and Telegram the buttons ride on the text message, which have no quick replies): a Dynamic Block shows it to the contact as it is — no response mapping.';

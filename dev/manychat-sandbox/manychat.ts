@@ -1,6 +1,7 @@
 import { V2Content, fieldValueProblem, issueLines, type V2Action, type V2ContentData } from './schemas.js';
 import type { PageState, SandboxState, SubscriberState } from './state.js';
 import { ReplyError, type ApiRequest, type Reply, type Routed } from './types.js';
+import { channelProblems } from './channel-rules.js';
 
 /** ManyChat public API endpoints (protocol doc section 2), answered from SandboxState. */
 
@@ -50,7 +51,10 @@ function stringParam(body: Record<string, unknown>, name: string): string {
 }
 function subscriberOf(ctx: McContext, source: Record<string, unknown> = ctx.body): SubscriberState {
   const id = idParam(source, 'subscriber_id');
-  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id }) : undefined);
+  // An auto-created subscriber (npm start: anyone who writes in) is on the channel the first call's content names.
+  const named = (ctx.body.data as { content?: { type?: unknown } } | undefined)?.content?.type;
+  const channel = named === 'instagram' || named === 'whatsapp' || named === 'telegram' ? named : undefined;
+  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id, ...(channel ? { channel } : {}) }) : undefined);
   if (!sub) throw mcInvalid(`Subscriber does not exist: ${id}`);
   return sub;
 }
@@ -90,6 +94,16 @@ function setField(sub: SubscriberState, fieldId: number, value: unknown): void {
 function checkWindow(ctx: McContext, sub: SubscriberState): void {
   const tag = ctx.body.message_tag;
   const ageMs = ctx.state.now() - Date.parse(sub.lastInteraction);
+  if (sub.channel === 'telegram') {
+    // Telegram has no messaging window; Meta's message tags mean nothing there.
+    if (tag !== undefined && tag !== null) throw mcInvalid('message_tag is not supported for Telegram');
+    return;
+  }
+  if (sub.channel === 'whatsapp') {
+    if (tag !== undefined && tag !== null) throw mcInvalid('message_tag is not supported for WhatsApp');
+    if (ageMs <= DAY_MS) return;
+    throw new ReplyError(mcError(400, "The contact's 24-hour WhatsApp session has expired: only an approved Message Template can be sent outside it"));
+  }
   if (tag !== undefined && tag !== null) {
     if (typeof tag !== 'string' || !MESSAGE_TAGS.includes(tag)) throw mcInvalid(`message_tag must be one of ${MESSAGE_TAGS.join(', ')}`);
     if (tag !== 'HUMAN_AGENT' || ageMs <= 7 * DAY_MS) return;
@@ -142,7 +156,7 @@ function sendContent(ctx: McContext): Reply {
   if (ctx.body.data === undefined) throw mcInvalid('data is required');
   const parsed = V2Content.safeParse(ctx.body.data);
   if (!parsed.success) throw mcInvalid(...issueLines(parsed.error.issues, 'data'));
-  const problems = contentProblems(ctx.page, parsed.data);
+  const problems = [...channelProblems(sub.channel, parsed.data), ...contentProblems(ctx.page, parsed.data)];
   if (problems.length) throw mcInvalid(...problems);
   checkWindow(ctx, sub);
   // sendContent processes actions (doc 2.2 notes sendContentByUserRef does NOT), so state changes.
@@ -181,6 +195,11 @@ function subscriberInfo(page: PageState, sub: SubscriberState) {
     subscribed: sub.lastInteraction,
     last_interaction: sub.lastInteraction,
     last_seen: sub.lastInteraction,
+    // The channel's own identity fields (ManyChat's Subscriber schema): null on the other channels.
+    ig_id: sub.channel === 'instagram' ? Number(sub.id) : null,
+    ig_username: sub.channel === 'instagram' ? `ig_${sub.id}` : null,
+    ig_last_interaction: sub.channel === 'instagram' ? sub.lastInteraction : null,
+    whatsapp_phone: sub.channel === 'whatsapp' ? `+1555${sub.id.slice(-7)}` : null,
     // Every page field is listed, unset ones with value null.
     custom_fields: page.customFields.map((f) => ({ id: f.id, name: f.name, type: f.type, description: '', value: sub.fields.get(f.id) ?? null })),
     tags: page.tags.filter((t) => sub.tagIds.has(t.id)).map((t) => ({ id: t.id, name: t.name })),

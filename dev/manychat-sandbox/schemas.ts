@@ -51,6 +51,8 @@ export const SubscriberSchema = z.strictObject({
   lastInteraction: isoDateTime.optional(),
   customFields: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string()).optional(),
+  /** The ManyChat channel the contact writes on (default Facebook): what sendContent must be shaped for. */
+  channel: z.enum(['facebook', 'instagram', 'whatsapp', 'telegram']).optional(),
 });
 
 export const MessengerPageSchema = z.strictObject({ pageId: numericId, accessToken: z.string().min(1) });

@@ -12,6 +12,8 @@ export interface SubscriberState {
   firstName: string;
   lastName: string;
   lastInteraction: string;
+  /** The ManyChat channel the contact writes on. */
+  channel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram';
   tagIds: Set<number>;
   /** field id -> value */
   fields: Map<number, unknown>;
@@ -143,6 +145,7 @@ export class SandboxState {
       firstName: s.firstName ?? '',
       lastName: s.lastName ?? '',
       lastInteraction: s.lastInteraction ?? new Date(this.now()).toISOString(),
+      channel: s.channel ?? 'facebook',
       tagIds,
       fields,
     };

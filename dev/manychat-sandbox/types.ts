@@ -26,6 +26,8 @@ export interface SandboxSubscriber {
   customFields?: Record<string, unknown>;
   /** Tag names; they must exist on the page. */
   tags?: string[];
+  /** The ManyChat channel the contact writes on (default Facebook): sendContent must carry its shape. */
+  channel?: 'facebook' | 'instagram' | 'whatsapp' | 'telegram';
 }
 
 export interface MessengerPage {

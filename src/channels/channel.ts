@@ -21,6 +21,8 @@ export interface ButtonContext {
   contactId: string;
   /** Where a button posts back, for channels whose buttons call us (ManyChat). */
   callbackUrl?: string;
+  /** ManyChat: the contact's channel, carried in each button so the press is answered in its shape. */
+  surface?: InboundMessage['surface'];
 }
 
 export interface ChannelDefinition {

@@ -105,7 +105,7 @@ async function deferredReplyAction(deps: TurnDeps, ctx: TurnContext, reply: Turn
   const { config, inbound, turnId } = ctx;
   const channel = channelOf(inbound.channel);
   const quickReplies = reply.quickReplies.length
-    ? await channel.renderButtons(reply, { secret: deps.pinSecret, tenantId: config.tenantId, contactId: inbound.contactId, ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}) })
+    ? await channel.renderButtons(reply, { secret: deps.pinSecret, tenantId: config.tenantId, contactId: inbound.contactId, ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}), ...(inbound.surface ? { surface: inbound.surface } : {}) })
     : [];
   const args = { text: reply.text, ...(quickReplies.length ? { quickReplies } : {}), ...channel.replyArgs(inbound) };
   return { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };

@@ -55,11 +55,14 @@ describe('bad input to the ManyChat webhook gets a named 4xx and stages nothing'
     await nothingStaged(tenantId);
   });
 
-  it('no text at all → 400', async () => {
+  it('no text at all (a sticker, a voice note ManyChat passes nothing for) → 200 with the polite no-text reply, no turn', async () => {
     const { tenantId, secret } = await seedTenant();
     const res = await appWith(brochure()).post(tenantId, secret, { contact: { id: '7' } });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toContain('text');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-no-text')).toBe('1');
+    expect(res.headers.get('x-turn-id')).toBeNull();
+    const body = (await res.json()) as { content: { messages: { text: string }[] } };
+    expect(body.content.messages[0]!.text).toContain('text messages');
   });
 
   it('oversized body → 413', async () => {

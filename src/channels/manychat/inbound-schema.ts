@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { KeyIdSchema } from '../../../core/storage/keys.js';
+import { ManyChatChannelSchema } from '../../../core/manychat-channels.js';
 
 /**
  * What ManyChat's External Request / Dynamic Block sends. The tenant's request template posts
  * the `Full Contact Data` variable either as the whole body or under `contact`, plus optionally
- * `text` ({{last_input_text}}) and `message_key` (a per-message id if the flow has one).
+ * `channel` (the ManyChat channel the flow runs on), `text` (older templates' {{last_input_text}};
+ * the contact's own `last_input_text` is read otherwise), `attachments` and `message_key`.
  */
 export const ManyChatContactSchema = z
   .object({
@@ -15,6 +17,12 @@ export const ManyChatContactSchema = z
     last_name: z.string().max(200).nullish(),
     last_input_text: z.string().max(4000).nullish(),
     last_interaction: z.string().max(64).nullish(),
+    /** Instagram (ManyChat's Subscriber schema): the contact's Instagram id, handle and last message time. */
+    ig_id: z.union([z.string().max(64), z.number()]).nullish(),
+    ig_username: z.string().max(200).nullish(),
+    ig_last_interaction: z.string().max(64).nullish(),
+    /** WhatsApp: the contact's number. */
+    whatsapp_phone: z.string().max(64).nullish(),
     custom_fields: z.record(z.string(), z.unknown()).nullish(),
   })
   .loose();
@@ -27,6 +35,10 @@ export const ManyChatCallbackSchema = z.discriminatedUnion('kind', [
 
 const Wrapped = z.object({
   contact: ManyChatContactSchema,
+  /** The channel the flow runs on; a button press carries the channel its buttons were rendered for. */
+  channel: ManyChatChannelSchema.optional(),
+  /** What the contact attached, if the template passes it (e.g. an image URL field): described to the model, never fetched. */
+  attachments: z.array(z.object({ type: z.string().min(1).max(40), url: z.string().max(2000).optional() })).max(20).optional(),
   text: z.string().max(4000).optional(),
   message_key: z.string().min(1).max(200).optional(),
   callback: ManyChatCallbackSchema.optional(),

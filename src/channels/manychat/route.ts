@@ -5,6 +5,8 @@ import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
 import { storageUnavailable } from '../../http/middleware/tenant.js';
 import { toDynamicBlock } from './dynamic-block.js';
+import { contactChannel, type ContactChannel } from './contact-channel.js';
+import { MANYCHAT_NO_TEXT_REPLY, attachmentsOfInput } from './no-text-reply.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
 import { manyChatMessageKey } from './message-key.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
@@ -32,20 +34,24 @@ export function manyChatRoutes() {
       if (!current.ok) return current.response;
     }
     const { config, meta } = c.get('tenant');
+    const cc = contactChannel(webhook);
+    c.header('x-manychat-channel', cc.channel);
+    if (cc.from === 'unknown') console.warn(`ManyChat webhook for tenant ${config.tenantId}: the contact's channel cannot be told (no "channel" in the request template, no channel fields in Full Contact Data); answered in the Facebook format`);
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
       c.header('x-tenant-suspended', '1');
-      return c.json(toDynamicBlock({ text: config.suspendedReply }));
+      return c.json(toDynamicBlock({ text: config.suspendedReply }, [], cc.channel));
     }
     const services = c.get('services');
     const session = c.get('session');
     let text: string;
     let messageKey: string;
+    let attachments: NonNullable<InboundMessage['attachments']> = [];
     if (auth.via === 'callback' && auth.claim.kind === 'confirm') {
       if (c.get('storageDown')) return storageUnavailable(c);
       const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, auth.claim);
       c.header('x-confirmation-outcome', answer.outcome);
-      return c.json(toDynamicBlock({ text: answer.text }));
+      return c.json(toDynamicBlock({ text: answer.text }, [], cc.channel));
     }
     if (auth.via === 'callback' && auth.claim.kind === 'suggest') {
       // A suggestion: its caption is the contact's next message; the button's nonce makes every
@@ -54,10 +60,18 @@ export function manyChatRoutes() {
       messageKey = `qr:${auth.claim.nonce}`;
     } else {
       text = webhook.text ?? webhook.contact.last_input_text ?? '';
-      if (!text.trim()) return jsonError(c, 400, 'no message text: send "text" or the contact\'s last_input_text');
-      messageKey = await manyChatMessageKey(webhook, text, new Date());
+      attachments = webhook.attachments ?? attachmentsOfInput(text);
+      // An attachment ManyChat passed as a bare media URL is described to the model, not read as words.
+      if (!webhook.attachments && attachments.length) text = '';
+      if (!text.trim() && !attachments.length) {
+        // A photo, sticker, story reply or voice note ManyChat sent no text or URL for: a polite
+        // answer in the tenant's language, no model call, nothing staged.
+        c.header('x-no-text', '1');
+        return c.json(toDynamicBlock({ text: MANYCHAT_NO_TEXT_REPLY[config.locale] }, [], cc.channel));
+      }
+      messageKey = await manyChatMessageKey(webhook, text || attachments.map((a) => a.url ?? a.type).join('\n'), new Date(), cc);
     }
-    const inbound = inboundOf(config.tenantId, webhook, text, messageKey);
+    const inbound = inboundOf(config.tenantId, webhook, text, messageKey, cc, attachments);
     if (c.get('storageDown')) return keepThroughOutage(c, inbound);
     try {
       return await runManyChatTurn(c, inbound);
@@ -87,21 +101,24 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
   }
   c.header('x-turn-deferred', '1');
   c.header('x-storage-down', '1');
-  return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }));
+  return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }, [], inbound.surface));
 }
 
 
 /** ManyChat's Full Contact Data as the turn's one inbound vocabulary. */
-function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string): InboundMessage {
+function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string, cc: ContactChannel, attachments: NonNullable<InboundMessage['attachments']>): InboundMessage {
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
   return {
     tenantId,
     channel: 'manychat',
+    surface: cc.channel,
     contactId: contact.id,
     messageKey,
     text,
-    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}) },
+    ...(attachments.length ? { attachments } : {}),
+    // The channel's own last-interaction time: the delivery key and the messaging window use it.
+    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(cc.lastInteraction ? { lastInteraction: cc.lastInteraction } : {}) },
     receivedAt: new Date().toISOString(),
   };
 }

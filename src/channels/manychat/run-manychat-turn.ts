@@ -11,6 +11,7 @@ import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
 import { startTurn } from '../../turn/start-turn.js';
 import { turnDeps } from '../../turn/turn-deps.js';
 import { toDynamicBlock } from './dynamic-block.js';
+import { contactChannel } from './contact-channel.js';
 import { signedQuickReplies } from './signed-quick-replies.js';
 import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
 import { ModelUnavailableError, modelAvailability } from '../../models/model-availability.js';
@@ -30,7 +31,7 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
     c.header('x-rate-limited', started.limited.scope);
-    return c.json(toDynamicBlock({ text: started.limited.reply }));
+    return c.json(toDynamicBlock({ text: started.limited.reply }, [], inbound.surface));
   }
   // A revision that moved (or is gone: the tenant was deleted) means the cached tenant is stale.
   if (c.get('tenantFromCache') && started.storedRev !== c.get('tenantRev')) {
@@ -51,7 +52,7 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
   c.header('x-turn-id', turnId);
   if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
   if (outcome.kind === 'deferred') c.header('x-turn-deferred', '1');
-  return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, inbound.contactId)));
+  return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, inbound.contactId, inbound.surface), inbound.surface));
 }
 
 /** The tenant as stored now, with the request authenticated against it (its secrets may have rotated). */
@@ -64,7 +65,7 @@ export async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: 
   if (c.get('auth').via === 'secret' && !(provided !== undefined && (await secretMatches(base, provided, fresh.tenant.secrets.webhookSecret)))) return { ok: false, response: wrong() };
   if (fresh.tenant.meta.status === 'suspended') {
     c.header('x-tenant-suspended', '1');
-    return { ok: false, response: c.json(toDynamicBlock({ text: fresh.tenant.config.suspendedReply })) };
+    return { ok: false, response: c.json(toDynamicBlock({ text: fresh.tenant.config.suspendedReply }, [], contactChannel(c.get('webhook')).channel)) };
   }
   c.set('tenant', fresh.tenant);
   return { ok: true, config: fresh.tenant.config };
