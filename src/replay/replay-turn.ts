@@ -5,6 +5,7 @@ import type { TurnRecord } from '../../core/turn-record.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { stagedStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { configDigest } from '../turn/config-digest.js';
 import { decideTurn } from '../turn/decide-turn.js';
@@ -112,7 +113,7 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),
     reason: decision.reason,
     // As the commit words it: the model's text, then the runtime's line about what waits.
-    reply: withPendingStatus(decision.reply.text, stagedStatusLine(candidate.locale, decision.pin), MAX_TEXT_CHARS),
+    reply: withPendingStatus(decision.reply.text, stagedStatusLine(tenantWords(candidate, ctx.inbound.contact.language), decision.pin, candidate.fields), MAX_TEXT_CHARS),
     staged: staging.actions.map(actionLine),
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,

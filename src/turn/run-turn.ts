@@ -1,3 +1,4 @@
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import type { ModelRequestRecord, TurnRecord } from '../../core/turn-record.js';
 import { TurnStaging } from '../../tools/staging.js';
 import { commitTurn } from './commit-turn.js';
@@ -27,7 +28,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     console.error(`turn ${ctx.turnId}: ${why}`);
     const loop = { kind: 'error' as const, why, aborted: false, steps: [] };
     ctx.deferral.committing = true;
-    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel });
+    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel, words: tenantWords(ctx.config, ctx.inbound.contact.language) });
     return commitTurn(deps, ctx, decision, draftRecord(deps, ctx, { loop, judged: null, decision, staged: [], notes: [why], timings: { loadMs: 0, modelMs: 0, guardrailsMs: 0 } }));
   }
 }
@@ -44,7 +45,7 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
   const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel });
+  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel, words: tenantWords(config, inbound.contact.language) });
 
   const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
   const withRequest = request ? { ...draft, request } : draft;

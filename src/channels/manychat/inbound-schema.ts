@@ -15,6 +15,9 @@ export const ManyChatContactSchema = z
     last_name: z.string().max(200).nullish(),
     last_input_text: z.string().max(4000).nullish(),
     last_interaction: z.string().max(64).nullish(),
+    /** Facebook's locale (`es_ES`) and ManyChat's language name (`Spanish`): the runtime's words follow them. */
+    locale: z.string().max(40).nullish(),
+    language: z.string().max(40).nullish(),
     custom_fields: z.record(z.string(), z.unknown()).nullish(),
   })
   .loose();

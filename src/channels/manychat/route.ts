@@ -1,5 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { InboundMessage } from '../../../core/inbound-message.js';
+import { localeOf } from '../../../core/runtime-words.js';
+import { tenantWords } from '../../../core/tenant/tenant-words.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
@@ -32,10 +34,11 @@ export function manyChatRoutes() {
       if (!current.ok) return current.response;
     }
     const { config, meta } = c.get('tenant');
+    const words = tenantWords(config, contactLanguage(webhook));
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
       c.header('x-tenant-suspended', '1');
-      return c.json(toDynamicBlock({ text: config.suspendedReply }));
+      return c.json(toDynamicBlock({ text: words.say('suspended') }));
     }
     const services = c.get('services');
     const session = c.get('session');
@@ -43,7 +46,7 @@ export function manyChatRoutes() {
     let messageKey: string;
     if (auth.via === 'callback' && auth.claim.kind === 'confirm') {
       if (c.get('storageDown')) return storageUnavailable(c);
-      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, auth.claim);
+      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)) }, auth.claim);
       c.header('x-confirmation-outcome', answer.outcome);
       return c.json(toDynamicBlock({ text: answer.text }));
     }
@@ -87,7 +90,13 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
   }
   c.header('x-turn-deferred', '1');
   c.header('x-storage-down', '1');
-  return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }));
+  return c.json(toDynamicBlock({ text: tenantWords(c.get('tenant').config, inbound.contact.language).say('holdingReply') }));
+}
+
+/** The contact's language as ManyChat gives it: the first of `language` and `locale` the runtime speaks. */
+function contactLanguage(webhook: ManyChatWebhook): string | undefined {
+  const { language, locale } = webhook.contact;
+  return [language, locale].find((l) => localeOf(l)) ?? language ?? locale ?? undefined;
 }
 
 
@@ -95,13 +104,14 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
 function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string): InboundMessage {
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
+  const language = contactLanguage(webhook);
   return {
     tenantId,
     channel: 'manychat',
     contactId: contact.id,
     messageKey,
     text,
-    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}) },
+    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(contact.last_interaction ? { lastInteraction: contact.last_interaction } : {}), ...(language ? { language } : {}) },
     receivedAt: new Date().toISOString(),
   };
 }
