@@ -105,16 +105,16 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
   const notes: string[] = [];
   // The recorded canary, so a rebuilt request is the recorded one byte for byte.
   const { loop, instructions, toolOrder } = await runTurnLoop({ model }, ctx, staging, notes, record.request?.canary);
-  const { judged } = await judgeTurn(deps.guardrails, { inbound: ctx.inbound, config: candidate, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  const { judged, staged } = await judgeTurn(deps.guardrails, { inbound: ctx.inbound, config: candidate, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
   const now = deps.now ?? (() => new Date(record.startedAt));
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: false, staged: staging.actions, config: candidate, turnId: record.turnId, now: now(), channel: ctx.inbound.channel });
+  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: false, staged, config: candidate, turnId: record.turnId, now: now(), channel: ctx.inbound.channel });
   const after: TurnOutcome = {
     decision: decision.decision,
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),
     reason: decision.reason,
     // As the commit words it: the model's text, then the runtime's line about what waits.
     reply: withPendingStatus(decision.reply.text, stagedStatusLine(tenantWords(candidate, ctx.inbound.contact.language), decision.pin, candidate.fields), MAX_TEXT_CHARS),
-    staged: staging.actions.map(actionLine),
+    staged: staged.map(actionLine),
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,
   };

@@ -42,12 +42,13 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
 
   const { loop, instructions, modelMs, canary, toolOrder, shortlist } = await runTurnLoop(deps, ctx, staging, notes);
   const request: ModelRequestRecord | undefined = canary && toolOrder ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history } : undefined;
-  const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  const { judged, ms: guardrailsMs, staged, notes: tapNotes } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions, loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  notes.push(...tapNotes);
   // From here the turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now: now(), channel: inbound.channel, words: tenantWords(config, inbound.contact.language) });
+  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged, deferred: ctx.deferral.deferred, staged, config, turnId, now: now(), channel: inbound.channel, words: tenantWords(config, inbound.contact.language) });
 
-  const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
+  const draft = draftRecord(deps, ctx, { loop, judged, decision, staged, notes, timings: { loadMs, modelMs, guardrailsMs } });
   const withRequest = request ? { ...draft, request } : draft;
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }

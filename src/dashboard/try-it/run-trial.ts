@@ -55,7 +55,7 @@ export async function runTrial(services: Services, redis: RedisSession, config: 
   const staging = new TurnStaging(turnId);
   const notes: string[] = [];
   const { loop, instructions } = await runTurnLoop(deps, ctx, staging, notes);
-  const { judged } = await judgeTurn(deps.guardrails, { inbound, config, history: [], instructions, loop, staged: staging.actions, inHandoffUntil: null });
-  const decision = decideTurn({ inHandoffUntil: null, loop, judged, deferred: false, staged: staging.actions, config, turnId, now: new Date() });
-  return { turnId, mode: 'dry', decision: decision.decision, reason: decision.reason, reply: decision.reply.text, staged: staging.actions, verdicts: judged?.verdicts ?? [], steps: loop.steps, wouldCommit: decision.commit, wouldPin: decision.pin, notes };
+  const { judged, staged } = await judgeTurn(deps.guardrails, { inbound, config, history: [], instructions, loop, staged: staging.actions, inHandoffUntil: null });
+  const decision = decideTurn({ inHandoffUntil: null, loop, judged, deferred: false, staged, config, turnId, now: new Date() });
+  return { turnId, mode: 'dry', decision: decision.decision, reason: decision.reason, reply: decision.reply.text, staged, verdicts: judged?.verdicts ?? [], steps: loop.steps, wouldCommit: decision.commit, wouldPin: decision.pin, notes };
 }
