@@ -33,6 +33,8 @@ export const InboundMessageSchema = z.object({
     fields: z.record(z.string(), z.unknown()),
     /** ISO time of the contact's last message to the page: drives the 24 h messaging window. */
     lastInteraction: z.string().optional(),
+    /** The contact's language or locale as the channel gives it (ManyChat: `language`, `locale`): the runtime's words follow it. */
+    language: z.string().max(40).optional(),
   }),
   receivedAt: z.string(),
 });

@@ -27,6 +27,8 @@ export const PinnedTermsSchema = z.object({
   callDigests: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   /** What a person reads before deciding. */
   card: z.string(),
+  /** The language the contact was asked in (core/runtime-words.ts): the answer, rejection and expiry notices use it. Absent on older rows. */
+  locale: z.string().max(8).optional(),
   /** Single-use value the contact's button must echo (confirmations). */
   nonce: z.string(),
   createdAt: z.string(),

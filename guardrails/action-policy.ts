@@ -2,7 +2,7 @@ import type { StagedAction } from '../core/staged-action.js';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { actionKind } from '../core/actions/index.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { effectiveGate, toolScope } from '../core/tenant/resource-gates.js';
+import { effectiveGate, strongerGate, toolScope } from '../core/tenant/resource-gates.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
 import { checkMessagingWindow } from './messaging-window.js';
 
@@ -63,7 +63,8 @@ function provenanceProblem(action: StagedAction, config: TenantConfig): string |
   if (!toolScope(config, action.tool).includes(resource)) return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
   // The gate binds to the resource: the strongest gate any tool puts on it, whichever tool staged it.
   const gate = effectiveGate(config, action.tool, resource);
-  if (action.gate !== gate) return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
+  // A stronger gate than the config's is the runtime asking the contact (request-provenance.ts), never weaker.
+  if (strongerGate(action.gate, gate) !== action.gate) return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
   return null;
 }
 

@@ -1,6 +1,6 @@
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
-import { normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
+import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
 /**
  * Provenance of a staged action's key argument: is it supported by the contact's own words?
@@ -31,22 +31,64 @@ export type Support = { supported: true; why: string } | { supported: false; why
 
 /** Generic words that would make every description match. */
 const GENERIC = new Set(['customer', 'contact', 'user', 'client', 'subscriber', 'person', 'people', 'member', 'account', 'thing', 'stuff', 'info', 'information', 'message']);
-const NEGATORS = new Set(['not', 'no', 'never', "don't", 'dont', "doesn't", "didn't", "won't", "wouldn't", "isn't", "can't", 'cannot', 'without', 'stop', 'nothing', 'none', 'neither', 'nor']);
-const ACTION_VERBS = new Set(['send', 'want', 'need', 'give', 'tag', 'add', 'set', 'put', 'record', 'sign', 'subscribe', 'like', 'get', 'share', 'mark', 'save', 'forward', 'show']);
-const REMOVAL_CUE = /\b(?:remove|untag|unsubscribe|unsub|stop|cancel|opt(?:ing)? out|opt-out|delete|no longer|don't want|do not want|dont want|quit|leave|unfollow|take me off|off (?:the|your|this) list|not interested|turn off|unsign)\b/;
+/**
+ * Negators of the languages served, accents folded (wordsOf folds them): en; es "no, nunca, sin,
+ * ni, tampoco"; pt "nao, nunca, sem, nem"; de "nicht, kein…, nie, ohne"; fr "pas, ne, jamais,
+ * sans, non, plus"; it "non, mai, senza, ne"; tr "degil, yok, hayir"; id "tidak, tak, jangan,
+ * bukan, belum, tanpa".
+ */
+const GENERIC_STEMS = new Set([...GENERIC].map(stem));
+const NEGATORS = new Set([
+  'not', 'no', 'never', "don't", 'dont', "doesn't", "didn't", "won't", "wouldn't", "isn't", "can't", 'cannot', 'without', 'stop', 'nothing', 'none', 'neither', 'nor',
+  'nunca', 'sin', 'ni', 'tampoco', 'nada', 'nao', 'sem', 'nem', 'nicht', 'kein', 'keine', 'keinen', 'keinem', 'keiner', 'nie', 'ohne', 'nein', 'nichts',
+  'pas', 'ne', "n'", 'jamais', 'sans', 'non', 'rien', 'mai', 'senza', 'niente', 'degil', 'yok', 'hayir', 'istemiyorum', 'istemem', 'tidak', 'tak', 'jangan', 'bukan', 'belum', 'tanpa', 'gak', 'nggak',
+]);
+/** Verbs of asking for something (stems and words), in the languages served. */
+const ACTION_VERBS = new Set([
+  'send', 'want', 'need', 'give', 'tag', 'add', 'set', 'put', 'record', 'sign', 'subscribe', 'like', 'get', 'share', 'mark', 'save', 'forward', 'show',
+  'quiero', 'quiere', 'quisiera', 'necesito', 'manda', 'mandes', 'mandar', 'envia', 'envies', 'enviar', 'enviame', 'mandame', 'pasame', 'dame', 'anade', 'pon', 'ponme', 'apuntame', 'guarda', 'hace', 'falta',
+  'quero', 'queria', 'preciso', 'mande', 'envie', 'adicione', 'coloque', 'salve',
+  'will', 'mochte', 'brauche', 'schick', 'schicke', 'schicken', 'sende', 'senden', 'gib', 'fuge', 'trag', 'speicher',
+  'veux', 'voudrais', 'besoin', 'envoie', 'envoyer', 'envoyez', 'donne', 'ajoute', 'mets', 'inscris', 'enregistre',
+  'voglio', 'vorrei', 'bisogno', 'mandami', 'inviami', 'invia', 'inviare', 'mandare', 'dammi', 'aggiungi', 'metti', 'iscrivimi', 'salva', 'serve',
+  'istiyorum', 'gonder', 'gonderin', 'gondermeyin', 'ekle', 'kaydet', 'lazim',
+  'mau', 'ingin', 'minta', 'kirim', 'kirimkan', 'butuh', 'perlu', 'tambahkan', 'simpan', 'daftarkan',
+]);
+/**
+ * Asking to remove, stop or leave something, in the languages served (folded text): a message
+ * with one of these never asks to add a tag, and a flow named after one is not asked for
+ * ("unsubscribe me from the promo messages").
+ */
+const REMOVAL_CUE_RAW = new RegExp(
+  String.raw`\b(?:remove|untag|unsubscribe|unsub|stop|cancel|opt(?:ing)? out|opt-out|delete|no longer|don't want|do not want|dont want|quit|leave|unfollow|take me off|off (?:the|your|this) list|not interested|turn off|unsign|` +
+    String.raw`quita\w*|quitar\w*|elimina\w*|borra\w*|cancela\w*|darme de baja|dame de baja|de baja|baja de|dejar de|deja de|no me (?:mand|envi)\w*|desuscrib\w*|desapunt\w*|no (?:quiero|me interesa)|ya no|` +
+    String.raw`remov\w*|parar|pare de|para de|sair|descadastr\w*|nao quero|nao me interessa|nao (?:mand|envi)\w*|` +
+    String.raw`abmeld\w*|meld\w* (?:mich|uns)\b[^.!?]{0,60}\bab|entfern\w*|losch\w*|kundig\w*|stopp|aufhoren|hor auf|austrag\w*|trag mich aus|abbestell\w*|nicht mehr|kein interesse|` +
+    String.raw`desabonn\w*|desinscri\w*|retirez|retirer|retire-moi|supprim\w*|arret\w*|annul\w*|ne plus|pas interesse\w*|` +
+    String.raw`disiscriv\w*|cancell\w*|rimuov\w*|togli\w*|basta|smetti\w*|non (?:voglio|mi interessa)|non piu|` +
+    String.raw`cikar\w*|kaldir\w*|iptal|sil|silin|abonelikten|istemiyorum|gondermeyin|gonderme|durdur\w*|` +
+    String.raw`berhenti|hapus\w*|batal\w*|keluarkan|jangan kirim\w*|tidak mau|tidak (?:lagi|tertarik)|stop kirim)\b`,
+);
+/** REMOVAL_CUE_RAW on the message with accents folded ("dar de baja", "löschen" → "loschen"). */
+const REMOVAL_CUE = { test: (normalized: string) => REMOVAL_CUE_RAW.test(foldText(normalized)) };
 /**
  * The yes must end where a word ends: not followed by a letter or digit of any script. (`\b`
  * would be wrong here: it knows only ASCII word characters, so it never matched after "sí", "👍"
  * or "✅", and it matched inside "sían".)
  */
-const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|👍|✅)(?![\p{L}\p{N}])/u;
+const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|vale|dale|por favor|bitte|gerne|gern|genau|d'accord|volontiers|certo|certamente|va bene|evet|tabii|olur|tamam|lutfen|ya|iya|boleh|mau|tentu|👍|✅)(?![\p{L}\p{N}])/u;
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const RELATIVE_DAYS = /\b(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|next week|this week)\b/;
 
-/** Words that point back at something just named ("no need to send it"). */
-const BACK_REFERENCES = new Set(['it', 'that', 'this', 'them', 'those', 'one']);
-/** "I already have the timetable": what the contact has is not what they ask for. */
-const ALREADY_HAVE = new Set(['have', 'got', 'received', 'own']);
+/** Words that point back at something just named ("no need to send it"; es "no me lo mandes"). */
+const BACK_REFERENCES = new Set(['it', 'that', 'this', 'them', 'those', 'one', 'lo', 'la', 'los', 'las', 'le', 'es', 'ihn', 'sie', 'das', 'o', 'a', 'os', 'as', 'ca', 'cela', 'onu', 'bunu', 'itu', 'ini', 'nya']);
+/** "I already have the timetable": what the contact has is not what they ask for (es "ya tengo", de "habe schon", fr "j'ai deja"…). */
+const ALREADY = new Set(['already', 'ya', 'ja', 'schon', 'bereits', 'deja', 'gia', 'zaten', 'sudah', 'udah']);
+const ALREADY_HAVE = new Set(['have', 'got', 'received', 'own', 'tengo', 'tenemos', 'recibi', 'tenho', 'recebi', 'habe', 'hab', "j'ai", 'ai', 'recu', 'ho', 'ricevuto', 'var', 'aldim', 'punya', 'dapat', 'terima', 'menerima']);
+
+const ACTION_STEMS = new Set([...ACTION_VERBS].map(stem));
+/** Asking someone to do something, in a question ("can you…", "¿puedes…?", "kannst du…", "bisa…"). */
+const POLITE_ASKS = new Set(['can', 'could', 'would', 'will', 'puedes', 'puede', 'podrias', 'podria', 'podes', 'pode', 'poderia', 'kannst', 'konnen', 'konnten', 'konntest', 'pouvez', 'peux', 'pourriez', 'pourrais', 'puoi', 'potresti', 'potete', 'misin', 'musun', 'misiniz', 'musunuz', 'bisa', 'tolong', 'boleh']);
 
 /** The request words prepared once per turn. */
 interface PreparedText {
@@ -56,6 +98,8 @@ interface PreparedText {
   stemSet: Set<string>;
   /** The sentence (split at . ! ? ; and line ends) each word belongs to. */
   sentenceOf: number[];
+  /** Per sentence: a question that asks for nothing (no verb of asking, no "can you…"): it is *about* a thing. */
+  questionAbout: boolean[];
 }
 
 function prepare(text: string): PreparedText {
@@ -63,14 +107,19 @@ function prepare(text: string): PreparedText {
   const stems = words.map(stem);
   const normalized = normalizeText(text);
   // wordsOf splits at every non-letter, so the sentences' words are the text's words, in order.
-  const sentenceOf = normalized.split(/[.!?;\n]/).flatMap((sentence, n) => wordsOf(sentence).map(() => n));
-  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf };
+  const sentences = (normalized.match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? []).map((sentence) => ({ sentence, words: wordsOf(sentence) }));
+  const sentenceOf = sentences.flatMap((s, n) => s.words.map(() => n));
+  const questionAbout = sentences.map(({ sentence, words: w }) => {
+    const question = sentence.includes('?') || sentence.includes('¿');
+    return question && !w.some((word) => ACTION_VERBS.has(word) || ACTION_STEMS.has(stem(word)) || POLITE_ASKS.has(word));
+  });
+  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf, questionAbout };
 }
 
 /** ("do not": its "not" is the negator.) */
 const isNegator = (p: PreparedText, j: number) => NEGATORS.has(p.words[j] ?? '');
-const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k] ?? '') || ACTION_VERBS.has(p.words[k] ?? '');
-const alreadyHave = (p: PreparedText, j: number) => p.words[j] === 'already' && ALREADY_HAVE.has(p.words[j + 1] ?? '');
+const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k] ?? '') || ACTION_VERBS.has(p.words[k] ?? '') || ACTION_STEMS.has(p.stems[k] ?? '');
+const alreadyHave = (p: PreparedText, j: number) => (ALREADY.has(p.words[j] ?? '') && ALREADY_HAVE.has(p.words[j + 1] ?? '')) || (ALREADY_HAVE.has(p.words[j] ?? '') && ALREADY.has(p.words[j + 1] ?? ''));
 
 /**
  * True when the word at `i` sits in a negation: right after a negator, or a negator then an
@@ -96,11 +145,22 @@ function negatedAt(p: PreparedText, i: number): boolean {
   return false;
 }
 
-/** A phrase (stems) is in the text when every stem is, and its first stem occurs un-negated at least once. */
-function phraseIn(p: PreparedText, phrase: string[], checkNegation: boolean): boolean {
+/**
+ * How a phrase must occur: `any` (a removal names what it removes, negated or not), `affirmed`
+ * (not negated), `requested` (not negated, and not only in a question about it: "is the premium
+ * area open?" asks nothing of the premium tag).
+ */
+type Reading = 'any' | 'affirmed' | 'requested';
+
+/** A phrase (stems) is in the text when every stem is, and its first stem occurs as `reading` asks at least once. */
+function phraseIn(p: PreparedText, phrase: string[], reading: Reading): boolean {
   if (!phrase.length || !phrase.every((s) => p.stemSet.has(s))) return false;
-  if (!checkNegation) return true;
-  for (let i = 0; i < p.stems.length; i++) if (p.stems[i] === phrase[0] && !negatedAt(p, i)) return true;
+  if (reading === 'any') return true;
+  for (let i = 0; i < p.stems.length; i++) {
+    if (p.stems[i] !== phrase[0] || negatedAt(p, i)) continue;
+    if (reading === 'requested' && p.questionAbout[p.sentenceOf[i] ?? -1]) continue;
+    return true;
+  }
   return false;
 }
 
@@ -111,12 +171,12 @@ function phraseOf(text: string): string[] {
 }
 
 function descriptionPhrases(description: string): string[][] {
-  return [...significantStems(description)].filter((s) => !GENERIC.has(s)).map((s) => [s]);
+  return [...significantStems(description)].filter((s) => !GENERIC_STEMS.has(s)).map((s) => [s]);
 }
 
 /** Which of `phrases` the text supports (first match), or null. */
-function firstSupported(p: PreparedText, phrases: string[][], checkNegation: boolean): string | null {
-  for (const phrase of phrases) if (phraseIn(p, phrase, checkNegation)) return phrase.join(' ');
+function firstSupported(p: PreparedText, phrases: string[][], reading: Reading): string | null {
+  for (const phrase of phrases) if (phraseIn(p, phrase, reading)) return phrase.join(' ');
   return null;
 }
 
@@ -161,7 +221,7 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
     }
     case 'boolean':
       // A yes/no field has no value words; the contact must at least name what it is about.
-      return firstSupported(p, [phraseOf(field.name), ...descriptionPhrases(field.description)], typeof value === 'boolean' ? value : true);
+      return firstSupported(p, [phraseOf(field.name), ...descriptionPhrases(field.description)], value === false ? 'any' : 'requested');
     case 'date': {
       const iso = String(value);
       if (p.normalized.includes(iso)) return iso;
@@ -175,7 +235,7 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
     case 'text': {
       const text = String(value);
       const phrase = phraseOf(text);
-      if (phrase.length) return phraseIn(p, phrase, true) ? text : null;
+      if (phrase.length) return phraseIn(p, phrase, 'requested') ? text : null;
       // Values with no significant word (a code, a single letter): a plain substring match.
       const plain = normalizeText(text);
       return plain && p.normalized.includes(plain) ? text : null;
@@ -198,13 +258,25 @@ function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig):
   // "I'm not interested, please stop") names the tag to take it away, not to add it. Fail
   // closed: such a message that also asks for a tag goes to a human.
   if (action.kind === 'add_tag' && REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact asks to remove or stop something, not to add a tag` };
-  const hit = firstSupported(p, key.phrases, action.kind !== 'remove_tag');
+  // A message that asks to stop or leave something does not ask to be sent something it names
+  // ("unsubscribe me from the promo messages", "deja de mandarme el horario").
+  if ((action.kind === 'send_flow' || action.kind === 'send_content') && REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact asks to stop or remove something, not to be sent it` };
+  // Sends answer questions ("what are your prices?" → the price list). A tag's own name in a
+  // question is asked about, not for ("is the premium area open?"); its description says when the
+  // tenant wants it added ("asked about classes or prices"), so a question may meet that.
+  const [name, ...rest] = key.phrases;
+  const hit =
+    action.kind === 'remove_tag'
+      ? firstSupported(p, key.phrases, 'any')
+      : action.kind === 'add_tag'
+        ? (firstSupported(p, name ? [name] : [], 'requested') ?? firstSupported(p, rest, 'affirmed'))
+        : firstSupported(p, key.phrases, 'affirmed');
   return hit ? { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` } : { ok: false, detail: `${key.what} is not in the contact's words` };
 }
 
 /** Whether the contact's message is a short yes to the agent's previous message. */
 export function isAffirmative(text: string): boolean {
-  const normalized = normalizeText(text);
+  const normalized = foldText(text);
   const words = wordsOf(text);
   return words.length <= 8 && AFFIRMATIVE.test(normalized) && !words.some((w) => NEGATORS.has(w));
 }
@@ -233,4 +305,27 @@ export class RequestSupport {
     }
     return { supported: false, why: own.detail };
   }
+}
+
+/**
+ * Whether `text` (data the model read) names what the action acts on: the flow's or message's
+ * name, keywords or description words, the tag's name or description words, the value a field is
+ * set to. Negation and questions do not matter here: data that names a thing may have chosen it.
+ */
+export function mentionedIn(text: string, action: StagedAction, config: TenantConfig): boolean {
+  const p = prepare(text);
+  if (action.kind === 'set_field') {
+    const value = action.args.value;
+    if (typeof value !== 'string') return false;
+    const phrase = phraseOf(value);
+    return phrase.length ? phraseIn(p, phrase, 'any') : Boolean(normalizeText(value)) && p.normalized.includes(normalizeText(value));
+  }
+  const key = keyPhrases(action, config);
+  return key.phrases ? key.phrases.some((phrase) => phraseIn(p, phrase, 'any')) : false;
+}
+
+/** Whether the significant words of `words` (a refused call's arguments) are in `text`. */
+export function mentionedWords(text: string, words: string): boolean {
+  const phrase = phraseOf(words);
+  return phrase.length > 0 && phraseIn(prepare(text), phrase, 'any');
 }

@@ -1,4 +1,4 @@
-import { normalizeText } from './text-normalize.js';
+import { foldText } from './text-normalize.js';
 
 /**
  * The words a reply uses to say something happened, by what it claims, in the languages a tenant
@@ -10,6 +10,8 @@ export type ClaimCategory = 'send' | 'tag' | 'field' | 'delete' | 'done' | 'appr
 export interface Claim {
   category: ClaimCategory;
   phrase: string;
+  /** The sentence the claim sits in (normalised): the resource it names is read from it. */
+  sentence: string;
 }
 
 const LEXICON: Record<ClaimCategory, RegExp[]> = {
@@ -51,6 +53,8 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
   field: [
     /\b(?:i|we)(?:'ve| have| just| already)* (?:saved|recorded|noted down|updated|stored|logged|changed|set) (?:your|it|that|this|the)\b/,
     /\b(?:i|we)(?:'ve| have| just| already)* (?:saved|recorded|noted|stored|logged|set) \w+ (?:as|for) (?:your|you)\b/,
+    // "…and saved pilates as your class": the subject said once for two verbs.
+    /\b(?:saved|recorded|noted|stored|logged|set|registered) (?:\w+ ){1,3}as (?:your|you)\b/,
     /\b(?:has|have) (?:just |already |now )?been (?:saved|recorded|updated|stored|noted|changed|registered|set)\b/,
     /\byour (?:\w+ ){0,2}(?:is|was) (?:now )?(?:saved|recorded|updated|set to|noted)\b/,
     /\b(?:i|we)(?:'ve| have| just| already)* (?:added|put) (?:\w+ ){0,2}(?:to|in|on|into) your (?:profile|preferences|account|file|record|details|notes)\b/,
@@ -101,31 +105,101 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
  * condition ("not sent yet", "once approved it will be sent", "cuando lo apruebe"). The clause
  * starts after the last comma or stop, so "No problem, I've sent it!" is still a claim.
  */
-const NOT_A_CLAIM = /\b(?:not|n't|never|yet|will|won't|'ll|going to|once|when|after|as soon as|if|until|nao|ainda|todavia|aun|nunca|sera|seran|cuando|una vez|en cuanto|nicht|noch|kein|keine|wird|werden|sobald|wenn|nachdem|pas|jamais|quand|des que|une fois|quando|assim que|depois)\b/;
+const NOT_A_CLAIM = /\b(?:not|\w*n't|never|yet|will|won't|'ll|going to|once|when|after|as soon as|if|until|can|could|would|should|nao|ainda|todavia|aun|nunca|sera|seran|cuando|una vez|en cuanto|vai|vou|ira|va a|voy a|puedo|podemos|nicht|noch|kein|keine|wird|werden|sobald|wenn|nachdem|kann|konnen|pas|jamais|quand|des que|une fois|peux|pouvons|vais|quando|assim que|depois|posso|non|ancora|sara|saranno|appena|dopo|una volta|potrei|henuz|degil|sonra|zaman|eger|belum|tidak|akan|setelah|jika|kalau|nanti|begitu|bisa)\b/;
 
 /** Later in the same clause, a condition makes it not a claim ("on its way once you confirm"). */
-const CONDITION_AFTER = /\b(?:once|when|after|as soon as|if|until|cuando|una vez|en cuanto|sobald|wenn|nachdem|quand|des que|une fois|quando|assim que|depois)\b/;
+const CONDITION_AFTER = /\b(?:once|when|after|as soon as|if|until|cuando|una vez|en cuanto|sobald|wenn|nachdem|quand|des que|une fois|quando|assim que|depois|appena|dopo|una volta|sonra|onayladiginizda|onaylarsaniz|setelah|jika|kalau|begitu)\b/;
 
 /** Normalised, lower case, without diacritics: what the lexicon reads. */
 export function claimText(text: string): string {
-  return normalizeText(text).normalize('NFD').replace(/\p{M}+/gu, '');
+  return foldText(text);
 }
 
-/** Every claim in `text`, in lexicon order. */
+/**
+ * Completed forms, word by word (accents folded), for every language served: participles
+ * (perfect and passive: "enviado", "geschickt", "envoye", "inviato", "gonderildi", "dikirim"),
+ * first-person simple pasts ("envie", "enviei", "gonderdim", "kukirim") and impersonal
+ * completions. A clause that holds one, and is not negated, future, conditional or a question,
+ * claims it happened. Words, not sequences: the auxiliary and word order do not matter, which
+ * is what made the sequence patterns above miss "Die Broschüre wurde dir soeben geschickt".
+ */
+const FORMS: Partial<Record<ClaimCategory, string>> = {
+  send:
+    'sent forwarded dispatched emailed texted ' +
+    'enviado enviada enviados enviadas mandado mandada mandados mandadas reenviado reenviada compartido compartida comparti ' +
+    'enviei mandei compartilhado compartilhada compartilhei encaminhado encaminhada encaminhei ' +
+    'geschickt gesendet versendet verschickt zugeschickt weitergeleitet ubermittelt zugesandt geschickte schickte sandte ' +
+    'envoye envoyee envoyes envoyees transmis transmise expediee partagee ' +
+    'inviato inviata inviati mandato mandata mandati spedito spedita spediti inoltrato inoltrata condiviso condivisa ' +
+    'gonderdim gonderdik gonderildi gonderilmistir yolladim yolladik ilettim ilettik iletildi paylastim ' +
+    'terkirim dikirim dikirimkan kukirim dikirimi',
+  tag:
+    'tagged subscribed unsubscribed enrolled ' +
+    'etiquetado etiquetada suscrito suscrita inscrito inscrita apuntado apuntada anadido anadida agregado agregada quitado desuscrito inscribi suscribi ' +
+    'inscrevi adicionei adicionado adicionada marquei removi removido removida cadastrado cadastrada cadastrei ' +
+    'markiert angemeldet hinzugefugt abgemeldet ' +
+    'inscrit inscrite inscrits abonnee ajoutee retiree desinscrit desinscrite desabonne ' +
+    'iscritto iscritta aggiunto aggiunta rimosso rimossa tolto tolta etichettato etichettata ' +
+    'ekledim eklendi kaldirdim kaldirildi etiketledim etiketlendi ' +
+    'ditambahkan didaftarkan terdaftar dihapus ditandai',
+  field:
+    ' noted ' +
+    'guardado guardada registrado registrada anotado anotada cambiado cambiada ' +
+    'registrei salvei anotei atualizei guardei ' +
+    'gespeichert notiert vermerkt aktualisiert eingetragen geandert ' +
+    'enregistree modifiee ' +
+    'salvato salvata registrato registrata annotato annotata segnato segnata modificato modificata ' +
+    'kaydettim kaydettik kaydedildi guncelledim guncellendi degistirdim degistirildi ' +
+    'disimpan tersimpan dicatat tercatat diperbarui diubah',
+  delete: 'deleted erased wiped borrado borrada eliminado eliminada apagado apagada excluido excluida geloscht supprimee cancellato cancellata eliminato eliminata sildim silindi',
+  approval: 'approved aprobado aprobada aprovado aprovada genehmigt freigegeben approuvee approvato approvata onaylandi onayladim disetujui',
+};
+const FORM_SETS = Object.entries(FORMS).map(([category, words]) => [category as ClaimCategory, new Set(words!.split(' '))] as const);
+
+/** "Done" in the languages the sequence patterns above do not have (it, tr, id): a clause that is only this. */
+const DONE_WORDS = /(?:^|[.!?¡¿\n] ?)(?:fatto|ecco fatto|tutto fatto|fatto!|completato|tamamdir|tamamlandi|hallettim|halloldu|yapildi|bitti|selesai|sudah selesai|beres|sudah beres)\b/;
+
+const STOPS = [',', '.', ';', ':', '!', '?', '\n'];
+
+/** The clause around a match: from the last stop before it to the next one after it. */
+function clauseAround(normalized: string, start: number, end: number): { before: string; after: string; sentence: string; question: boolean } {
+  const head = normalized.slice(Math.max(0, start - 80), start);
+  const before = head.slice(Math.max(...STOPS.map((c) => head.lastIndexOf(c))) + 1);
+  const tail = normalized.slice(end, end + 80);
+  const after = tail.slice(0, Math.min(...STOPS.map((c) => (tail.indexOf(c) < 0 ? tail.length : tail.indexOf(c)))));
+  // The sentence, for the resource it names (split only at sentence stops and "and"-less lists are one sentence).
+  const sStart = Math.max(...['.', '!', '?', '\n'].map((c) => normalized.lastIndexOf(c, start - 1))) + 1;
+  const nexts = ['.', '!', '?', '\n'].map((c) => normalized.indexOf(c, end)).filter((i) => i >= 0);
+  const sEnd = nexts.length ? Math.min(...nexts) : normalized.length;
+  const question = normalized[sEnd] === '?' || normalized.slice(sStart, start).includes('¿');
+  return { before, after, sentence: normalized.slice(sStart, sEnd), question };
+}
+
+/** A claim here, unless negated, future or conditional — or, for a lone word form, asked ("¿ya te lo han enviado?"). */
+function isClaimAt(normalized: string, start: number, end: number, lone = false): { sentence: string } | null {
+  const { before, after, sentence, question } = clauseAround(normalized, start, end);
+  if ((lone && question) || NOT_A_CLAIM.test(before) || CONDITION_AFTER.test(after)) return null;
+  return { sentence };
+}
+
+/** Every claim in `text`: the sequence patterns, then the completed forms, with the sentence each sits in. */
 export function findClaims(text: string): Claim[] {
   const normalized = claimText(text);
   const claims: Claim[] = [];
   for (const [category, patterns] of Object.entries(LEXICON) as [ClaimCategory, RegExp[]][]) {
-    for (const pattern of patterns) {
+    for (const pattern of [...patterns, ...(category === 'done' ? [DONE_WORDS] : [])]) {
       const global = new RegExp(pattern.source, 'g');
       for (const m of normalized.matchAll(global)) {
-        const before = normalized.slice(Math.max(0, m.index - 80), m.index);
-        const clause = before.slice(Math.max(...[',', '.', ';', ':', '!', '?', '\n'].map((c) => before.lastIndexOf(c))) + 1);
-        const rest = normalized.slice(m.index + m[0].length, m.index + m[0].length + 80);
-        const restOfClause = rest.slice(0, Math.min(...[',', '.', ';', ':', '!', '?', '\n'].map((c) => (rest.indexOf(c) < 0 ? rest.length : rest.indexOf(c)))));
-        if (NOT_A_CLAIM.test(clause) || CONDITION_AFTER.test(restOfClause)) continue;
-        claims.push({ category, phrase: m[0].trim() });
+        const at = isClaimAt(normalized, m.index, m.index + m[0].length);
+        if (at) claims.push({ category, phrase: m[0].trim(), sentence: at.sentence });
       }
+    }
+  }
+  for (const m of normalized.matchAll(/[\p{L}\p{N}']+/gu)) {
+    for (const [category, forms] of FORM_SETS) {
+      if (!forms.has(m[0])) continue;
+      const at = isClaimAt(normalized, m.index, m.index + m[0].length, true);
+      if (at) claims.push({ category, phrase: m[0], sentence: at.sentence });
     }
   }
   return claims;

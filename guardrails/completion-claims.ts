@@ -2,7 +2,9 @@ import { actionKind } from '../core/actions/index.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { ModelStepRecord } from '../core/turn-record.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
-import { findClaims, type ClaimCategory } from './completion-claim-lexicon.js';
+import { findClaims, type Claim, type ClaimCategory } from './completion-claim-lexicon.js';
+import { mentionedIn, mentionedWords } from './action-support.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 
 /**
  * No reply may tell the contact that something happened when the turn does not back it: an
@@ -20,27 +22,89 @@ import { findClaims, type ClaimCategory } from './completion-claim-lexicon.js';
  * An unbacked claim vetoes the turn (the tenant's fallback reply, nothing performed or pinned).
  * What is pending is said by the runtime, not the model (src/approvals/pending-status.ts).
  *
- * Limits: the lexicon (English, Spanish, German, French, Portuguese) is lexical. A claim phrased
- * outside it passes; negated and future/conditional forms ("not sent yet", "once approved it will
- * be sent") are deliberately not claims.
+ * Per resource (issue 28.3): a claim is backed only by a performed action on the resource its
+ * sentence names; a sentence that names a gated or refused resource of its category, or names
+ * nothing while one exists, is vetoed — so a flow sent does not back "the brochure has been sent"
+ * while the brochure waits for a Yes.
+ *
+ * Limits: the lexicon (en, es, pt, de, fr, it, tr, id: sequence patterns plus completed word
+ * forms, docs/languages.md) is lexical. A claim phrased outside it passes; negated,
+ * future/conditional forms and questions ("not sent yet", "once approved it will be sent") are
+ * deliberately not claims. What is pending is always stated by the runtime's own line.
  */
-function backs(category: ClaimCategory, staged: readonly StagedAction[], refused: boolean): boolean {
-  const ungated = staged.filter((a) => a.gate === 'none');
-  const acts = (resourceType: string) => ungated.some((a) => actionKind(a.kind).resource(a.args)?.startsWith(`${resourceType}:`));
+/** Whether an action is of the category a claim speaks of. */
+function ofCategory(category: ClaimCategory, action: StagedAction): boolean {
+  const resource = actionKind(action.kind).resource(action.args) ?? '';
   switch (category) {
     case 'send':
-      return ungated.some((a) => actionKind(a.kind).messagesContact);
+      return actionKind(action.kind).messagesContact;
     case 'tag':
-      return acts('tag');
+      return resource.startsWith('tag:');
     case 'field':
-      return acts('field');
+      return resource.startsWith('field:');
     case 'delete':
-      return ungated.some((a) => a.effect === 'destructive');
-    case 'done':
-      return staged.length > 0 && ungated.length === staged.length && !refused;
-    case 'approval':
-      return false;
+      return action.effect === 'destructive';
+    default:
+      return true;
   }
+}
+
+/** A refused write: the tool's name and the words of what it was asked to do. */
+interface Refused {
+  kind: string | null;
+  words: string;
+}
+
+function refusedWrites(steps: readonly ModelStepRecord[], config: TenantConfig): Refused[] {
+  const out: Refused[] = [];
+  for (const step of steps) {
+    for (const result of step.toolResults) {
+      if (result.status !== 'denied' && result.status !== 'error') continue;
+      const call = step.toolCalls.find((c) => c.toolCallId === result.toolCallId);
+      const input = call?.input && typeof call.input === 'object' ? Object.values(call.input as Record<string, unknown>).filter((v) => typeof v === 'string') : [];
+      out.push({ kind: config.tools.find((t) => t.name === result.toolName)?.kind ?? null, words: input.join(' ') });
+    }
+  }
+  return out;
+}
+
+function refusedOfCategory(category: ClaimCategory, refused: Refused): boolean {
+  switch (category) {
+    case 'send':
+      return refused.kind === 'send_flow' || refused.kind === 'send_content';
+    case 'tag':
+      return refused.kind === 'add_tag' || refused.kind === 'remove_tag';
+    case 'field':
+      return refused.kind === 'set_field';
+    case 'delete':
+      return refused.kind === 'remove_tag';
+    default:
+      return true;
+  }
+}
+
+/**
+ * Whether the turn backs a claim, per resource: only a performed (ungated) action of the claim's
+ * category backs it, and when the claim's sentence names a resource, only an action on that
+ * resource. A sentence that names a pending, vetoed or refused resource of the category is never
+ * backed ("I've sent you the brochure and the trial pass!" with the pass refused), nor one that
+ * names nothing while such an action shares the category (it cannot be tied to what happened).
+ */
+function backs(claim: Claim, staged: readonly StagedAction[], refused: readonly Refused[], config: TenantConfig): boolean {
+  const { category } = claim;
+  if (category === 'approval') return false;
+  if (category === 'done') return staged.length > 0 && staged.every((a) => a.gate === 'none') && !refused.length;
+  const mine = staged.filter((a) => ofCategory(category, a));
+  const performed = mine.filter((a) => a.gate === 'none');
+  if (!performed.length) return false;
+  const named = (a: StagedAction) => mentionedIn(claim.sentence, a, config);
+  const notPerformed = mine.filter((a) => a.gate !== 'none');
+  const refusedHere = refused.filter((r) => refusedOfCategory(category, r));
+  if (notPerformed.some(named)) return false;
+  if (refusedHere.some((r) => r.words && mentionedWords(claim.sentence, r.words))) return false;
+  if (performed.some(named)) return true;
+  // Names nothing we can tie: backed only when nothing of its category waits or was refused.
+  return !notPerformed.length && !refusedHere.length;
 }
 
 const WHY: Record<ClaimCategory, string> = {
@@ -52,19 +116,15 @@ const WHY: Record<ClaimCategory, string> = {
   approval: 'it says something was approved or confirmed, which no turn can do',
 };
 
-function refusedWrite(steps: readonly ModelStepRecord[]): boolean {
-  return steps.some((s) => s.toolResults.some((r) => r.status === 'denied' || r.status === 'error'));
-}
-
 export const completionClaimsGuardrail: Guardrail = {
   name: 'completion-claims',
-  check({ reply, staged, steps }) {
+  check({ reply, staged, steps, config }) {
     if (!reply) return pass('no reply');
     const texts = [reply.text, ...(reply.quickReplies ?? [])];
-    const refused = refusedWrite(steps);
-    const unbacked = texts.flatMap(findClaims).filter((c) => !backs(c.category, staged, refused));
+    const refused = refusedWrites(steps, config);
+    const unbacked = texts.flatMap(findClaims).filter((c) => !backs(c, staged, refused, config));
     if (!unbacked.length) return pass('no claim the turn does not back');
     const first = unbacked[0]!;
-    return veto(`the reply claims what did not happen ("${first.phrase}"): ${WHY[first.category]}`);
+    return veto(`the reply claims what did not happen ("${first.phrase}"): ${WHY[first.category]} (or not on what its sentence names)`);
   },
 };

@@ -1,5 +1,5 @@
 import type { StagedAction } from '../core/staged-action.js';
-import { isAffirmative, RequestSupport } from './action-support.js';
+import { dataNaming, dataTexts, decodedParts, namedByContact, requestSupport } from './request-provenance.js';
 import { escalate, pass, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { AGENT_DIRECTIVES, INJECTION_MARKERS, matchPatterns, mentionsToolNames } from './instruction-patterns.js';
 import { thirdPartySigns } from './third-party-request.js';
@@ -74,12 +74,18 @@ function instructionProblems({ inbound, staged, steps, config }: GuardrailInput)
 
   const toolNames = config.tools.map((t) => t.name);
   const inData = (text: string) => [...matchPatterns(text, INJECTION_MARKERS), ...matchPatterns(text, AGENT_DIRECTIVES), ...mentionsToolNames(text, toolNames).map((n) => `names tool ${n}`)];
-  const nameHits = inData(inbound.contact.name ?? '');
+  // Encoded parts (base64, hex, escapes) are read decoded too.
+  const inDecoded = (text: string) => [text, ...decodedParts(text)].flatMap(inData);
+  const nameHits = inDecoded(inbound.contact.name ?? '');
   if (nameHits.length) problems.push(`the contact's name carries instructions (${nameHits.join(', ')}) and the turn stages ${describe(staged)}`);
+  for (const [field, value] of Object.entries(inbound.contact.fields)) {
+    const hits = typeof value === 'string' ? inDecoded(value) : [];
+    if (hits.length) problems.push(`the contact's field ${field} carries instructions (${hits.join(', ')}) and the turn stages ${describe(staged)}`);
+  }
 
   const stepOf = stagingStepOf(staged, steps);
   for (const result of untrustedResults(steps)) {
-    const hits = inData(result.text);
+    const hits = inDecoded(result.text);
     if (!hits.length) continue;
     const after = staged.filter((a) => (stepOf.get(a.id) ?? Number.MAX_SAFE_INTEGER) > result.step);
     if (after.length) problems.push(`${result.toolName} returned text with instructions (${hits.join(', ')}) in step ${result.step}, and the next step staged ${describe(after)}`);
@@ -87,14 +93,24 @@ function instructionProblems({ inbound, staged, steps, config }: GuardrailInput)
   return problems;
 }
 
-function supportProblems({ inbound, staged, config, history }: GuardrailInput): string[] {
-  const own = inbound.text ?? '';
-  const lastAgent = history && isAffirmative(own) ? [...history].reverse().find((h) => h.role === 'agent')?.text : undefined;
-  const support = new RequestSupport({ text: own, ...(lastAgent ? { acceptedOffer: lastAgent } : {}) }, config);
+/**
+ * Rule 1: an action the contact's words do not ask for. Named by data the model read, or named by
+ * the contact but negated, asked to stop or only asked about → refused (escalates). Named by
+ * nothing → a gated action waits for the contact's (or the team's) answer
+ * anyway, and an ungated one was given the contact's tap before the guardrails ran
+ * (request-provenance.ts); one still ungated here was not, and escalates (fail closed).
+ */
+function supportProblems(input: GuardrailInput): string[] {
+  const { staged } = input;
+  const support = requestSupport(input);
+  const data = dataTexts(input);
   const problems: string[] = [];
   for (const action of staged) {
     const verdict = support.check(action);
-    if (!verdict.supported) problems.push(`${action.summary} is not the contact's own request: ${verdict.why}`);
+    if (verdict.supported) continue;
+    const named = dataNaming(action, input, data);
+    if (named) problems.push(`${action.summary} is not the contact's own request (${verdict.why}) and ${named.source} names it`);
+    else if (action.gate === 'none' || namedByContact(action, input)) problems.push(`${action.summary} is not the contact's own request: ${verdict.why}`);
   }
   return problems;
 }

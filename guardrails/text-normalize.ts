@@ -56,21 +56,59 @@ export function unConfuse(normalized: string): string {
   return normalized.replace(/[\p{L}\p{M}]+/gu, (w) => (/[a-z]/.test(w) && HAS_CONFUSABLE.test(w) ? w.replace(CONFUSABLE_ALL, (c) => CONFUSABLE[c] ?? c) : w));
 }
 
-/** Normalised words: letters and digits, apostrophes kept inside a word ("don't"). */
+/**
+ * Normalised text without diacritics (NFKD, combining marks removed): "está", "ESTÁ" and "esta"
+ * read alike, and so do "Übersicht" and "ubersicht", "İptal" and "iptal". Words are compared on this.
+ */
+export function foldText(text: string): string {
+  // Turkish dotless ı has no decomposition; folded to i so "fiyatları" and "fiyatlari" meet.
+  return normalizeText(text).normalize('NFKD').replace(/\p{M}+/gu, '').replace(/ı/g, 'i').normalize('NFC');
+}
+
+/** Normalised words, accents folded: letters and digits, apostrophes kept inside a word ("don't"). */
 export function wordsOf(text: string): string[] {
-  return normalizeText(text)
+  return foldText(text)
     .split(/[^\p{L}\p{N}']+/u)
     .map((w) => w.replace(/^'+|'+$/g, ''))
     .filter(Boolean);
 }
 
 /**
- * A crude English stem so "prices", "pricing" and "price" meet. Not a linguistic stemmer: it
- * only has to make a contact's word and a configured name agree often enough.
+ * Inflections of the other languages the product serves, longest first: plural and gender endings
+ * (es/pt/it/fr "folletos", "precios", "horários"), German case and plural endings ("Preise",
+ * "Stundenplans"), Turkish case/plural/possessive suffixes ("broşürü", "fiyatları", "videoyu") and
+ * Indonesian suffixes ("jadwalnya", "kirimkan"). Stripped only from words long enough to keep a
+ * stem of four letters, so short words stay whole.
+ */
+const SUFFIXES = [
+  'lerini', 'larini', 'lerin', 'larin', 'leri', 'lari', 'ler', 'lar', 'nya', 'kan', 'yu', 'yi', 'nu', 'ni',
+  'es', 'os', 'as', 'en', 'er', 'ns', 'n', 's', 'o', 'a', 'e', 'i', 'u',
+];
+
+/**
+ * A crude stem so "prices", "pricing" and "price" meet, and "folleto"/"folletos",
+ * "Preis"/"Preise", "broşür"/"broşürü" (accents are folded first). Not a linguistic stemmer: it
+ * only has to make a contact's word and a configured name agree often enough; where it does not,
+ * the runtime asks the contact to confirm rather than guess.
  */
 export function stem(word: string): string {
   let w = word.toLowerCase();
   if (w.length <= 3) return w;
+  // English first ("prices" → "pric"), then one ending of the other languages on what is left, so
+  // a plural and its singular meet whichever rule took the plural ("precios" → "precio" → "preci").
+  // Two endings at most: a Turkish case on a loanword's own vowel ("videoyu" → "video" → "vid").
+  let stemmed = englishStem(w);
+  for (let round = 0; round < 2; round++) {
+    // "class", "address": a double s is the word's own, not a plural.
+    const suffix = SUFFIXES.find((x) => stemmed.endsWith(x) && stemmed.length - x.length >= 4 && !stemmed.endsWith(`s${x}`));
+    if (!suffix) break;
+    stemmed = stemmed.slice(0, -suffix.length);
+  }
+  return stemmed;
+}
+
+function englishStem(word: string): string {
+  let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
   else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);

@@ -9,6 +9,7 @@ import { checkManifest, ManifestSchema } from './manifest.js';
 import { salvageConfig } from './salvage.js';
 import { problemOfIssue } from './plain-issues.js';
 import { flowNsProblems, manifestNameProblems, unknownKeyProblems } from './save-checks.js';
+import { RUNTIME_LOCALES, WordOverridesSchema, type RuntimeLocale } from '../runtime-words.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -55,8 +56,9 @@ export const FieldSchema = z.object({
 
 export const FaqEntrySchema = z.object({ id: z.string().min(1), question: z.string().min(1), answer: z.string().min(1) });
 
-export const TENANT_LOCALES = ['en', 'es', 'de', 'fr', 'pt'] as const;
-export type TenantLocale = (typeof TENANT_LOCALES)[number];
+/** The languages the runtime's own words ship in (core/runtime-words.ts). */
+export const TENANT_LOCALES = RUNTIME_LOCALES;
+export type TenantLocale = RuntimeLocale;
 
 /** Tools that only read: they return data and stage nothing. */
 export const READ_TOOL_KINDS = ['lookup_contact', 'search_faq'] as const;
@@ -121,6 +123,12 @@ export const TenantConfigSchema = z.object({
   persona: z.string().min(1),
   /** The language the runtime's own words to contacts use (pending status, notices). */
   locale: z.enum(TENANT_LOCALES).default('en'),
+  /**
+   * The tenant's own versions of the runtime's words, per language and key (core/runtime-words.ts):
+   * e.g. `{ "es": { "confirmPrompt": "¿Lo confirmas? {what}." } }`. A contact whose channel gives a
+   * language gets that language's words; the others the locale's.
+   */
+  words: WordOverridesSchema.optional(),
   /** Hosted model id; ignored by the offline rule model. */
   modelId: z.string().min(1).default('gpt-4.1-mini'),
   /** Time budget of a synchronous turn; ManyChat waits ~10 s. */

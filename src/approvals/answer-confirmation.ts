@@ -5,6 +5,8 @@ import { timingSafeEqual } from '../../core/security/constant-time.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import { CATALOGUE_EN_WORDS, type RuntimeWords } from '../../core/runtime-words.js';
+import { describeActions } from '../../core/tenant/tenant-words.js';
 
 export interface ConfirmationAnswer {
   /** What the contact is told. */
@@ -18,27 +20,30 @@ export interface ConfirmationAnswer {
  * mismatched answer changes nothing.
  */
 export async function answerConfirmation(
-  deps: { session: RedisSession; publisher: OutboxPublisher; pinSecret: string; now: Date },
+  deps: { session: RedisSession; publisher: OutboxPublisher; pinSecret: string; now: Date; /** The tenant's words in a language (the row's, else the tenant's own); default: the English catalogue. */ words?: (locale?: string) => RuntimeWords },
   claim: { tenantId: string; contactId: string; pendingId: string; answer: 'yes' | 'no'; nonce: string },
 ): Promise<ConfirmationAnswer> {
+  const wordsIn = deps.words ?? (() => CATALOGUE_EN_WORDS);
   const loaded = await loadPinned(deps.session, claim.tenantId, claim.pendingId);
+  // The language the contact was asked in, once the row is theirs; before that the tenant's.
+  const words = wordsIn(loaded?.terms.contactId === claim.contactId ? loaded.terms.locale : undefined);
   const enc = new TextEncoder();
   if (!loaded || loaded.terms.kind !== 'confirmation' || loaded.terms.contactId !== claim.contactId || !timingSafeEqual(enc.encode(loaded.terms.nonce), enc.encode(claim.nonce))) {
-    return { text: 'That button is no longer valid; nothing was changed.', outcome: 'invalid' };
+    return { text: words.say('buttonInvalid'), outcome: 'invalid' };
   }
-  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: 'That request could not be verified; nothing was changed.', outcome: 'invalid' };
-  if (loaded.status !== 'pending') return { text: 'You already answered that one; nothing more was changed.', outcome: 'already-answered' };
+  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
+  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
       ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
       : null;
   const result = await decidePinned(deps.session, loaded, claim.answer === 'yes' ? 'confirmed' : 'declined', entry, deps.now);
-  if (result === 'expired') return { text: 'That request has expired; nothing was changed.', outcome: 'expired' };
-  if (result !== 'ok') return { text: 'You already answered that one; nothing more was changed.', outcome: 'already-answered' };
+  if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired' };
+  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
   if (entry) {
     await publishCommitted(deps.publisher, entry);
-    return { text: `Confirmed: ${loaded.terms.card}. It is on its way.`, outcome: 'confirmed' };
+    return { text: words.say('confirmed', { what: describeActions(words, loaded.terms.actions) }), outcome: 'confirmed' };
   }
-  return { text: 'OK, nothing was changed.', outcome: 'declined' };
+  return { text: words.say('declined'), outcome: 'declined' };
 }

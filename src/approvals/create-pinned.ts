@@ -22,9 +22,9 @@ export function approvalCard(action: StagedAction, inbound: InboundMessage, mani
  * Turns a passing turn's gated actions into pinned rows: all confirm-gated actions of the turn
  * become one confirmation (one Yes/No pair), each approval-gated action its own approval.
  */
-export async function pinGatedActions(input: { turnId: string; inbound: InboundMessage; staged: StagedAction[]; manifest: Manifest; secret: string; now: Date }): Promise<{ confirmation: PinnedTerms | null; approvals: PinnedTerms[] }> {
+export async function pinGatedActions(input: { turnId: string; inbound: InboundMessage; staged: StagedAction[]; manifest: Manifest; secret: string; now: Date; /** The contact's language for the runtime's later words. */ locale?: string }): Promise<{ confirmation: PinnedTerms | null; approvals: PinnedTerms[] }> {
   const { turnId, inbound, now } = input;
-  const base = { tenantId: inbound.tenantId, contactId: inbound.contactId, channel: inbound.channel, turnId, createdAt: now.toISOString() };
+  const base = { tenantId: inbound.tenantId, contactId: inbound.contactId, channel: inbound.channel, turnId, createdAt: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) };
   const confirmActions = input.staged.filter((a) => a.gate === 'confirm');
   const confirmation = confirmActions.length
     ? await signTerms(

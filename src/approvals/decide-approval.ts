@@ -6,12 +6,15 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import { runtimeWords, type RuntimeWords } from '../../core/runtime-words.js';
 
 export interface ApprovalDeps {
   session: RedisSession;
   publisher: OutboxPublisher;
   pinSecret: string;
   now: Date;
+  /** The tenant's words in the row's language (its overrides applied); default: the shipped catalogue in that language. */
+  words?: (locale?: string) => RuntimeWords;
 }
 
 export type ApprovalOutcome =
@@ -20,9 +23,10 @@ export type ApprovalOutcome =
   | { result: 'already-decided'; id: string; status: string };
 
 /** The message a contact gets when their request is rejected or expires: nothing changed. */
-function noticeEntry(loaded: LoadedPinned, why: 'rejected' | 'expired', now: Date): OutboxEntry {
+function noticeEntry(deps: ApprovalDeps, loaded: LoadedPinned, why: 'rejected' | 'expired', now: Date): OutboxEntry {
   const { terms } = loaded;
-  const text = why === 'rejected' ? 'A team member reviewed your request and did not approve it. Nothing was changed.' : 'Your request was not reviewed in time. Nothing was changed.';
+  const words = deps.words ? deps.words(terms.locale) : runtimeWords({ locale: 'en' }, terms.locale);
+  const text = words.say(why === 'rejected' ? 'approvalRejected' : 'approvalExpired');
   const notice: StagedAction = {
     id: `${terms.id}.notice`,
     tool: `system:approval-${why}`,
@@ -54,7 +58,7 @@ export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: s
   const entry: OutboxEntry =
     decision === 'approve'
       ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
-      : noticeEntry(loaded, 'rejected', deps.now);
+      : noticeEntry(deps, loaded, 'rejected', deps.now);
   const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
   if (result === 'tampered') return { result: 'tampered', id };
   if (result === 'expired') return expireOne(deps, loaded);
@@ -64,7 +68,7 @@ export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: s
 }
 
 async function expireOne(deps: ApprovalDeps, loaded: LoadedPinned): Promise<ApprovalOutcome> {
-  const entry = noticeEntry(loaded, 'expired', deps.now);
+  const entry = noticeEntry(deps, loaded, 'expired', deps.now);
   const result = await decidePinned(deps.session, loaded, 'expired', entry, deps.now);
   if (result === 'ok') await publishCommitted(deps.publisher, entry);
   return result === 'ok' ? { result: 'expired', id: loaded.terms.id } : { result: 'already-decided', id: loaded.terms.id, status: result };

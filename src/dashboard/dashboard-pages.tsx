@@ -1,3 +1,4 @@
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { KeyIdSchema, tenantKeys } from '../../core/storage/keys.js';
@@ -76,7 +77,8 @@ export function dashboardPages() {
       // A suspended tenant performs nothing new; its outbox only drains what was committed before.
       if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return c.redirect(`${BASE}/approvals?result=suspended`, 303);
       const services = c.get('services');
-      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, tenantId, id, action);
+      const { config } = c.get('tenant');
+      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale) }, tenantId, id, action);
       if (outcome.result === 'approved' || outcome.result === 'rejected') await appendAudit(c.get('session'), tenantId, { actor: actor(user), action: `approval.${outcome.result}`, detail: `approval ${id}: ${outcome.result}` });
       return c.redirect(`${BASE}/approvals?result=${outcome.result}`, 303);
     });

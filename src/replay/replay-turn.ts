@@ -4,6 +4,7 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { stagedStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { configDigest } from '../turn/config-digest.js';
 import { evaluateTurn, turnContext } from '../turn/turn-engine.js';
@@ -95,14 +96,14 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     inHandoffUntil: record.steps.length === 0 && record.decision === 'escalate' && record.reply.text === '' ? record.finishedAt || record.startedAt : null,
   });
   // The engine's stages, stopping at the decision; the recorded canary, so a rebuilt request is the recorded one byte for byte.
-  const { loop, toolOrder, judged, decision, staging } = await evaluateTurn({ model, guardrails: deps.guardrails, now: deps.now ?? (() => new Date(record.startedAt)) }, ctx, record.request?.canary ? { canary: record.request.canary } : {});
+  const { loop, toolOrder, judged, decision, staged } = await evaluateTurn({ model, guardrails: deps.guardrails, now: deps.now ?? (() => new Date(record.startedAt)) }, ctx, record.request?.canary ? { canary: record.request.canary } : {});
   const after: TurnOutcome = {
     decision: decision.decision,
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),
     reason: decision.reason,
     // As the commit words it: the model's text, then the runtime's line about what waits.
-    reply: withPendingStatus(decision.reply.text, stagedStatusLine(candidate.locale, decision.pin), MAX_TEXT_CHARS),
-    staged: staging.actions.map(actionLine),
+    reply: withPendingStatus(decision.reply.text, stagedStatusLine(tenantWords(candidate, ctx.inbound.contact.language), decision.pin, candidate.fields), MAX_TEXT_CHARS),
+    staged: staged.map(actionLine),
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,
   };

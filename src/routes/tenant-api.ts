@@ -1,3 +1,4 @@
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono } from 'hono';
 import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
 import type { TenantContext } from '../http/app-context.js';
@@ -65,7 +66,8 @@ export function tenantApiRoutes() {
       // A suspended tenant performs nothing new; its outbox only drains what was committed before.
       if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return jsonError(c, 409, `tenant "${c.req.param('tenant')}" is suspended: approving would perform something new; the approval waits until the tenant is resumed (reject still works)`);
       const services = c.get('services');
-      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, c.req.param('tenant'), id, action);
+      const { config } = c.get('tenant');
+      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale) }, c.req.param('tenant'), id, action);
       switch (outcome.result) {
         case 'not-found':
           return jsonError(c, 404, `no approval "${id}"`);

@@ -6,6 +6,7 @@ import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
 import { channelOf } from '../channels/index.js';
 import { replySequenceOf } from './reply-sequence.js';
@@ -27,18 +28,19 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   const live = await livePendingRows({ session: deps.session, tenantId: config.tenantId, contactId: inbound.contactId, actions: decision.pin, secret: deps.pinSecret, now });
   const fresh = decision.pin.filter((a) => !live.has(a.id));
   for (const [actionId, row] of live) draft.notes.push(`${actionId} is already waiting in ${row.id}; no second row`);
-  const pinned = fresh.length ? await pinGatedActions({ turnId, inbound, staged: fresh, manifest: config.manifest, secret: deps.pinSecret, now }) : { confirmation: null, approvals: [] };
+  const words = tenantWords(config, inbound.contact.language);
+  const pinned = fresh.length ? await pinGatedActions({ turnId, inbound, staged: fresh, manifest: config.manifest, secret: deps.pinSecret, now, locale: words.locale }) : { confirmation: null, approvals: [] };
   const reused = [...new Map([...live.values()].map((r) => [r.id, r])).values()];
   const confirmation = pinned.confirmation ?? reused.find((r) => r.kind === 'confirmation') ?? null;
   const approvals = [...pinned.approvals, ...reused.filter((r) => r.kind === 'approval')];
   // What waits is the runtime's to say: one line from the rows, after the model's words.
-  const status = pendingStatusLine(config.locale, confirmation, approvals);
+  const status = pendingStatusLine(words, confirmation, approvals, config.fields);
   const reply = { ...decision.reply, text: withPendingStatus(decision.reply.text, status, MAX_TEXT_CHARS) };
   if (confirmation) {
     const { id, nonce } = confirmation;
     reply.quickReplies = [
-      { caption: 'Yes', callback: { pendingId: id, answer: 'yes' as const, nonce } },
-      { caption: 'No', callback: { pendingId: id, answer: 'no' as const, nonce } },
+      { caption: words.say('yes'), callback: { pendingId: id, answer: 'yes' as const, nonce } },
+      { caption: words.say('no'), callback: { pendingId: id, answer: 'no' as const, nonce } },
     ];
   }
   // A new approval is told to the tenant's endpoint, if it set one: in the same entry, after the contact's actions.

@@ -1,3 +1,4 @@
+import type { RuntimeWords } from '../../core/runtime-words.js';
 import { actionKind } from '../../core/actions/index.js';
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { StagedAction } from '../../core/staged-action.js';
@@ -18,6 +19,8 @@ export interface DecideInput {
   config: Pick<TenantConfig, 'fallbackReply' | 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> };
   turnId: string;
   now: Date;
+  /** The runtime's words for this contact (fallback and handoff replies); absent: the config's own texts. */
+  words?: RuntimeWords;
   /** The inbound's channel: the handoff performs only what that channel can (Messenger has no tags). Absent: ManyChat. */
   channel?: InboundMessage['channel'];
 }
@@ -81,13 +84,13 @@ function routeOf(reply: OutgoingReply, deferred: boolean): TurnDecision['replyRo
 }
 
 function fallback(input: DecideInput, decision: 'veto' | 'error', reason: string): TurnDecision {
-  const reply: OutgoingReply = { text: input.config.fallbackReply, quickReplies: [] };
+  const reply: OutgoingReply = { text: input.words?.say('fallbackReply') ?? input.config.fallbackReply, quickReplies: [] };
   return { decision, reason, reply, commit: [], pin: [], handoffUntil: null, replyRoute: routeOf(reply, input.deferred), recordAgentReply: true };
 }
 
 function escalation(input: DecideInput, reason: string): TurnDecision {
   const { handoff } = input.config;
-  const reply: OutgoingReply = { text: handoff.reply, quickReplies: [] };
+  const reply: OutgoingReply = { text: input.words?.say('handoffReply') ?? handoff.reply, quickReplies: [] };
   return {
     decision: 'escalate',
     reason,

@@ -1,3 +1,4 @@
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { OutgoingReply, TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
@@ -71,7 +72,7 @@ export async function handleInbound(deps: InboundDeps, inbound: InboundMessage, 
       .publishFinishTurn({ turnId, inbound }, delaySeconds)
       .catch((err: unknown) => console.error(`finish-turn job for ${turnId} could not be published: ${err instanceof Error ? err.message : String(err)}`)),
   );
-  return { kind: 'deferred', turnId, reply: { text: config.holdingReply, quickReplies: [] } };
+  return { kind: 'deferred', turnId, reply: { text: tenantWords(config, inbound.contact.language).say('holdingReply'), quickReplies: [] } };
 }
 
 export function newTurnId(): string {

@@ -1,3 +1,4 @@
+import { tenantWords } from '../../core/tenant/tenant-words.js';
 import type { ModelRequestRecord, TurnRecord } from '../../core/turn-record.js';
 import { commitTurn } from './commit-turn.js';
 import { configDigest } from './config-digest.js';
@@ -25,7 +26,7 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     console.error(`turn ${ctx.turnId}: ${why}`);
     const loop = { kind: 'error' as const, why, aborted: false, steps: [] };
     ctx.deferral.committing = true;
-    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel });
+    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel, words: tenantWords(ctx.config, ctx.inbound.contact.language) });
     return commitTurn(deps, ctx, decision, draftRecord(deps, ctx, { loop, judged: null, decision, staged: [], notes: [why], timings: { loadMs: 0, modelMs: 0, guardrailsMs: 0 } }));
   }
 }
@@ -33,9 +34,9 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
 async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnRecord> {
   const { config } = ctx;
   const loadMs = Math.round(performance.now() - ctx.startedAt);
-  const { loop, modelMs, canary, toolOrder, shortlist, judged, guardrailsMs, decision, staging, notes } = await evaluateTurn(deps, ctx);
+  const { loop, modelMs, canary, toolOrder, shortlist, judged, guardrailsMs, decision, staged, notes } = await evaluateTurn(deps, ctx);
   const request: ModelRequestRecord | undefined = canary && toolOrder ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history } : undefined;
-  const draft = draftRecord(deps, ctx, { loop, judged, decision, staged: staging.actions, notes, timings: { loadMs, modelMs, guardrailsMs } });
+  const draft = draftRecord(deps, ctx, { loop, judged, decision, staged, notes, timings: { loadMs, modelMs, guardrailsMs } });
   const withRequest = request ? { ...draft, request } : draft;
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }

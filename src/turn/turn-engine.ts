@@ -2,6 +2,8 @@ import type { LanguageModel } from 'ai';
 import type { HistoryEntry } from '../../core/history-entry.js';
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { tenantWords } from '../../core/tenant/tenant-words.js';
+import type { StagedAction } from '../../core/staged-action.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { PipelineResult } from '../../guardrails/pipeline.js';
 import { TurnStaging } from '../../tools/staging.js';
@@ -109,6 +111,8 @@ export function turnContext(mode: TurnModeName, input: TurnContextInput): TurnCo
 
 export interface EvaluatedTurn extends TurnLoopResult {
   staging: TurnStaging;
+  /** What the decision saw: the staged actions, with the judge's taps (a confirmation where the runtime could not tell). */
+  staged: StagedAction[];
   notes: string[];
   judged: PipelineResult | null;
   guardrailsMs: number;
@@ -125,10 +129,12 @@ export async function evaluateTurn(deps: { model: LanguageModel; guardrails: rea
   const notes: string[] = [];
   const staging = new TurnStaging(turnId);
   const looped = await runTurnLoop(deps, ctx, staging, notes, options.canary);
-  const { judged, ms: guardrailsMs } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions: looped.instructions, loop: looped.loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  // The judge may re-gate a write the runtime cannot tie to the contact's request (a tap instead of a handoff): `staged` is what the decision sees.
+  const { judged, ms: guardrailsMs, staged, notes: tapNotes } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions: looped.instructions, loop: looped.loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  notes.push(...tapNotes);
   // From here a committing turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
   const now = (deps.now ?? (() => new Date()))();
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop: looped.loop, judged, deferred: ctx.deferral.deferred, staged: staging.actions, config, turnId, now, channel: inbound.channel });
-  return { ...looped, staging, notes, judged, guardrailsMs, decision };
+  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop: looped.loop, judged, deferred: ctx.deferral.deferred, staged, config, turnId, now, channel: inbound.channel, words: tenantWords(config, inbound.contact.language) });
+  return { ...looped, staging, staged, notes, judged, guardrailsMs, decision };
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { completionClaimsGuardrail } from '../../guardrails/completion-claims.js';
+import { DEMO_FLOWS } from '../../dev/demo-tenant.js';
 import { reply, scriptedModel, type ScriptedStep } from '../support/scripted-model.js';
 import { newContact, seedTenant } from '../support/workers-env.js';
 import { CLAIM_CASES, HONEST_CASES, type ClaimSituation, type HonestCase } from './claim-cases.js';
@@ -21,8 +22,11 @@ const CALLS: Record<ClaimSituation | HonestCase['situation'], ScriptedStep['call
   'ungated-tag': [{ tool: 'tag_contact', input: { tag: 'interested' } }],
 };
 
+/** A tenant serving these languages names its flows in them (a word it did not list gets the contact's tap instead). */
+const FLOWS = DEMO_FLOWS.map((f) => (f.name === 'brochure' ? { ...f, keywords: [...f.keywords, 'folleto', 'broschüre', 'brochure', 'folheto'] } : f));
+
 async function run(situation: keyof typeof CALLS, locale: string, text: string, said: string): Promise<TurnRecord> {
-  const { tenantId, secret } = await seedTenant({ locale: locale as 'en' });
+  const { tenantId, secret } = await seedTenant({ locale: locale as 'en', flows: FLOWS });
   const steps: ScriptedStep[] = [{ calls: CALLS[situation], reply: reply(said) }, { reply: reply(said) }];
   const res = await appWith(scriptedModel(steps)).post(tenantId, secret, { contact: { id: await newContact() }, text });
   return turnRecord(tenantId, res.headers.get('x-turn-id')!);
@@ -68,7 +72,7 @@ describe('the runtime says what waits', () => {
   it("a pending confirmation's reply ends with the runtime's status line, in the tenant's language", async () => {
     const record = await run('confirm', 'es', 'prefiero pilates', '¿Guardo pilates como tu clase preferida?');
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toBe('¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: set your preferred class to "pilates".');
+    expect(record.reply.text).toBe('¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: poner your preferred class en «pilates».');
     expect(record.modelReply?.text).toBe('¿Guardo pilates como tu clase preferida?');
   });
   it('a pending approval says a team member reviews it first', async () => {

@@ -23,6 +23,9 @@ export const ManyChatContactSchema = z
     ig_last_interaction: z.string().max(64).nullish(),
     /** WhatsApp: the contact's number. */
     whatsapp_phone: z.string().max(64).nullish(),
+    /** Facebook's locale (`es_ES`) and ManyChat's language name (`Spanish`): the runtime's words follow them. */
+    locale: z.string().max(40).nullish(),
+    language: z.string().max(40).nullish(),
     custom_fields: z.record(z.string(), z.unknown()).nullish(),
   })
   .loose();

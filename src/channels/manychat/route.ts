@@ -1,12 +1,14 @@
 import { Hono, type Context } from 'hono';
 import type { InboundMessage } from '../../../core/inbound-message.js';
+import { localeOf } from '../../../core/runtime-words.js';
+import { tenantWords } from '../../../core/tenant/tenant-words.js';
 import { answerConfirmation } from '../../approvals/answer-confirmation.js';
 import { jsonError } from '../../http/errors.js';
 import { limitBody } from '../../http/middleware/body-limit.js';
 import { storageUnavailable } from '../../http/middleware/tenant.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import { contactChannel, type ContactChannel } from './contact-channel.js';
-import { MANYCHAT_NO_TEXT_REPLY, attachmentsOfInput } from './no-text-reply.js';
+import { attachmentsOfInput } from './no-text-reply.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
 import { manyChatMessageKey } from './message-key.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
@@ -37,10 +39,11 @@ export function manyChatRoutes() {
     const cc = contactChannel(webhook);
     c.header('x-manychat-channel', cc.channel);
     if (cc.from === 'unknown') console.warn(`ManyChat webhook for tenant ${config.tenantId}: the contact's channel cannot be told (no "channel" in the request template, no channel fields in Full Contact Data); answered in the Facebook format`);
+    const words = tenantWords(config, contactLanguage(webhook));
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
       c.header('x-tenant-suspended', '1');
-      return c.json(toDynamicBlock({ text: config.suspendedReply }, [], cc.channel));
+      return c.json(toDynamicBlock({ text: words.say('suspended') }, [], cc.channel));
     }
     const services = c.get('services');
     const session = c.get('session');
@@ -49,7 +52,7 @@ export function manyChatRoutes() {
     let attachments: NonNullable<InboundMessage['attachments']> = [];
     if (auth.via === 'callback' && auth.claim.kind === 'confirm') {
       if (c.get('storageDown')) return storageUnavailable(c);
-      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date() }, auth.claim);
+      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)) }, auth.claim);
       c.header('x-confirmation-outcome', answer.outcome);
       return c.json(toDynamicBlock({ text: answer.text }, [], cc.channel));
     }
@@ -67,7 +70,7 @@ export function manyChatRoutes() {
         // A photo, sticker, story reply or voice note ManyChat sent no text or URL for: a polite
         // answer in the tenant's language, no model call, nothing staged.
         c.header('x-no-text', '1');
-        return c.json(toDynamicBlock({ text: MANYCHAT_NO_TEXT_REPLY[config.locale] }, [], cc.channel));
+        return c.json(toDynamicBlock({ text: words.say('noText') }, [], cc.channel));
       }
       messageKey = await manyChatMessageKey(webhook, text || attachments.map((a) => a.url ?? a.type).join('\n'), new Date(), cc);
     }
@@ -101,7 +104,13 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
   }
   c.header('x-turn-deferred', '1');
   c.header('x-storage-down', '1');
-  return c.json(toDynamicBlock({ text: c.get('tenant').config.holdingReply }, [], inbound.surface));
+  return c.json(toDynamicBlock({ text: tenantWords(c.get('tenant').config, inbound.contact.language).say('holdingReply') }, [], inbound.surface));
+}
+
+/** The contact's language as ManyChat gives it: the first of `language` and `locale` the runtime speaks. */
+function contactLanguage(webhook: ManyChatWebhook): string | undefined {
+  const { language, locale } = webhook.contact;
+  return [language, locale].find((l) => localeOf(l)) ?? language ?? locale ?? undefined;
 }
 
 
@@ -109,6 +118,7 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
 function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string, cc: ContactChannel, attachments: NonNullable<InboundMessage['attachments']>): InboundMessage {
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
+  const language = contactLanguage(webhook);
   return {
     tenantId,
     channel: 'manychat',
@@ -118,7 +128,7 @@ function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, mes
     text,
     ...(attachments.length ? { attachments } : {}),
     // The channel's own last-interaction time: the delivery key and the messaging window use it.
-    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(cc.lastInteraction ? { lastInteraction: cc.lastInteraction } : {}) },
+    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(cc.lastInteraction ? { lastInteraction: cc.lastInteraction } : {}), ...(language ? { language } : {}) },
     receivedAt: new Date().toISOString(),
   };
 }

@@ -1,3 +1,5 @@
+import { localeOf } from '../../../core/runtime-words.js';
+import { tenantWords } from '../../../core/tenant/tenant-words.js';
 import type { Context } from 'hono';
 import type { InboundMessage } from '../../../core/inbound-message.js';
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
@@ -31,7 +33,7 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
     c.header('x-rate-limited', started.limited.scope);
-    return c.json(toDynamicBlock({ text: started.limited.reply }, [], inbound.surface));
+    return c.json(toDynamicBlock({ text: tenantWords(config, inbound.contact.language).say('rateLimited') }, [], inbound.surface));
   }
   // A revision that moved (or is gone: the tenant was deleted) means the cached tenant is stale.
   if (c.get('tenantFromCache') && started.storedRev !== c.get('tenantRev')) {
@@ -65,7 +67,8 @@ export async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: 
   if (c.get('auth').via === 'secret' && !(provided !== undefined && (await secretMatches(base, provided, fresh.tenant.secrets.webhookSecret)))) return { ok: false, response: wrong() };
   if (fresh.tenant.meta.status === 'suspended') {
     c.header('x-tenant-suspended', '1');
-    return { ok: false, response: c.json(toDynamicBlock({ text: fresh.tenant.config.suspendedReply }, [], contactChannel(c.get('webhook')).channel)) };
+    const { language, locale } = c.get('webhook').contact;
+    return { ok: false, response: c.json(toDynamicBlock({ text: tenantWords(fresh.tenant.config, [language, locale].find((l) => localeOf(l))).say('suspended') }, [], contactChannel(c.get('webhook')).channel)) };
   }
   c.set('tenant', fresh.tenant);
   return { ok: true, config: fresh.tenant.config };

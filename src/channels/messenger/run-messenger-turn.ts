@@ -1,3 +1,4 @@
+import { tenantWords } from '../../../core/tenant/tenant-words.js';
 import type { InboundMessage } from '../../../core/inbound-message.js';
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
@@ -34,7 +35,7 @@ export async function runMessengerTurn(services: Services, config: TenantConfig,
   const session = services.redis();
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
-    await sendLimitedReply(services, config, inbound, started.digest, started.limited.reply);
+    await sendLimitedReply(services, config, inbound, started.digest, tenantWords(config, inbound.contact.language).say('rateLimited'));
     return { kind: 'rate-limited', scope: started.limited.scope };
   }
   if (!started.claim?.claimed) return { kind: 'duplicate', turnId: started.claim && !started.claim.claimed ? started.claim.existingTurnId : '' };

@@ -1,3 +1,4 @@
+import { tenantWords } from '../../../core/tenant/tenant-words.js';
 import type { InboundMessage } from '../../../core/inbound-message.js';
 import { buildOutboxEntry } from '../../../core/outbox-entry.js';
 import { deliveryKeyDigest } from '../../../core/storage/keys.js';
@@ -35,7 +36,7 @@ export async function replySuspended(services: Services, config: TenantConfig, e
     if (e.kind !== 'message') continue;
     try {
       const digest = await deliveryKeyDigest(e.inbound.contactId, e.inbound.messageKey);
-      await sendSystemReply(services, config, e.inbound, { entryId: `sus_${digest.slice(0, 40)}`, tool: 'system:suspended', summary: 'tell the contact the page is not answering now', text: config.suspendedReply });
+      await sendSystemReply(services, config, e.inbound, { entryId: `sus_${digest.slice(0, 40)}`, tool: 'system:suspended', summary: 'tell the contact the page is not answering now', text: tenantWords(config, e.inbound.contact.language).say('suspended') });
     } catch (err) {
       console.error(`Messenger: tenant ${config.tenantId}: the suspended reply could not be queued (${err instanceof Error ? err.name : 'Error'})`);
     }

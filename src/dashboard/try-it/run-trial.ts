@@ -53,6 +53,6 @@ export async function runTrial(services: Services, redis: RedisSession, tenant: 
   }
   const deps = turnDeps(services, redis, config, status);
   const ctx = turnContext('try-dry', { turnId: newTurnId(), inbound, config, history: [], startedAt, inHandoffUntil: null });
-  const { loop, judged, decision, staging, notes } = await evaluateTurn(deps, ctx);
-  return { turnId: ctx.turnId, mode: 'dry', decision: decision.decision, reason: decision.reason, reply: decision.reply.text, staged: staging.actions, verdicts: judged?.verdicts ?? [], steps: loop.steps, wouldCommit: decision.commit, wouldPin: decision.pin, notes };
+  const { loop, judged, decision, staged, notes } = await evaluateTurn(deps, ctx);
+  return { turnId: ctx.turnId, mode: 'dry', decision: decision.decision, reason: decision.reason, reply: decision.reply.text, staged, verdicts: judged?.verdicts ?? [], steps: loop.steps, wouldCommit: decision.commit, wouldPin: decision.pin, notes };
 }
