@@ -1,3 +1,4 @@
+import { resourceWords } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
@@ -184,7 +185,7 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
   switch (action.kind) {
     case 'send_flow': {
       const name = String(action.args.flowName ?? '');
-      const flow = config.flows.find((f) => f.name === name);
+      const flow = resourceWords(config, 'flow', name);
       if (!flow) return { what: `flow "${name}"`, phrases: null, why: 'it is not a configured flow' };
       const phrases = [phraseOf(flow.name), ...flow.keywords.map(phraseOf)];
       // A real model reads the description; when the tenant gave no keywords it is the only vocabulary.
@@ -195,7 +196,7 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       // Only a tenant's prepared message is the model's choice; the system's own messages are never staged by it.
       if (action.args.content === undefined) break;
       const name = String(action.args.content);
-      const content = config.contents.find((c) => c.name === name);
+      const content = resourceWords(config, 'content', name);
       if (!content) return { what: `message "${name}"`, phrases: null, why: 'it is not a configured message' };
       const phrases = [phraseOf(content.name), ...content.keywords.map(phraseOf)];
       if (!content.keywords.length) phrases.push(...descriptionPhrases(content.description));
@@ -204,7 +205,7 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
     case 'add_tag':
     case 'remove_tag': {
       const name = String(action.args.tag ?? '');
-      const tag = config.tags.find((t) => t.name === name);
+      const tag = resourceWords(config, 'tag', name);
       if (!tag) return { what: `tag "${name}"`, phrases: null, why: 'it is not a configured tag' };
       return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)] };
     }

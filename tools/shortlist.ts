@@ -1,3 +1,4 @@
+import { resourceWords } from '../core/actions/resource-words.js';
 import { findActionKind } from '../core/actions/index.js';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { toolScope } from '../core/tenant/resource-gates.js';
@@ -46,23 +47,13 @@ function resourceText(config: TenantConfig, resource: string): string {
   const type = resource.slice(0, colon);
   const name = resource.slice(colon + 1);
   const spaced = name.replace(/_/g, ' ');
-  if (type === 'flow') {
-    const f = config.flows.find((x) => x.name === name);
-    return f ? `${spaced} ${f.description} ${f.keywords.join(' ')}` : spaced;
-  }
-  if (type === 'content') {
-    const c = config.contents.find((x) => x.name === name);
-    return c ? `${spaced} ${c.description} ${c.keywords.join(' ')}` : spaced;
-  }
-  if (type === 'tag') {
-    const t = config.tags.find((x) => x.name === name);
-    return t ? `${spaced} ${t.description}` : spaced;
-  }
-  if (type === 'field') {
-    const f = config.fields.find((x) => x.name === name);
-    return f ? `${spaced} ${f.label ?? ''} ${f.description} ${(f.choices ?? []).join(' ')}` : spaced;
-  }
-  return spaced;
+  if (type !== 'flow' && type !== 'content' && type !== 'tag' && type !== 'field') return spaced;
+  // The resource's words, as the action-support check reads them too (core/actions/resource-words.ts).
+  const words = resourceWords(config, type, name);
+  if (!words) return spaced;
+  if (type === 'tag') return `${spaced} ${words.description}`;
+  if (type === 'field') return `${spaced} ${words.label ?? ''} ${words.description} ${words.choices.join(' ')}`;
+  return `${spaced} ${words.description} ${words.keywords.join(' ')}`;
 }
 
 /** What the shortlist scores, per config object (computed once; the config does not change under it). */
