@@ -40,7 +40,7 @@ describe('the sandbox as ManyChat for a live business (autoSubscribers, npm star
 
   it('page() shows what a page holds, without its key digest', async () => {
     sandbox = await startManyChatSandbox({ pages: [page] });
-    expect(sandbox.page('3003')).toEqual({ ...page, tags: [], customFields: [] });
+    expect(sandbox.page('3003')).toEqual({ ...page, tags: [], customFields: [], flowNames: {} });
     expect(sandbox.page('9999')).toBeUndefined();
   });
 });

@@ -130,7 +130,7 @@ describe('a ManyChat flow has one name: a duplicate ns is refused at save', () =
     const bad = parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy' }] });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.problems.join(' ')).toContain(`flows "studio_tour" and "tour_copy" are the same ManyChat flow (ns "${tour.ns}")`);
-    expect(parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy', ns: `${tour.ns}_2` }] }).ok).toBe(true);
+    expect(parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy', ns: `${tour.ns}9` }] }).ok).toBe(true);
     expect(parseTenantConfig({ ...guardrailTenantConfig('tother') }).ok).toBe(true);
   });
 });

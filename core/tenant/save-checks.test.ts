@@ -75,6 +75,6 @@ describe('save-only checks', () => {
     c.locale = 'xx';
     const problems = problemsOf(c);
     expect(problems).toContain('deadlineMs: The deadline (ms) must be at least 500');
-    expect(problems).toContain('locale: The language must be one of: en, es, de, fr, pt');
+    expect(problems).toContain('locale: The language must be one of: en, es, pt, de, fr, it, tr, id');
   });
 });

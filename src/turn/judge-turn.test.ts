@@ -43,14 +43,14 @@ describe('judgeTurn: nothing to judge', () => {
   it('a contact with a human is not judged, and no guardrail runs', async () => {
     const g = recording('g', { outcome: 'pass', reason: 'ok' });
     const out = await judgeTurn([g.guardrail], judgeInput({ kind: 'no-reply', why: 'contact is with a human', steps: [] }, { inHandoffUntil: new Date(Date.now() + 60_000).toISOString() }));
-    expect(out).toEqual({ judged: null, ms: 0 });
+    expect(out).toEqual({ judged: null, ms: 0, staged, notes: [] });
     expect(g.seen).toHaveLength(0);
   });
 
   it('a loop that errored is not judged (the decision falls back without the model output), and no guardrail runs', async () => {
     const g = recording('g', { outcome: 'pass', reason: 'ok' });
     const out = await judgeTurn([g.guardrail], judgeInput({ kind: 'error', why: 'model down', aborted: false, steps: [] }));
-    expect(out).toEqual({ judged: null, ms: 0 });
+    expect(out).toEqual({ judged: null, ms: 0, staged, notes: [] });
     expect(g.seen).toHaveLength(0);
   });
 });
@@ -62,7 +62,19 @@ describe('judgeTurn: every guardrail sees the finished turn', () => {
     const out = await judgeTurn([g.guardrail], input);
     expect(out.judged).toMatchObject({ outcome: 'pass', reason: 'every guardrail passed', verdicts: [{ guardrail: 'g', outcome: 'pass' }] });
     expect(g.seen).toHaveLength(1);
-    expect(g.seen[0]).toEqual({ inbound: input.inbound, rawReply: modelReply, reply: modelReply, staged, steps: replied.steps, config, instructions: 'THE INSTRUCTIONS', history: input.history });
+    // The guardrails see the turn as it will be decided: with the judge's taps (here: "tag me" names no tag).
+    expect(g.seen[0]).toEqual({ inbound: input.inbound, rawReply: modelReply, reply: modelReply, staged: out.staged, steps: replied.steps, config, instructions: 'THE INSTRUCTIONS', history: input.history });
+  });
+
+  it("a write the contact's words cannot be tied to gets the contact's tap (confirm), one the message asks for keeps its gate", async () => {
+    const g = recording('g', { outcome: 'pass', reason: 'ok' });
+    const vague = await judgeTurn([g.guardrail], judgeInput(replied));
+    expect(vague.staged.map((a) => [a.id, a.gate])).toEqual([['turn.a1', 'confirm']]);
+    expect(vague.notes).toHaveLength(1);
+    expect(vague.notes[0]).toMatch(/^turn\.a1: /);
+    const asked = await judgeTurn([g.guardrail], judgeInput(replied, { inbound: { ...judgeInput(replied).inbound, text: 'please tag me as interested' } }));
+    expect(asked.staged.map((a) => [a.id, a.gate])).toEqual([['turn.a1', 'none']]);
+    expect(asked.notes).toEqual([]);
   });
 
   it('no reply: reply is null and the raw reply is the input of the last reply call (for the schema verdict)', async () => {

@@ -126,7 +126,7 @@ describe('every link in the README and docs/ resolves', () => {
   it("the go-live path's request template is the generated one (body, secret header, URL)", async () => {
     const text = await readme();
     const squash = (t: string) => t.replace(/\s+/g, '');
-    const body = /```json\n\s*(\{ "contact"[^\n]+)\n/.exec(text)?.[1];
+    const body = /```json\n\s*(\{ "(?:channel|contact)"[^\n]+)\n/.exec(text)?.[1];
     expect(squash(body ?? '')).toBe(squash(MANYCHAT_REQUEST_BODY));
     for (const h of MANYCHAT_REQUEST_HEADERS.filter((x) => x.name.startsWith('x-'))) expect(text).toContain(`\`${h.name}: <WEBHOOK_SECRET>\``);
     expect(text).toContain('`https://<worker>/v1/manychat/my-studio`');

@@ -79,7 +79,8 @@ describe('setup', () => {
     expect(old.headers.get('location')).toBe('/dashboard/setup/channels');
     const { res, html } = await client.page('/dashboard/setup/channels');
     expect(html).toMatch(new RegExp(`<code id="webhook-url"[^>]*>https?://[^<]+/v1/manychat/${t.tenantId}</code>`));
-    expect(html).toMatch(/<pre id="request-body"[^>]*>\{\n  &quot;contact&quot;: \{\{Full Contact Data\}\}/);
+    expect(html).toMatch(/<pre id="request-body"[^>]*>\{\n  &quot;channel&quot;: &quot;instagram&quot;,\n  &quot;contact&quot;: \{\{Full Contact Data\}\}/);
+    expect(html).not.toContain('last_input_text');
     expect(html).toContain('data-copy="webhook-url"');
     expect(html).toContain('data-copy="request-body"');
     expect(html).toContain('<script src="/dashboard/copy.js" defer=""></script>');

@@ -79,9 +79,12 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   contactIdBad.map((v): Mutation => (d) => setOn(d, 'contact', 'id', v, 'contact id')),
   contactIdGood.map((v): Mutation => (d) => setOn(d, 'contact', 'id', v, null)),
   notAString.map((v): Mutation => (d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), v, 'text type')),
-  fc.constant<Mutation>((d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), null, d.form === 'bare' ? 'no text' : 'text null')),
+  // No text (a photo, sticker or voice note ManyChat passes nothing for): the polite no-text reply, a 200 (issue 30);
+  // a wrapper's `"text": null` is still a type error (the template never sends it).
+  fc.constant<Mutation>((d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), null, d.form === 'bare' ? null : 'text null')),
   tooLong(4001).map((v): Mutation => (d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), v, 'text length')),
-  blankString.map((v): Mutation => (d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), v, 'blank text')),
+  // Blank text is no text: the polite reply, a 200.
+  blankString.map((v): Mutation => (d) => setOn(d, d.form === 'bare' ? 'contact' : 'wrapper', textKey(d), v, null)),
   fc.oneof(fc.constant(''), tooLong(201), notAString, fc.constant(null)).map((v): Mutation => (d) => setOn(d, 'wrapper', 'message_key', v, 'message_key')),
   fc.tuple(fc.constantFrom('first_name', 'last_name', 'name'), tooLong(201)).map(([f, v]): Mutation => (d) => setOn(d, 'contact', f, v, `${f} length`)),
   tooLong(65).map((v): Mutation => (d) => setOn(d, 'contact', 'last_interaction', v, 'last_interaction length')),
