@@ -69,9 +69,12 @@ async function snapshot(env: FaultEnvironment, world: RowWorld, contacts: Set<st
   return { records, entries };
 }
 
-/** The webhook's `message_key` as the product keys the delivery (src/channels/manychat/message-key.ts). */
-const deliveryOf = (m: SentMessage) => `k:${m.messageKey}`;
-const turnsOf = (records: TurnRecord[], m: SentMessage) => records.filter((r) => r.contactId === m.contactId && r.messageKey === deliveryOf(m));
+/**
+ * The webhook's `message_key` as the product keys the delivery (src/channels/manychat/message-key.ts):
+ * `k:<message_key>:<digest of the text>` — the digest makes a repeated key with other words a new turn.
+ */
+const isDeliveryOf = (m: SentMessage, key: string) => key.startsWith(`k:${m.messageKey}:`) && /^[0-9a-f]{32}$/.test(key.slice(`k:${m.messageKey}:`.length));
+const turnsOf = (records: TurnRecord[], m: SentMessage) => records.filter((r) => r.contactId === m.contactId && isDeliveryOf(m, r.messageKey));
 
 function settled(s: Snapshot, accepted: SentMessage[]): boolean {
   const turnFor = (m: SentMessage) => turnsOf(s.records, m).length > 0;
