@@ -143,7 +143,8 @@ const FORMS: Partial<Record<ClaimCategory, string>> = {
     'ekledim eklendi kaldirdim kaldirildi etiketledim etiketlendi ' +
     'ditambahkan didaftarkan terdaftar dihapus ditandai',
   field:
-    ' noted ' +
+    // Not a bare "noted": "Noted." / "Noted your interest." acknowledge a message; only the sequence
+    // patterns above ("noted down your…", "has been noted") read it as a claim that a field was saved.
     'guardado guardada registrado registrada anotado anotada cambiado cambiada ' +
     'registrei salvei anotei atualizei guardei ' +
     'gespeichert notiert vermerkt aktualisiert eingetragen geandert ' +

@@ -69,10 +69,10 @@ describe('replayTurn', () => {
     // that compared the model's bare text would call every gated turn "changed: reply".
     const config = stageConfig();
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }, { tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Sure.') }]);
+    const model = scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }, { tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Noted.') }]);
     const record = await runTurn(stageDeps({ model, guardrails: defaultGuardrails }), stageContext(config, inboundFor(config, 'I prefer pilates, and please remove my interested tag', { contactId })));
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toMatch(/^Sure\.\n\nPlease confirm with Yes or No: .*\nA team member will review this before anything happens: /);
+    expect(record.reply.text).toMatch(/^Noted\.\n\nPlease confirm with Yes or No: .*\nA team member will review this before anything happens: /);
     const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, config);
     expect(replayed.changes).toEqual([]);
     expect(replayed.after.reply).toBe(record.reply.text);
