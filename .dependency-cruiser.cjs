@@ -18,7 +18,8 @@ const APP = '^src/(channels|routes|dashboard|http)/|^src/(app|index|scheduled)\\
  * What the engine may read of the app's folders: a channel's definition (its capabilities and how
  * it renders buttons: Hono-free, see the rule below) and the types of the services bag.
  */
-const ENGINE_PORTS = '^src/channels/(index|channel)\\.ts$|^src/channels/[^/]+/(channel|signed-quick-replies|quick-replies)\\.ts$|^src/http/app-context\\.ts$';
+const ENGINE_PORTS =
+  '^src/channels/(index|channel)\\.ts$|^src/channels/[^/]+/(channel|signed-quick-replies|quick-replies)\\.ts$|^src/http/app-context\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -45,21 +46,23 @@ module.exports = {
     },
     {
       name: 'engine-does-not-import-app',
-      comment: 'The turn engine (src/turn, models, approvals, replay, tenants, observability) never imports a route, a channel webhook, the dashboard or the http wiring; only the channel definitions and the services types (ENGINE_PORTS).',
+      comment:
+        'The turn engine (src/turn, models, approvals, replay, tenants, observability) never imports a route, a channel webhook, the dashboard or the http wiring; only the channel definitions and the services types (ENGINE_PORTS).',
       severity: 'error',
       from: { path: ENGINE, pathNot: PRODUCTION },
       to: { path: APP, pathNot: ENGINE_PORTS },
     },
     {
       name: 'engine-does-not-import-hono',
-      comment: 'The engine is Hono-free: a request is the app\'s business, the engine gets plain values.',
+      comment: "The engine is Hono-free: a request is the app's business, the engine gets plain values.",
       severity: 'error',
       from: { path: `${ENGINE}|${ENGINE_PORTS}`, pathNot: PRODUCTION },
       to: { path: '(^|/)node_modules/hono/' },
     },
     {
       name: 'engine-ports-import-no-app',
-      comment: 'The part of the app the engine may read imports nothing else of the app (else the engine would reach the app through it).',
+      comment:
+        'The part of the app the engine may read imports nothing else of the app (else the engine would reach the app through it).',
       severity: 'error',
       from: { path: ENGINE_PORTS, pathNot: PRODUCTION },
       to: { path: APP, pathNot: ENGINE_PORTS },

@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 
 /** End-to-end files: each starts the whole stack with wrangler dev (see the node-e2e project). */
-const E2E_FILES = ['test/node/slow-turn-e2e.test.ts', 'test/node/npm-start-e2e.test.ts', 'test/node/dashboard-browser.test.ts', 'test/node/tenant-cli-e2e.test.ts', 'test/node/outbox-e2e.test.ts'];
+const E2E_FILES = [
+  'test/node/slow-turn-e2e.test.ts',
+  'test/node/npm-start-e2e.test.ts',
+  'test/node/dashboard-browser.test.ts',
+  'test/node/tenant-cli-e2e.test.ts',
+  'test/node/outbox-e2e.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -56,7 +62,15 @@ export default defineConfig({
         test: {
           name: 'workers',
           sequence: { groupOrder: 1 },
-          include: ['core/**/*.test.ts', 'src/**/*.test.ts', 'tools/**/*.test.ts', 'guardrails/**/*.test.ts', 'outbox/**/*.test.ts', 'test/workers/**/*.test.ts', 'test/property/**/*.test.ts'],
+          include: [
+            'core/**/*.test.ts',
+            'src/**/*.test.ts',
+            'tools/**/*.test.ts',
+            'guardrails/**/*.test.ts',
+            'outbox/**/*.test.ts',
+            'test/workers/**/*.test.ts',
+            'test/property/**/*.test.ts',
+          ],
           testTimeout: 30_000,
         },
       },

@@ -20,7 +20,10 @@ export const InboundMessageSchema = z.object({
    * What the contact attached (Messenger: image, video, audio, file, …), described to the model
    * as type and URL; nothing ever fetches them.
    */
-  attachments: z.array(z.object({ type: z.string().max(40), url: z.string().max(2000).optional() })).max(20).optional(),
+  attachments: z
+    .array(z.object({ type: z.string().max(40), url: z.string().max(2000).optional() }))
+    .max(20)
+    .optional(),
   /**
    * A structured button press (e.g. a confirmation's Yes/No). Typed, never parsed from text, so
    * no string a contact writes can press a button.

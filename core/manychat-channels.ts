@@ -47,15 +47,47 @@ const COMMON = { maxMessages: 10, maxQuickReplies: 11, maxButtonsPerMessage: 3 }
 
 export const MANYCHAT_CHANNEL_LIMITS: Record<ManyChatChannel, ManyChatChannelLimits> = {
   // Messenger: text up to 2000 characters (Send API); the 24 h window, message tags past it (ManyChat code 3011).
-  facebook: { ...COMMON, contentType: null, messageTypes: ['text', 'image', 'video', 'audio', 'file', 'cards'], quickReplies: true, maxTextChars: 2000, windowHours: 24, lastInteractionField: 'last_interaction' },
+  facebook: {
+    ...COMMON,
+    contentType: null,
+    messageTypes: ['text', 'image', 'video', 'audio', 'file', 'cards'],
+    quickReplies: true,
+    maxTextChars: 2000,
+    windowHours: 24,
+    lastInteractionField: 'last_interaction',
+  },
   // Instagram messaging: text up to 1000 characters; no video, audio or file in ManyChat; 24 h
   // window (the human-agent tag reaches 7 days for a person's own replies only, never automation).
-  instagram: { ...COMMON, contentType: 'instagram', messageTypes: ['text', 'image', 'cards'], quickReplies: true, maxTextChars: 1000, windowHours: 24, lastInteractionField: 'ig_last_interaction' },
+  instagram: {
+    ...COMMON,
+    contentType: 'instagram',
+    messageTypes: ['text', 'image', 'cards'],
+    quickReplies: true,
+    maxTextChars: 1000,
+    windowHours: 24,
+    lastInteractionField: 'ig_last_interaction',
+  },
   // WhatsApp: text body up to 4096 characters; no video, audio, file or gallery in ManyChat; outside
   // the 24 h session only an approved template may be sent (the product sends none).
-  whatsapp: { ...COMMON, contentType: 'whatsapp', messageTypes: ['text'], quickReplies: false, maxTextChars: 4096, windowHours: 24, lastInteractionField: 'last_interaction' },
+  whatsapp: {
+    ...COMMON,
+    contentType: 'whatsapp',
+    messageTypes: ['text'],
+    quickReplies: false,
+    maxTextChars: 4096,
+    windowHours: 24,
+    lastInteractionField: 'last_interaction',
+  },
   // Telegram: text up to 4096 characters; no gallery; a bot may write to a contact who started it, no window.
-  telegram: { ...COMMON, contentType: 'telegram', messageTypes: ['text', 'image', 'video', 'audio', 'file'], quickReplies: false, maxTextChars: 4096, windowHours: null, lastInteractionField: 'last_interaction' },
+  telegram: {
+    ...COMMON,
+    contentType: 'telegram',
+    messageTypes: ['text', 'image', 'video', 'audio', 'file'],
+    quickReplies: false,
+    maxTextChars: 4096,
+    windowHours: null,
+    lastInteractionField: 'last_interaction',
+  },
 };
 
 /** A v2 `content` for one channel: text messages, the channel's `type`, buttons where they can be pressed. */
@@ -72,11 +104,19 @@ export interface ManyChatContent {
  * three: a confirmation's Yes/No (listed first by the turn) always fit, suggestions past three are
  * left off. Text longer than the channel's limit is split at a space into several messages.
  */
-export function renderManyChatContent(channel: ManyChatChannel, text: string, buttons: readonly ManyChatCallbackButton[] = []): ManyChatContent {
+export function renderManyChatContent(
+  channel: ManyChatChannel,
+  text: string,
+  buttons: readonly ManyChatCallbackButton[] = [],
+): ManyChatContent {
   const limits = MANYCHAT_CHANNEL_LIMITS[channel];
   const chunks = splitText(text, limits.maxTextChars).slice(0, limits.maxMessages);
   const messages: ManyChatContent['messages'] = chunks.map((t) => ({ type: 'text', text: t }));
-  const content: ManyChatContent = { ...(limits.contentType ? { type: limits.contentType } : {}), messages, actions: [] };
+  const content: ManyChatContent = {
+    ...(limits.contentType ? { type: limits.contentType } : {}),
+    messages,
+    actions: [],
+  };
   if (limits.quickReplies) {
     content.quick_replies = buttons.slice(0, limits.maxQuickReplies);
     return content;
@@ -92,7 +132,8 @@ export function renderManyChatContent(channel: ManyChatChannel, text: string, bu
 
 /** A confirmation's buttons before suggestions, so a cap never drops a Yes or a No. */
 function pressFirst(buttons: readonly ManyChatCallbackButton[]): ManyChatCallbackButton[] {
-  const isConfirm = (b: ManyChatCallbackButton) => (b.payload.callback as { kind?: unknown } | undefined)?.kind === 'confirm';
+  const isConfirm = (b: ManyChatCallbackButton) =>
+    (b.payload.callback as { kind?: unknown } | undefined)?.kind === 'confirm';
   return [...buttons.filter(isConfirm), ...buttons.filter((b) => !isConfirm(b))];
 }
 
@@ -119,14 +160,29 @@ export type WindowVerdict = { ok: true } | { ok: false; why: string };
  * makes automation legal on Instagram; WhatsApp needs an approved template, which the product never
  * sends). An unreadable time fails closed; an unknown one leaves it to ManyChat.
  */
-export function manyChatWindow(channel: ManyChatChannel, lastInboundAt: string | undefined, nowMs: number): WindowVerdict {
+export function manyChatWindow(
+  channel: ManyChatChannel,
+  lastInboundAt: string | undefined,
+  nowMs: number,
+): WindowVerdict {
   const hours = MANYCHAT_CHANNEL_LIMITS[channel].windowHours;
   if (channel === 'facebook' || hours === null || lastInboundAt === undefined) return { ok: true };
   const at = Date.parse(lastInboundAt);
-  if (Number.isNaN(at)) return { ok: false, why: `the contact's last message time "${lastInboundAt.slice(0, 40)}" is not readable; not sent (fail closed)` };
+  if (Number.isNaN(at))
+    return {
+      ok: false,
+      why: `the contact's last message time "${lastInboundAt.slice(0, 40)}" is not readable; not sent (fail closed)`,
+    };
   const ageHours = (nowMs - at) / 3600_000;
   if (ageHours <= hours) return { ok: true };
   const since = `${Math.floor(ageHours)} h since the contact's last message`;
-  if (channel === 'whatsapp') return { ok: false, why: `outside WhatsApp's 24-hour session (${since}): only an approved message template may be sent, and this is not one; not sent` };
-  return { ok: false, why: `outside Instagram's 24-hour window (${since}): the human-agent tag covers a person's own replies only, never automated messages; not sent` };
+  if (channel === 'whatsapp')
+    return {
+      ok: false,
+      why: `outside WhatsApp's 24-hour session (${since}): only an approved message template may be sent, and this is not one; not sent`,
+    };
+  return {
+    ok: false,
+    why: `outside Instagram's 24-hour window (${since}): the human-agent tag covers a person's own replies only, never automated messages; not sent`,
+  };
 }

@@ -53,7 +53,17 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
  * The one way an outbox entry comes into being, whoever commits it (a turn, a contact's Yes, a
  * tenant's approval, a notice): pending, never attempted, its actions in the order given.
  */
-export function buildOutboxEntry(input: { entryId: string; tenantId: string; channel: OutboxEntry['channel']; contactId: string; actions: OutboxEntry['actions']; now: Date; retentionDays?: number; stagedByTurnId?: string; sequence?: OutboxEntry['sequence'] }): OutboxEntry {
+export function buildOutboxEntry(input: {
+  entryId: string;
+  tenantId: string;
+  channel: OutboxEntry['channel'];
+  contactId: string;
+  actions: OutboxEntry['actions'];
+  now: Date;
+  retentionDays?: number;
+  stagedByTurnId?: string;
+  sequence?: OutboxEntry['sequence'];
+}): OutboxEntry {
   return {
     turnId: input.entryId,
     tenantId: input.tenantId,

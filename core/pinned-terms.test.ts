@@ -4,15 +4,42 @@ import { callDigest, PinnedTermsSchema, signTerms, verifyTerms, type PinnedTerms
 import type { StagedAction } from './staged-action.js';
 
 const SECRET = 'pinned-terms-test-secret';
-const action = (tag: string, tool = 'tag_contact'): StagedAction => ({ id: `a_${tag}`, tool, kind: 'add_tag', args: { tag }, effect: 'write', idempotent: true, gate: 'confirm', summary: `add tag "${tag}"` });
+const action = (tag: string, tool = 'tag_contact'): StagedAction => ({
+  id: `a_${tag}`,
+  tool,
+  kind: 'add_tag',
+  args: { tag },
+  effect: 'write',
+  idempotent: true,
+  gate: 'confirm',
+  summary: `add tag "${tag}"`,
+});
 
 function terms(actions: StagedAction[]): Omit<PinnedTerms, 'sig' | 'pinned' | 'callDigests'> {
-  return { id: 'cf_1', kind: 'confirmation', tenantId: 't1', contactId: '7', channel: 'manychat', turnId: 'turn_1', actions, card: 'c', nonce: 'n', createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-02T00:00:00.000Z' };
+  return {
+    id: 'cf_1',
+    kind: 'confirmation',
+    tenantId: 't1',
+    contactId: '7',
+    channel: 'manychat',
+    turnId: 'turn_1',
+    actions,
+    card: 'c',
+    nonce: 'n',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-02T00:00:00.000Z',
+  };
 }
 
 /** Signs exactly what it is given, as a buggy writer holding the secret would (the check must not trust `pinned`). */
 async function signVerbatim(unsigned: Omit<PinnedTerms, 'sig'>): Promise<PinnedTerms> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`pinned-terms:${SECRET}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(`pinned-terms:${SECRET}`),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(canonicalJson(unsigned)));
   return { ...unsigned, sig: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('') };
 }
@@ -24,16 +51,25 @@ describe('pinned terms', () => {
       { tool: 'tag_contact', args: '{"tag":"a"}' },
       { tool: 'tag_contact', args: '{"tag":"b","z":1}' },
     ]);
-    expect(signed.callDigests).toEqual([await callDigest(action('a')), await callDigest({ kind: 'add_tag', args: { tag: 'b', z: 1 } })]);
+    expect(signed.callDigests).toEqual([
+      await callDigest(action('a')),
+      await callDigest({ kind: 'add_tag', args: { tag: 'b', z: 1 } }),
+    ]);
     expect(signed.sig).toMatch(/^[0-9a-f]{64}$/);
     expect(PinnedTermsSchema.safeParse(signed).success).toBe(true);
     expect(await verifyTerms(signed, SECRET)).toBe(true);
   });
 
   it('the call digest is the kind and the canonical arguments: key order does not matter, kind and values do', async () => {
-    expect(await callDigest({ kind: 'add_tag', args: { a: 1, b: 2 } })).toBe(await callDigest({ kind: 'add_tag', args: { b: 2, a: 1 } }));
-    expect(await callDigest({ kind: 'add_tag', args: { tag: 'x' } })).not.toBe(await callDigest({ kind: 'remove_tag', args: { tag: 'x' } }));
-    expect(await callDigest({ kind: 'add_tag', args: { tag: 'x' } })).not.toBe(await callDigest({ kind: 'add_tag', args: { tag: 'y' } }));
+    expect(await callDigest({ kind: 'add_tag', args: { a: 1, b: 2 } })).toBe(
+      await callDigest({ kind: 'add_tag', args: { b: 2, a: 1 } }),
+    );
+    expect(await callDigest({ kind: 'add_tag', args: { tag: 'x' } })).not.toBe(
+      await callDigest({ kind: 'remove_tag', args: { tag: 'x' } }),
+    );
+    expect(await callDigest({ kind: 'add_tag', args: { tag: 'x' } })).not.toBe(
+      await callDigest({ kind: 'add_tag', args: { tag: 'y' } }),
+    );
     expect(await callDigest({ kind: 'add_tag', args: { tag: 'x' } })).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -49,9 +85,27 @@ describe('pinned terms', () => {
     const signed = await signTerms(terms([action('a'), action('b')]), SECRET);
     const { sig: _sig, ...unsigned } = signed;
     expect(await verifyTerms(await signVerbatim(unsigned), SECRET)).toBe(true);
-    expect(await verifyTerms(await signVerbatim({ ...unsigned, pinned: [unsigned.pinned[0]!, { tool: 'other_tool', args: '{"tag":"b"}' }] }), SECRET)).toBe(false);
-    expect(await verifyTerms(await signVerbatim({ ...unsigned, pinned: [unsigned.pinned[0]!, { tool: 'tag_contact', args: '{"tag":"c"}' }] }), SECRET)).toBe(false);
+    expect(
+      await verifyTerms(
+        await signVerbatim({ ...unsigned, pinned: [unsigned.pinned[0]!, { tool: 'other_tool', args: '{"tag":"b"}' }] }),
+        SECRET,
+      ),
+    ).toBe(false);
+    expect(
+      await verifyTerms(
+        await signVerbatim({
+          ...unsigned,
+          pinned: [unsigned.pinned[0]!, { tool: 'tag_contact', args: '{"tag":"c"}' }],
+        }),
+        SECRET,
+      ),
+    ).toBe(false);
     expect(await verifyTerms(await signVerbatim({ ...unsigned, pinned: [unsigned.pinned[0]!] }), SECRET)).toBe(false);
-    expect(await verifyTerms(await signVerbatim({ ...unsigned, pinned: [...unsigned.pinned, { tool: 'tag_contact', args: '{"tag":"c"}' }] }), SECRET)).toBe(false);
+    expect(
+      await verifyTerms(
+        await signVerbatim({ ...unsigned, pinned: [...unsigned.pinned, { tool: 'tag_contact', args: '{"tag":"c"}' }] }),
+        SECRET,
+      ),
+    ).toBe(false);
   });
 });

@@ -38,7 +38,13 @@ export const PinnedTermsSchema = z.object({
 export type PinnedTerms = z.infer<typeof PinnedTermsSchema>;
 
 async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`pinned-terms:${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(`pinned-terms:${secret}`),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -48,7 +54,10 @@ export function callDigest(action: Pick<StagedAction, 'kind' | 'args'>): Promise
   return sha256Hex(`${action.kind}\n${canonicalJson(action.args)}`);
 }
 
-export async function signTerms(terms: Omit<PinnedTerms, 'sig' | 'pinned' | 'callDigests'>, secret: string): Promise<PinnedTerms> {
+export async function signTerms(
+  terms: Omit<PinnedTerms, 'sig' | 'pinned' | 'callDigests'>,
+  secret: string,
+): Promise<PinnedTerms> {
   const pinned = terms.actions.map((a) => ({ tool: a.tool, args: canonicalJson(a.args) }));
   const callDigests = await Promise.all(terms.actions.map(callDigest));
   const unsigned = { ...terms, pinned, callDigests };
@@ -61,5 +70,8 @@ export async function verifyTerms(terms: PinnedTerms, secret: string): Promise<b
   const expected = await hmacHex(secret, canonicalJson(unsigned));
   const enc = new TextEncoder();
   if (!timingSafeEqual(enc.encode(expected), enc.encode(sig))) return false;
-  return terms.actions.length === terms.pinned.length && terms.actions.every((a, i) => terms.pinned[i]?.tool === a.tool && terms.pinned[i]?.args === canonicalJson(a.args));
+  return (
+    terms.actions.length === terms.pinned.length &&
+    terms.actions.every((a, i) => terms.pinned[i]?.tool === a.tool && terms.pinned[i]?.args === canonicalJson(a.args))
+  );
 }

@@ -190,7 +190,8 @@ const it: WordSet = {
   notVerified: 'Non è stato possibile verificare la richiesta; non è stato cambiato nulla.',
   alreadyAnswered: 'Hai già risposto; non è stato cambiato altro.',
   confirmationExpired: 'La richiesta è scaduta; non è stato cambiato nulla.',
-  approvalRejected: 'Una persona del team ha esaminato la tua richiesta e non l’ha approvata. Non è stato cambiato nulla.',
+  approvalRejected:
+    'Una persona del team ha esaminato la tua richiesta e non l’ha approvata. Non è stato cambiato nulla.',
   approvalExpired: 'La tua richiesta non è stata esaminata in tempo. Non è stato cambiato nulla.',
   handoffReply: 'Grazie! Una persona del team ti risponderà a breve.',
   holdingReply: 'Un momento, sto controllando.',
@@ -272,7 +273,8 @@ export function placeholdersOf(text: string): string[] {
 const ACTION_NAME = { allowed: ['{name}', '{summary}'], required: [] };
 export const PLACEHOLDERS: Record<WordKey, { allowed: string[]; required: string[] }> = Object.fromEntries(
   WORD_KEYS.map((key) => {
-    if (key === 'confirmPrompt' || key === 'approvalWait' || key === 'confirmed') return [key, { allowed: ['{what}'], required: ['{what}'] }];
+    if (key === 'confirmPrompt' || key === 'approvalWait' || key === 'confirmed')
+      return [key, { allowed: ['{what}'], required: ['{what}'] }];
     if (key === 'actionSetField') return [key, { allowed: ['{label}', '{value}', '{summary}'], required: [] }];
     if (key.startsWith('action')) return [key, ACTION_NAME];
     return [key, { allowed: [], required: [] }];
@@ -304,18 +306,38 @@ export type WordOverrides = z.infer<typeof WordOverridesSchema>;
 
 /** Language names and codes a channel may give (`es_ES`, `pt-BR`, `Spanish`, `Español`…). */
 const LANGUAGE_NAMES: Record<string, RuntimeLocale> = {
-  english: 'en', spanish: 'es', espanol: 'es', castellano: 'es', portuguese: 'pt', portugues: 'pt', german: 'de', deutsch: 'de',
-  french: 'fr', francais: 'fr', italian: 'it', italiano: 'it', turkish: 'tr', turkce: 'tr', indonesian: 'id', 'bahasa indonesia': 'id', indonesia: 'id',
+  english: 'en',
+  spanish: 'es',
+  espanol: 'es',
+  castellano: 'es',
+  portuguese: 'pt',
+  portugues: 'pt',
+  german: 'de',
+  deutsch: 'de',
+  french: 'fr',
+  francais: 'fr',
+  italian: 'it',
+  italiano: 'it',
+  turkish: 'tr',
+  turkce: 'tr',
+  indonesian: 'id',
+  'bahasa indonesia': 'id',
+  indonesia: 'id',
 };
 
 /** The shipped locale a channel's language or locale string names, or null. */
 export function localeOf(language: string | undefined | null): RuntimeLocale | null {
   if (!language) return null;
-  const folded = language.normalize('NFKD').replace(/\p{M}+/gu, '').trim().toLowerCase();
+  const folded = language
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .trim()
+    .toLowerCase();
   const code = /^([a-z]{2,3})(?:[-_][a-z0-9]+)*$/.exec(folded)?.[1];
   // Indonesian's old ISO code is "in" (Java and Facebook locales still use in_ID).
   const normalizedCode = code === 'in' ? 'id' : code;
-  if (normalizedCode && (RUNTIME_LOCALES as readonly string[]).includes(normalizedCode)) return normalizedCode as RuntimeLocale;
+  if (normalizedCode && (RUNTIME_LOCALES as readonly string[]).includes(normalizedCode))
+    return normalizedCode as RuntimeLocale;
   return LANGUAGE_NAMES[folded] ?? null;
 }
 

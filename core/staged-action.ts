@@ -21,4 +21,3 @@ export const StagedActionSchema = z.object({
   summary: z.string(),
 });
 export type StagedAction = z.infer<typeof StagedActionSchema>;
-

@@ -21,7 +21,9 @@ describe('result envelope recognition is strict', () => {
   it('a fourth key is never an envelope, wherever it sorts (before, between or after the three)', () => {
     // Keys are compared sorted: `extra` sorts first, `tool` and `url` after `status`, `data` between.
     for (const key of ['extra', 'data', 'tool', 'url', 'zzz']) {
-      expect(isToolEnvelope({ content: 'x', effects: [], status: 'staged', [key]: 'https://evil.example' }), key).toBe(false);
+      expect(isToolEnvelope({ content: 'x', effects: [], status: 'staged', [key]: 'https://evil.example' }), key).toBe(
+        false,
+      );
     }
   });
   it('only own keys count: a content, effects or status inherited from a prototype does not make an envelope', () => {
@@ -31,7 +33,8 @@ describe('result envelope recognition is strict', () => {
     expect(isToolEnvelope(inheriting({ status: 'ok' }, { content: 'x', effects: [], zzz: 1 }))).toBe(false);
   });
   it('recognises each of the four statuses', () => {
-    for (const status of ['staged', 'ok', 'denied', 'error']) expect(isToolEnvelope({ content: '', effects: [], status })).toBe(true);
+    for (const status of ['staged', 'ok', 'denied', 'error'])
+      expect(isToolEnvelope({ content: '', effects: [], status })).toBe(true);
   });
   it('flags a near miss (a status with no effects array) for the log', () => {
     expect(isNearMissEnvelope({ content: 'x', status: 'staged' })).toBe(true);
@@ -45,7 +48,11 @@ describe('result envelope recognition is strict', () => {
 describe('envelope builders: only staged carries effects', () => {
   const effect = { actionId: 'turn.a1', kind: 'add_tag', summary: 'add tag "vip"' };
   it('staged carries its content and exactly the effects given', () => {
-    expect(envelope.staged('Staged, not done.', [effect])).toEqual({ content: 'Staged, not done.', effects: [effect], status: 'staged' });
+    expect(envelope.staged('Staged, not done.', [effect])).toEqual({
+      content: 'Staged, not done.',
+      effects: [effect],
+      status: 'staged',
+    });
   });
   it('ok, denied and error are their status with no effects (a refused action stages nothing)', () => {
     expect(envelope.ok('found it')).toEqual({ content: 'found it', effects: [], status: 'ok' });
@@ -53,6 +60,7 @@ describe('envelope builders: only staged carries effects', () => {
     expect(envelope.error('failed')).toEqual({ content: 'failed', effects: [], status: 'error' });
   });
   it('every builder makes something isToolEnvelope recognises', () => {
-    for (const built of [envelope.staged('s', [effect]), envelope.ok('o'), envelope.denied('d'), envelope.error('e')]) expect(isToolEnvelope(built)).toBe(true);
+    for (const built of [envelope.staged('s', [effect]), envelope.ok('o'), envelope.denied('d'), envelope.error('e')])
+      expect(isToolEnvelope(built)).toBe(true);
   });
 });

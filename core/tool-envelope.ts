@@ -24,7 +24,9 @@ export function isToolEnvelope(value: unknown): value is ToolEnvelope {
   const keys = Object.keys(value).sort();
   if (keys.length !== 3 || keys[0] !== 'content' || keys[1] !== 'effects' || keys[2] !== 'status') return false;
   const v = value as Record<string, unknown>;
-  return typeof v.content === 'string' && Array.isArray(v.effects) && typeof v.status === 'string' && STATUSES.has(v.status);
+  return (
+    typeof v.content === 'string' && Array.isArray(v.effects) && typeof v.status === 'string' && STATUSES.has(v.status)
+  );
 }
 
 /** A status-bearing object that is not an envelope: worth a log line, never worth trusting. */

@@ -104,5 +104,11 @@ export interface TurnRecord {
    * the tools offered (and the resources of those it narrowed), what it dropped and why, the full
    * menu's estimated tokens, and whether a refusal widened step 2 to the full menu.
    */
-  shortlist?: { offered: string[]; resources: Record<string, string[]>; dropped: string[]; fullTokens: number; widened: boolean };
+  shortlist?: {
+    offered: string[];
+    resources: Record<string, string[]>;
+    dropped: string[];
+    fullTokens: number;
+    widened: boolean;
+  };
 }

@@ -15,7 +15,10 @@ export type Decision = 'pass' | 'veto' | 'escalate' | 'error';
  * escalate wins, then any veto. Null for a turn no guardrail decided (pass, error). The one
  * definition: the turn log and the replay report both name the decider through it.
  */
-export function decidingGuardrail(verdicts: readonly { guardrail: string; outcome: string }[], decision: string): string | null {
+export function decidingGuardrail(
+  verdicts: readonly { guardrail: string; outcome: string }[],
+  decision: string,
+): string | null {
   if (decision !== 'escalate' && decision !== 'veto') return null;
   const decider = verdicts.find((v) => v.outcome === 'escalate') ?? verdicts.find((v) => v.outcome === 'veto');
   return decider?.guardrail ?? null;

@@ -31,18 +31,32 @@ async function send(subscriber: number, content: Record<string, unknown>, extra:
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
     body: JSON.stringify({ subscriber_id: subscriber, data: { version: 'v2', content }, ...extra }),
   });
-  return { status: res.status, json: (await res.json()) as { status: string; message?: string; details?: { messages: { message: string }[] } } };
+  return {
+    status: res.status,
+    json: (await res.json()) as { status: string; message?: string; details?: { messages: { message: string }[] } },
+  };
 }
 const text = { type: 'text', text: 'Hello' };
-const yes = { type: 'dynamic_block_callback', caption: 'Yes', url: 'https://agent.example/v1/manychat/t', method: 'post', payload: { sig: 'x' } };
+const yes = {
+  type: 'dynamic_block_callback',
+  caption: 'Yes',
+  url: 'https://agent.example/v1/manychat/t',
+  method: 'post',
+  payload: { sig: 'x' },
+};
 
 describe('the sandbox refuses what ManyChat refuses, per channel, with its error envelope', () => {
   it('Instagram: content.type required, and no video', async () => {
     const missing = await send(2, { messages: [text] });
     expect(missing.status).toBe(400);
-    expect(missing.json).toMatchObject({ status: 'error', message: expect.stringContaining('content.type: required for a Instagram contact') });
+    expect(missing.json).toMatchObject({
+      status: 'error',
+      message: expect.stringContaining('content.type: required for a Instagram contact'),
+    });
     const video = await send(2, { type: 'instagram', messages: [{ type: 'video', url: 'https://cdn.example/v.mp4' }] });
-    expect(video.json.details!.messages.map((m) => m.message)).toContainEqual(expect.stringContaining('video files is not supported by Instagram'));
+    expect(video.json.details!.messages.map((m) => m.message)).toContainEqual(
+      expect.stringContaining('video files is not supported by Instagram'),
+    );
     expect((await send(2, { type: 'instagram', messages: [text], quick_replies: [yes] })).status).toBe(200);
   });
 
@@ -58,24 +72,43 @@ describe('the sandbox refuses what ManyChat refuses, per channel, with its error
     const wa = await send(5, { type: 'whatsapp', messages: [text] });
     expect(wa.status).toBe(400);
     expect(wa.json.message).toContain('only an approved Message Template');
-    expect((await send(6, { type: 'instagram', messages: [text] })).json).toMatchObject({ status: 'error', code: 3011 });
+    expect((await send(6, { type: 'instagram', messages: [text] })).json).toMatchObject({
+      status: 'error',
+      code: 3011,
+    });
     expect((await send(4, { type: 'telegram', messages: [{ ...text, buttons: [yes] }] })).status).toBe(200);
   });
 
   it('Facebook: no content.type', async () => {
-    expect((await send(1, { type: 'instagram', messages: [text] })).json.message).toContain('Facebook takes no content type');
+    expect((await send(1, { type: 'instagram', messages: [text] })).json.message).toContain(
+      'Facebook takes no content type',
+    );
     expect((await send(1, { messages: [text], quick_replies: [yes] })).status).toBe(200);
   });
 
-  it('getInfo names the contact\'s channel fields', async () => {
-    const res = await fetch(`${sb.url}/fb/subscriber/getInfo?subscriber_id=2`, { headers: { authorization: `Bearer ${KEY}` } });
+  it("getInfo names the contact's channel fields", async () => {
+    const res = await fetch(`${sb.url}/fb/subscriber/getInfo?subscriber_id=2`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     const info = ((await res.json()) as { data: Record<string, unknown> }).data;
     expect(info).toMatchObject({ ig_id: 2, ig_username: 'ig_2', whatsapp_phone: null });
   });
 
   it('dynamicBlockProblems: a webhook answer checked as a Dynamic Block on a channel', () => {
-    expect(dynamicBlockProblems('instagram', { version: 'v2', content: { messages: [text] } })).toEqual([expect.stringContaining('content.type')]);
-    expect(dynamicBlockProblems('telegram', { version: 'v2', content: { type: 'telegram', messages: [text], quick_replies: [yes] } })).toEqual([expect.stringContaining('not supported by Telegram')]);
-    expect(dynamicBlockProblems('whatsapp', { version: 'v2', content: { type: 'whatsapp', messages: [{ ...text, buttons: [yes, yes] }], actions: [] } })).toEqual([]);
+    expect(dynamicBlockProblems('instagram', { version: 'v2', content: { messages: [text] } })).toEqual([
+      expect.stringContaining('content.type'),
+    ]);
+    expect(
+      dynamicBlockProblems('telegram', {
+        version: 'v2',
+        content: { type: 'telegram', messages: [text], quick_replies: [yes] },
+      }),
+    ).toEqual([expect.stringContaining('not supported by Telegram')]);
+    expect(
+      dynamicBlockProblems('whatsapp', {
+        version: 'v2',
+        content: { type: 'whatsapp', messages: [{ ...text, buttons: [yes, yes] }], actions: [] },
+      }),
+    ).toEqual([]);
   });
 });

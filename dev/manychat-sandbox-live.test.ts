@@ -34,7 +34,11 @@ describe('the sandbox as ManyChat for a live business (autoSubscribers, npm star
     expect(sub?.id).toBe('777');
     expect(Date.now() - Date.parse(sub!.lastInteraction!)).toBeLessThan(60_000);
     // Still a page that exists, with its real key: another key is refused.
-    const wrongKey = await fetch(`${sandbox.url}/fb/sending/sendFlow`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer 4004:nope' }, body: JSON.stringify({ subscriber_id: '1', flow_ns: 'x' }) });
+    const wrongKey = await fetch(`${sandbox.url}/fb/sending/sendFlow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer 4004:nope' },
+      body: JSON.stringify({ subscriber_id: '1', flow_ns: 'x' }),
+    });
     expect(wrongKey.status).toBe(401);
   });
 

@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createSandboxApp, subscriberView } from './manychat-sandbox/http.js';
 import { SandboxState } from './manychat-sandbox/state.js';
-import type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, SandboxSubscriber } from './manychat-sandbox/types.js';
+import type {
+  CallFilter,
+  FaultSpec,
+  MessengerPage,
+  RecordedCall,
+  SandboxPage,
+  SandboxSubscriber,
+} from './manychat-sandbox/types.js';
 
 /**
  * Local stand-in for api.manychat.com and the Messenger Send API (graph.facebook.com), for a
@@ -26,7 +33,14 @@ import type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, S
  * - Bodies over 1 MB answer 413 and are not recorded.
  */
 
-export type { CallFilter, FaultSpec, MessengerPage, RecordedCall, SandboxPage, SandboxSubscriber } from './manychat-sandbox/types.js';
+export type {
+  CallFilter,
+  FaultSpec,
+  MessengerPage,
+  RecordedCall,
+  SandboxPage,
+  SandboxSubscriber,
+} from './manychat-sandbox/types.js';
 export { FixtureError } from './manychat-sandbox/state.js';
 import { V2Content, issueLines } from './manychat-sandbox/schemas.js';
 import { channelProblems, type SandboxChannel } from './manychat-sandbox/channel-rules.js';
@@ -80,7 +94,9 @@ export async function startManyChatSandbox(opts: ManyChatSandboxOptions = {}): P
   const host = opts.host ?? '127.0.0.1';
   const { server, port } = await new Promise<{ server: Server; port: number }>((resolve, reject) => {
     // serve() returns a node:http Server here because no http2/https createServer is passed.
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, (info: AddressInfo) => resolve({ server: s, port: info.port })) as Server;
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, (info: AddressInfo) =>
+      resolve({ server: s, port: info.port }),
+    ) as Server;
     s.once('error', reject);
   });
 

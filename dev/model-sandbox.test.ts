@@ -19,8 +19,15 @@ beforeEach(() => sandbox.reset());
 const model = () => createOpenAI({ baseURL: sandbox.baseURL, apiKey: 'sandbox' }).chat('gpt-4.1-mini');
 
 const tools = {
-  send_media: tool({ description: 'stage a flow', inputSchema: z.object({ flow: z.string() }), execute: async ({ flow }) => ({ staged: flow }) }),
-  reply: tool({ description: 'end the turn', inputSchema: z.object({ text: z.string(), escalate: z.boolean(), confidence: z.number(), reason: z.string() }) }),
+  send_media: tool({
+    description: 'stage a flow',
+    inputSchema: z.object({ flow: z.string() }),
+    execute: async ({ flow }) => ({ staged: flow }),
+  }),
+  reply: tool({
+    description: 'end the turn',
+    inputSchema: z.object({ text: z.string(), escalate: z.boolean(), confidence: z.number(), reason: z.string() }),
+  }),
 };
 const reply = { text: 'Here is the brochure.', escalate: false, confidence: 0.9, reason: 'asked for it' };
 
@@ -33,7 +40,11 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 async function post(path: string, body: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -41,9 +52,18 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   it('plays a scripted step: tool calls in the OpenAI wire format, finish_reason tool_calls, usage', async () => {
     const sid = safetyIdentifierFor('tenant-a', '42');
     expect(sid).toMatch(/^[0-9a-f]{32}$/);
-    sandbox.script({ safetyIdentifier: sid, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply }] });
+    sandbox.script({
+      safetyIdentifier: sid,
+      steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply }],
+    });
 
-    const result = await generateText({ model: model(), prompt: 'brochure please', tools, toolChoice: 'required', providerOptions: { openai: { safetyIdentifier: sid } } });
+    const result = await generateText({
+      model: model(),
+      prompt: 'brochure please',
+      tools,
+      toolChoice: 'required',
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    });
 
     expect(result.finishReason).toBe('tool-calls');
     expect(result.toolCalls.map((c) => [c.toolName, c.input])).toEqual([
@@ -56,7 +76,15 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
     expect(result.usage.outputTokens).toBeGreaterThan(0);
 
     const [call] = sandbox.calls({ safetyIdentifier: sid });
-    expect(call).toMatchObject({ source: 'script', stepIndex: 0, status: 200, stream: false, aborted: false, model: 'gpt-4.1-mini', toolChoice: 'required' });
+    expect(call).toMatchObject({
+      source: 'script',
+      stepIndex: 0,
+      status: 200,
+      stream: false,
+      aborted: false,
+      model: 'gpt-4.1-mini',
+      toolChoice: 'required',
+    });
     expect(call!.toolNames).toEqual(['send_media', 'reply']);
     expect(JSON.stringify(call!.request)).toContain('brochure please');
     expect(sandbox.pending(sid)).toBe(0);
@@ -64,41 +92,102 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
 
   it('a hedged model (the real provider, wrapped) gets the same step again for its hedge, after the hedge latency; the next call gets the next step', async () => {
     const sid = safetyIdentifierFor('tenant-h', '7');
-    sandbox.script({ safetyIdentifier: sid, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply, latencyMs: 3000, hedgeLatencyMs: 20 }, { reply: { ...reply, text: 'second step' } }] });
+    sandbox.script({
+      safetyIdentifier: sid,
+      steps: [
+        { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply, latencyMs: 3000, hedgeLatencyMs: 20 },
+        { reply: { ...reply, text: 'second step' } },
+      ],
+    });
     const hedges: HedgeRecord[] = [];
-    const hedged = hedgedModel(model() as LanguageModelV4, { afterMs: 50, mayHedge: () => true, onHedge: (h) => hedges.push(h) });
-    const result = await generateText({ model: hedged, prompt: 'brochure please', tools, toolChoice: 'required', providerOptions: { openai: { safetyIdentifier: sid } } });
+    const hedged = hedgedModel(model() as LanguageModelV4, {
+      afterMs: 50,
+      mayHedge: () => true,
+      onHedge: (h) => hedges.push(h),
+    });
+    const result = await generateText({
+      model: hedged,
+      prompt: 'brochure please',
+      tools,
+      toolChoice: 'required',
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    });
     expect(result.toolCalls.map((c) => c.toolName)).toEqual(['send_media', 'reply']);
     expect(hedges).toMatchObject([{ winner: 'hedge', primaryAborted: true }]);
     // Both requests got step 0 (which arrived first varies under load: a hedge can overtake its call).
     const calls = sandbox.calls({ safetyIdentifier: sid });
-    expect(calls.map((c) => [c.stepIndex, c.hedge]).sort()).toEqual([[0, false], [0, true]]);
+    expect(calls.map((c) => [c.stepIndex, c.hedge]).sort()).toEqual([
+      [0, false],
+      [0, true],
+    ]);
     expect(calls[1]!.request).toEqual(calls[0]!.request);
-    await until(() => sandbox.calls({ safetyIdentifier: sid }).find((c) => !c.hedge)!.aborted, 'the primary call to be recorded as aborted');
-    const next = await generateText({ model: model(), prompt: 'again', tools, providerOptions: { openai: { safetyIdentifier: sid } } });
+    await until(
+      () => sandbox.calls({ safetyIdentifier: sid }).find((c) => !c.hedge)!.aborted,
+      'the primary call to be recorded as aborted',
+    );
+    const next = await generateText({
+      model: model(),
+      prompt: 'again',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    });
     expect(next.toolCalls.map((c) => (c.input as { text?: string }).text)).toEqual(['second step']);
   });
 
   it('a hedge that overtakes the call it races (same body, arriving first) still shares its step; a different body does not', async () => {
     const sid = safetyIdentifierFor('tenant-h', '8');
-    sandbox.script({ safetyIdentifier: sid, steps: [{ reply: { ...reply, text: 'one' } }, { reply: { ...reply, text: 'two' } }, { reply: { ...reply, text: 'three' } }] });
+    sandbox.script({
+      safetyIdentifier: sid,
+      steps: [
+        { reply: { ...reply, text: 'one' } },
+        { reply: { ...reply, text: 'two' } },
+        { reply: { ...reply, text: 'three' } },
+      ],
+    });
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], safety_identifier: sid });
-    const send = (b: string, hedge: boolean) => fetch(`${sandbox.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(hedge ? { 'x-staged-agent-hedge': '1' } : {}) }, body: b });
+    const send = (b: string, hedge: boolean) =>
+      fetch(`${sandbox.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(hedge ? { 'x-staged-agent-hedge': '1' } : {}) },
+        body: b,
+      });
     await (await send(body, true)).text();
     await (await send(body, false)).text();
     await (await send(body.replace('hi', 'hello'), false)).text();
-    expect(sandbox.calls({ safetyIdentifier: sid }).map((c) => [c.stepIndex, c.hedge])).toEqual([[0, true], [0, false], [1, false]]);
+    expect(sandbox.calls({ safetyIdentifier: sid }).map((c) => [c.stepIndex, c.hedge])).toEqual([
+      [0, true],
+      [0, false],
+      [1, false],
+    ]);
   });
 
   it('pops one step per call, in order, per safety identifier (a two-step loop)', async () => {
     const a = safetyIdentifierFor('t', '1');
     const b = safetyIdentifierFor('t', '2');
-    sandbox.script({ safetyIdentifier: a, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'a1' } }] }, { reply: { ...reply, text: 'a2' } }] });
+    sandbox.script({
+      safetyIdentifier: a,
+      steps: [{ calls: [{ tool: 'send_media', input: { flow: 'a1' } }] }, { reply: { ...reply, text: 'a2' } }],
+    });
     sandbox.script({ safetyIdentifier: b, steps: [{ reply: { ...reply, text: 'b1' } }] });
 
-    const b1 = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: b } } });
-    const a1 = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: a } } });
-    const a2 = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: a } } });
+    const b1 = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: b } },
+    });
+    const a1 = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: a } },
+    });
+    const a2 = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: a } },
+    });
 
     expect(b1.toolCalls[0]?.input).toMatchObject({ text: 'b1' });
     expect(a1.toolCalls[0]?.input).toEqual({ flow: 'a1' });
@@ -108,8 +197,17 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
 
   it('the second call of a loop carries the tool result of the first (what the product sends back)', async () => {
     const sid = safetyIdentifierFor('t', 'loop');
-    sandbox.script({ safetyIdentifier: sid, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }] }, { reply }] });
-    const result = await generateText({ model: model(), prompt: 'x', tools, stopWhen: ({ steps }) => steps.length >= 2, providerOptions: { openai: { safetyIdentifier: sid } } });
+    sandbox.script({
+      safetyIdentifier: sid,
+      steps: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }] }, { reply }],
+    });
+    const result = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      stopWhen: ({ steps }) => steps.length >= 2,
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    });
     expect(result.steps).toHaveLength(2);
     const second = sandbox.calls({ safetyIdentifier: sid })[1]!;
     expect(JSON.stringify(second.request?.messages)).toContain('"role":"tool"');
@@ -117,7 +215,12 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   });
 
   it('with no step left answers a low-confidence reply call (documented), recorded as unscripted', async () => {
-    const result = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'nobody' } } });
+    const result = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: 'nobody' } },
+    });
     expect(result.toolCalls.map((c) => [c.toolName, c.input])).toEqual([['reply', UNSCRIPTED_REPLY]]);
     expect(sandbox.calls()[0]).toMatchObject({ source: 'unscripted', safetyIdentifier: 'nobody' });
   });
@@ -125,7 +228,12 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   it('a default script ("*") serves identifiers without a script; loop replays it', async () => {
     sandbox.script({ safetyIdentifier: '*', steps: [{ reply }], loop: true });
     for (let i = 0; i < 3; i++) {
-      const r = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: `id-${i}` } } });
+      const r = await generateText({
+        model: model(),
+        prompt: 'x',
+        tools,
+        providerOptions: { openai: { safetyIdentifier: `id-${i}` } },
+      });
       expect(r.toolCalls[0]?.input).toEqual(reply);
     }
     expect(sandbox.calls().map((c) => [c.source, c.stepIndex])).toEqual([
@@ -138,7 +246,13 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   it('an error step answers in OpenAI error shape; the provider raises an APICallError with that status', async () => {
     const sid = 'err';
     sandbox.script({ safetyIdentifier: sid, steps: [{ error: { status: 503, message: 'overloaded, try later' } }] });
-    const err = await generateText({ model: model(), prompt: 'x', tools, maxRetries: 0, providerOptions: { openai: { safetyIdentifier: sid } } }).catch((e: unknown) => e);
+    const err = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      maxRetries: 0,
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    }).catch((e: unknown) => e);
     expect(APICallError.isInstance(err)).toBe(true);
     expect((err as APICallError).statusCode).toBe(503);
     expect((err as APICallError).message).toContain('overloaded, try later');
@@ -147,7 +261,12 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
 
   it('plain text steps finish with stop', async () => {
     sandbox.script({ safetyIdentifier: 'txt', steps: [{ text: 'just words' }] });
-    const r = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'txt' } } });
+    const r = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: 'txt' } },
+    });
     expect(r.text).toBe('just words');
     expect(r.finishReason).toBe('stop');
     expect(r.toolCalls).toEqual([]);
@@ -156,7 +275,12 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   it('honours latency', async () => {
     sandbox.script({ safetyIdentifier: 'slow', steps: [{ reply, latencyMs: 250 }] });
     const started = performance.now();
-    await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'slow' } } });
+    await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: 'slow' } },
+    });
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(240);
     expect(elapsed).toBeLessThan(2000);
@@ -168,7 +292,14 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('deadline')), 150);
     const started = performance.now();
-    const err = await generateText({ model: model(), prompt: 'x', tools, maxRetries: 0, abortSignal: controller.signal, providerOptions: { openai: { safetyIdentifier: 'gone' } } }).catch((e: unknown) => e);
+    const err = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      maxRetries: 0,
+      abortSignal: controller.signal,
+      providerOptions: { openai: { safetyIdentifier: 'gone' } },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(performance.now() - started).toBeLessThan(2000);
     await expect.poll(() => sandbox.calls()[0]?.aborted, { timeout: 2000 }).toBe(true);
@@ -179,9 +310,17 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
 
   it('streams SSE (stream: true): tool calls arrive in deltas and assemble to the same calls', async () => {
     const sid = 'stream';
-    sandbox.script({ safetyIdentifier: sid, steps: [{ calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply, latencyMs: 200, ttftMs: 100 }] });
+    sandbox.script({
+      safetyIdentifier: sid,
+      steps: [{ calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply, latencyMs: 200, ttftMs: 100 }],
+    });
     const started = performance.now();
-    const result = streamText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: sid } } });
+    const result = streamText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: sid } },
+    });
     const calls = await result.toolCalls;
     expect(calls.map((c) => [c.toolName, c.input])).toEqual([
       ['send_media', { flow: 'studio_tour' }],
@@ -200,8 +339,16 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
   });
 
   it('passes raw (malformed) arguments through, so invalid tool input can be scripted', async () => {
-    sandbox.script({ safetyIdentifier: 'raw', steps: [{ calls: [{ tool: 'reply', arguments: '{"text": "unterminated' }] }] });
-    const r = await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'raw' } } });
+    sandbox.script({
+      safetyIdentifier: 'raw',
+      steps: [{ calls: [{ tool: 'reply', arguments: '{"text": "unterminated' }] }],
+    });
+    const r = await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: 'raw' } },
+    });
     const part = r.content.find((p) => p.type === 'tool-call' || p.type === 'tool-error');
     expect(part).toBeDefined();
     expect(JSON.stringify(r.content)).toContain('unterminated');
@@ -223,7 +370,12 @@ describe('model sandbox control routes', () => {
     sandbox.script({ safetyIdentifier: 'f', steps: [{ reply }, { reply }] });
     await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'f' } } });
     await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'f' } } });
-    await generateText({ model: model(), prompt: 'x', tools, providerOptions: { openai: { safetyIdentifier: 'other' } } });
+    await generateText({
+      model: model(),
+      prompt: 'x',
+      tools,
+      providerOptions: { openai: { safetyIdentifier: 'other' } },
+    });
     const res = await fetch(`${sandbox.url}/__model/calls?safetyIdentifier=f`);
     const { calls } = (await res.json()) as { calls: { seq: number }[] };
     expect(calls).toHaveLength(2);
@@ -243,9 +395,18 @@ describe('model sandbox control routes', () => {
 
   it('serves /chat/completions without the /v1 prefix too', async () => {
     sandbox.script({ safetyIdentifier: 'np', steps: [{ reply }] });
-    const r = await post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }], safety_identifier: 'np' });
+    const r = await post('/chat/completions', {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      safety_identifier: 'np',
+    });
     expect(r.status).toBe(200);
-    const choice = (r.body.choices as { message: { tool_calls: { type: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[])[0]!;
+    const choice = (
+      r.body.choices as {
+        message: { tool_calls: { type: string; function: { name: string; arguments: string } }[] };
+        finish_reason: string;
+      }[]
+    )[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.tool_calls[0]).toMatchObject({ type: 'function', function: { name: 'reply' } });
     expect(JSON.parse(choice.message.tool_calls[0]!.function.arguments)).toEqual(reply);

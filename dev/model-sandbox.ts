@@ -58,8 +58,22 @@ export const ScriptStepSchema = z
     hedgeLatencyMs: z.number().min(0).max(600_000).optional(),
     /** Streaming only: time to the first chunk (default: all of latencyMs). */
     ttftMs: z.number().min(0).max(600_000).optional(),
-    error: z.object({ status: z.number().int().min(400).max(599), message: z.string(), type: z.string().optional(), code: z.string().optional() }).strict().optional(),
-    usage: z.object({ promptTokens: z.number().int().min(0).optional(), completionTokens: z.number().int().min(0).optional() }).strict().optional(),
+    error: z
+      .object({
+        status: z.number().int().min(400).max(599),
+        message: z.string(),
+        type: z.string().optional(),
+        code: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    usage: z
+      .object({
+        promptTokens: z.number().int().min(0).optional(),
+        completionTokens: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -157,7 +171,17 @@ class ModelSandboxState {
    * The step each identifier was served last, with the request body and whether it was a hedge:
    * the other request of a hedged pair (same body) gets that step again, whichever arrives first.
    */
-  private lastServed = new Map<string, { step: ScriptStep; index: number | null; source: RecordedModelCall['source']; body: string; hedge: boolean; paired: boolean }>();
+  private lastServed = new Map<
+    string,
+    {
+      step: ScriptStep;
+      index: number | null;
+      source: RecordedModelCall['source'];
+      body: string;
+      hedge: boolean;
+      paired: boolean;
+    }
+  >();
 
   constructor(private readonly maxRecorded: number) {}
 
@@ -185,7 +209,11 @@ class ModelSandboxState {
    * one step: a hedge whose body matches the last request served gets its step, and so does a
    * request arriving after its own hedge (under load a hedge can overtake the call it races).
    */
-  serve(id: string | null, body: string, hedge: boolean): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
+  serve(
+    id: string | null,
+    body: string,
+    hedge: boolean,
+  ): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
     const last = id ? this.lastServed.get(id) : undefined;
     if (last && !last.paired && last.body === body && (hedge || last.hedge)) {
       last.paired = true;
@@ -219,7 +247,11 @@ class ModelSandboxState {
 
   list(filter: ModelCallFilter = {}): RecordedModelCall[] {
     return this.recorded
-      .filter((c) => (filter.since === undefined || c.seq > filter.since) && (filter.safetyIdentifier === undefined || c.safetyIdentifier === filter.safetyIdentifier))
+      .filter(
+        (c) =>
+          (filter.since === undefined || c.seq > filter.since) &&
+          (filter.safetyIdentifier === undefined || c.safetyIdentifier === filter.safetyIdentifier),
+      )
       .map((c) => structuredClone(c));
   }
 
@@ -239,7 +271,10 @@ interface WireToolCall {
 }
 
 function toolCallsOf(step: ScriptStep, seq: number): WireToolCall[] {
-  const specs: ToolCallSpec[] = [...(step.calls ?? []), ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : [])];
+  const specs: ToolCallSpec[] = [
+    ...(step.calls ?? []),
+    ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : []),
+  ];
   return specs.map((c, i) => ({
     id: `call_${seq}_${i}`,
     type: 'function',
@@ -251,12 +286,27 @@ const approxTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 function usageOf(step: ScriptStep, requestText: string, toolCalls: WireToolCall[]) {
   const prompt = step.usage?.promptTokens ?? approxTokens(requestText);
-  const completion = step.usage?.completionTokens ?? approxTokens((step.text ?? '') + toolCalls.map((t) => t.function.name + t.function.arguments).join(''));
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+  const completion =
+    step.usage?.completionTokens ??
+    approxTokens((step.text ?? '') + toolCalls.map((t) => t.function.name + t.function.arguments).join(''));
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
 }
 
 function openAiError(status: number, message: string, type?: string, code?: string) {
-  return { error: { message, type: type ?? (status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error'), param: null, code: code ?? null } };
+  return {
+    error: {
+      message,
+      type: type ?? (status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error'),
+      param: null,
+      code: code ?? null,
+    },
+  };
 }
 
 /** Splits a string into n roughly equal pieces (at least one). */
@@ -339,21 +389,46 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
       path,
       model: typeof body?.model === 'string' ? body.model : null,
       stream: body?.stream === true,
-      safetyIdentifier: typeof body?.safety_identifier === 'string' ? body.safety_identifier : typeof body?.user === 'string' ? body.user : null,
-      toolNames: Array.isArray(body?.tools) ? (body.tools as { function?: { name?: string } }[]).map((t) => String(t?.function?.name ?? '')) : [],
+      safetyIdentifier:
+        typeof body?.safety_identifier === 'string'
+          ? body.safety_identifier
+          : typeof body?.user === 'string'
+            ? body.user
+            : null,
+      toolNames: Array.isArray(body?.tools)
+        ? (body.tools as { function?: { name?: string } }[]).map((t) => String(t?.function?.name ?? ''))
+        : [],
       toolChoice: body?.tool_choice ?? null,
       messageCount: Array.isArray(body?.messages) ? body.messages.length : 0,
       request: recordBodies ? body : null,
     };
     if (!body || !Array.isArray(body.messages)) {
-      const rec = state.record({ ...base, source: 'invalid-request', stepIndex: null, step: null, hedge: false, status: 400, aborted: false, servedMs: 0 });
+      const rec = state.record({
+        ...base,
+        source: 'invalid-request',
+        stepIndex: null,
+        step: null,
+        hedge: false,
+        status: 400,
+        aborted: false,
+        servedMs: 0,
+      });
       sendJson(res, 400, openAiError(400, body ? '"messages" must be an array' : 'the body is not a JSON object'));
       rec.servedMs = Math.round(performance.now() - started);
       return;
     }
     const hedge = req.headers[HEDGE_HEADER] === '1';
     const { step, index, source } = state.serve(base.safetyIdentifier, text, hedge);
-    const rec = state.record({ ...base, source, stepIndex: index, step, hedge, status: 0, aborted: false, servedMs: 0 });
+    const rec = state.record({
+      ...base,
+      source,
+      stepIndex: index,
+      step,
+      hedge,
+      status: 0,
+      aborted: false,
+      servedMs: 0,
+    });
     const finish = (status: number, aborted: boolean) => {
       rec.status = aborted ? 0 : status;
       rec.aborted = aborted;
@@ -366,7 +441,11 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
 
     if (step.error) {
       if (!(await wait(latency, signal))) return finish(0, true);
-      sendJson(res, step.error.status, openAiError(step.error.status, step.error.message, step.error.type, step.error.code));
+      sendJson(
+        res,
+        step.error.status,
+        openAiError(step.error.status, step.error.message, step.error.type, step.error.code),
+      );
       return finish(step.error.status, false);
     }
     const toolCalls = toolCallsOf(step, rec.seq);
@@ -380,7 +459,19 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: step.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}), refusal: null }, logprobs: null, finish_reason: finishReason }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: step.text ?? null,
+              ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+              refusal: null,
+            },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
         usage,
       });
       return finish(200, false);
@@ -394,8 +485,18 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
     const frames: string[] = [chunk({ role: 'assistant', content: step.text === undefined ? null : '' }, null)];
     if (step.text) for (const p of pieces(step.text, 4)) frames.push(chunk({ content: p }, null));
     toolCalls.forEach((call, i) => {
-      frames.push(chunk({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null));
-      for (const p of pieces(call.function.arguments, 3)) frames.push(chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }, null));
+      frames.push(
+        chunk(
+          {
+            tool_calls: [
+              { index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+            ],
+          },
+          null,
+        ),
+      );
+      for (const p of pieces(call.function.arguments, 3))
+        frames.push(chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }, null));
     });
     frames.push(chunk({}, finishReason));
     frames.push(chunk(null, null, { usage }));
@@ -423,13 +524,22 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
         return sendJson(res, 400, { error: 'malformed JSON body' });
       }
       const reg = ScriptRegistrationSchema.safeParse(parsed);
-      if (!reg.success) return sendJson(res, 400, { error: 'invalid script', issues: reg.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) });
+      if (!reg.success)
+        return sendJson(res, 400, {
+          error: 'invalid script',
+          issues: reg.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+        });
       state.register(reg.data);
-      return sendJson(res, 201, { ok: true, safetyIdentifier: reg.data.safetyIdentifier, pending: state.pending(reg.data.safetyIdentifier) });
+      return sendJson(res, 201, {
+        ok: true,
+        safetyIdentifier: reg.data.safetyIdentifier,
+        pending: state.pending(reg.data.safetyIdentifier),
+      });
     }
     if (req.method === 'GET' && url.pathname === '/__model/calls') {
       const since = url.searchParams.get('since');
-      if (since !== null && !/^\d+$/.test(since)) return sendJson(res, 400, { error: 'since must be a non-negative integer (a seq)' });
+      if (since !== null && !/^\d+$/.test(since))
+        return sendJson(res, 400, { error: 'since must be a non-negative integer (a seq)' });
       const filter: ModelCallFilter = {};
       const sid = url.searchParams.get('safetyIdentifier');
       if (sid) filter.safetyIdentifier = sid;
@@ -451,10 +561,22 @@ export async function startModelSandbox(opts: ModelSandboxOptions = {}): Promise
         if (req.method !== 'POST') return sendJson(res, 405, openAiError(405, `use POST for ${url.pathname}`));
         return completions(req, res, url.pathname);
       }
-      return sendJson(res, 404, openAiError(404, `the model sandbox only serves POST /v1/chat/completions (got ${req.method} ${url.pathname}); set OPENAI_API_MODE=chat`));
+      return sendJson(
+        res,
+        404,
+        openAiError(
+          404,
+          `the model sandbox only serves POST /v1/chat/completions (got ${req.method} ${url.pathname}); set OPENAI_API_MODE=chat`,
+        ),
+      );
     };
     handle().catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, openAiError(500, `model sandbox internal error: ${err instanceof Error ? err.message : String(err)}`));
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          openAiError(500, `model sandbox internal error: ${err instanceof Error ? err.message : String(err)}`),
+        );
       else res.destroy();
     });
   });

@@ -13,7 +13,10 @@ describe('preflight: what npm cannot bring', () => {
   });
 
   it('root on Debian installs every missing package in one apt-get, as .ci/run did', () => {
-    expect(planPreflight('test', [redis, chromium], { isRoot: true, hasAptGet: true, noInstall: false })).toEqual({ kind: 'install', packages: ['redis-server', 'chromium'] });
+    expect(planPreflight('test', [redis, chromium], { isRoot: true, hasAptGet: true, noInstall: false })).toEqual({
+      kind: 'install',
+      packages: ['redis-server', 'chromium'],
+    });
   });
 
   it('not root: stops naming the one command, with sudo', () => {
@@ -24,7 +27,9 @@ describe('preflight: what npm cannot bring', () => {
 
   it('--no-install as root names the command without sudo; no apt-get: says which packages', () => {
     const root = planPreflight('start', [redis], { isRoot: true, hasAptGet: true, noInstall: true });
-    expect(root.kind === 'fail' && root.message).toMatch(/^npm start needs redis-server .*\nRun: apt-get install -y redis-server$/);
+    expect(root.kind === 'fail' && root.message).toMatch(
+      /^npm start needs redis-server .*\nRun: apt-get install -y redis-server$/,
+    );
     const other = planPreflight('test', [chromium], { isRoot: false, hasAptGet: false, noInstall: false });
     expect(other.kind === 'fail' && other.message).toContain("install chromium with your system's package manager");
   });
@@ -41,20 +46,34 @@ describe('preflight: what npm cannot bring', () => {
     spawnSync(process.execPath, ['--import', 'tsx', '-e', '0'], { cwd: ROOT });
     const startup = Date.now() - bare;
     const started = Date.now();
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', 'preflight.ts'), 'test', '--no-install'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { PATH: '/nonexistent', CHROMIUM_PATH: '/nonexistent/chromium', HOME: process.env.HOME ?? '/tmp' } as unknown as NodeJS.ProcessEnv,
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'dev', 'preflight.ts'), 'test', '--no-install'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {
+          PATH: '/nonexistent',
+          CHROMIUM_PATH: '/nonexistent/chromium',
+          HOME: process.env.HOME ?? '/tmp',
+        } as unknown as NodeJS.ProcessEnv,
+      },
+    );
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('npm test needs redis-server');
     expect(run.stderr).toContain('Chromium at /nonexistent/chromium');
-    expect(run.stderr).toMatch(/Run: (sudo )?apt-get install -y redis-server chromium|install redis-server and chromium/);
+    expect(run.stderr).toMatch(
+      /Run: (sudo )?apt-get install -y redis-server chromium|install redis-server and chromium/,
+    );
     expect(Date.now() - started).toBeLessThan(startup + 3000);
   }, 120_000);
 
   it('on this machine (redis-server and Chromium present) it passes', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', 'preflight.ts'), 'test', '--no-install'], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'dev', 'preflight.ts'), 'test', '--no-install'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
   }, 120_000);

@@ -44,7 +44,9 @@ export function planPreflight(command: 'test' | 'start', missing: Need[], machin
   const packages = [...new Set(missing.map((n) => n.aptPackage))];
   if (machine.isRoot && machine.hasAptGet && !machine.noInstall) return { kind: 'install', packages };
   const what = missing.map((n) => `${n.name} (${n.why})`).join(' and ');
-  const run = machine.hasAptGet ? `${machine.isRoot ? '' : 'sudo '}apt-get install -y ${packages.join(' ')}` : `install ${packages.join(' and ')} with your system's package manager`;
+  const run = machine.hasAptGet
+    ? `${machine.isRoot ? '' : 'sudo '}apt-get install -y ${packages.join(' ')}`
+    : `install ${packages.join(' and ')} with your system's package manager`;
   return { kind: 'fail', message: `npm ${command} needs ${what}, which npm cannot install.\nRun: ${run}` };
 }
 
@@ -76,11 +78,21 @@ export async function missingNeeds(command: 'test' | 'start', env: NodeJS.Proces
   if (!onPath('redis-server', env)) {
     // npm start reuses a Redis that answers; the tests also start Redis servers of their own.
     const url = new URL(env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const answers = command === 'start' && (await pingRedis(url.hostname || '127.0.0.1', Number(url.port || 6379), 300));
-    if (!answers) missing.push({ name: 'redis-server', aptPackage: 'redis-server', why: command === 'start' ? `no Redis answers on ${url.host}` : 'storage tests run against a real Redis' });
+    const answers =
+      command === 'start' && (await pingRedis(url.hostname || '127.0.0.1', Number(url.port || 6379), 300));
+    if (!answers)
+      missing.push({
+        name: 'redis-server',
+        aptPackage: 'redis-server',
+        why: command === 'start' ? `no Redis answers on ${url.host}` : 'storage tests run against a real Redis',
+      });
   }
   if (command === 'test' && !executable(chromiumPath(env))) {
-    missing.push({ name: `Chromium at ${chromiumPath(env)}`, aptPackage: 'chromium', why: "the dashboard's browser tests; CHROMIUM_PATH= for another one" });
+    missing.push({
+      name: `Chromium at ${chromiumPath(env)}`,
+      aptPackage: 'chromium',
+      why: "the dashboard's browser tests; CHROMIUM_PATH= for another one",
+    });
   }
   return missing;
 }
@@ -103,10 +115,18 @@ async function main(argv: string[]): Promise<number> {
     console.error(`\npreflight: ${plan.message}\n`);
     return 1;
   }
-  console.error(`preflight: installing ${plan.packages.join(', ')} (apt-get, as root); npm cannot bring ${plan.packages.length > 1 ? 'them' : 'it'}`);
-  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  console.error(
+    `preflight: installing ${plan.packages.join(', ')} (apt-get, as root); npm cannot bring ${plan.packages.length > 1 ? 'them' : 'it'}`,
+  );
+  const apt = (args: string[]) =>
+    spawnSync('apt-get', args, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0;
   if (!apt(['update', '-qq']) || !apt(['install', '-y', '-qq', ...plan.packages])) {
-    console.error(`\npreflight: apt-get could not install ${plan.packages.join(' ')}; install ${plan.packages.length > 1 ? 'them' : 'it'} and run npm ${command} again.\n`);
+    console.error(
+      `\npreflight: apt-get could not install ${plan.packages.join(' ')}; install ${plan.packages.length > 1 ? 'them' : 'it'} and run npm ${command} again.\n`,
+    );
     return 1;
   }
   const still = await missingNeeds(command);

@@ -39,8 +39,17 @@ async function rejection(p: Promise<unknown>): Promise<QstashError> {
 }
 
 /** Publishes to a destination that answers `status`, with no retries, and waits for the DLQ entry. */
-async function deadLetter(path: string, status: number, extra: { label?: string | string[]; flowControl?: FlowControl } = {}) {
-  const { messageId } = (await client.publishJSON({ url: dest.url(path, status), body: { path }, retries: 0, ...extra })) as { messageId: string };
+async function deadLetter(
+  path: string,
+  status: number,
+  extra: { label?: string | string[]; flowControl?: FlowControl } = {},
+) {
+  const { messageId } = (await client.publishJSON({
+    url: dest.url(path, status),
+    body: { path },
+    retries: 0,
+    ...extra,
+  })) as { messageId: string };
   await until(() => broker.message(messageId)?.state === 'FAILED', `${messageId} in the DLQ`);
   return messageId;
 }
@@ -65,14 +74,21 @@ describe('messages.cancel: filters and count', () => {
       { url: 'https://example.com/drop', body: { n: 1 }, ...far },
       { url: 'https://example.com/drop', body: { n: 2 }, ...far },
     ]);
-    expect(await client.messages.cancel({ filter: { url: 'https://example.com/drop' }, count: 1 })).toEqual({ cancelled: 1 });
+    expect(await client.messages.cancel({ filter: { url: 'https://example.com/drop' }, count: 1 })).toEqual({
+      cancelled: 1,
+    });
     expect(await client.messages.cancel({ filter: { url: 'https://example.com/drop' } })).toEqual({ cancelled: 1 });
-    expect([stateOf(x!.messageId), stateOf(y!.messageId), stateOf(keep.messageId)]).toEqual(['CANCELLED', 'CANCELLED', 'CREATED']);
+    expect([stateOf(x!.messageId), stateOf(y!.messageId), stateOf(keep.messageId)]).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+      'CREATED',
+    ]);
   });
 
   it('multi-value flowControlKey, label, url, host and path filters match any value; filters combine with AND', async () => {
     await fresh();
-    const pub = (url: string, extra: object = {}) => client.publish({ url, body: 'x', ...far, ...extra }).then((r) => r.messageId);
+    const pub = (url: string, extra: object = {}) =>
+      client.publish({ url, body: 'x', ...far, ...extra }).then((r) => r.messageId);
     const fcA = await pub('https://example.com/fc', { flowControl: { key: 'fc-a', parallelism: 1 } });
     const fcB = await pub('https://example.com/fc', { flowControl: { key: 'fc-b', parallelism: 1 } });
     const fcC = await pub('https://example.com/fc', { flowControl: { key: 'fc-c', parallelism: 1 } });
@@ -88,11 +104,19 @@ describe('messages.cancel: filters and count', () => {
     const com = await pub('https://example.com/host-test');
     const org = await pub('https://example.org/host-test');
     const orgOther = await pub('https://example.org/other-path');
-    expect(await client.messages.cancel({ filter: { host: 'example.org', path: '/host-test' } })).toEqual({ cancelled: 1 });
+    expect(await client.messages.cancel({ filter: { host: 'example.org', path: '/host-test' } })).toEqual({
+      cancelled: 1,
+    });
     expect([stateOf(com), stateOf(org), stateOf(orgOther)]).toEqual(['CREATED', 'CANCELLED', 'CREATED']);
-    expect(await client.messages.cancel({ filter: { url: ['https://example.com/host-test', 'https://example.org/other-path'] } })).toEqual({ cancelled: 2 });
+    expect(
+      await client.messages.cancel({
+        filter: { url: ['https://example.com/host-test', 'https://example.org/other-path'] },
+      }),
+    ).toEqual({ cancelled: 2 });
     expect(await client.messages.cancel({ filter: { callerIp: '10.9.9.9' } })).toEqual({ cancelled: 0 });
-    expect(await client.messages.cancel({ filter: { callerIp: ['10.9.9.9', '127.0.0.1'], label: 't3' } })).toEqual({ cancelled: 1 });
+    expect(await client.messages.cancel({ filter: { callerIp: ['10.9.9.9', '127.0.0.1'], label: 't3' } })).toEqual({
+      cancelled: 1,
+    });
     expect(stateOf(lab3)).toBe('CANCELLED');
   });
 
@@ -102,7 +126,10 @@ describe('messages.cancel: filters and count', () => {
     const err = await rejection(client.messages.cancel({ filter: { labeel: 'keep' } } as never));
     expect(err.status).toBe(400);
     expect(JSON.parse(err.message).error).toMatch(/unknown query parameter "labeel" for DELETE \/v2\/messages/);
-    const badCount = await fetch(`${broker.url}/v2/messages?count=0`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    const badCount = await fetch(`${broker.url}/v2/messages?count=0`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
     expect(badCount.status).toBe(400);
     expect(stateOf(messageId)).toBe('CREATED');
   });
@@ -112,8 +139,21 @@ describe('labels and flow-control keys on messages and DLQ entries', () => {
   it('are kept and reported: label (first), labels (all), flowControlKey, parallelism, rate, period in seconds', async () => {
     await fresh();
     const flowControl = { key: 'tenant-7', parallelism: 2, rate: 5, period: '1m' as const };
-    const pending = await client.publishJSON({ url: 'https://example.com/kept', body: {}, label: ['tenant-7', 'outbox'], flowControl, ...far });
-    const expected = { label: 'tenant-7', labels: ['tenant-7', 'outbox'], flowControlKey: 'tenant-7', parallelism: 2, rate: 5, period: 60 };
+    const pending = await client.publishJSON({
+      url: 'https://example.com/kept',
+      body: {},
+      label: ['tenant-7', 'outbox'],
+      flowControl,
+      ...far,
+    });
+    const expected = {
+      label: 'tenant-7',
+      labels: ['tenant-7', 'outbox'],
+      flowControlKey: 'tenant-7',
+      parallelism: 2,
+      rate: 5,
+      period: 60,
+    };
     expect(await client.messages.get(pending.messageId)).toMatchObject(expected);
     const dead = await deadLetter('/kept-dead', 500, { label: ['tenant-7', 'outbox'], flowControl });
     const [entry] = (await client.dlq.listMessages({ filter: { messageId: dead } })).messages;
@@ -124,7 +164,11 @@ describe('labels and flow-control keys on messages and DLQ entries', () => {
     await fresh();
     const res = await fetch(`${broker.url}/v2/publish/https://example.com/x`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'upstash-flow-control-key': 'k', 'upstash-flow-control-value': 'period=1m' },
+      headers: {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'upstash-flow-control-key': 'k',
+        'upstash-flow-control-value': 'period=1m',
+      },
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toMatch(/Upstash-Flow-Control-Value/);
@@ -137,7 +181,8 @@ describe('DLQ: filters, count and cursors', () => {
     const t1 = await deadLetter('/d1', 500, { label: 'tenant-1' });
     const t2 = await deadLetter('/d2', 404, { label: 'tenant-2', flowControl: { key: 'fk', rate: 1 } });
     const t3 = await deadLetter('/d3', 404, { label: ['tenant-3', 'tenant-1'] });
-    const ids = async (filter: object) => (await client.dlq.listMessages({ filter })).messages.map((m) => m.messageId).sort();
+    const ids = async (filter: object) =>
+      (await client.dlq.listMessages({ filter })).messages.map((m) => m.messageId).sort();
     expect(await ids({ label: 'tenant-1' })).toEqual([t1, t3].sort());
     expect(await ids({ label: ['tenant-2', 'tenant-3'] })).toEqual([t2, t3].sort());
     expect(await ids({ responseStatus: 404 })).toEqual([t2, t3].sort());

@@ -42,13 +42,25 @@ afterEach(async () => {
   await broker?.close();
 });
 
-async function publishMany(path: string, n: number, flowControl?: { key: string; parallelism?: number; rate?: number; period?: `${bigint}s` }): Promise<string[]> {
+async function publishMany(
+  path: string,
+  n: number,
+  flowControl?: { key: string; parallelism?: number; rate?: number; period?: `${bigint}s` },
+): Promise<string[]> {
   // One batch, so every message is due at the same moment and only flow control can hold one back.
-  const batch = Array.from({ length: n }, (_, i) => ({ url: base + path, body: { i }, ...(flowControl ? { flowControl: flowControl as never } : {}) }));
+  const batch = Array.from({ length: n }, (_, i) => ({
+    url: base + path,
+    body: { i },
+    ...(flowControl ? { flowControl: flowControl as never } : {}),
+  }));
   const ids = (await client.batchJSON(batch)).map((r) => (r as { messageId: string }).messageId);
   await until(() => (done.get(path) ?? 0) >= n, `${n} deliveries to ${path}`, 10_000);
   // The destination answered; the broker records an attempt once it has read that answer.
-  await until(() => ids.every((id) => broker.message(id)?.state === 'DELIVERED'), `${n} messages recorded as delivered`, 10_000);
+  await until(
+    () => ids.every((id) => broker.message(id)?.state === 'DELIVERED'),
+    `${n} messages recorded as delivered`,
+    10_000,
+  );
   return ids;
 }
 

@@ -43,7 +43,15 @@ class TestReceiver {
       req.on('end', async () => {
         const path = req.url ?? '/';
         const body = Buffer.concat(chunks).toString('utf8');
-        const d: Delivery = { path, url: this.base + path, method: req.method ?? '', headers: req.headers, body, at: Date.now(), verified: false };
+        const d: Delivery = {
+          path,
+          url: this.base + path,
+          method: req.method ?? '',
+          headers: req.headers,
+          body,
+          at: Date.now(),
+          verified: false,
+        };
         try {
           d.verified = await verifier.verify({ signature: String(req.headers['upstash-signature']), body, url: d.url });
         } catch (err) {
@@ -86,7 +94,11 @@ class TestReceiver {
   }
 }
 
-async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+async function until<T>(
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -124,7 +136,10 @@ afterAll(async () => {
 
 /** Raw HTTP to the broker, for status codes and routes the SDK hides. */
 function api(path: string, init: RequestInit = {}, token = TOKEN): Promise<Response> {
-  return fetch(broker.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+  return fetch(broker.url + path, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+  });
 }
 
 async function statusOf(p: Promise<unknown>): Promise<{ status?: number; message: string }> {
@@ -185,15 +200,26 @@ describe('qstash broker: publish and signed delivery', () => {
   });
 
   it('forwards Upstash-Forward-* headers with the prefix stripped and keeps broker headers out', async () => {
-    await client.publishJSON({ url: dest.url('/fwd'), body: {}, headers: { 'X-Tenant-Id': 't1', Authorization: 'Bearer app-secret' } });
+    await client.publishJSON({
+      url: dest.url('/fwd'),
+      body: {},
+      headers: { 'X-Tenant-Id': 't1', Authorization: 'Bearer app-secret' },
+    });
     const [d] = await dest.waitFor('/fwd', 1);
     expect(d!.headers['x-tenant-id']).toBe('t1');
     expect(d!.headers.authorization).toBe('Bearer app-secret');
-    expect(Object.keys(d!.headers).filter((h) => h.startsWith('upstash-forward-') || h.startsWith('upstash-telemetry'))).toEqual([]);
+    expect(
+      Object.keys(d!.headers).filter((h) => h.startsWith('upstash-forward-') || h.startsWith('upstash-telemetry')),
+    ).toEqual([]);
   });
 
   it('honours Upstash-Method and keeps a non-JSON body and content type', async () => {
-    await client.publish({ url: dest.url('/put'), method: 'PUT', body: 'plain text ✓', headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    await client.publish({
+      url: dest.url('/put'),
+      method: 'PUT',
+      body: 'plain text ✓',
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+    });
     const [d] = await dest.waitFor('/put', 1);
     expect(d!.method).toBe('PUT');
     expect(d!.body).toBe('plain text ✓');
@@ -246,7 +272,12 @@ describe('qstash broker: scheduling', () => {
 describe('qstash broker: deduplication', () => {
   it('a repeated Upstash-Deduplication-Id answers 202 with the original messageId and delivers once', async () => {
     const url = dest.url('/dedup-id');
-    const publish = () => api(`/v2/publish/${url}`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', 'upstash-deduplication-id': 'order-42' } });
+    const publish = () =>
+      api(`/v2/publish/${url}`, {
+        method: 'POST',
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json', 'upstash-deduplication-id': 'order-42' },
+      });
     const first = await publish();
     expect(first.status).toBe(200);
     const { messageId } = (await first.json()) as { messageId: string };
@@ -265,7 +296,12 @@ describe('qstash broker: deduplication', () => {
     const a = await client.publishJSON({ url, body: { same: true }, contentBasedDeduplication: true });
     const b = await client.publishJSON({ url, body: { same: true }, contentBasedDeduplication: true });
     const c = await client.publishJSON({ url, body: { same: false }, contentBasedDeduplication: true });
-    const d = await client.publishJSON({ url, body: { same: true }, contentBasedDeduplication: true, headers: { 'X-Other': '1' } });
+    const d = await client.publishJSON({
+      url,
+      body: { same: true },
+      contentBasedDeduplication: true,
+      headers: { 'X-Other': '1' },
+    });
     expect(b).toEqual({ messageId: a.messageId, deduplicated: true });
     expect(new Set([a.messageId, c.messageId, d.messageId]).size).toBe(3);
     await dest.waitFor('/dedup-content', 3);
@@ -276,7 +312,10 @@ describe('qstash broker: deduplication', () => {
 
 describe('qstash broker: retries and the DLQ', () => {
   it('retries a 500 and stops at the first 2xx, incrementing Upstash-Retried under one messageId', async () => {
-    const { messageId } = await client.publishJSON({ url: dest.url('/flaky', (n) => ({ status: n < 2 ? 500 : 200 })), body: { x: 1 } });
+    const { messageId } = await client.publishJSON({
+      url: dest.url('/flaky', (n) => ({ status: n < 2 ? 500 : 200 })),
+      body: { x: 1 },
+    });
     const got = await dest.waitFor('/flaky', 3);
     await sleep(150);
     expect(dest.for('/flaky')).toHaveLength(3);
@@ -296,7 +335,11 @@ describe('qstash broker: retries and the DLQ', () => {
   });
 
   it('uses an Upstash-Retry-Delay expression for the gap between attempts', async () => {
-    await client.publishJSON({ url: dest.url('/retry-delay', (n) => ({ status: n === 0 ? 500 : 200 })), body: {}, retryDelay: '300 * (1 + retried)' });
+    await client.publishJSON({
+      url: dest.url('/retry-delay', (n) => ({ status: n === 0 ? 500 : 200 })),
+      body: {},
+      retryDelay: '300 * (1 + retried)',
+    });
     const [a, b] = await dest.waitFor('/retry-delay', 2);
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(290);
   });
@@ -308,7 +351,11 @@ describe('qstash broker: retries and the DLQ', () => {
       timeout: rawDuration('300ms'),
     });
     await dest.waitFor('/slow', 2);
-    const view = await until(() => broker.message(messageId)?.state === 'DELIVERED' && broker.message(messageId), 3000, 'delivery');
+    const view = await until(
+      () => broker.message(messageId)?.state === 'DELIVERED' && broker.message(messageId),
+      3000,
+      'delivery',
+    );
     expect(view.attempts[0]!.error).toMatch(/timed out/);
     expect(view.attempts[1]!.status).toBe(200);
   });
@@ -324,7 +371,15 @@ describe('qstash broker: retries and the DLQ', () => {
     });
     expect(messages).toHaveLength(1);
     const entry = messages[0]!;
-    expect(entry).toMatchObject({ messageId, url, method: 'POST', body: '{"job":7}', maxRetries: 1, responseStatus: 500, responseBody: 'boom' });
+    expect(entry).toMatchObject({
+      messageId,
+      url,
+      method: 'POST',
+      body: '{"job":7}',
+      maxRetries: 1,
+      responseStatus: 500,
+      responseBody: 'boom',
+    });
     expect(entry.dlqId).toBeTruthy();
     expect(dest.for('/dead')).toHaveLength(2);
     expect(await stateOf(messageId)).toBe('FAILED');
@@ -345,7 +400,8 @@ describe('qstash broker: retries and the DLQ', () => {
     const url = dest.url('/dead2', (n) => ({ status: n < 2 ? 500 : 204 }));
     const first = await client.publishJSON({ url, body: { n: 1 }, retries: 0 });
     const second = await client.publishJSON({ url, body: { n: 2 }, retries: 0 });
-    const dlqIdOf = async (messageId: string) => (await until(async () => (await client.dlq.listMessages({ filter: { messageId } })).messages[0])).dlqId;
+    const dlqIdOf = async (messageId: string) =>
+      (await until(async () => (await client.dlq.listMessages({ filter: { messageId } })).messages[0])).dlqId;
     const [dlq1, dlq2] = [await dlqIdOf(first.messageId), await dlqIdOf(second.messageId)];
     const got = await api(`/v2/dlq/${dlq1}`);
     expect(await got.json()).toMatchObject({ dlqId: dlq1, messageId: first.messageId, responseStatus: 500 });
@@ -358,7 +414,14 @@ describe('qstash broker: retries and the DLQ', () => {
   });
 
   it('489 with Upstash-NonRetryable-Error goes straight to the DLQ; 489 without it is retried', async () => {
-    const fatal = await client.publishJSON({ url: dest.url('/fatal', () => ({ status: 489, headers: { 'Upstash-NonRetryable-Error': 'true' }, body: 'bad input' })), body: {} });
+    const fatal = await client.publishJSON({
+      url: dest.url('/fatal', () => ({
+        status: 489,
+        headers: { 'Upstash-NonRetryable-Error': 'true' },
+        body: 'bad input',
+      })),
+      body: {},
+    });
     await client.publishJSON({ url: dest.url('/489-plain', (n) => ({ status: n === 0 ? 489 : 200 })), body: {} });
     const { messages } = await until(async () => {
       const r = await client.dlq.listMessages({ filter: { messageId: fatal.messageId } });
@@ -381,10 +444,20 @@ describe('qstash broker: retries and the DLQ', () => {
     const [fail] = await dest.waitFor('/cb-failure', 1);
     expect(cb!.verified && fail!.verified).toBe(true);
     const cbBody = JSON.parse(cb!.body) as Record<string, unknown>;
-    expect(cbBody).toMatchObject({ status: 500, sourceMessageId: messageId, retried: 0, maxRetries: 0, body: Buffer.from('nope').toString('base64') });
+    expect(cbBody).toMatchObject({
+      status: 500,
+      sourceMessageId: messageId,
+      retried: 0,
+      maxRetries: 0,
+      body: Buffer.from('nope').toString('base64'),
+    });
     const failBody = JSON.parse(fail!.body) as Record<string, unknown>;
     const dlqId = broker.message(messageId)!.dlqId;
-    expect(failBody).toMatchObject({ sourceMessageId: messageId, dlqId, sourceBody: Buffer.from('{"src":true}').toString('base64') });
+    expect(failBody).toMatchObject({
+      sourceMessageId: messageId,
+      dlqId,
+      sourceBody: Buffer.from('{"src":true}').toString('base64'),
+    });
   });
 });
 
@@ -402,9 +475,18 @@ describe('qstash broker: errors and dev controls', () => {
 
   it('answers 400 naming the bad header or destination', async () => {
     const url = dest.url('/never');
-    expect(await statusOf(client.publishJSON({ url, body: {}, delay: rawDuration('soon') }))).toMatchObject({ status: 400, message: expect.stringContaining('Upstash-Delay') });
-    expect(await statusOf(client.publishJSON({ url, body: {}, retries: -1 }))).toMatchObject({ status: 400, message: expect.stringContaining('Upstash-Retries') });
-    expect(await statusOf(client.publishJSON({ url, body: {}, retryDelay: 'pow(2,' }))).toMatchObject({ status: 400, message: expect.stringContaining('Upstash-Retry-Delay') });
+    expect(await statusOf(client.publishJSON({ url, body: {}, delay: rawDuration('soon') }))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Upstash-Delay'),
+    });
+    expect(await statusOf(client.publishJSON({ url, body: {}, retries: -1 }))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Upstash-Retries'),
+    });
+    expect(await statusOf(client.publishJSON({ url, body: {}, retryDelay: 'pow(2,' }))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Upstash-Retry-Delay'),
+    });
     const badDest = await api('/v2/publish/ftp://example.com/x', { method: 'POST', body: 'x' });
     expect(badDest.status).toBe(400);
     expect(((await badDest.json()) as { error: string }).error).toMatch(/destination/);
@@ -417,7 +499,10 @@ describe('qstash broker: errors and dev controls', () => {
   });
 
   it('GET /v2/keys returns the signing keys', async () => {
-    expect(await (await api('/v2/keys')).json()).toEqual({ current: KEYS.currentSigningKey, next: KEYS.nextSigningKey });
+    expect(await (await api('/v2/keys')).json()).toEqual({
+      current: KEYS.currentSigningKey,
+      next: KEYS.nextSigningKey,
+    });
   });
 
   it('pause holds deliveries (publishing still works) until resume, via HTTP and the handle', async () => {
@@ -425,7 +510,10 @@ describe('qstash broker: errors and dev controls', () => {
     const { messageId } = await client.publishJSON({ url: dest.url('/paused'), body: {} });
     await sleep(200);
     expect(dest.for('/paused')).toHaveLength(0);
-    const dev = (await (await fetch(`${broker.url}/__dev/messages/${messageId}`)).json()) as { state: string; attempts: unknown[] };
+    const dev = (await (await fetch(`${broker.url}/__dev/messages/${messageId}`)).json()) as {
+      state: string;
+      attempts: unknown[];
+    };
     expect(dev).toMatchObject({ state: 'CREATED', attempts: [] });
     broker.resume();
     await dest.waitFor('/paused', 1);
@@ -456,11 +544,22 @@ describe('qstash broker: errors and dev controls', () => {
   });
 
   it('lists every message with its state and attempts under /__dev/messages', async () => {
-    const { messageId } = await client.publishJSON({ url: dest.url('/listed', (n) => ({ status: n === 0 ? 502 : 200 })), body: {} });
+    const { messageId } = await client.publishJSON({
+      url: dest.url('/listed', (n) => ({ status: n === 0 ? 502 : 200 })),
+      body: {},
+    });
     await dest.waitFor('/listed', 2);
     await until(() => broker.message(messageId)?.state === 'DELIVERED', 1000, 'delivered');
-    type Listed = { messageId: string; state: string; retried: number; attempts: { retried: number; status: number }[] };
-    const body = (await (await fetch(`${broker.url}/__dev/messages`)).json()) as { paused: boolean; messages: Listed[] };
+    type Listed = {
+      messageId: string;
+      state: string;
+      retried: number;
+      attempts: { retried: number; status: number }[];
+    };
+    const body = (await (await fetch(`${broker.url}/__dev/messages`)).json()) as {
+      paused: boolean;
+      messages: Listed[];
+    };
     expect(body.paused).toBe(false);
     const mine = body.messages.find((m) => m.messageId === messageId);
     expect(mine).toMatchObject({ state: 'DELIVERED', retried: 1 });
@@ -474,13 +573,24 @@ describe('qstash broker: errors and dev controls', () => {
 
 describe('qstash broker: robustness', () => {
   it('answers malformed input with 4xx JSON and keeps serving', async () => {
-    const badMethod = await api(`/v2/publish/${dest.url('/never')}`, { method: 'POST', body: 'x', headers: { 'upstash-method': 'FROB' } });
+    const badMethod = await api(`/v2/publish/${dest.url('/never')}`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'upstash-method': 'FROB' },
+    });
     expect(badMethod.status).toBe(400);
     expect(((await badMethod.json()) as { error: string }).error).toMatch(/Upstash-Method/);
-    const badTimeout = await api(`/v2/publish/${dest.url('/never')}`, { method: 'POST', body: 'x', headers: { 'upstash-timeout': 'forever' } });
+    const badTimeout = await api(`/v2/publish/${dest.url('/never')}`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'upstash-timeout': 'forever' },
+    });
     expect(((await badTimeout.json()) as { error: string }).error).toMatch(/Upstash-Timeout/);
     expect((await api('/v2/messages/%E0%A4%A')).status).toBe(400);
-    const badItem = await api('/v2/batch', { method: 'POST', body: JSON.stringify([{ destination: dest.url('/never'), headers: { n: 1 } }]) });
+    const badItem = await api('/v2/batch', {
+      method: 'POST',
+      body: JSON.stringify([{ destination: dest.url('/never'), headers: { n: 1 } }]),
+    });
     expect(badItem.status).toBe(400);
     expect(((await badItem.json()) as { error: string }).error).toMatch(/batch\[0\]\.headers/);
     const { port } = new URL(broker.url);
@@ -527,6 +637,7 @@ describe('qstash broker: parsers', () => {
     expect(compileRetryDelay('1000 * (1 + retried)')(2)).toBe(3000);
     expect(compileRetryDelay('max(10, pow(2, retried))')(5)).toBe(32);
     expect(compileRetryDelay('-floor(2.5) + abs(-3)')(0)).toBe(1);
-    for (const bad of ['', 'pow(2)', 'process.exit(1)', '1 +', '2 ** 3']) expect(() => compileRetryDelay(bad)).toThrow();
+    for (const bad of ['', 'pow(2)', 'process.exit(1)', '1 +', '2 ** 3'])
+      expect(() => compileRetryDelay(bad)).toThrow();
   });
 });

@@ -116,13 +116,21 @@ export async function startQStashBroker(opts: QStashBrokerOptions): Promise<QSta
       failPublishes = Math.max(0, Math.floor(count));
     },
   };
-  const v2 = [...publishRoutes(parts), ...messageRoutes(parts), ...dlqRoutes(parts), ...scheduleRoutes(parts), ...logRoutes(parts), ...notOfferedRoutes()];
+  const v2 = [
+    ...publishRoutes(parts),
+    ...messageRoutes(parts),
+    ...dlqRoutes(parts),
+    ...scheduleRoutes(parts),
+    ...logRoutes(parts),
+    ...notOfferedRoutes(),
+  ];
   const dev = devRoutes(parts);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = req.url ?? '/';
     const isV2 = raw.startsWith('/v2/');
-    if (isV2 && !tokenMatches(req.headers.authorization, opts.token)) throw new HttpError(401, 'Unauthorized: missing or invalid bearer token');
+    if (isV2 && !tokenMatches(req.headers.authorization, opts.token))
+      throw new HttpError(401, 'Unauthorized: missing or invalid bearer token');
     const found = findRoute(isV2 ? v2 : raw.startsWith('/__dev/') ? dev : [], req);
     if (!found) throw new HttpError(404, `no route for ${req.method} ${raw.split('?')[0]}`);
     await found.route.handler({ req, res, match: found.match, query: found.query });
@@ -177,7 +185,11 @@ async function main(): Promise<void> {
     currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY ?? QSTASH_DEV_CREDENTIALS.currentSigningKey,
     nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY ?? QSTASH_DEV_CREDENTIALS.nextSigningKey,
   };
-  const broker = await startQStashBroker({ ...creds, port: Number(env.QSTASH_DEV_PORT ?? 8080), log: (line) => console.log(`[qstash-broker] ${line}`) });
+  const broker = await startQStashBroker({
+    ...creds,
+    port: Number(env.QSTASH_DEV_PORT ?? 8080),
+    log: (line) => console.log(`[qstash-broker] ${line}`),
+  });
   console.log(`QSTASH_URL=${broker.url}\nQSTASH_TOKEN=${creds.token}`);
   console.log(`QSTASH_CURRENT_SIGNING_KEY=${creds.currentSigningKey}\nQSTASH_NEXT_SIGNING_KEY=${creds.nextSigningKey}`);
   console.log('State is in memory only: restarting the broker loses pending messages and the DLQ.');

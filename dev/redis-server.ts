@@ -52,7 +52,8 @@ export function freePort(): Promise<number> {
 
 function parseRedisUrl(url: string): { host: string; port: number } {
   const parsed = new URL(url);
-  if (parsed.protocol !== 'redis:') throw new RedisUnavailableError(`REDIS_URL must be redis://host:port, got protocol ${parsed.protocol}`);
+  if (parsed.protocol !== 'redis:')
+    throw new RedisUnavailableError(`REDIS_URL must be redis://host:port, got protocol ${parsed.protocol}`);
   return { host: parsed.hostname || '127.0.0.1', port: Number(parsed.port || 6379) };
 }
 
@@ -71,7 +72,9 @@ async function waitForPong(host: string, port: number, child: ChildProcess, dead
  * else spawns `redis-server` on a free port. Throws RedisUnavailableError with a clear message when
  * neither works (e.g. redis-server is not installed).
  */
-export async function ensureRedis(preferredUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'): Promise<RedisHandle> {
+export async function ensureRedis(
+  preferredUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+): Promise<RedisHandle> {
   const preferred = parseRedisUrl(preferredUrl);
   if (await pingRedis(preferred.host, preferred.port)) {
     return { url: `redis://${preferred.host}:${preferred.port}`, ...preferred, owned: false, close: async () => {} };
@@ -83,7 +86,11 @@ export async function ensureRedis(preferredUrl = process.env.REDIS_URL ?? 'redis
   });
   const spawnError = new Promise<never>((_, reject) =>
     child.once('error', (err) =>
-      reject(new RedisUnavailableError(`no Redis answers on ${preferredUrl} and redis-server could not be started (${err.message}); install it (Debian: apt-get install -y redis-server) or set REDIS_URL`)),
+      reject(
+        new RedisUnavailableError(
+          `no Redis answers on ${preferredUrl} and redis-server could not be started (${err.message}); install it (Debian: apt-get install -y redis-server) or set REDIS_URL`,
+        ),
+      ),
     ),
   );
   await Promise.race([waitForPong(host, port, child, 10_000), spawnError]);

@@ -46,11 +46,17 @@ export const REPLAY_USAGE = `usage: npm run replay -- <tenant-id> [options]     
                          $STACK_STATE_DIR/stack.json or .local/stack.json)
 exit codes: 0 done · 1 Redis or the replay failed (the reason is printed) · 2 a usage error`;
 
-async function connect(values: { 'upstash-url'?: string | undefined; 'upstash-token'?: string | undefined }): Promise<RedisSession> {
+async function connect(values: {
+  'upstash-url'?: string | undefined;
+  'upstash-token'?: string | undefined;
+}): Promise<RedisSession> {
   const facts = await readStackFacts<{ upstash: { url: string; token: string } }>();
   const url = values['upstash-url'] ?? facts.upstash?.url;
   const token = values['upstash-token'] ?? facts.upstash?.token;
-  if (!url || !token) throw new UsageError(`no Redis to read: start the local stack (npm start; looked for ${stackFactsFile()}) or pass --upstash-url and --upstash-token`);
+  if (!url || !token)
+    throw new UsageError(
+      `no Redis to read: start the local stack (npm start; looked for ${stackFactsFile()}) or pass --upstash-url and --upstash-token`,
+    );
   return RedisSession.connect(url, token);
 }
 
@@ -64,7 +70,8 @@ async function storedConfig(session: RedisSession, tenantId: string): Promise<Te
 
 async function candidateConfig(file: string, tenantId: string): Promise<TenantConfig> {
   const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  if (raw.tenantId !== undefined && raw.tenantId !== tenantId) throw new UsageError(`${file} is the config of tenant ${String(raw.tenantId)}, not ${tenantId}`);
+  if (raw.tenantId !== undefined && raw.tenantId !== tenantId)
+    throw new UsageError(`${file} is the config of tenant ${String(raw.tenantId)}, not ${tenantId}`);
   const parsed = parseTenantConfig({ ...raw, tenantId });
   if (!parsed.ok) throw new UsageError(`${file}: ${parsed.problems.join('; ')}`);
   return parsed.config;
@@ -78,38 +85,48 @@ function reportLines(report: ReplayReport): string[] {
     else if (!t.changes.length) lines.push(`${t.turnId}: unchanged (${t.after.decision}; ${time})`);
     else lines.push(`${t.turnId}: ${t.changes.join(', ')} (${time})`);
     const { before: b, after: a } = t;
-    if (t.changes.includes('decision') || t.changes.includes('deciding-guardrail')) lines.push(`  decision: ${b.decision}${b.decidingGuardrail ? ` (${b.decidingGuardrail})` : ''} → ${a.decision}${a.decidingGuardrail ? ` (${a.decidingGuardrail})` : ''}: ${a.reason}`);
+    if (t.changes.includes('decision') || t.changes.includes('deciding-guardrail'))
+      lines.push(
+        `  decision: ${b.decision}${b.decidingGuardrail ? ` (${b.decidingGuardrail})` : ''} → ${a.decision}${a.decidingGuardrail ? ` (${a.decidingGuardrail})` : ''}: ${a.reason}`,
+      );
     if (t.changes.includes('reply')) lines.push(`  reply: ${JSON.stringify(b.reply)} → ${JSON.stringify(a.reply)}`);
     if (t.changes.includes('staged')) lines.push(`  staged: ${JSON.stringify(b.staged)} → ${JSON.stringify(a.staged)}`);
     if (t.changes.includes('asks')) lines.push(`  asks: ${JSON.stringify(b.asks)} → ${JSON.stringify(a.asks)}`);
     if (t.changes.includes('model-calls')) lines.push(`  model calls: ${b.modelCalls} → ${a.modelCalls}`);
-    if (t.toolList.changed) lines.push(`  tool list: ${(t.toolList.recordedOrder ?? []).join(',')} → ${t.toolList.order.join(',')} (${t.toolList.bytes?.length ?? 0} bytes)`);
+    if (t.toolList.changed)
+      lines.push(
+        `  tool list: ${(t.toolList.recordedOrder ?? []).join(',')} → ${t.toolList.order.join(',')} (${t.toolList.bytes?.length ?? 0} bytes)`,
+      );
   }
   const s = report.summary;
   lines.push(`replayed ${s.replayed} turns of ${report.tenantId}: ${s.changed} changed, ${s.needsModel} need a model`);
   for (const [kind, n] of Object.entries(s.byKind)) lines.push(`  ${kind}: ${n}`);
   for (const [move, n] of Object.entries(s.decisions)) lines.push(`  decision ${move}: ${n}`);
-  lines.push(`  model calls: ${s.modelCalls.recorded} recorded → ${s.modelCalls.replayed} replayed (${s.answeredFromRecording} answered from the recording, ${s.answeredByModel} by the model)`);
-  lines.push(`  turn time p50/p95: recorded ${s.latency.recorded.p50}/${s.latency.recorded.p95} ms → replayed ${s.latency.replayed.p50}/${s.latency.replayed.p95} ms`);
+  lines.push(
+    `  model calls: ${s.modelCalls.recorded} recorded → ${s.modelCalls.replayed} replayed (${s.answeredFromRecording} answered from the recording, ${s.answeredByModel} by the model)`,
+  );
+  lines.push(
+    `  turn time p50/p95: recorded ${s.latency.recorded.p50}/${s.latency.recorded.p95} ms → replayed ${s.latency.replayed.p50}/${s.latency.replayed.p95} ms`,
+  );
   if (s.toolListChanged) lines.push(`  tool list changed: ${s.toolListChanged}`);
   return lines;
 }
 
 export async function runReplayCli(argv: string[], print: (line: string) => void = console.log): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
-      config: { type: 'string' },
-      ids: { type: 'string' },
-      limit: { type: 'string' },
-      decision: { type: 'string' },
-      contact: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      json: { type: 'boolean' },
-      'model-url': { type: 'string' },
-      'export-case': { type: 'string' },
-      out: { type: 'string' },
-      'upstash-url': { type: 'string' },
-      'upstash-token': { type: 'string' },
+    config: { type: 'string' },
+    ids: { type: 'string' },
+    limit: { type: 'string' },
+    decision: { type: 'string' },
+    contact: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    json: { type: 'boolean' },
+    'model-url': { type: 'string' },
+    'export-case': { type: 'string' },
+    out: { type: 'string' },
+    'upstash-url': { type: 'string' },
+    'upstash-token': { type: 'string' },
   });
   if (values.help) {
     print(REPLAY_USAGE);
@@ -123,10 +140,14 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
     throw new UsageError(`"${tenantId}" is not a tenant id (1–63 lower-case letters, digits, hyphens)`);
   }
   const limit = values.limit !== undefined ? Number(values.limit) : 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is a whole number from 1 to 1000');
-  if (values.decision && !['pass', 'veto', 'escalate', 'error'].includes(values.decision)) throw new UsageError('--decision is pass, veto, escalate or error');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new UsageError('--limit is a whole number from 1 to 1000');
+  if (values.decision && !['pass', 'veto', 'escalate', 'error'].includes(values.decision))
+    throw new UsageError('--decision is pass, veto, escalate or error');
   const session = await connect(values);
-  const candidate = values.config ? await candidateConfig(values.config, tenantId) : await storedConfig(session, tenantId);
+  const candidate = values.config
+    ? await candidateConfig(values.config, tenantId)
+    : await storedConfig(session, tenantId);
 
   if (values['export-case'] !== undefined) {
     if (!values.out) throw new UsageError('--export-case needs --out FILE');
@@ -137,9 +158,25 @@ export async function runReplayCli(argv: string[], print: (line: string) => void
     return 0;
   }
 
-  const filter = { ids: values.ids?.split(',').filter(Boolean), limit, decision: values.decision, contact: values.contact, since: values.since, until: values.until };
-  const model = values['model-url'] ? createOpenAI({ apiKey: process.env.OPENAI_API_KEY ?? 'sk-replay-local', baseURL: values['model-url'] }).chat(candidate.modelId) : undefined;
-  const run = await runReplay({ session, guardrails: defaultGuardrails, limited: false, ...(model ? { model } : {}) }, tenantId, filter, candidate);
+  const filter = {
+    ids: values.ids?.split(',').filter(Boolean),
+    limit,
+    decision: values.decision,
+    contact: values.contact,
+    since: values.since,
+    until: values.until,
+  };
+  const model = values['model-url']
+    ? createOpenAI({ apiKey: process.env.OPENAI_API_KEY ?? 'sk-replay-local', baseURL: values['model-url'] }).chat(
+        candidate.modelId,
+      )
+    : undefined;
+  const run = await runReplay(
+    { session, guardrails: defaultGuardrails, limited: false, ...(model ? { model } : {}) },
+    tenantId,
+    filter,
+    candidate,
+  );
   if (!run.ok) throw new Error(run.refused.message);
   const report = run.report;
   if (values.json) print(JSON.stringify(report, null, 2));

@@ -7,7 +7,21 @@ import { saveTenant } from '../src/tenants/tenant-store.js';
 import { setDashboardUser } from '../src/dashboard/auth/users.js';
 import { secretKeysFrom, type SecretKeys } from '../core/tenant/tenant-secrets.js';
 import { PAGE_INBOX_APP_ID } from '../core/tenant/tenant-config.js';
-import { DEMO_PAGE_ID, demoChannelSubscribers, demoMessengerPage, demoSandboxPage, demoSubscriber, demoTenantConfig, DEMO_CONTACT_ID, DEMO_DASHBOARD_LOGIN, DEMO_MANYCHAT_API_KEY, DEMO_MESSENGER, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET, DEMO_ADMIN_SECRET } from './demo-tenant.js';
+import {
+  DEMO_PAGE_ID,
+  demoChannelSubscribers,
+  demoMessengerPage,
+  demoSandboxPage,
+  demoSubscriber,
+  demoTenantConfig,
+  DEMO_CONTACT_ID,
+  DEMO_DASHBOARD_LOGIN,
+  DEMO_MANYCHAT_API_KEY,
+  DEMO_MESSENGER,
+  DEMO_TENANT_ID,
+  DEMO_WEBHOOK_SECRET,
+  DEMO_ADMIN_SECRET,
+} from './demo-tenant.js';
 import { startManyChatSandbox, type ManyChatSandbox } from './manychat-sandbox.js';
 import { QSTASH_DEV_CREDENTIALS, startQStashBroker, type QStashBroker } from './qstash-broker.js';
 import { ensureRedis, freePort, type RedisHandle } from './redis-server.js';
@@ -36,7 +50,14 @@ export interface StackFacts {
   upstash: { url: string; token: string };
   qstash: { url: string; token: string; currentSigningKey: string; nextSigningKey: string };
   manychat: { url: string; callsUrl: string; faultsUrl: string };
-  demo: { tenantId: string; webhookSecret: string; adminSecret: string; contactId: string; manychatApiKey: string; dashboard: { url: string | null; user: string; password: string } };
+  demo: {
+    tenantId: string;
+    webhookSecret: string;
+    adminSecret: string;
+    contactId: string;
+    manychatApiKey: string;
+    dashboard: { url: string | null; user: string; password: string };
+  };
   offlineModel: boolean;
   /** The operator API's secret (`npm run tenant` reads it from here). */
   operatorSecret: string;
@@ -94,18 +115,23 @@ export async function seedDemoTenant(upstashUrl: string, token: string, tenantId
   const session = RedisSession.connect(upstashUrl, token);
   // Only the demo tenant owns the demo page (a page belongs to one tenant); copies seeded for tests and benchmarks own none.
   const config = demoTenantConfig(tenantId);
-  const messenger = tenantId === DEMO_TENANT_ID ? { pages: [{ id: DEMO_PAGE_ID }], handoverAppId: PAGE_INBOX_APP_ID } : {};
-  const saved = await saveTenant(session, { ...config, messenger: { ...config.messenger, ...messenger } }, {
-    plain: {
-      webhookSecret: DEMO_WEBHOOK_SECRET,
-      adminSecret: DEMO_ADMIN_SECRET,
-      manychatApiKey: DEMO_MANYCHAT_API_KEY,
-      messengerAppSecret: DEMO_MESSENGER.appSecret,
-      messengerPageAccessToken: DEMO_MESSENGER.pageAccessToken,
-      messengerVerifyToken: DEMO_MESSENGER.verifyToken,
+  const messenger =
+    tenantId === DEMO_TENANT_ID ? { pages: [{ id: DEMO_PAGE_ID }], handoverAppId: PAGE_INBOX_APP_ID } : {};
+  const saved = await saveTenant(
+    session,
+    { ...config, messenger: { ...config.messenger, ...messenger } },
+    {
+      plain: {
+        webhookSecret: DEMO_WEBHOOK_SECRET,
+        adminSecret: DEMO_ADMIN_SECRET,
+        manychatApiKey: DEMO_MANYCHAT_API_KEY,
+        messengerAppSecret: DEMO_MESSENGER.appSecret,
+        messengerPageAccessToken: DEMO_MESSENGER.pageAccessToken,
+        messengerVerifyToken: DEMO_MESSENGER.verifyToken,
+      },
+      keys: await devSecretKeys(),
     },
-    keys: await devSecretKeys(),
-  });
+  );
   if (!saved.ok) throw new Error(`demo tenant config is invalid: ${saved.problems.join('; ')}`);
   // The dashboard's demo login (README), so `npm start` opens the dashboard out of the box.
   await setDashboardUser(session, tenantId, DEMO_DASHBOARD_LOGIN.user, DEMO_DASHBOARD_LOGIN.password);
@@ -133,7 +159,9 @@ function runCronEvery(workerUrl: string, everyMs: number, log: (line: string) =>
       .then((res) => {
         if (!res.ok) log(`[cron] the scheduled handler answered ${res.status}`);
       })
-      .catch((err: unknown) => log(`[cron] could not run the scheduled handler: ${err instanceof Error ? err.message : String(err)}`));
+      .catch((err: unknown) =>
+        log(`[cron] could not run the scheduled handler: ${err instanceof Error ? err.message : String(err)}`),
+      );
   }, everyMs);
   timer.unref();
   return timer;
@@ -142,19 +170,49 @@ function runCronEvery(workerUrl: string, everyMs: number, log: (line: string) =>
 /** wrangler's table of bindings (every value hidden): noise on every start. */
 const BINDINGS_TABLE = /^\s*(env\.[A-Z0-9_]+ \(|Binding\s+Resource|Your Worker has access to the following bindings)/;
 
-function startWrangler(port: number, envFile: string, log: (line: string) => void, logLevel: 'log' | 'warn'): ChildProcess {
+function startWrangler(
+  port: number,
+  envFile: string,
+  log: (line: string) => void,
+  logLevel: 'log' | 'warn',
+): ChildProcess {
   const bin = join(ROOT, 'node_modules', '.bin', 'wrangler');
   // `--test-scheduled` serves /__scheduled (the cron, run by runCronEvery).
-  const child = spawn(bin, ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--env-file', envFile, '--show-interactive-dev-session=false', '--log-level', logLevel, '--test-scheduled', '--inspector-port', '0'], {
-    cwd: ROOT,
-    // Its own process group, so stopping it also stops the workerd it spawns.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // No Request.cf lookup at workers.cloudflare.com: offline it failed with a stack trace on every start.
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-  });
+  const child = spawn(
+    bin,
+    [
+      'dev',
+      '--local',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--env-file',
+      envFile,
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      logLevel,
+      '--test-scheduled',
+      '--inspector-port',
+      '0',
+    ],
+    {
+      cwd: ROOT,
+      // Its own process group, so stopping it also stops the workerd it spawns.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // No Request.cf lookup at workers.cloudflare.com: offline it failed with a stack trace on every start.
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: 'false',
+        CI: process.env.CI ?? 'true',
+        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      },
+    },
+  );
   const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim() && !BINDINGS_TABLE.test(line)) log(`[worker] ${line}`);
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim() && !BINDINGS_TABLE.test(line)) log(`[worker] ${line}`);
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
@@ -175,11 +233,27 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const stateDir = opts.stateDir ?? join(ROOT, '.local');
   const redis = await ensureRedis(opts.redisUrl);
   const upstash = await startUpstashRedisRest({ redisUrl: redis.url, token: DEV_UPSTASH_TOKEN });
-  const qstash = await startQStashBroker({ ...QSTASH_DEV_CREDENTIALS, retryBaseMs: opts.qstashRetryBaseMs ?? 500, log: (l) => log(`[qstash] ${l}`) });
-  const manychat = await startManyChatSandbox({ pages: [demoSandboxPage()], messengerPages: [demoMessengerPage()], subscribers: [demoSubscriber(), ...demoChannelSubscribers()], enforceRateLimits: opts.manychatRateLimits ?? true, autoSubscribers: opts.liveSandbox ?? false });
+  const qstash = await startQStashBroker({
+    ...QSTASH_DEV_CREDENTIALS,
+    retryBaseMs: opts.qstashRetryBaseMs ?? 500,
+    log: (l) => log(`[qstash] ${l}`),
+  });
+  const manychat = await startManyChatSandbox({
+    pages: [demoSandboxPage()],
+    messengerPages: [demoMessengerPage()],
+    subscribers: [demoSubscriber(), ...demoChannelSubscribers()],
+    enforceRateLimits: opts.manychatRateLimits ?? true,
+    autoSubscribers: opts.liveSandbox ?? false,
+  });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
   const mirror = opts.liveSandbox
-    ? mirrorTenantsIntoSandbox({ session: RedisSession.connect(upstash.url, DEV_UPSTASH_TOKEN), sandbox: manychat, keys: await devSecretKeys(), everyMs: 500, log })
+    ? mirrorTenantsIntoSandbox({
+        session: RedisSession.connect(upstash.url, DEV_UPSTASH_TOKEN),
+        sandbox: manychat,
+        keys: await devSecretKeys(),
+        everyMs: 500,
+        log,
+      })
     : null;
   await mirror?.syncNow();
 
@@ -208,7 +282,13 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   };
   await mkdir(stateDir, { recursive: true });
   const envFile = join(stateDir, `worker-${workerPort ?? 'none'}.env`);
-  await writeFile(envFile, Object.entries(workerEnv).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n', { mode: 0o600 });
+  await writeFile(
+    envFile,
+    Object.entries(workerEnv)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join('\n') + '\n',
+    { mode: 0o600 },
+  );
 
   let worker: ChildProcess | null = null;
   const stopWorker = async (signal: NodeJS.Signals) => {
@@ -244,14 +324,22 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     redisVersion: upstash.redisVersion,
     upstash: { url: upstash.url, token: DEV_UPSTASH_TOKEN },
     qstash: { url: qstash.url, ...QSTASH_DEV_CREDENTIALS },
-    manychat: { url: manychat.url, callsUrl: `${manychat.url}/__sandbox/calls`, faultsUrl: `${manychat.url}/__sandbox/faults` },
+    manychat: {
+      url: manychat.url,
+      callsUrl: `${manychat.url}/__sandbox/calls`,
+      faultsUrl: `${manychat.url}/__sandbox/faults`,
+    },
     demo: {
       tenantId: DEMO_TENANT_ID,
       webhookSecret: DEMO_WEBHOOK_SECRET,
       adminSecret: DEMO_ADMIN_SECRET,
       contactId: DEMO_CONTACT_ID,
       manychatApiKey: DEMO_MANYCHAT_API_KEY,
-      dashboard: { url: workerUrl ? `${workerUrl}/dashboard` : null, user: DEMO_DASHBOARD_LOGIN.user, password: DEMO_DASHBOARD_LOGIN.password },
+      dashboard: {
+        url: workerUrl ? `${workerUrl}/dashboard` : null,
+        user: DEMO_DASHBOARD_LOGIN.user,
+        password: DEMO_DASHBOARD_LOGIN.password,
+      },
     },
     offlineModel: !workerEnv.OPENAI_API_KEY,
     operatorSecret: workerEnv.OPERATOR_SECRET ?? DEV_OPERATOR_SECRET,
@@ -263,7 +351,17 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     stack.worker = worker;
     await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
   };
-  const stack: LocalStack = { facts, redis, upstash, qstash, manychat, worker, workerEnv, restartWorker, close: closeAll };
+  const stack: LocalStack = {
+    facts,
+    redis,
+    upstash,
+    qstash,
+    manychat,
+    worker,
+    workerEnv,
+    restartWorker,
+    close: closeAll,
+  };
   return stack;
 }
 

@@ -23,19 +23,37 @@ function banner(lines: string[]): string {
 async function main() {
   const started = Date.now();
   const portFree = !(await pingRedis('127.0.0.1', preferredPort, 200)) && (await isPortFree(preferredPort));
-  const stack = await startLocalStack({ withWorker: true, workerPort: portFree ? preferredPort : undefined, ...NPM_START_STACK, stateDir: process.env.STACK_STATE_DIR, log: (l) => console.log(l) });
+  const stack = await startLocalStack({
+    withWorker: true,
+    workerPort: portFree ? preferredPort : undefined,
+    ...NPM_START_STACK,
+    stateDir: process.env.STACK_STATE_DIR,
+    log: (l) => console.log(l),
+  });
   const file = await writeStackFacts(stack.facts, process.env.STACK_STATE_DIR);
   const { facts } = stack;
   // -i: the answer's headers (x-turn-id names the turn; x-duplicate-of a repeat) are what the user reads next.
   const curl = `curl -s -i -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
   -d '{"contact":{"id":"${facts.demo.contactId}","first_name":"Ada"},"text":"Hi! Can you send me the brochure?"}'`;
-  const channelCurl = (channel: 'instagram' | 'whatsapp', text: string) => `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
+  const channelCurl = (
+    channel: 'instagram' | 'whatsapp',
+    text: string,
+  ) => `curl -s -X POST ${facts.workerUrl}/v1/manychat/${facts.demo.tenantId} \\
   -H 'content-type: application/json' -H 'x-staged-agent-secret: ${facts.demo.webhookSecret}' \\
-  -d '${JSON.stringify(demoChannelBody(channel, text, new Date(0))).replace(/'/g, "'\\''").replace(/1970-01-01T00:00:00\+00:00/g, `'"$(date -u +%Y-%m-%dT%H:%M:%S+00:00)"'`)}'`;
+  -d '${JSON.stringify(demoChannelBody(channel, text, new Date(0)))
+    .replace(/'/g, "'\\''")
+    .replace(/1970-01-01T00:00:00\+00:00/g, `'"$(date -u +%Y-%m-%dT%H:%M:%S+00:00)"'`)}'`;
   const instagramCurl = channelCurl('instagram', 'Please note that I prefer pilates.');
   const whatsappCurl = channelCurl('whatsapp', 'What are your opening hours?');
-  const messengerCurl = await signedMessengerCurl({ workerUrl: facts.workerUrl!, tenantId: facts.demo.tenantId, appSecret: DEMO_MESSENGER.appSecret, pageId: DEMO_PAGE_ID, psid: facts.demo.contactId, text: 'Hi! What are your opening hours?' });
+  const messengerCurl = await signedMessengerCurl({
+    workerUrl: facts.workerUrl!,
+    tenantId: facts.demo.tenantId,
+    appSecret: DEMO_MESSENGER.appSecret,
+    pageId: DEMO_PAGE_ID,
+    psid: facts.demo.contactId,
+    text: 'Hi! What are your opening hours?',
+  });
   console.log(`
 staged-agent is running (${((Date.now() - started) / 1000).toFixed(1)} s)
 
@@ -101,7 +119,9 @@ Ctrl-C stops everything.
 /** Upstash runs a recent Redis; say up front which client commands an older local one lacks. */
 function olderThanUpstashNote(version: string): string {
   const missing = commandsNewerThan(version);
-  return missing ? `\n                     lacks, unlike Upstash (the REST bridge answers them with an error saying so): ${missing}` : '';
+  return missing
+    ? `\n                     lacks, unlike Upstash (the REST bridge answers them with an error saying so): ${missing}`
+    : '';
 }
 
 async function isPortFree(port: number): Promise<boolean> {

@@ -108,7 +108,15 @@ describe('SCAN … WITHTYPE (an Upstash extension)', () => {
       { key: `${P}wt:c`, type: 'hash' },
     ];
     expect(await scanAll((c) => redis.scan(c, { match: `${P}wt:*`, count: 1000, withType: true }))).toEqual(expected);
-    const inMulti = await scanAll(async (c) => (await redis.multi().scan(c, { match: `${P}wt:*`, count: 1000, withType: true }).exec())[0]);
+    const inMulti = await scanAll(
+      async (c) =>
+        (
+          await redis
+            .multi()
+            .scan(c, { match: `${P}wt:*`, count: 1000, withType: true })
+            .exec()
+        )[0],
+    );
     expect(inMulti).toEqual(expected);
   });
 
@@ -139,7 +147,12 @@ describe('commands the local Redis is too old for', () => {
     await redis.hset(`${P}hfe`, { f: 'v', g: 'w' });
     const hexpire = redis.hexpire(`${P}hfe`, 'f', 100);
     if (atLeast(server.redisVersion, '7.4.0')) expect(await hexpire).toEqual([1]);
-    else await expect(hexpire).rejects.toThrow(new RegExp(`HEXPIRE needs Redis 7\\.4\\.0 or newer.*local Redis .* is ${server.redisVersion.replace(/\./g, '\\.')}`));
+    else
+      await expect(hexpire).rejects.toThrow(
+        new RegExp(
+          `HEXPIRE needs Redis 7\\.4\\.0 or newer.*local Redis .* is ${server.redisVersion.replace(/\./g, '\\.')}`,
+        ),
+      );
     const hgetdel = redis.hgetdel(`${P}hfe`, 'g');
     if (atLeast(server.redisVersion, '8.0.0')) expect(await hgetdel).toEqual({ g: 'w' });
     else await expect(hgetdel).rejects.toThrow(/HGETDEL needs Redis 8\.0\.0 or newer/);
@@ -147,18 +160,26 @@ describe('commands the local Redis is too old for', () => {
 
   it('explains unknown commands by version, leaves everything else as Redis said it', () => {
     const unknown = (name: string) => `ERR unknown command '${name}', with args beginning with: 'k' `;
-    expect(explainRedisError(unknown('hexpire'), '7.0.15')).toMatch(/^ERR HEXPIRE needs Redis 7\.4\.0 or newer; .* is 7\.0\.15\. .*Redis said: ERR unknown command 'hexpire'/);
+    expect(explainRedisError(unknown('hexpire'), '7.0.15')).toMatch(
+      /^ERR HEXPIRE needs Redis 7\.4\.0 or newer; .* is 7\.0\.15\. .*Redis said: ERR unknown command 'hexpire'/,
+    );
     expect(explainRedisError(unknown('hsetex'), '7.4.2')).toMatch(/^ERR HSETEX needs Redis 8\.0\.0 /);
-    expect(explainRedisError('ERR unknown command `getdel`, with args beginning with: ', '6.0.9')).toMatch(/^ERR GETDEL needs Redis 6\.2\.0 /);
+    expect(explainRedisError('ERR unknown command `getdel`, with args beginning with: ', '6.0.9')).toMatch(
+      /^ERR GETDEL needs Redis 6\.2\.0 /,
+    );
     expect(explainRedisError(unknown('json.set'), '7.0.15')).toMatch(/^ERR JSON\.SET needs the RedisJSON module/);
     // Known to be new enough, or not a command we know about: Redis's own words.
     expect(explainRedisError(unknown('hexpire'), '8.0.1')).toBe(unknown('hexpire'));
     expect(explainRedisError(unknown('nosuchcmd'), '7.0.15')).toBe(unknown('nosuchcmd'));
-    expect(explainRedisError("WRONGTYPE Operation against a key holding the wrong kind of value", '7.0.15')).toMatch(/^WRONGTYPE/);
+    expect(explainRedisError('WRONGTYPE Operation against a key holding the wrong kind of value', '7.0.15')).toMatch(
+      /^WRONGTYPE/,
+    );
   });
 
   it('lists, for npm start, what a given Redis version lacks', () => {
-    expect(commandsNewerThan('7.0.15')).toMatch(/^WAITAOF \(Redis 7\.2\.0\); HEXPIRE .* HTTL \(Redis 7\.4\.0\); HGETDEL HGETEX HSETEX \(Redis 8\.0\.0\); XACKDEL XDELEX \(Redis 8\.2\.0\)$/);
+    expect(commandsNewerThan('7.0.15')).toMatch(
+      /^WAITAOF \(Redis 7\.2\.0\); HEXPIRE .* HTTL \(Redis 7\.4\.0\); HGETDEL HGETEX HSETEX \(Redis 8\.0\.0\); XACKDEL XDELEX \(Redis 8\.2\.0\)$/,
+    );
     expect(commandsNewerThan('8.0.2')).toBe('XACKDEL XDELEX (Redis 8.2.0)');
     expect(commandsNewerThan('8.2.1')).toBe('');
   });

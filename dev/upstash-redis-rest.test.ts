@@ -86,7 +86,14 @@ describe('through the real @upstash/redis client', () => {
   });
 
   it('sorted sets: zadd, zrange with scores, by score, zrem', async () => {
-    expect(await redis.zadd(`${P}z`, { score: 1, member: 'one' }, { score: 2.5, member: 'two' }, { score: 3, member: 'three' })).toBe(3);
+    expect(
+      await redis.zadd(
+        `${P}z`,
+        { score: 1, member: 'one' },
+        { score: 2.5, member: 'two' },
+        { score: 3, member: 'three' },
+      ),
+    ).toBe(3);
     expect(await redis.zrange(`${P}z`, 0, -1, { withScores: true })).toEqual(['one', 1, 'two', 2.5, 'three', 3]);
     expect(await redis.zrange(`${P}z`, 2, 3, { byScore: true })).toEqual(['two', 'three']);
     expect(await redis.zrange(`${P}z`, '(1', '+inf', { byScore: true, offset: 0, count: 1 })).toEqual(['two']);
@@ -114,7 +121,9 @@ describe('through the real @upstash/redis client', () => {
     })();
     // A ~1 ms Lua busy loop between the two INCRs gives a non-atomic bridge a wide window to be caught in.
     const busy = 'local i = 0 while i < 100000 do i = i + 1 end return i';
-    const results = await Promise.all(Array.from({ length: 50 }, () => redis.multi().incr(a).eval(busy, [], []).incr(b).exec()));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => redis.multi().incr(a).eval(busy, [], []).incr(b).exec()),
+    );
     reading = false;
     await reader;
     for (const [x, , y] of results) expect(x).toBe(y);
@@ -148,7 +157,16 @@ describe('through the real @upstash/redis client', () => {
   // Values the client would JSON.parse (e.g. '"x"' or '12') come back parsed from real Upstash too, so they are left out.
   it('unicode and binary-looking values round-trip in both encodings', async () => {
     const plain = new Redis({ url: server.url, token: TOKEN, responseEncoding: false, enableTelemetry: false });
-    const values = ['héllo 👋🏽 世界', 'line1\nline2\r\n\ttab', 'SGVsbG8gd29ybGQ=', 'OK', '', '{"half": json', 'a\u0000b', '𝄞 \u2028'];
+    const values = [
+      'héllo 👋🏽 世界',
+      'line1\nline2\r\n\ttab',
+      'SGVsbG8gd29ybGQ=',
+      'OK',
+      '',
+      '{"half": json',
+      'a\u0000b',
+      '𝄞 \u2028',
+    ];
     for (const [i, value] of values.entries()) {
       await redis.set(`${P}uni:${i}`, value);
       expect(await direct.get(`${P}uni:${i}`)).toBe(value);
@@ -189,11 +207,11 @@ describe('raw wire format', () => {
     expect(await (await post('/', ['get', `${P}raw`], enc)).json()).toEqual({ result: b64('héllo') });
     expect(await (await post('/', ['get', `${P}raw`])).json()).toEqual({ result: 'héllo' });
     expect(await (await post('/', ['get', `${P}none`], enc)).json()).toEqual({ result: null });
-    expect(await (await post('/pipeline', [['ping'], ['incrby', `${P}rawn`, 7], ['mget', `${P}raw`, `${P}none`]], enc)).json()).toEqual([
-      { result: b64('PONG') },
-      { result: 7 },
-      { result: [b64('héllo'), null] },
-    ]);
+    expect(
+      await (
+        await post('/pipeline', [['ping'], ['incrby', `${P}rawn`, 7], ['mget', `${P}raw`, `${P}none`]], enc)
+      ).json(),
+    ).toEqual([{ result: b64('PONG') }, { result: 7 }, { result: [b64('héllo'), null] }]);
   });
 
   it('hgetall stays a flat array on the wire (no ioredis object rewrite)', async () => {
@@ -216,21 +234,38 @@ describe('raw wire format', () => {
 
   it('multi-exec: runtime errors are per item, queue-time errors abort with 400 and run nothing', async () => {
     await direct.set(`${P}mx`, 'text');
-    const res = await post('/multi-exec', [['incr', `${P}mxn`], ['incr', `${P}mx`], ['get', `${P}mx`]]);
+    const res = await post('/multi-exec', [
+      ['incr', `${P}mxn`],
+      ['incr', `${P}mx`],
+      ['get', `${P}mx`],
+    ]);
     expect(res.status).toBe(200);
     const items = (await res.json()) as { result?: unknown; error?: string }[];
     expect(items[0]).toEqual({ result: 1 });
     expect(items[1]?.error).toMatch(/not an integer/);
     expect(items[2]).toEqual({ result: 'text' });
 
-    await expectJsonError(await post('/multi-exec', [['incr', `${P}mxn`], ['nosuchcmd']]), 400, /^EXECABORT.*unknown command/);
+    await expectJsonError(
+      await post('/multi-exec', [['incr', `${P}mxn`], ['nosuchcmd']]),
+      400,
+      /^EXECABORT.*unknown command/,
+    );
     expect(await direct.get(`${P}mxn`)).toBe('1');
   });
 });
 
 describe('refused commands', () => {
   it('connection-state and streaming commands get 400 on /', async () => {
-    for (const cmd of [['subscribe', 'ch'], ['monitor'], ['select', '1'], ['quit'], ['multi'], ['exec'], ['watch', 'k'], ['client', 'reply', 'off']]) {
+    for (const cmd of [
+      ['subscribe', 'ch'],
+      ['monitor'],
+      ['select', '1'],
+      ['quit'],
+      ['multi'],
+      ['exec'],
+      ['watch', 'k'],
+      ['client', 'reply', 'off'],
+    ]) {
       await expectJsonError(await post('/', cmd), 400, /not supported over the REST API/);
     }
     expect(await (await post('/', ['ping'])).json()).toEqual({ result: 'PONG' });
@@ -252,14 +287,25 @@ describe('refused commands', () => {
   });
 
   it('a refused command in a pipeline fails alone; in multi-exec it discards the transaction', async () => {
-    const res = await post('/pipeline', [['set', `${P}pr`, '1'], ['subscribe', 'ch'], ['get', `${P}pr`]]);
+    const res = await post('/pipeline', [
+      ['set', `${P}pr`, '1'],
+      ['subscribe', 'ch'],
+      ['get', `${P}pr`],
+    ]);
     expect(res.status).toBe(200);
     const items = (await res.json()) as { result?: unknown; error?: string }[];
     expect(items[0]).toEqual({ result: 'OK' });
     expect(items[1]?.error).toMatch(/SUBSCRIBE is not supported/);
     expect(items[2]).toEqual({ result: '1' });
 
-    await expectJsonError(await post('/multi-exec', [['set', `${P}mr`, '1'], ['select', '2']]), 400, /SELECT.*transaction discarded/);
+    await expectJsonError(
+      await post('/multi-exec', [
+        ['set', `${P}mr`, '1'],
+        ['select', '2'],
+      ]),
+      400,
+      /SELECT.*transaction discarded/,
+    );
     expect(await direct.exists(`${P}mr`)).toBe(0);
   });
 });
@@ -324,7 +370,9 @@ describe('bad requests always get JSON', () => {
 describe('startup', () => {
   it('fails fast with a clear error when Redis is unreachable', async () => {
     const started = Date.now();
-    await expect(startUpstashRedisRest({ redisUrl: 'redis://127.0.0.1:1', token: TOKEN })).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    await expect(startUpstashRedisRest({ redisUrl: 'redis://127.0.0.1:1', token: TOKEN })).rejects.toThrow(
+      /cannot reach Redis at redis:\/\/127\.0\.0\.1:1/,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -345,12 +393,18 @@ describe('Upstash-only Lua shebang flags', () => {
   });
   it('keeps the flags Redis knows', async () => {
     expect(await redis.eval('#!lua flags=no-writes, allow-key-locking\nreturn 7', [], [])).toBe(7);
-    await expect(redis.eval('#!lua flags=no-writes,allow-key-locking\nreturn redis.call("SET", KEYS[1], 1)', [`${P}nw`], [])).rejects.toThrow(/Write commands are not allowed/);
+    await expect(
+      redis.eval('#!lua flags=no-writes,allow-key-locking\nreturn redis.call("SET", KEYS[1], 1)', [`${P}nw`], []),
+    ).rejects.toThrow(/Write commands are not allowed/);
   });
 });
 
 describe('GET /__dev/usage (dev only): commands counted as Upstash bills them', () => {
-  const usage = async () => (await (await fetch(`${server.url}/__dev/usage`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { requests: number; commands: number };
+  const usage = async () =>
+    (await (await fetch(`${server.url}/__dev/usage`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      requests: number;
+      commands: number;
+    };
 
   it('a single command is one; each command of a pipeline or a transaction is one; a script is one; the token is required', async () => {
     const before = await usage();

@@ -105,6 +105,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     token,
     port: Number(process.env.UPSTASH_REDIS_REST_PORT ?? 8079),
   });
-  console.log(`Upstash REST bridge on ${running.url} (Redis ${running.redisVersion})\nUPSTASH_REDIS_REST_URL=${running.url}\nUPSTASH_REDIS_REST_TOKEN=${token}`);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
+  console.log(
+    `Upstash REST bridge on ${running.url} (Redis ${running.redisVersion})\nUPSTASH_REDIS_REST_URL=${running.url}\nUPSTASH_REDIS_REST_TOKEN=${token}`,
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void running.close().then(() => process.exit(0)));
 }

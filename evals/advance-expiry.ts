@@ -22,13 +22,18 @@ export async function moveRowPastExpiry(env: EvalEnvironment, world: CaseWorld, 
   if (!Number.isFinite(shiftMs)) return `expire: row ${id} has no readable expiry (${JSON.stringify(terms.expiresAt)})`;
   const { sig: _sig, pinned: _pinned, ...unsigned } = terms;
   const moved = await signTerms(
-    { ...unsigned, createdAt: new Date(Date.parse(terms.createdAt) - shiftMs).toISOString(), expiresAt: new Date(Date.parse(terms.expiresAt) - shiftMs).toISOString() },
+    {
+      ...unsigned,
+      createdAt: new Date(Date.parse(terms.createdAt) - shiftMs).toISOString(),
+      expiresAt: new Date(Date.parse(terms.expiresAt) - shiftMs).toISOString(),
+    },
     env.stack.workerEnv.SESSION_SECRET!,
   );
   const keys = tenantKeys(world.tenantId);
   await env.session.multi((m) => {
     m.set(keys.pinnedTerms(id), JSON.stringify(moved), { keepTtl: true, xx: true });
-    if (terms.kind === 'approval') m.zadd(keys.approvalQueue, { xx: true }, { score: Date.parse(moved.expiresAt), member: id });
+    if (terms.kind === 'approval')
+      m.zadd(keys.approvalQueue, { xx: true }, { score: Date.parse(moved.expiresAt), member: id });
   });
   return null;
 }
@@ -37,10 +42,28 @@ export async function moveRowPastExpiry(env: EvalEnvironment, world: CaseWorld, 
 export async function runCron(env: EvalEnvironment, timeoutMs = 30_000): Promise<DeliveryView> {
   const started = performance.now();
   try {
-    const res = await fetch(`${env.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${env.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await res.text();
-    return { status: res.status, ms: performance.now() - started, turnId: null, duplicateOf: null, deferred: false, replyText: null, ...(res.status >= 400 ? { error: text.slice(0, 300) } : {}) };
+    return {
+      status: res.status,
+      ms: performance.now() - started,
+      turnId: null,
+      duplicateOf: null,
+      deferred: false,
+      replyText: null,
+      ...(res.status >= 400 ? { error: text.slice(0, 300) } : {}),
+    };
   } catch (err) {
-    return { status: 0, ms: performance.now() - started, turnId: null, duplicateOf: null, deferred: false, replyText: null, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    return {
+      status: 0,
+      ms: performance.now() - started,
+      turnId: null,
+      duplicateOf: null,
+      deferred: false,
+      replyText: null,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    };
   }
 }

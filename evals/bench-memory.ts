@@ -19,7 +19,10 @@ const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory does)');
 
-const usage = { inputTokens: { total: 500, noCache: 500, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 40, text: 40, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 500, noCache: 500, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 40, text: 40, reasoning: 0 },
+};
 // A plain LanguageModelV4, not MockLanguageModelV4: the mock records every call's prompt, which
 // would itself look like a leak of ~50 KB a turn.
 const model: LanguageModelV4 = {
@@ -35,7 +38,17 @@ const model: LanguageModelV4 = {
     return {
       content: [
         { type: 'tool-call' as const, toolCallId: 'c1', toolName: 'send_media', input: '{"flow":"brochure"}' },
-        { type: 'tool-call' as const, toolCallId: 'c2', toolName: 'reply', input: JSON.stringify({ text: 'Sending you the brochure now.', escalate: false, confidence: 0.9, reason: 'asked' }) },
+        {
+          type: 'tool-call' as const,
+          toolCallId: 'c2',
+          toolName: 'reply',
+          input: JSON.stringify({
+            text: 'Sending you the brochure now.',
+            escalate: false,
+            confidence: 0.9,
+            reason: 'asked',
+          }),
+        },
       ],
       finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
       usage,
@@ -54,7 +67,12 @@ async function main() {
     const tenantId = `mem${Date.now().toString(36)}`;
     await seedDemoTenant(stack.upstash.url, DEV_UPSTASH_TOKEN, tenantId);
     // Rate limits off for the bench tenant: every turn must run.
-    const app = createApp((s) => ({ ...s, model: () => ({ model, modelId: 'scripted', offline: false }), turnJobs: () => ({ publishFinishTurn: async () => {} }), publisher: () => ({ publish: async () => {} }) }));
+    const app = createApp((s) => ({
+      ...s,
+      model: () => ({ model, modelId: 'scripted', offline: false }),
+      turnJobs: () => ({ publishFinishTurn: async () => {} }),
+      publisher: () => ({ publish: async () => {} }),
+    }));
     const env = stack.workerEnv;
     let n = 0;
     const turn = async (): Promise<Response> =>
@@ -71,7 +89,14 @@ async function main() {
     const idle = heapMb();
     let peak = idle;
     const sampler = setInterval(() => (peak = Math.max(peak, heapMb())), 20);
-    const round = () => Promise.all(Array.from({ length: IN_FLIGHT }, async () => { const r = await turn(); await r.text(); return r.status; }));
+    const round = () =>
+      Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          const r = await turn();
+          await r.text();
+          return r.status;
+        }),
+      );
     const responses = await round();
     clearInterval(sampler);
     const ok = responses.filter((s) => s === 200).length;
@@ -85,12 +110,18 @@ async function main() {
       gc!();
       afterRounds.push(heapMb());
     }
-    console.log(`memory per turn (Node 22 V8, same app code; ${IN_FLIGHT} turns in flight, model waits ${MODEL_MS} ms; ${ok}/${IN_FLIGHT} answered 200)`);
+    console.log(
+      `memory per turn (Node 22 V8, same app code; ${IN_FLIGHT} turns in flight, model waits ${MODEL_MS} ms; ${ok}/${IN_FLIGHT} answered 200)`,
+    );
     console.log(`  idle heap            ${idle.toFixed(1)} MB`);
     console.log(`  peak heap            ${peak.toFixed(1)} MB`);
     console.log(`  held per in-flight turn   ${(((peak - idle) * 1e3) / IN_FLIGHT).toFixed(0)} KB`);
-    console.log(`  heap after GC, after each of ${ROUNDS} rounds of ${IN_FLIGHT} turns: ${afterRounds.map((m) => m.toFixed(1)).join(' / ')} MB`);
-    console.log(`  retained per finished turn, rounds 2–${ROUNDS}: ${(((afterRounds.at(-1)! - after) * 1e3) / ((ROUNDS - 1) * IN_FLIGHT)).toFixed(1)} KB`);
+    console.log(
+      `  heap after GC, after each of ${ROUNDS} rounds of ${IN_FLIGHT} turns: ${afterRounds.map((m) => m.toFixed(1)).join(' / ')} MB`,
+    );
+    console.log(
+      `  retained per finished turn, rounds 2–${ROUNDS}: ${(((afterRounds.at(-1)! - after) * 1e3) / ((ROUNDS - 1) * IN_FLIGHT)).toFixed(1)} KB`,
+    );
   } finally {
     await stack.close();
   }

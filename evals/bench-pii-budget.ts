@@ -18,9 +18,21 @@ const RUNS = quick ? 3 : 15;
 
 /** Shapes near the per-pattern bound, each with a distinct tail literal (`z0`, `z1`, …). */
 const SHAPES: { name: string; pattern: (i: number) => string; text: (n: number, i: number) => string }[] = [
-  { name: 'counted dots', pattern: (i) => `.{0,16}.{0,16}.{0,16}z${i}`, text: (n, i) => `${'a'.repeat(n - 3)}z${i}`.slice(-n) },
-  { name: 'overlapping alternation', pattern: (i) => `(?:a|b|ab|ba){1,12}z${i}`, text: (n, i) => `${'ab'.repeat(n)}`.slice(0, n - 3) + `z${i}` },
-  { name: 'word runs', pattern: (i) => `\\w{0,23}\\s\\w{0,23}z${i}`, text: (n, i) => `${'ab cd '.repeat(n)}`.slice(0, n - 3) + `z${i}` },
+  {
+    name: 'counted dots',
+    pattern: (i) => `.{0,16}.{0,16}.{0,16}z${i}`,
+    text: (n, i) => `${'a'.repeat(n - 3)}z${i}`.slice(-n),
+  },
+  {
+    name: 'overlapping alternation',
+    pattern: (i) => `(?:a|b|ab|ba){1,12}z${i}`,
+    text: (n, i) => `${'ab'.repeat(n)}`.slice(0, n - 3) + `z${i}`,
+  },
+  {
+    name: 'word runs',
+    pattern: (i) => `\\w{0,23}\\s\\w{0,23}z${i}`,
+    text: (n, i) => `${'ab cd '.repeat(n)}`.slice(0, n - 3) + `z${i}`,
+  },
 ];
 
 function worstConfig(shape: (typeof SHAPES)[number]) {
@@ -55,8 +67,17 @@ async function timeTurn(spec: Parameters<typeof turnInput>[0]): Promise<{ ms: nu
   return { ms: times[Math.floor(times.length / 2)]!, outcome };
 }
 
-console.log(`bounds: ${MAX_PATTERN_PROGRAM} instructions a pattern, ${MAX_TOTAL_PII_PROGRAM} together, ${MAX_TURN_PII_WORK.toLocaleString('en')} instruction-characters a turn; median of ${RUNS} runs`);
-console.log('shape'.padEnd(26), 'patterns', 'instr.', '1,995-char reply'.padStart(18), '4,000-char reply'.padStart(18), 'turn at the budget'.padStart(20));
+console.log(
+  `bounds: ${MAX_PATTERN_PROGRAM} instructions a pattern, ${MAX_TOTAL_PII_PROGRAM} together, ${MAX_TURN_PII_WORK.toLocaleString('en')} instruction-characters a turn; median of ${RUNS} runs`,
+);
+console.log(
+  'shape'.padEnd(26),
+  'patterns',
+  'instr.',
+  '1,995-char reply'.padStart(18),
+  '4,000-char reply'.padStart(18),
+  'turn at the budget'.padStart(20),
+);
 let worst = 0;
 for (const shape of SHAPES) {
   const { config, patterns, total } = worstConfig(shape);
@@ -64,9 +85,20 @@ for (const shape of SHAPES) {
   const full = await timeTurn({ config, reply: { text: shape.text(MAX_CHECKED_CHARS, 0) } });
   // The reply plus field values up to the budget: the most one turn can make the patterns read.
   const extra = Math.max(0, Math.floor(MAX_TURN_PII_WORK / Math.max(1, total) / MAX_CHECKED_CHARS) - 1);
-  const budget = await timeTurn({ config, reply: { text: shape.text(MAX_CHECKED_CHARS, 0) }, staged: Array.from({ length: extra }, () => act.field('email', shape.text(MAX_CHECKED_CHARS, 1))) });
+  const budget = await timeTurn({
+    config,
+    reply: { text: shape.text(MAX_CHECKED_CHARS, 0) },
+    staged: Array.from({ length: extra }, () => act.field('email', shape.text(MAX_CHECKED_CHARS, 1))),
+  });
   worst = Math.max(worst, short.ms, full.ms, budget.ms);
   const cell = (t: { ms: number; outcome: string }) => `${t.ms.toFixed(1)} ms (${t.outcome})`.padStart(18);
-  console.log(shape.name.padEnd(26), String(patterns).padStart(8), String(total).padStart(6), cell(short), cell(full), cell(budget).padStart(20));
+  console.log(
+    shape.name.padEnd(26),
+    String(patterns).padStart(8),
+    String(total).padStart(6),
+    cell(short),
+    cell(full),
+    cell(budget).padStart(20),
+  );
 }
 console.log(`\nworst accepted config: ${worst.toFixed(1)} ms of PII matching per turn (goal ≤ 5 ms).`);

@@ -30,7 +30,13 @@ function time(run: () => unknown, minMs = 100): number {
 }
 
 const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(1)} ms`);
-console.log('pattern'.padEnd(16), ...RE2_SIZES.map((n) => `re2 n=${n}`.padStart(13)), '4k/1k'.padStart(7), '16k/8k'.padStart(7), ...V8_SIZES.map((n) => `v8 n=${n}`.padStart(12)));
+console.log(
+  'pattern'.padEnd(16),
+  ...RE2_SIZES.map((n) => `re2 n=${n}`.padStart(13)),
+  '4k/1k'.padStart(7),
+  '16k/8k'.padStart(7),
+  ...V8_SIZES.map((n) => `v8 n=${n}`.padStart(12)),
+);
 for (const p of PATTERNS) {
   const re2 = RE2JS.compile(p.source);
   const re2Times = RE2_SIZES.map((n) => {
@@ -42,7 +48,13 @@ for (const p of PATTERNS) {
     const text = p.input(n);
     return time(() => v8.test(text), 5);
   });
-  console.log(p.source.padEnd(16), ...re2Times.map((t) => fmt(t).padStart(13)), `${(re2Times[2]! / re2Times[0]!).toFixed(1)}×`.padStart(7), `${(re2Times[4]! / re2Times[3]!).toFixed(1)}×`.padStart(7), ...v8Times.map((t) => fmt(t).padStart(12)));
+  console.log(
+    p.source.padEnd(16),
+    ...re2Times.map((t) => fmt(t).padStart(13)),
+    `${(re2Times[2]! / re2Times[0]!).toFixed(1)}×`.padStart(7),
+    `${(re2Times[4]! / re2Times[3]!).toFixed(1)}×`.padStart(7),
+    ...v8Times.map((t) => fmt(t).padStart(12)),
+  );
 }
 console.log(`
 Linear time: 4× the text costs about 4× (or less: fixed costs), 2× about 2×. RE2JS switches from

@@ -77,7 +77,11 @@ async function serve(): Promise<void> {
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
   });
   const barePort = await freePort();
-  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined), 0, { UPSTASH_URL: stack.facts.upstash.url, UPSTASH_TOKEN: stack.facts.upstash.token, MODEL_URL: model.url });
+  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined), 0, {
+    UPSTASH_URL: stack.facts.upstash.url,
+    UPSTASH_TOKEN: stack.facts.upstash.token,
+    MODEL_URL: model.url,
+  });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   const stop = async () => {
     bare.kill('SIGTERM');
@@ -223,7 +227,13 @@ interface Scenario {
 let seq = 0;
 const base = 900_000_000_000 + (Date.now() % 1_000_000) * 1000;
 
-async function load(name: string, url: string, secret: string | null, seconds: number, connections: number): Promise<Scenario> {
+async function load(
+  name: string,
+  url: string,
+  secret: string | null,
+  seconds: number,
+  connections: number,
+): Promise<Scenario> {
   const latencies: number[] = [];
   const instance = autocannon({
     url,
@@ -236,12 +246,21 @@ async function load(name: string, url: string, secret: string | null, seconds: n
         headers: { 'content-type': 'application/json', ...(secret ? { 'x-staged-agent-secret': secret } : {}) },
         setupRequest: (req) => {
           const n = ++seq;
-          return { ...req, body: JSON.stringify({ contact: { id: String(base + n), first_name: 'Bench' }, text: 'Hello! Can you send me the brochure?', message_key: `bench-${base}-${n}` }) };
+          return {
+            ...req,
+            body: JSON.stringify({
+              contact: { id: String(base + n), first_name: 'Bench' },
+              text: 'Hello! Can you send me the brochure?',
+              message_key: `bench-${base}-${n}`,
+            }),
+          };
         },
       },
     ],
   });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
+    latencies.push(responseTime),
+  );
   const r: Result = await instance;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, Number(v.count)]));
   const total = Object.values(statusCodes).reduce((a, b) => a + b, 0);
@@ -273,29 +292,49 @@ async function qstashMessagesSoFar(qstashUrl: string): Promise<number> {
 }
 
 async function script(modelUrl: string, steps: unknown[]): Promise<void> {
-  const res = await fetch(`${modelUrl}/__model/scripts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ safetyIdentifier: '*', steps, loop: true }) });
+  const res = await fetch(`${modelUrl}/__model/scripts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ safetyIdentifier: '*', steps, loop: true }),
+  });
   if (!res.ok) throw new Error(`model sandbox refused the script: ${await res.text()}`);
 }
 
 const reply = { text: 'Hello! How can I help?', escalate: false, confidence: 0.9, reason: 'bench' };
 
 /** What one run of the cron costs with no work waiting: the Worker's scheduled handler, run as wrangler allows locally. */
-async function idleCron(facts: ServedFacts, session: RedisSession): Promise<{ tenants: number; redisCommands: number; qstashMessages: number }> {
+async function idleCron(
+  facts: ServedFacts,
+  session: RedisSession,
+): Promise<{ tenants: number; redisCommands: number; qstashMessages: number }> {
   const tenants = ((await session.one((r) => r.smembers(TENANT_INDEX_KEY))) as string[]).length;
   const runs = 3;
   // One run first so the sweep has nothing left from the scenarios (their turns are finished by now).
   await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
   const [commands, messages] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
-  for (let i = 0; i < runs; i++) await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
-  return { tenants, redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands) / runs, qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs };
+  for (let i = 0; i < runs; i++)
+    await fetch(`${facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+  return {
+    tenants,
+    redisCommands: ((await redisCommandsSoFar(facts.upstash)) - commands) / runs,
+    qstashMessages: ((await qstashMessagesSoFar(facts.qstashUrl)) - messages) / runs,
+  };
 }
 
 async function measure(): Promise<number> {
   const args = parseArgs({
-    options: { duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      warmup: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   }).values;
   if (args.help) {
-    console.log('usage: npm run bench -- [--duration S (default 10)] [--connections N (default 10)] [--warmup S (default 3)] [--json FILE]');
+    console.log(
+      'usage: npm run bench -- [--duration S (default 10)] [--connections N (default 10)] [--warmup S (default 3)] [--json FILE]',
+    );
     return 0;
   }
   const seconds = Number(args.duration ?? 10);
@@ -307,7 +346,10 @@ async function measure(): Promise<number> {
   }
 
   console.log('bench: starting the local stack, the Worker and the bare Hono worker (child process)…');
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'evals', 'bench.ts'), '--serve'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'evals', 'bench.ts'), '--serve'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stderr: string[] = [];
   child.stderr?.on('data', (b: Buffer) => stderr.push(...b.toString().split('\n').filter(Boolean).slice(-20)));
   const facts = await new Promise<ServedFacts>((resolveFacts, reject) => {
@@ -315,7 +357,9 @@ async function measure(): Promise<number> {
     rl.on('line', (line) => {
       if (line.startsWith(READY)) resolveFacts(JSON.parse(line.slice(READY.length)) as ServedFacts);
     });
-    child.once('exit', (code) => reject(new Error(`the stack process exited (${code}): ${stderr.slice(-10).join('\n')}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the stack process exited (${code}): ${stderr.slice(-10).join('\n')}`)),
+    );
   });
   const stopChild = async () => {
     if (child.exitCode !== null) return;
@@ -328,8 +372,14 @@ async function measure(): Promise<number> {
     const session = RedisSession.connect(facts.upstash.url, facts.upstash.token);
     const tenantId = `bench-${Date.now().toString(36)}`;
     const secret = `bench-secret-${Math.random().toString(36).slice(2)}`;
-    const config = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), { guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } } });
-    const saved = await saveTenant(session, { ...config, tenantId }, { plain: { webhookSecret: secret, manychatApiKey: '1000001:demo-manychat-key' }, keys: await devSecretKeys() });
+    const config = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), {
+      guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } },
+    });
+    const saved = await saveTenant(
+      session,
+      { ...config, tenantId },
+      { plain: { webhookSecret: secret, manychatApiKey: '1000001:demo-manychat-key' }, keys: await devSecretKeys() },
+    );
     if (!saved.ok) throw new Error(`bench tenant is invalid: ${saved.problems.join('; ')}`);
     const workerUrl = `${facts.workerUrl}/v1/manychat/${tenantId}`;
     const bareUrl = `${facts.bareUrl}/v1/manychat/${tenantId}`;
@@ -348,11 +398,17 @@ async function measure(): Promise<number> {
       'Worker workerd': productPids,
       'Worker wrangler (node)': processTree(facts.workerWranglerPid).filter((p) => !productPids.includes(p)),
       'bare workerd': barePids,
-      'stand-ins (node: bridge, broker, sandboxes)': processTree(child.pid!, [facts.workerWranglerPid, facts.bareWranglerPid]),
+      'stand-ins (node: bridge, broker, sandboxes)': processTree(child.pid!, [
+        facts.workerWranglerPid,
+        facts.bareWranglerPid,
+      ]),
       'redis-server': pidsByName('redis-server'),
     };
     const measured = async (name: string, url: string, secretOrNull: string | null): Promise<Scenario> => {
-      const [commandsBefore, messagesBefore] = [await redisCommandsSoFar(facts.upstash), await qstashMessagesSoFar(facts.qstashUrl)];
+      const [commandsBefore, messagesBefore] = [
+        await redisCommandsSoFar(facts.upstash),
+        await qstashMessagesSoFar(facts.qstashUrl),
+      ];
       const before = Object.fromEntries(Object.entries(groups).map(([k, p]) => [k, cpuSeconds(p)]));
       const selfBefore = process.cpuUsage();
       const started = performance.now();
@@ -370,7 +426,9 @@ async function measure(): Promise<number> {
     };
     const sampleRecords = async (n: number): Promise<TurnRecord[]> => {
       const ids = (await session.one((r) => r.zrange(tenantKeys(tenantId).turnLog, -Math.min(n, 300), -1))) as string[];
-      const raws = ids.length ? ((await session.pipeline((p) => ids.forEach((id) => p.get(tenantKeys(tenantId).turn(id))))) as unknown[]) : [];
+      const raws = ids.length
+        ? ((await session.pipeline((p) => ids.forEach((id) => p.get(tenantKeys(tenantId).turn(id))))) as unknown[])
+        : [];
       return raws.map((raw) => parseJson(raw) as TurnRecord | null).filter((r): r is TurnRecord => !!r);
     };
     const memBefore = rssMb(productPids);
@@ -382,10 +440,16 @@ async function measure(): Promise<number> {
 
     console.log(`measuring ${seconds} s per scenario, ${connections} connections…`);
     const bare = await measured('bare Hono handler (same workerd)', bareUrl, null);
-    const floor = await measured('bare + a no-tool turn\'s subrequests (I/O floor)', floorUrl, null);
+    const floor = await measured("bare + a no-tool turn's subrequests (I/O floor)", floorUrl, null);
     const noTool = await measured('Worker: no-tool turn', workerUrl, secret);
     const noToolRecords = await sampleRecords(noTool.ok);
-    await script(facts.modelUrl, [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { ...reply, text: 'The brochure is on its way.' }, latencyMs: 0 }]);
+    await script(facts.modelUrl, [
+      {
+        calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+        reply: { ...reply, text: 'The brochure is on its way.' },
+        latencyMs: 0,
+      },
+    ]);
     await fetch(`${facts.qstashUrl}/__dev/pause`, { method: 'POST' });
     const staging = await measured('Worker: staging turn (flow committed + published)', workerUrl, secret);
     const stagingRecords = await sampleRecords(staging.ok);
@@ -398,43 +462,127 @@ async function measure(): Promise<number> {
     const trips = (rs: TurnRecord[]) => rs.map((r) => r.redisRoundTrips.beforeModel + r.redisRoundTrips.afterModel);
     const tripLine = (label: string, rs: TurnRecord[]) => {
       const t = trips(rs);
-      const dist = [...new Set(t)].sort().map((v) => `${v}: ${t.filter((x) => x === v).length}`).join(', ');
+      const dist = [...new Set(t)]
+        .sort()
+        .map((v) => `${v}: ${t.filter((x) => x === v).length}`)
+        .join(', ');
       return `  ${label}: mean ${mean(t).toFixed(2)} (before model ${mean(rs.map((r) => r.redisRoundTrips.beforeModel)).toFixed(2)}, after ${mean(rs.map((r) => r.redisRoundTrips.afterModel)).toFixed(2)}); distribution {${dist}}; n=${t.length}`;
     };
 
-    const rows = [bare, floor, noTool, staging].map((s) => [s.name, s.rps.toFixed(0), String(s.requests), fmtMs(s.p50), fmtMs(s.p95), fmtMs(s.p99), fmtMs(s.max), `${s.non2xx + s.errors}`]);
-    console.log(`\nWebhook under load (${connections} connections, ${seconds} s each, loopback, zero-latency scripted model; ${(await import('node:os')).cpus().length} CPUs shared by load generator, workerd and the stand-ins):`);
-    console.log(table(['scenario', 'req/s', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx+errors'], rows));
-    console.log(`\nRatio to the bare Hono handler: throughput no-tool ${(noTool.rps / bare.rps).toFixed(3)}× (${(bare.rps / noTool.rps).toFixed(1)}× slower), staging ${(staging.rps / bare.rps).toFixed(3)}×; p50 latency no-tool ${(noTool.p50 / bare.p50).toFixed(1)}×, staging ${(staging.p50 / bare.p50).toFixed(1)}×`);
-    for (const s of [bare, floor, noTool, staging]) if (s.non2xx + s.errors) console.log(`  ${s.name}: status codes ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}`);
+    const rows = [bare, floor, noTool, staging].map((s) => [
+      s.name,
+      s.rps.toFixed(0),
+      String(s.requests),
+      fmtMs(s.p50),
+      fmtMs(s.p95),
+      fmtMs(s.p99),
+      fmtMs(s.max),
+      `${s.non2xx + s.errors}`,
+    ]);
+    console.log(
+      `\nWebhook under load (${connections} connections, ${seconds} s each, loopback, zero-latency scripted model; ${(await import('node:os')).cpus().length} CPUs shared by load generator, workerd and the stand-ins):`,
+    );
+    console.log(
+      table(['scenario', 'req/s', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx+errors'], rows),
+    );
+    console.log(
+      `\nRatio to the bare Hono handler: throughput no-tool ${(noTool.rps / bare.rps).toFixed(3)}× (${(bare.rps / noTool.rps).toFixed(1)}× slower), staging ${(staging.rps / bare.rps).toFixed(3)}×; p50 latency no-tool ${(noTool.p50 / bare.p50).toFixed(1)}×, staging ${(staging.p50 / bare.p50).toFixed(1)}×`,
+    );
+    for (const s of [bare, floor, noTool, staging])
+      if (s.non2xx + s.errors)
+        console.log(`  ${s.name}: status codes ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}`);
     console.log('\nCPU during each scenario (% of one CPU):');
     const groupNames = Object.keys(bare.cpu ?? {});
-    console.log(table(['process', ...[bare, floor, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))], groupNames.map((g) => [g, ...[bare, floor, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)])));
+    console.log(
+      table(
+        ['process', ...[bare, floor, noTool, staging].map((s) => s.name.replace(/ \(.*\)$/, ''))],
+        groupNames.map((g) => [g, ...[bare, floor, noTool, staging].map((s) => `${(s.cpu?.[g] ?? NaN).toFixed(0)} %`)]),
+      ),
+    );
     const perRequest = (s: Scenario, group: string) => ((s.cpuSeconds?.[group] ?? NaN) * 1000) / s.requests;
-    console.log('\nCPU per request (ms of CPU time ÷ requests answered; Workers bill CPU time, the free plan stops a request at 10 ms):');
-    console.log(table(['scenario', 'workerd CPU ms / request'], [...[bare, floor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]), ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)])]));
-    console.log(`  Worker ÷ bare: no-tool ${(perRequest(noTool, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}×, staging ${(perRequest(staging, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}× (workerd in wrangler dev, which adds its own per-request work; a deployed isolate does less)`);
+    console.log(
+      '\nCPU per request (ms of CPU time ÷ requests answered; Workers bill CPU time, the free plan stops a request at 10 ms):',
+    );
+    console.log(
+      table(
+        ['scenario', 'workerd CPU ms / request'],
+        [
+          ...[bare, floor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]),
+          ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)]),
+        ],
+      ),
+    );
+    console.log(
+      `  Worker ÷ bare: no-tool ${(perRequest(noTool, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}×, staging ${(perRequest(staging, 'Worker workerd') / perRequest(bare, 'bare workerd')).toFixed(1)}× (workerd in wrangler dev, which adds its own per-request work; a deployed isolate does less)`,
+    );
     const ownCode = perRequest(noTool, 'Worker workerd') - perRequest(floor, 'bare workerd');
-    console.log(`  A no-tool turn above its I/O floor (the same subrequests with no logic): ${ownCode.toFixed(2)} ms — the product's own code; the floor, ${perRequest(floor, 'bare workerd').toFixed(2)} ms, is workerd carrying the turn's four HTTP exchanges`);
+    console.log(
+      `  A no-tool turn above its I/O floor (the same subrequests with no logic): ${ownCode.toFixed(2)} ms — the product's own code; the floor, ${perRequest(floor, 'bare workerd').toFixed(2)} ms, is workerd carrying the turn's four HTTP exchanges`,
+    );
     const idle = await idleCron(facts, session);
-    console.log('\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):');
-    console.log(table(['', 'Redis commands', 'QStash messages'], [
-      ...[noTool, staging].map((s) => [`per ${s.name.replace('Worker: ', '').replace(/ \(.*\)$/, '')}`, ((s.redisCommands ?? NaN) / s.requests).toFixed(1), ((s.qstashMessages ?? NaN) / s.requests).toFixed(2)]),
-      [`per idle cron minute (${idle.tenants} tenants in this Redis)`, idle.redisCommands.toFixed(0), idle.qstashMessages.toFixed(0)],
-    ]));
-    console.log(`\nRedis round trips per turn (turn records of the last ${noToolRecords.length} no-tool and ${stagingRecords.length} staging turns measured):`);
+    console.log(
+      '\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):',
+    );
+    console.log(
+      table(
+        ['', 'Redis commands', 'QStash messages'],
+        [
+          ...[noTool, staging].map((s) => [
+            `per ${s.name.replace('Worker: ', '').replace(/ \(.*\)$/, '')}`,
+            ((s.redisCommands ?? NaN) / s.requests).toFixed(1),
+            ((s.qstashMessages ?? NaN) / s.requests).toFixed(2),
+          ]),
+          [
+            `per idle cron minute (${idle.tenants} tenants in this Redis)`,
+            idle.redisCommands.toFixed(0),
+            idle.qstashMessages.toFixed(0),
+          ],
+        ],
+      ),
+    );
+    console.log(
+      `\nRedis round trips per turn (turn records of the last ${noToolRecords.length} no-tool and ${stagingRecords.length} staging turns measured):`,
+    );
     console.log(tripLine('no-tool turns', byKind(false)));
     console.log(tripLine('staging turns', byKind(true)));
-    const tm = (k: keyof TurnRecord['timings'], rs: TurnRecord[]) => fmtMs(percentile(rs.map((r) => r.timings[k]), 50));
-    console.log(`  stage timings p50 (ms) in the Worker — no-tool: load ${tm('loadMs', byKind(false))}, model ${tm('modelMs', byKind(false))}, guardrails ${tm('guardrailsMs', byKind(false))}, total ${tm('totalMs', byKind(false))}; staging: load ${tm('loadMs', byKind(true))}, model ${tm('modelMs', byKind(true))}, guardrails ${tm('guardrailsMs', byKind(true))}, total ${tm('totalMs', byKind(true))}`);
+    const tm = (k: keyof TurnRecord['timings'], rs: TurnRecord[]) =>
+      fmtMs(
+        percentile(
+          rs.map((r) => r.timings[k]),
+          50,
+        ),
+      );
+    console.log(
+      `  stage timings p50 (ms) in the Worker — no-tool: load ${tm('loadMs', byKind(false))}, model ${tm('modelMs', byKind(false))}, guardrails ${tm('guardrailsMs', byKind(false))}, total ${tm('totalMs', byKind(false))}; staging: load ${tm('loadMs', byKind(true))}, model ${tm('modelMs', byKind(true))}, guardrails ${tm('guardrailsMs', byKind(true))}, total ${tm('totalMs', byKind(true))}`,
+    );
     console.log('\nMemory:');
     if (memBefore && memAfter) {
-      console.log(`  Worker workerd RSS: ${memBefore.rss.toFixed(0)} MB after warm-up, ${memAfter.rss.toFixed(0)} MB after ${noTool.requests + staging.requests} more turns, peak sampled ${memPeak.toFixed(0)} MB (high-water ${memAfter.hwm.toFixed(0)} MB); bare worker workerd RSS ${bareMem ? bareMem.rss.toFixed(0) : '?'} MB.`);
-      console.log('  Memory per turn: not measured. workerd does not expose per-request isolate heap, RSS moves with the allocator and GC rather than per turn, and the dev runtime holds the module graph; the RSS above is context only.');
+      console.log(
+        `  Worker workerd RSS: ${memBefore.rss.toFixed(0)} MB after warm-up, ${memAfter.rss.toFixed(0)} MB after ${noTool.requests + staging.requests} more turns, peak sampled ${memPeak.toFixed(0)} MB (high-water ${memAfter.hwm.toFixed(0)} MB); bare worker workerd RSS ${bareMem ? bareMem.rss.toFixed(0) : '?'} MB.`,
+      );
+      console.log(
+        '  Memory per turn: not measured. workerd does not expose per-request isolate heap, RSS moves with the allocator and GC rather than per turn, and the dev runtime holds the module graph; the RSS above is context only.',
+      );
     } else console.log('  not measured (no /proc entry for workerd found).');
 
     if (args.json) {
-      await writeText(resolve(args.json), JSON.stringify({ seconds, connections, bare, floor, noTool, staging, redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) }, memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem } }, null, 2));
+      await writeText(
+        resolve(args.json),
+        JSON.stringify(
+          {
+            seconds,
+            connections,
+            bare,
+            floor,
+            noTool,
+            staging,
+            redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) },
+            memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem },
+          },
+          null,
+          2,
+        ),
+      );
       console.log(`\nJSON: ${resolve(args.json)}`);
     }
     return noTool.ok > 0 && staging.ok > 0 ? 0 : 1;

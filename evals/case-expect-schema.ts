@@ -17,7 +17,14 @@ export const ActionExpectSchema = z
   .strict();
 export type ActionExpect = z.infer<typeof ActionExpectSchema>;
 
-export const PerformedCallNames = ['sendFlow', 'sendContent', 'addTag', 'removeTag', 'setField', 'passThreadControl'] as const;
+export const PerformedCallNames = [
+  'sendFlow',
+  'sendContent',
+  'addTag',
+  'removeTag',
+  'setField',
+  'passThreadControl',
+] as const;
 export const PerformedExpectSchema = z
   .object({
     call: z.enum(PerformedCallNames),
@@ -37,8 +44,18 @@ export const PerformedExpectSchema = z
 export type PerformedExpect = z.infer<typeof PerformedExpectSchema>;
 
 /** Statuses a pinned row (confirmation or approval) can have. */
-export const RowStatuses = ['pending', 'confirmed', 'declined', 'approved', 'rejected', 'expired', 'performed'] as const;
-export const RowNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'a row name is a letter, then letters, digits, _ or - (at most 40)');
+export const RowStatuses = [
+  'pending',
+  'confirmed',
+  'declined',
+  'approved',
+  'rejected',
+  'expired',
+  'performed',
+] as const;
+export const RowNameSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'a row name is a letter, then letters, digits, _ or - (at most 40)');
 
 export const PendingExpectSchema = z
   .object({
@@ -50,7 +67,10 @@ export const PendingExpectSchema = z
     /** The row's status when the turn was observed (rows a turn creates start pending). */
     status: z.enum(RowStatuses).optional(),
     /** Expiry minus creation, e.g. "1h" (±1 min). Every row must have an expiry whether or not this is given. */
-    expiresIn: z.string().refine((v) => durationMs(v) !== null, 'a duration such as "1h", "24h", "90m"').optional(),
+    expiresIn: z
+      .string()
+      .refine((v) => durationMs(v) !== null, 'a duration such as "1h", "24h", "90m"')
+      .optional(),
     /** Names the row for later turns: `approve: "<name>"`, `rows: { "<name>": "approved" }`. */
     as: RowNameSchema.optional(),
   })
@@ -107,7 +127,10 @@ export const ExpectationBase = z
     /** The webhook answered before the turn finished (header x-turn-deferred: 1, or the record says so). */
     deferred: z.boolean().optional(),
     /** Each delivery was answered within `max` ms (the webhook's own latency; for a tenant decision, the API's). */
-    webhookMs: z.object({ max: z.number().int().min(1).max(120_000) }).strict().optional(),
+    webhookMs: z
+      .object({ max: z.number().int().min(1).max(120_000) })
+      .strict()
+      .optional(),
     /** Model calls this turn made (counted at the model sandbox). */
     modelCalls: z.number().int().min(0).optional(),
     /** Substrings of the last model request of the turn (its messages, as JSON). */
@@ -118,7 +141,11 @@ export const ExpectationBase = z
      * the check is instead that the record has no shortlist (the full menu).
      */
     shortlist: z
-      .object({ offers: z.array(z.string()).optional(), notOffered: z.array(z.string()).optional(), widened: z.boolean().optional() })
+      .object({
+        offers: z.array(z.string()).optional(),
+        notOffered: z.array(z.string()).optional(),
+        widened: z.boolean().optional(),
+      })
       .strict()
       .optional(),
     /** Distinct x-turn-id values over the deliveries. */

@@ -16,14 +16,32 @@ describe('the eval cases in evals/cases', () => {
     const cases = await loadCases(casesDir);
     expect(cases.length).toBeGreaterThanOrEqual(40);
     const areas = new Set(cases.map((c) => c.file.split('/').at(-2)));
-    for (const area of ['plain', 'staging', 'read', 'veto', 'escalate', 'denied', 'duplicates', 'faults', 'model-errors', 'deadline', 'confirm', 'approve']) expect(areas).toContain(area);
+    for (const area of [
+      'plain',
+      'staging',
+      'read',
+      'veto',
+      'escalate',
+      'denied',
+      'duplicates',
+      'faults',
+      'model-errors',
+      'deadline',
+      'confirm',
+      'approve',
+    ])
+      expect(areas).toContain(area);
   });
 
   it('cover confirmations and approvals with at least 15 cases of presses and tenant decisions', async () => {
     const cases = (await loadCases(casesDir)).filter((c) => ['confirm', 'approve'].includes(c.file.split('/').at(-2)!));
     expect(cases.length).toBeGreaterThanOrEqual(15);
     const turns = cases.flatMap((c) => c.turns);
-    for (const form of ['press', 'approve', 'reject', 'expire'] as const) expect(turns.some((t) => t[form] !== undefined), form).toBe(true);
+    for (const form of ['press', 'approve', 'reject', 'expire'] as const)
+      expect(
+        turns.some((t) => t[form] !== undefined),
+        form,
+      ).toBe(true);
     expect(turns.some((t) => t.tamper)).toBe(true);
   });
 
@@ -48,7 +66,9 @@ describe('the eval cases in evals/cases', () => {
 
 describe('case format', () => {
   it('names the file and the field that is wrong', () => {
-    expect(() => parseCase({ turns: [{ text: 'hi', model: [{ latencyMs: -5 }] }] }, 'bad.json')).toThrow(CaseFormatError);
+    expect(() => parseCase({ turns: [{ text: 'hi', model: [{ latencyMs: -5 }] }] }, 'bad.json')).toThrow(
+      CaseFormatError,
+    );
     try {
       parseCase({ turns: [{ text: 'hi', expect: { decison: 'pass' } }] }, 'typo.json');
     } catch (err) {
@@ -58,18 +78,39 @@ describe('case format', () => {
   });
 
   it('a case may target the Messenger channel: text turns only, no ManyChat template fields; no naive variant', () => {
-    const c = parseCase({ channel: 'messenger', turns: [{ text: 'hi', messageKey: 'm_1', lastInteraction: '-30h' }] }, 'm.json');
+    const c = parseCase(
+      { channel: 'messenger', turns: [{ text: 'hi', messageKey: 'm_1', lastInteraction: '-30h' }] },
+      'm.json',
+    );
     expect(c.channel).toBe('messenger');
     expect(parseCase({ turns: [{ text: 'hi' }] }, 'd.json').channel).toBe('manychat');
     expect(() => parseCase({ channel: 'messenger', turns: [{ press: 'Yes' }] }, 'p.json')).toThrow(/text turns only/);
-    expect(() => parseCase({ channel: 'messenger', turns: [{ text: 'hi', body: 'bare' }] }, 'b.json')).toThrow(/request-template fields/);
+    expect(() => parseCase({ channel: 'messenger', turns: [{ text: 'hi', body: 'bare' }] }, 'b.json')).toThrow(
+      /request-template fields/,
+    );
     expect(() => parseCase({ channel: 'sms', turns: [{ text: 'hi' }] }, 's.json')).toThrow(CaseFormatError);
-    const staging = parseCase({ channel: 'messenger', turns: [{ text: 'brochure', model: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { text: 'ok' } }] }] }, 'n.json');
+    const staging = parseCase(
+      {
+        channel: 'messenger',
+        turns: [
+          {
+            text: 'brochure',
+            model: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: { text: 'ok' } }],
+          },
+        ],
+      },
+      'n.json',
+    );
     expect(naiveVariant(staging)).toBeNull();
   });
 
   it('fills reply defaults and deep-merges overrides (null removes)', () => {
-    expect(replyInput({ reply: { text: 'x' } })).toEqual({ text: 'x', escalate: false, confidence: 0.9, reason: 'scripted' });
+    expect(replyInput({ reply: { text: 'x' } })).toEqual({
+      text: 'x',
+      escalate: false,
+      confidence: 0.9,
+      reason: 'scripted',
+    });
     expect(replyInput({ replyRaw: { text: 'x' } })).toEqual({ text: 'x' });
     expect(deepMerge({ a: { b: 1, c: 2 }, d: [1] }, { a: { c: 3, b: null }, d: [2] })).toEqual({ a: { c: 3 }, d: [2] });
   });
@@ -79,7 +120,9 @@ describe('case format', () => {
     const reply = { text: 'ok' };
     expect(scriptKind({ model: [{ reply }] }, reads)).toBe('no-tool');
     expect(scriptKind({ model: [{ calls: [{ tool: 'send_media', input: {} }], reply }] }, reads)).toBe('staging-only');
-    expect(scriptKind({ model: [{ calls: [{ tool: 'search_faq', input: {} }] }, { reply }] }, reads)).toBe('read-then-reply');
+    expect(scriptKind({ model: [{ calls: [{ tool: 'search_faq', input: {} }] }, { reply }] }, reads)).toBe(
+      'read-then-reply',
+    );
     expect(scriptKind({ model: [{ error: { status: 500, message: 'x' } }] }, reads)).toBeNull();
   });
 });
@@ -103,7 +146,18 @@ describe('expectations', () => {
   });
 
   it('passes when everything given holds (key args only)', () => {
-    expect(checkExpectation({ decision: 'pass', committed: [{ kind: 'send_flow', args: { flowName: 'brochure' } }], performed: [{ call: 'sendFlow', flow: 'brochure' }], modelCalls: 1, replyContains: ['hello'] }, observed())).toEqual([]);
+    expect(
+      checkExpectation(
+        {
+          decision: 'pass',
+          committed: [{ kind: 'send_flow', args: { flowName: 'brochure' } }],
+          performed: [{ call: 'sendFlow', flow: 'brochure' }],
+          modelCalls: 1,
+          replyContains: ['hello'],
+        },
+        observed(),
+      ),
+    ).toEqual([]);
   });
 
   it('says which expectation failed, what was expected and what happened', () => {

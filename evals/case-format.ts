@@ -27,7 +27,11 @@ const ReplyShorthandSchema = z
 export const CaseStepSchema = z
   .object({
     /** Tool calls in order (not the reply; use `reply`). */
-    calls: z.array(z.object({ tool: z.string().min(1), input: z.unknown().optional(), arguments: z.string().optional() }).strict()).optional(),
+    calls: z
+      .array(
+        z.object({ tool: z.string().min(1), input: z.unknown().optional(), arguments: z.string().optional() }).strict(),
+      )
+      .optional(),
     /** A last `reply` call; escalate, confidence and reason default to false, 0.9, "scripted". */
     reply: ReplyShorthandSchema.optional(),
     /** A last `reply` call sent exactly as given (for replies that break the schema). */
@@ -39,10 +43,15 @@ export const CaseStepSchema = z
     /** "model": draw this call's latency from evals/latency-model.ts (the default). */
     latency: z.literal('model').optional(),
     /** The model call fails with this HTTP status and OpenAI error message. */
-    error: z.object({ status: z.number().int().min(400).max(599), message: z.string() }).strict().optional(),
+    error: z
+      .object({ status: z.number().int().min(400).max(599), message: z.string() })
+      .strict()
+      .optional(),
   })
   .strict()
-  .refine((s) => !(s.latency && s.latencyMs !== undefined), { message: 'give either latency: "model" or latencyMs, not both' })
+  .refine((s) => !(s.latency && s.latencyMs !== undefined), {
+    message: 'give either latency: "model" or latencyMs, not both',
+  })
   .refine((s) => !(s.reply && s.replyRaw !== undefined), { message: 'give either reply or replyRaw, not both' });
 export type CaseStep = z.infer<typeof CaseStepSchema>;
 
@@ -92,7 +101,11 @@ export const TurnSchema = z
     body: z.enum(['wrapped', 'bare']).default('wrapped'),
     /** How the same delivery (message, press, decision) is sent: once, repeated one after another, or concurrently. */
     deliveries: z
-      .object({ count: z.number().int().min(1).max(50), mode: z.enum(['sequential', 'concurrent']).default('sequential'), gapMs: z.number().int().min(0).max(10_000).default(0) })
+      .object({
+        count: z.number().int().min(1).max(50),
+        mode: z.enum(['sequential', 'concurrent']).default('sequential'),
+        gapMs: z.number().int().min(0).max(10_000).default(0),
+      })
       .strict()
       .default({ count: 1, mode: 'sequential', gapMs: 0 }),
     /** The model's scripted steps, one per model call. */
@@ -107,16 +120,27 @@ export const TurnSchema = z
   .superRefine((t, ctx) => {
     const forms = TurnForms.filter((f) => t[f] !== undefined);
     if (forms.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: forms.length ? `give one of ${TurnForms.join(', ')}, not ${forms.join(' and ')}` : `a turn needs one of ${TurnForms.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: forms.length
+          ? `give one of ${TurnForms.join(', ')}, not ${forms.join(' and ')}`
+          : `a turn needs one of ${TurnForms.join(', ')}`,
+      });
       return;
     }
     const misplaced = (fields: (keyof typeof t)[], why: string) => {
       for (const f of fields) if (t[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: why });
     };
     if (forms[0] !== 'press') misplaced(['from', 'tamper'], 'only for a button press (press)');
-    if (forms[0] !== 'text') misplaced(['messageKey', 'lastInteraction', 'customFields'], 'only for a text turn: a button press sends the payload it was given');
-    if (forms[0] !== 'text' && t.body !== 'wrapped') ctx.addIssue({ code: 'custom', path: ['body'], message: 'only for a text turn' });
-    if (forms[0] !== 'text' && forms[0] !== 'press' && t.model.length) ctx.addIssue({ code: 'custom', path: ['model'], message: 'a tenant decision makes no model call' });
+    if (forms[0] !== 'text')
+      misplaced(
+        ['messageKey', 'lastInteraction', 'customFields'],
+        'only for a text turn: a button press sends the payload it was given',
+      );
+    if (forms[0] !== 'text' && t.body !== 'wrapped')
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'only for a text turn' });
+    if (forms[0] !== 'text' && forms[0] !== 'press' && t.model.length)
+      ctx.addIssue({ code: 'custom', path: ['model'], message: 'a tenant decision makes no model call' });
   });
 export type CaseTurn = z.infer<typeof TurnSchema>;
 
@@ -155,13 +179,28 @@ export const CaseSchema = z
   .superRefine((c, ctx) => {
     if (c.channel === 'messenger') {
       c.turns.forEach((t, i) => {
-        if (turnForm(t) !== 'text') ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'a Messenger case has text turns only (presses and decisions run through ManyChat cases)' });
-        if (t.body !== 'wrapped' || t.customFields) ctx.addIssue({ code: 'custom', path: ['turns', i], message: 'body and customFields are ManyChat request-template fields; a Messenger event has neither' });
+        if (turnForm(t) !== 'text')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['turns', i],
+            message: 'a Messenger case has text turns only (presses and decisions run through ManyChat cases)',
+          });
+        if (t.body !== 'wrapped' || t.customFields)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['turns', i],
+            message: 'body and customFields are ManyChat request-template fields; a Messenger event has neither',
+          });
       });
     }
     if (c.channel === 'instagram' || c.channel === 'whatsapp' || c.channel === 'telegram') {
       c.turns.forEach((t, i) => {
-        if (t.body !== 'wrapped') ctx.addIssue({ code: 'custom', path: ['turns', i, 'body'], message: `a ${c.channel} case sends the walkthrough's template (wrapped)` });
+        if (t.body !== 'wrapped')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['turns', i, 'body'],
+            message: `a ${c.channel} case sends the walkthrough's template (wrapped)`,
+          });
       });
     }
     c.turns.forEach((t, i) => {
@@ -183,7 +222,11 @@ export class CaseFormatError extends Error {
 
 export function parseCase(raw: unknown, file: string): EvalCase {
   const parsed = CaseSchema.safeParse(raw);
-  if (!parsed.success) throw new CaseFormatError(file, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!parsed.success)
+    throw new CaseFormatError(
+      file,
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
   const name = parsed.data.name ?? basename(file, extname(file));
   return { ...parsed.data, name, file };
 }
@@ -234,7 +277,8 @@ export function turnForm(turn: Pick<CaseTurn, TurnForm>): TurnForm {
 export function turnLabel(turn: CaseTurn): string {
   const form = turnForm(turn);
   if (form === 'text') return turn.text!;
-  if (form === 'press') return `[press ${JSON.stringify(turn.press)}${turn.from ? ` from turn ${turn.from}` : ''}${turn.tamper ? `, tampered ${turn.tamper}` : ''}]`;
+  if (form === 'press')
+    return `[press ${JSON.stringify(turn.press)}${turn.from ? ` from turn ${turn.from}` : ''}${turn.tamper ? `, tampered ${turn.tamper}` : ''}]`;
   const target = turn[form];
   return `[${form} ${target === true ? 'the first pending approval' : JSON.stringify(target)}]`;
 }

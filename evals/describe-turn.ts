@@ -13,8 +13,14 @@ export function describeTurn(t: TurnObservation): string {
     `    ManyChat calls: [${t.apiCalls.map(formatCall).join(', ')}]${t.outbox ? `  outbox: ${t.outbox.messages.map((m) => `${m.state} [${m.attempts.join(',')}]`).join('; ') || 'no QStash message'}${t.outbox.timedOut ? ' (timed out)' : ''}` : ''}`,
     `    model calls: ${t.modelCalls} [${t.modelDetail.map((m) => `${m.source} ${m.aborted ? 'aborted' : m.status} ${m.servedMs} ms`).join(', ')}]${t.scripted ? `  scripted latencies ${t.scripted.latencies.join('+')} ms (budget ${t.scripted.budgetMs} ms, ${t.scripted.path})` : ''}`,
   ];
-  if (t.pending.length) lines.push(`    pending rows created: [${t.pending.map((p) => `${p.id} ${formatPending(p)}`).join(', ')}]`);
-  if (Object.keys(t.rows).length) lines.push(`    named rows: ${Object.entries(t.rows).map(([n, s]) => `${n}=${s ?? 'missing'}`).join(', ')}`);
+  if (t.pending.length)
+    lines.push(`    pending rows created: [${t.pending.map((p) => `${p.id} ${formatPending(p)}`).join(', ')}]`);
+  if (Object.keys(t.rows).length)
+    lines.push(
+      `    named rows: ${Object.entries(t.rows)
+        .map(([n, s]) => `${n}=${s ?? 'missing'}`)
+        .join(', ')}`,
+    );
   if (t.notes.length) lines.push(`    notes: ${t.notes.join(' | ')}`);
   return lines.join('\n');
 }

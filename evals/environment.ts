@@ -44,7 +44,9 @@ export class LiveModelUnavailable extends Error {
 export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promise<EvalEnvironment> {
   const live = opts.live ?? false;
   if (live && !process.env.OPENAI_API_KEY) {
-    throw new LiveModelUnavailable('--live needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL, OPENAI_API_MODE) in the environment; none is set.');
+    throw new LiveModelUnavailable(
+      '--live needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL, OPENAI_API_MODE) in the environment; none is set.',
+    );
   }
   const model = live ? null : await startModelSandbox();
   let redis: RedisHandle;
@@ -122,10 +124,21 @@ let contactCounter = 0;
 const runTag = randomBytes(3).toString('hex');
 
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'case';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'case'
+  );
 }
 
-const FIELD_TYPES: Record<string, 'text' | 'number' | 'boolean' | 'date'> = { text: 'text', number: 'number', boolean: 'boolean', date: 'date' };
+const FIELD_TYPES: Record<string, 'text' | 'number' | 'boolean' | 'date'> = {
+  text: 'text',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+};
 
 const runDigits = String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0');
 
@@ -137,7 +150,12 @@ export class TenantSetupError extends Error {
 /** Above any menu: a tenant with this size never gets a shortlist (the tenant config's maximum). */
 export const SHORTLIST_OFF_TOKENS = 1_000_000;
 
-export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: string, options: { hedging?: boolean; shortlist?: boolean } = {}): Promise<CaseWorld> {
+export async function setupCaseWorld(
+  env: EvalEnvironment,
+  c: EvalCase,
+  label: string,
+  options: { hedging?: boolean; shortlist?: boolean } = {},
+): Promise<CaseWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
@@ -153,12 +171,31 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
     // The run may turn the tool shortlist off (to compare the full menu); on, the case's own size stands.
     ...(options.shortlist === false ? { shortlist: { maxToolTokens: SHORTLIST_OFF_TOKENS } } : {}),
   };
-  const messenger = c.channel === 'messenger' ? { appSecret: `app-${randomBytes(8).toString('hex')}`, pageAccessToken: `page-${randomBytes(8).toString('hex')}` } : null;
+  const messenger =
+    c.channel === 'messenger'
+      ? {
+          appSecret: `app-${randomBytes(8).toString('hex')}`,
+          pageAccessToken: `page-${randomBytes(8).toString('hex')}`,
+        }
+      : null;
   // A Messenger tenant owns its page (events for any other are ignored); an escalation reaches a person through the Page Inbox.
-  if (messenger) Object.assign(input, { messenger: { handoverAppId: PAGE_INBOX_APP_ID, ...input.messenger, pages: [{ id: pageId }] } });
-  const plain = { webhookSecret: secret, adminSecret, manychatApiKey: apiKey, ...(messenger ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken } : {}) };
+  if (messenger)
+    Object.assign(input, {
+      messenger: { handoverAppId: PAGE_INBOX_APP_ID, ...input.messenger, pages: [{ id: pageId }] },
+    });
+  const plain = {
+    webhookSecret: secret,
+    adminSecret,
+    manychatApiKey: apiKey,
+    ...(messenger
+      ? { messengerAppSecret: messenger.appSecret, messengerPageAccessToken: messenger.pageAccessToken }
+      : {}),
+  };
   const saved = await saveTenant(env.session, input, { plain, keys: await devSecretKeys() });
-  if (!saved.ok) throw new TenantSetupError(`case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`);
+  if (!saved.ok)
+    throw new TenantSetupError(
+      `case ${c.name}: the tenant overrides give an invalid config: ${saved.problems.join('; ')}`,
+    );
   const config = saved.config;
   env.stack.manychat.addPage({
     pageId,
@@ -172,8 +209,23 @@ export async function setupCaseWorld(env: EvalEnvironment, c: EvalCase, label: s
   for (const turn of c.turns) {
     if (contacts.has(turn.contact)) continue;
     const id = String(800_000_000_000 + ++contactCounter);
-    env.stack.manychat.addSubscriber({ pageId, id, firstName: turn.firstName, lastName: 'Eval', ...(manyChatChannelOf(c) !== 'facebook' ? { channel: manyChatChannelOf(c) } : {}) });
+    env.stack.manychat.addSubscriber({
+      pageId,
+      id,
+      firstName: turn.firstName,
+      lastName: 'Eval',
+      ...(manyChatChannelOf(c) !== 'facebook' ? { channel: manyChatChannelOf(c) } : {}),
+    });
     contacts.set(turn.contact, id);
   }
-  return { tenantId, secret, adminSecret, config, pageId, contacts, messenger: messenger ? { appSecret: messenger.appSecret } : null, manyChatChannel: manyChatChannelOf(c) };
+  return {
+    tenantId,
+    secret,
+    adminSecret,
+    config,
+    pageId,
+    contacts,
+    messenger: messenger ? { appSecret: messenger.appSecret } : null,
+    manyChatChannel: manyChatChannelOf(c),
+  };
 }

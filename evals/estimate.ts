@@ -1,7 +1,16 @@
 import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { TenantConfigSchema, type TenantConfig, type TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { deepMerge, loadCases, replyInput, type CaseStep } from './case-format.js';
-import { drawStep, mulberry32, responseBudgetMs, outputTokensOf, presetFor, promptTokensOf, seedOf, type LatencyPreset } from './latency-model.js';
+import {
+  drawStep,
+  mulberry32,
+  responseBudgetMs,
+  outputTokensOf,
+  presetFor,
+  promptTokensOf,
+  seedOf,
+  type LatencyPreset,
+} from './latency-model.js';
 import { fmtMs, fmtPct, fmtRatio, percentile, table } from './stats.js';
 import { KIND_LABEL, readToolNames, scriptKind, type TurnKind } from './turn-kind.js';
 
@@ -53,7 +62,10 @@ export interface Estimate {
 }
 
 function outTokens(step: Pick<CaseStep, 'calls' | 'text'> & { reply?: unknown }): number {
-  const calls = (step.calls ?? []).map((c) => ({ tool: c.tool, argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}) }));
+  const calls = (step.calls ?? []).map((c) => ({
+    tool: c.tool,
+    argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}),
+  }));
   if (step.reply !== undefined) calls.push({ tool: 'reply', argumentsText: JSON.stringify(step.reply) });
   return outputTokensOf(calls, step.text ?? '');
 }
@@ -70,7 +82,12 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
   type Hedged = { values: number[]; past: number; steps: number; hedges: number };
   const samples = new Map<EstimateRow['kind'], { values: number[]; past: number; turns: number; hedged: Hedged }>();
   const add = (kind: EstimateRow['kind'], values: number[], past: number, hedged?: Hedged) => {
-    const s = samples.get(kind) ?? { values: [], past: 0, turns: 0, hedged: { values: [], past: 0, steps: 0, hedges: 0 } };
+    const s = samples.get(kind) ?? {
+      values: [],
+      past: 0,
+      turns: 0,
+      hedged: { values: [], past: 0, steps: 0, hedges: 0 },
+    };
     s.values.push(...values);
     s.past += past;
     s.turns++;
@@ -129,7 +146,9 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
         hedged.values.push(modelHedged + overheadMs);
         if (kind === 'staging-only') {
           const s = steps[0]!;
-          const two = drawStep(preset, rand, promptTokensOf(0, ti), outTokens({ calls: s.calls })).totalMs + drawStep(preset, rand, promptTokensOf(1, ti), outTokens({ reply: s.reply })).totalMs;
+          const two =
+            drawStep(preset, rand, promptTokensOf(0, ti), outTokens({ calls: s.calls })).totalMs +
+            drawStep(preset, rand, promptTokensOf(1, ti), outTokens({ reply: s.reply })).totalMs;
           if (two + overheadMs > budgetMs) pastNaive++;
           naive.push(two + overheadMs);
         }
@@ -152,7 +171,17 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
         p99: percentile(s.values, 99),
         pastDeadline: s.past,
         samples: s.values.length,
-        ...(kind !== 'staging-only-naive' && hedgeAfterMs > 0 ? { hedged: { p95: percentile(s.hedged.values, 95), p99: percentile(s.hedged.values, 99), pastDeadline: s.hedged.past, steps: s.hedged.steps, hedges: s.hedged.hedges } } : {}),
+        ...(kind !== 'staging-only-naive' && hedgeAfterMs > 0
+          ? {
+              hedged: {
+                p95: percentile(s.hedged.values, 95),
+                p99: percentile(s.hedged.values, 99),
+                pastDeadline: s.hedged.past,
+                steps: s.hedged.steps,
+                hedges: s.hedged.hedges,
+              },
+            }
+          : {}),
       };
     });
   const product = rows.filter((r) => r.kind !== 'staging-only-naive');
@@ -164,11 +193,21 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
     overheadMs,
     draws,
     rows,
-    overall: { samples: product.reduce((a, r) => a + r.samples, 0), pastDeadline: product.reduce((a, r) => a + r.pastDeadline, 0) },
+    overall: {
+      samples: product.reduce((a, r) => a + r.samples, 0),
+      pastDeadline: product.reduce((a, r) => a + r.pastDeadline, 0),
+    },
     ratio: { ours: p95('staging-only') / p95('no-tool'), naive: p95('staging-only-naive') / p95('no-tool') },
     skippedTurns: skipped,
     hedgeAfterMs,
-    hedgedOverall: hedgeAfterMs > 0 ? { pastDeadline: product.reduce((a, r) => a + (r.hedged?.pastDeadline ?? 0), 0), steps: product.reduce((a, r) => a + (r.hedged?.steps ?? 0), 0), hedges: product.reduce((a, r) => a + (r.hedged?.hedges ?? 0), 0) } : null,
+    hedgedOverall:
+      hedgeAfterMs > 0
+        ? {
+            pastDeadline: product.reduce((a, r) => a + (r.hedged?.pastDeadline ?? 0), 0),
+            steps: product.reduce((a, r) => a + (r.hedged?.steps ?? 0), 0),
+            hedges: product.reduce((a, r) => a + (r.hedged?.hedges ?? 0), 0),
+          }
+        : null,
   };
 }
 
@@ -182,7 +221,14 @@ export function renderEstimate(e: Estimate): string {
     `runtime overhead ${e.overheadMs} ms, deadline ${e.deadlineMs} ms (the webhook answers by ${e.budgetMs} ms). No stack was started.`,
     table(
       ['turn kind', 'turns', 'p50', 'p95', 'p99', 'past deadline'],
-      e.rows.map((r) => [r.label, String(r.turns), fmtMs(r.p50), fmtMs(r.p95), fmtMs(r.p99), fmtPct(r.pastDeadline, r.samples)]),
+      e.rows.map((r) => [
+        r.label,
+        String(r.turns),
+        fmtMs(r.p50),
+        fmtMs(r.p95),
+        fmtMs(r.p99),
+        fmtPct(r.pastDeadline, r.samples),
+      ]),
     ),
     `Deferred share at the deadline (all kinds, equal weight per scripted turn): ${fmtPct(e.overall.pastDeadline, e.overall.samples)}`,
     ...(e.hedgedOverall
@@ -190,14 +236,36 @@ export function renderEstimate(e: Estimate): string {
           '',
           `The same draws with hedged model calls (a step not answered after ${e.hedgeAfterMs} ms is sent again; the hedge's latency is an independent draw, so correlated slowness would gain less):`,
           table(
-            ['turn kind', 'p95 off', 'p95 on', 'p99 off', 'p99 on', 'past deadline off', 'past deadline on', 'extra calls'],
-            e.rows.filter((r) => r.hedged).map((r) => [r.label, fmtMs(r.p95), fmtMs(r.hedged!.p95), fmtMs(r.p99), fmtMs(r.hedged!.p99), fmtPct(r.pastDeadline, r.samples), fmtPct(r.hedged!.pastDeadline, r.samples), fmtPct(r.hedged!.hedges, r.hedged!.steps)]),
+            [
+              'turn kind',
+              'p95 off',
+              'p95 on',
+              'p99 off',
+              'p99 on',
+              'past deadline off',
+              'past deadline on',
+              'extra calls',
+            ],
+            e.rows
+              .filter((r) => r.hedged)
+              .map((r) => [
+                r.label,
+                fmtMs(r.p95),
+                fmtMs(r.hedged!.p95),
+                fmtMs(r.p99),
+                fmtMs(r.hedged!.p99),
+                fmtPct(r.pastDeadline, r.samples),
+                fmtPct(r.hedged!.pastDeadline, r.samples),
+                fmtPct(r.hedged!.hedges, r.hedged!.steps),
+              ]),
           ),
           `Deferred share with hedging: ${fmtPct(e.hedgedOverall.pastDeadline, e.overall.samples)} (off: ${fmtPct(e.overall.pastDeadline, e.overall.samples)}), for ${fmtPct(e.hedgedOverall.hedges, e.hedgedOverall.steps)} extra model calls`,
         ]
       : []),
     `p95(staging only) / p95(no tool): ours ${fmtRatio(e.ratio.ours)}, naive 2-step ${fmtRatio(e.ratio.naive)}`,
-    e.skippedTurns ? `(${e.skippedTurns} turns without a model call, with a scripted model error, or on Messenger (no webhook deadline) were left out)` : '',
+    e.skippedTurns
+      ? `(${e.skippedTurns} turns without a model call, with a scripted model error, or on Messenger (no webhook deadline) were left out)`
+      : '',
   ]
     .filter(Boolean)
     .join('\n');

@@ -33,14 +33,18 @@ function formatExpectedPending(e: PendingExpect): string {
 export function checkPending(expected: PendingExpect[] | undefined, o: Observed): string[] {
   if (!expected) return [];
   const ok = expected.length === o.pending.length && expected.every((e, i) => pendingMatches(e, o.pending[i]!));
-  return ok ? [] : [`pending: expected ${list(expected.map(formatExpectedPending))}, got ${list(o.pending.map(formatPending))}`];
+  return ok
+    ? []
+    : [`pending: expected ${list(expected.map(formatExpectedPending))}, got ${list(o.pending.map(formatPending))}`];
 }
 
 export function checkRows(expected: Record<string, string> | undefined, o: Observed): string[] {
   const f: string[] = [];
   for (const [name, status] of Object.entries(expected ?? {})) {
-    if (!(name in o.rows)) f.push(`rows: expected row "${name}" to be ${status}, but no earlier turn named a row "${name}" (pending[].as)`);
-    else if (o.rows[name] !== status) f.push(`rows: expected row "${name}" to be ${status}, got ${o.rows[name] ?? 'no row in Redis'}`);
+    if (!(name in o.rows))
+      f.push(`rows: expected row "${name}" to be ${status}, but no earlier turn named a row "${name}" (pending[].as)`);
+    else if (o.rows[name] !== status)
+      f.push(`rows: expected row "${name}" to be ${status}, got ${o.rows[name] ?? 'no row in Redis'}`);
   }
   return f;
 }

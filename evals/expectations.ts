@@ -7,7 +7,12 @@ export { formatAction, formatCall, formatPending } from './observed.js';
 export type { ActionView, CallView, DeliveryView, Observed, PendingView } from './observed.js';
 
 function formatExpectedCall(e: PerformedExpect): string {
-  const key = e.flow ?? e.tag ?? (e.field !== undefined ? `${e.field}=${j(e.value)}` : undefined) ?? (e.textContains !== undefined ? `…${e.textContains}…` : undefined) ?? e.targetAppId;
+  const key =
+    e.flow ??
+    e.tag ??
+    (e.field !== undefined ? `${e.field}=${j(e.value)}` : undefined) ??
+    (e.textContains !== undefined ? `…${e.textContains}…` : undefined) ??
+    e.targetAppId;
   return `${e.call}${key !== undefined ? `(${key})` : ''}`;
 }
 
@@ -24,12 +29,20 @@ function callMatches(e: PerformedExpect, c: CallView): boolean {
   if (e.tag !== undefined && e.tag !== c.tag) return false;
   if (e.field !== undefined && e.field !== c.field) return false;
   if (e.value !== undefined && j(e.value) !== j(c.value)) return false;
-  if (e.textContains !== undefined && !(c.text ?? '').toLowerCase().includes(e.textContains.toLowerCase())) return false;
+  if (e.textContains !== undefined && !(c.text ?? '').toLowerCase().includes(e.textContains.toLowerCase()))
+    return false;
   if (e.targetAppId !== undefined && e.targetAppId !== c.targetAppId) return false;
   return true;
 }
 
-function checkList<E, A>(name: string, expected: E[], actual: A[], matches: (e: E, a: A) => boolean, fe: (e: E) => string, fa: (a: A) => string): string[] {
+function checkList<E, A>(
+  name: string,
+  expected: E[],
+  actual: A[],
+  matches: (e: E, a: A) => boolean,
+  fe: (e: E) => string,
+  fa: (a: A) => string,
+): string[] {
   const ok = expected.length === actual.length && expected.every((e, i) => matches(e, actual[i]!));
   return ok ? [] : [`${name}: expected ${list(expected.map(fe))}, got ${list(actual.map(fa))}`];
 }
@@ -38,47 +51,78 @@ function checkList<E, A>(name: string, expected: E[], actual: A[], matches: (e: 
 export function checkCore(exp: ExpectationCore, o: Observed): string[] {
   const f: string[] = [];
   f.push(...checkStatuses(exp, o));
-  if (exp.decision !== undefined && exp.decision !== o.decision) f.push(`decision: expected ${exp.decision}, got ${o.decision ?? 'no turn record'}`);
+  if (exp.decision !== undefined && exp.decision !== o.decision)
+    f.push(`decision: expected ${exp.decision}, got ${o.decision ?? 'no turn record'}`);
   for (const s of exp.reasonContains ?? []) {
-    if (!(o.decisionReason ?? '').toLowerCase().includes(s.toLowerCase())) f.push(`reasonContains: expected the decision reason to contain ${j(s)}, got ${j(o.decisionReason)}`);
+    if (!(o.decisionReason ?? '').toLowerCase().includes(s.toLowerCase()))
+      f.push(`reasonContains: expected the decision reason to contain ${j(s)}, got ${j(o.decisionReason)}`);
   }
   const reply = o.replyText.toLowerCase();
-  for (const s of exp.replyContains ?? []) if (!reply.includes(s.toLowerCase())) f.push(`replyContains: expected the reply to contain ${j(s)}, got ${j(o.replyText)}`);
-  for (const s of exp.replyNotContains ?? []) if (reply.includes(s.toLowerCase())) f.push(`replyNotContains: expected the reply not to contain ${j(s)}, got ${j(o.replyText)}`);
-  if (exp.replyEmpty !== undefined && exp.replyEmpty !== (o.replyText === '')) f.push(`replyEmpty: expected ${exp.replyEmpty ? 'an empty reply' : 'a reply'}, got ${j(o.replyText)}`);
+  for (const s of exp.replyContains ?? [])
+    if (!reply.includes(s.toLowerCase()))
+      f.push(`replyContains: expected the reply to contain ${j(s)}, got ${j(o.replyText)}`);
+  for (const s of exp.replyNotContains ?? [])
+    if (reply.includes(s.toLowerCase()))
+      f.push(`replyNotContains: expected the reply not to contain ${j(s)}, got ${j(o.replyText)}`);
+  if (exp.replyEmpty !== undefined && exp.replyEmpty !== (o.replyText === ''))
+    f.push(`replyEmpty: expected ${exp.replyEmpty ? 'an empty reply' : 'a reply'}, got ${j(o.replyText)}`);
   f.push(...checkReplies(exp.replies, o));
   if (exp.staged) f.push(...checkList('staged', exp.staged, o.staged, actionMatches, formatAction, formatAction));
-  if (exp.committed) f.push(...checkList('committed', exp.committed, o.committed, actionMatches, formatAction, formatAction));
-  if (exp.performed) f.push(...checkList('performed', exp.performed, o.performed, callMatches, formatExpectedCall, formatCall));
+  if (exp.committed)
+    f.push(...checkList('committed', exp.committed, o.committed, actionMatches, formatAction, formatAction));
+  if (exp.performed)
+    f.push(...checkList('performed', exp.performed, o.performed, callMatches, formatExpectedCall, formatCall));
   f.push(...checkPending(exp.pending, o), ...checkRows(exp.rows, o));
-  if (exp.apiCalls !== undefined && exp.apiCalls !== o.apiCalls.length) f.push(`apiCalls: expected ${exp.apiCalls} ManyChat calls for the contact, got ${o.apiCalls.length} ${list(o.apiCalls.map(formatCall))}`);
-  if (exp.deferred !== undefined && exp.deferred !== o.deferred) f.push(`deferred: expected ${exp.deferred}, got ${o.deferred}`);
+  if (exp.apiCalls !== undefined && exp.apiCalls !== o.apiCalls.length)
+    f.push(
+      `apiCalls: expected ${exp.apiCalls} ManyChat calls for the contact, got ${o.apiCalls.length} ${list(o.apiCalls.map(formatCall))}`,
+    );
+  if (exp.deferred !== undefined && exp.deferred !== o.deferred)
+    f.push(`deferred: expected ${exp.deferred}, got ${o.deferred}`);
   f.push(...checkWebhookMs(exp.webhookMs, o));
-  if (exp.modelCalls !== undefined && exp.modelCalls !== o.modelCalls) f.push(`modelCalls: expected ${exp.modelCalls}, got ${o.modelCalls}`);
+  if (exp.modelCalls !== undefined && exp.modelCalls !== o.modelCalls)
+    f.push(`modelCalls: expected ${exp.modelCalls}, got ${o.modelCalls}`);
   for (const s of exp.promptContains ?? []) {
-    if (!(o.lastPrompt ?? '').includes(s)) f.push(`promptContains: expected the last model request to contain ${j(s)}${o.lastPrompt === null ? ', but there was no model call' : ''}`);
+    if (!(o.lastPrompt ?? '').includes(s))
+      f.push(
+        `promptContains: expected the last model request to contain ${j(s)}${o.lastPrompt === null ? ', but there was no model call' : ''}`,
+      );
   }
   f.push(...checkShortlist(exp.shortlist, o));
   const turnIds = new Set(o.deliveries.map((d) => d.turnId).filter((t): t is string => !!t));
-  if (exp.distinctTurns !== undefined && exp.distinctTurns !== turnIds.size) f.push(`distinctTurns: expected ${exp.distinctTurns}, got ${turnIds.size} ${list([...turnIds])}`);
+  if (exp.distinctTurns !== undefined && exp.distinctTurns !== turnIds.size)
+    f.push(`distinctTurns: expected ${exp.distinctTurns}, got ${turnIds.size} ${list([...turnIds])}`);
   const dups = o.deliveries.filter((d) => d.duplicateOf).length;
-  if (exp.duplicates !== undefined && exp.duplicates !== dups) f.push(`duplicates: expected ${exp.duplicates} deliveries answered as duplicates, got ${dups}`);
+  if (exp.duplicates !== undefined && exp.duplicates !== dups)
+    f.push(`duplicates: expected ${exp.duplicates} deliveries answered as duplicates, got ${dups}`);
   if (exp.sameReply) {
     const texts = new Set(o.deliveries.map((d) => d.replyText));
-    if (texts.size !== 1) f.push(`sameReply: expected one reply text over all deliveries, got ${list([...texts].map((t) => j(t)))}`);
+    if (texts.size !== 1)
+      f.push(`sameReply: expected one reply text over all deliveries, got ${list([...texts].map((t) => j(t)))}`);
   }
   return f;
 }
 
 function checkShortlist(exp: Expectation['shortlist'], o: Observed): string[] {
   if (!exp) return [];
-  if (o.shortlistOff) return o.shortlist ? [`shortlist: the run turned the shortlist off, but the turn record has one (offered ${list(o.shortlist.offered)})`] : [];
-  if (!o.shortlist) return ['shortlist: expected a shortlisted turn (the menu passes the tenant\'s maxToolTokens), but the turn record has no shortlist'];
+  if (o.shortlistOff)
+    return o.shortlist
+      ? [
+          `shortlist: the run turned the shortlist off, but the turn record has one (offered ${list(o.shortlist.offered)})`,
+        ]
+      : [];
+  if (!o.shortlist)
+    return [
+      "shortlist: expected a shortlisted turn (the menu passes the tenant's maxToolTokens), but the turn record has no shortlist",
+    ];
   const f: string[] = [];
   const offered = o.shortlist.offered;
-  for (const name of exp.offers ?? []) if (!offered.includes(name)) f.push(`shortlist: expected ${j(name)} offered, got ${list(offered)}`);
-  for (const name of exp.notOffered ?? []) if (offered.includes(name)) f.push(`shortlist: expected ${j(name)} not offered, got ${list(offered)}`);
-  if (exp.widened !== undefined && exp.widened !== o.shortlist.widened) f.push(`shortlist: expected widened ${exp.widened}, got ${o.shortlist.widened}`);
+  for (const name of exp.offers ?? [])
+    if (!offered.includes(name)) f.push(`shortlist: expected ${j(name)} offered, got ${list(offered)}`);
+  for (const name of exp.notOffered ?? [])
+    if (offered.includes(name)) f.push(`shortlist: expected ${j(name)} not offered, got ${list(offered)}`);
+  if (exp.widened !== undefined && exp.widened !== o.shortlist.widened)
+    f.push(`shortlist: expected widened ${exp.widened}, got ${o.shortlist.widened}`);
   return f;
 }
 
@@ -89,7 +133,9 @@ export function checkExpectation(exp: Expectation, o: Observed): string[] {
   if (anyOf?.length) {
     const results = anyOf.map((alt) => checkCore(alt, o));
     if (!results.some((r) => r.length === 0)) {
-      failures.push(`anyOf: none of ${anyOf.length} alternatives held — ${results.map((r, i) => `(${i + 1}) ${r.join('; ')}`).join(' | ')}`);
+      failures.push(
+        `anyOf: none of ${anyOf.length} alternatives held — ${results.map((r, i) => `(${i + 1}) ${r.join('; ')}`).join(' | ')}`,
+      );
     }
   }
   return failures;

@@ -54,7 +54,10 @@ export function caseInvariantFailures(turns: readonly TurnObservation[]): string
   for (const call of performed) {
     if (call.call === 'sendContent') {
       const i = contents.findIndex((text) => text && (call.text ?? '').includes(text));
-      if (i < 0) failures.push(`invariant: sendContent "${(call.text ?? '').slice(0, 60)}" was performed, but no committed outbox entry sends it`);
+      if (i < 0)
+        failures.push(
+          `invariant: sendContent "${(call.text ?? '').slice(0, 60)}" was performed, but no committed outbox entry sends it`,
+        );
       else contents.splice(i, 1); // each committed content at most once
       continue;
     }
@@ -63,7 +66,8 @@ export function caseInvariantFailures(turns: readonly TurnObservation[]): string
     used.set(key, (used.get(key) ?? 0) + 1);
     const allowed = budget.get(key) ?? 0;
     if (allowed === 0) failures.push(`invariant: ${key} was performed, but no committed outbox entry asks for it`);
-    else if (SENDS.has(call.call) && used.get(key)! > allowed) failures.push(`invariant: ${key} was performed ${used.get(key)} times, committed ${allowed}`);
+    else if (SENDS.has(call.call) && used.get(key)! > allowed)
+      failures.push(`invariant: ${key} was performed ${used.get(key)} times, committed ${allowed}`);
   }
   return [...new Set(failures)];
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { drawStep, LATENCY_PRESETS, mulberry32, normalQuantile, presetFor, responseBudgetMs, seedOf, ttftQuantile } from './latency-model.js';
+import {
+  drawStep,
+  LATENCY_PRESETS,
+  mulberry32,
+  normalQuantile,
+  presetFor,
+  responseBudgetMs,
+  seedOf,
+  ttftQuantile,
+} from './latency-model.js';
 import { percentile } from './stats.js';
 
 describe('latency model', () => {

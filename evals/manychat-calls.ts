@@ -32,8 +32,10 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
   const body = (c.body && typeof c.body === 'object' ? c.body : {}) as Record<string, unknown>;
   const base = { path: c.path, at: c.at, status: c.status, outcome: c.outcome };
   const last = c.path.split('/').pop() ?? c.path;
-  const tagName = (): string | undefined => (typeof body.tag_name === 'string' ? body.tag_name : world.config.tags[Number(body.tag_id) - 1]?.name);
-  const fieldName = (): string | undefined => (typeof body.field_name === 'string' ? body.field_name : world.config.fields[Number(body.field_id) - 100]?.name);
+  const tagName = (): string | undefined =>
+    typeof body.tag_name === 'string' ? body.tag_name : world.config.tags[Number(body.tag_id) - 1]?.name;
+  const fieldName = (): string | undefined =>
+    typeof body.field_name === 'string' ? body.field_name : world.config.fields[Number(body.field_id) - 100]?.name;
   switch (last) {
     case 'sendFlow': {
       const ns = String(body.flow_ns ?? '');
@@ -46,7 +48,11 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
       // A Messenger Send API message reads as a sendContent (the same action kind); a sender action as itself.
       const message = body.message as { text?: unknown } | undefined;
       if (!message) return { call: `senderAction:${String(body.sender_action ?? '')}`, ...base };
-      return { call: 'sendContent', ...base, text: typeof message.text === 'string' ? message.text : JSON.stringify(message) };
+      return {
+        call: 'sendContent',
+        ...base,
+        text: typeof message.text === 'string' ? message.text : JSON.stringify(message),
+      };
     }
     case 'addTag':
     case 'addTagByName':
@@ -74,10 +80,17 @@ export function sentTexts(c: RecordedCall): string[] {
 export function buttonsOf(content: unknown): IssuedButton[] {
   const c = content as { quick_replies?: unknown; messages?: { buttons?: unknown }[] } | null;
   // Quick replies (Facebook, Instagram), or buttons on the text messages (WhatsApp, Telegram).
-  const onMessages = Array.isArray(c?.messages) ? c.messages.flatMap((m) => (Array.isArray(m?.buttons) ? m.buttons : [])) : [];
+  const onMessages = Array.isArray(c?.messages)
+    ? c.messages.flatMap((m) => (Array.isArray(m?.buttons) ? m.buttons : []))
+    : [];
   const replies = [...(Array.isArray(c?.quick_replies) ? c.quick_replies : []), ...onMessages];
   return replies.flatMap((q: Record<string, unknown>) =>
-    q && q.type === 'dynamic_block_callback' && typeof q.caption === 'string' && typeof q.url === 'string' && q.payload && typeof q.payload === 'object'
+    q &&
+    q.type === 'dynamic_block_callback' &&
+    typeof q.caption === 'string' &&
+    typeof q.url === 'string' &&
+    q.payload &&
+    typeof q.payload === 'object'
       ? [{ caption: q.caption, url: q.url, payload: q.payload as Record<string, unknown> }]
       : [],
   );

@@ -13,7 +13,14 @@ import type { DeadlinePath, RunCaseOptions } from './turn-observation.js';
 export function resolveStep(step: CaseStep, latencyMs: number, hedgeLatencyMs?: number): ScriptStep {
   const reply = replyInput(step);
   return {
-    ...(step.calls ? { calls: step.calls.map((c) => ({ tool: c.tool, ...(c.arguments !== undefined ? { arguments: c.arguments } : { input: c.input ?? {} }) })) } : {}),
+    ...(step.calls
+      ? {
+          calls: step.calls.map((c) => ({
+            tool: c.tool,
+            ...(c.arguments !== undefined ? { arguments: c.arguments } : { input: c.input ?? {} }),
+          })),
+        }
+      : {}),
     ...(reply !== undefined ? { reply } : {}),
     ...(step.text !== undefined ? { text: step.text } : {}),
     ...(step.error ? { error: step.error } : {}),
@@ -24,7 +31,10 @@ export function resolveStep(step: CaseStep, latencyMs: number, hedgeLatencyMs?: 
 
 function stepOutputTokens(step: CaseStep): number {
   if (step.error) return 1;
-  const calls = (step.calls ?? []).map((c) => ({ tool: c.tool, argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}) }));
+  const calls = (step.calls ?? []).map((c) => ({
+    tool: c.tool,
+    argumentsText: c.arguments ?? JSON.stringify(c.input ?? {}),
+  }));
   const reply = replyInput(step);
   if (reply !== undefined) calls.push({ tool: 'reply', argumentsText: JSON.stringify(reply) });
   return outputTokensOf(calls, step.text ?? '');
@@ -36,13 +46,21 @@ function stepOutputTokens(step: CaseStep): number {
  * draw from the same model (real slowness is partly correlated — a provider-wide slow spell slows
  * both calls — so the gain measured here is an upper bound). A fixed step's hedge takes as long.
  */
-export function turnLatencies(turn: Pick<CaseTurn, 'model'>, turnIndex: number, opts: Pick<RunCaseOptions, 'preset' | 'seed' | 'repeat' | 'drawKey'>) {
+export function turnLatencies(
+  turn: Pick<CaseTurn, 'model'>,
+  turnIndex: number,
+  opts: Pick<RunCaseOptions, 'preset' | 'seed' | 'repeat' | 'drawKey'>,
+) {
   return turn.model.map((step, i) => {
     if (step.latencyMs !== undefined) return { ms: step.latencyMs, hedgeMs: step.latencyMs, drawn: false };
     const rand = mulberry32(seedOf(opts.seed, opts.drawKey, opts.repeat, turnIndex, i));
     const hedgeRand = mulberry32(seedOf(opts.seed, opts.drawKey, opts.repeat, turnIndex, i, 'hedge'));
     const tokens = [promptTokensOf(i, turnIndex), stepOutputTokens(step)] as const;
-    return { ms: drawStep(opts.preset, rand, ...tokens).totalMs, hedgeMs: drawStep(opts.preset, hedgeRand, ...tokens).totalMs, drawn: true };
+    return {
+      ms: drawStep(opts.preset, rand, ...tokens).totalMs,
+      hedgeMs: drawStep(opts.preset, hedgeRand, ...tokens).totalMs,
+      drawn: true,
+    };
   });
 }
 
@@ -51,14 +69,22 @@ export function turnLatencies(turn: Pick<CaseTurn, 'model'>, turnIndex: number, 
  * `afterMs` if that answers first. A step scripted to fail fails both calls, and once the hedge
  * runs a failure waits for the other call: the step ends with the later of the two.
  */
-export function effectiveMs(latency: { ms: number; hedgeMs: number }, hedgeAfterMs: number | null, fails = false): number {
+export function effectiveMs(
+  latency: { ms: number; hedgeMs: number },
+  hedgeAfterMs: number | null,
+  fails = false,
+): number {
   if (hedgeAfterMs === null || latency.ms <= hedgeAfterMs) return latency.ms;
   const hedgeDone = hedgeAfterMs + latency.hedgeMs;
   return fails ? Math.max(latency.ms, hedgeDone) : Math.min(latency.ms, hedgeDone);
 }
 
 /** Which path a turn's drawn latencies put it on, against the tenant's model budget. */
-export function deadlinePath(latencies: { ms: number; drawn: boolean }[], stepsRun: number, deadlineMs: number): { path: DeadlinePath; budgetMs: number } {
+export function deadlinePath(
+  latencies: { ms: number; drawn: boolean }[],
+  stepsRun: number,
+  deadlineMs: number,
+): { path: DeadlinePath; budgetMs: number } {
   // `ms`: the step's effective latency (with a hedge's, when the tenant hedges).
   const budgetMs = responseBudgetMs(deadlineMs);
   const run = latencies.slice(0, stepsRun);
@@ -77,6 +103,9 @@ export function deadlineExpectation(config: TenantConfig, exp: Expectation): Exp
   if (exp.duplicates !== undefined) keep.duplicates = exp.duplicates;
   return {
     ...keep,
-    anyOf: [{ deferred: true }, { deferred: false, decision: 'error', committed: [], performed: [], replyContains: [config.fallbackReply] }],
+    anyOf: [
+      { deferred: true },
+      { deferred: false, decision: 'error', committed: [], performed: [], replyContains: [config.fallbackReply] },
+    ],
   };
 }

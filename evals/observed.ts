@@ -87,13 +87,19 @@ export function formatAction(a: { kind: string; tool?: string; args?: Record<str
 }
 
 export function formatCall(c: Partial<CallView> & { call: string }): string {
-  const key = c.flow ?? c.tag ?? (c.field !== undefined ? `${c.field}=${j(c.value)}` : undefined) ?? (c.text !== undefined ? j(c.text.slice(0, 40)) : undefined);
+  const key =
+    c.flow ??
+    c.tag ??
+    (c.field !== undefined ? `${c.field}=${j(c.value)}` : undefined) ??
+    (c.text !== undefined ? j(c.text.slice(0, 40)) : undefined);
   const status = c.status !== undefined ? ` ${c.status}${c.outcome === 'fault' ? ' fault' : ''}` : '';
   return `${c.call}${key !== undefined ? `(${key})` : ''}${status}`;
 }
 
 export function formatPending(p: PendingView): string {
   const mins = (Date.parse(p.expiresAt) - Date.parse(p.createdAt)) / 60_000;
-  const expiry = Number.isFinite(mins) ? `expires in ${Math.round(mins)} min` : `no readable expiry (${j(p.expiresAt)})`;
+  const expiry = Number.isFinite(mins)
+    ? `expires in ${Math.round(mins)} min`
+    : `no readable expiry (${j(p.expiresAt)})`;
   return `${p.kind} ${p.tool}${j(p.args)} ${p.status}, ${expiry}`;
 }

@@ -19,12 +19,18 @@ export interface PressPlan {
 }
 
 /** The turn whose reply a press uses: `from`, or the contact's latest earlier reply. */
-function sourceTurn(state: CaseState, turn: CaseTurn, index: number): { index: number; buttons: IssuedButton[] } | string {
+function sourceTurn(
+  state: CaseState,
+  turn: CaseTurn,
+  index: number,
+): { index: number; buttons: IssuedButton[] } | string {
   if (turn.from !== undefined) {
     const src = state.buttons.get(turn.from - 1);
     if (turn.from - 1 >= index) return `press: "from": ${turn.from} is not an earlier turn`;
-    if (!src) return `press: turn ${turn.from} sent the contact no reply with buttons to press (a tenant decision, or a delivery that failed)`;
-    if (src.contact !== turn.contact) return `press: turn ${turn.from}'s reply went to contact "${src.contact}", not "${turn.contact}"`;
+    if (!src)
+      return `press: turn ${turn.from} sent the contact no reply with buttons to press (a tenant decision, or a delivery that failed)`;
+    if (src.contact !== turn.contact)
+      return `press: turn ${turn.from}'s reply went to contact "${src.contact}", not "${turn.contact}"`;
     return { index: turn.from - 1, buttons: src.buttons };
   }
   for (let i = index - 1; i >= 0; i--) {
@@ -40,7 +46,11 @@ function flipHex(sig: string): string {
 }
 
 function forge(payload: Record<string, unknown>, tamper: NonNullable<CaseTurn['tamper']>): Record<string, unknown> {
-  const body = structuredClone(payload) as { contact?: { id?: unknown }; callback?: Record<string, unknown>; sig?: unknown };
+  const body = structuredClone(payload) as {
+    contact?: { id?: unknown };
+    callback?: Record<string, unknown>;
+    sig?: unknown;
+  };
   if (tamper === 'contact') body.contact = { ...(body.contact ?? {}), id: `9${String(body.contact?.id ?? '1')}` };
   if (tamper === 'answer' && body.callback) {
     if (body.callback.kind === 'confirm') body.callback.answer = body.callback.answer === 'yes' ? 'no' : 'yes';

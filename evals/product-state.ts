@@ -12,7 +12,12 @@ import type { ActionView, PendingView } from './observed.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function readRecord(env: EvalEnvironment, tenantId: string, turnId: string, waitMs: number): Promise<TurnRecord | null> {
+export async function readRecord(
+  env: EvalEnvironment,
+  tenantId: string,
+  turnId: string,
+  waitMs: number,
+): Promise<TurnRecord | null> {
   const key = tenantKeys(tenantId).turn(turnId);
   const until = Date.now() + waitMs;
   for (;;) {
@@ -26,7 +31,14 @@ export async function readRecord(env: EvalEnvironment, tenantId: string, turnId:
 /** The stored terms of a pinned row as the product wrote them (parsed JSON), and its status. */
 export interface StoredRow {
   raw: string;
-  terms: { id: string; kind: 'confirmation' | 'approval'; contactId: string; pinned: { tool: string; args: string }[]; createdAt: string; expiresAt: string } & Record<string, unknown>;
+  terms: {
+    id: string;
+    kind: 'confirmation' | 'approval';
+    contactId: string;
+    pinned: { tool: string; args: string }[];
+    createdAt: string;
+    expiresAt: string;
+  } & Record<string, unknown>;
   status: string | null;
 }
 
@@ -43,7 +55,9 @@ export async function readRow(env: EvalEnvironment, tenantId: string, id: string
 
 function parseArgs(canonical: string): Record<string, unknown> {
   const parsed = parseJson(canonical);
-  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { '(unreadable pinned args)': canonical };
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : { '(unreadable pinned args)': canonical };
 }
 
 /**
@@ -51,27 +65,48 @@ function parseArgs(canonical: string): Record<string, unknown> {
  * With `createdBy`, only rows that turn created: a turn may point the contact to a row an earlier
  * turn created for the same call (one pending row per call), which it did not create.
  */
-export async function readPendingViews(env: EvalEnvironment, tenantId: string, ids: string[], createdBy?: string): Promise<PendingView[]> {
+export async function readPendingViews(
+  env: EvalEnvironment,
+  tenantId: string,
+  ids: string[],
+  createdBy?: string,
+): Promise<PendingView[]> {
   const views: PendingView[] = [];
   for (const id of ids) {
     const row = await readRow(env, tenantId, id);
     if (!row || (createdBy !== undefined && row.terms.turnId !== createdBy)) continue;
     for (const call of row.terms.pinned ?? []) {
-      views.push({ id, kind: row.terms.kind, tool: call.tool, args: parseArgs(call.args), status: row.status ?? '(no status)', createdAt: row.terms.createdAt, expiresAt: row.terms.expiresAt });
+      views.push({
+        id,
+        kind: row.terms.kind,
+        tool: call.tool,
+        args: parseArgs(call.args),
+        status: row.status ?? '(no status)',
+        createdAt: row.terms.createdAt,
+        expiresAt: row.terms.expiresAt,
+      });
     }
   }
   return views;
 }
 
 /** Statuses of the case's named rows (null: not in Redis). */
-export async function readNamedStatuses(env: EvalEnvironment, tenantId: string, named: Map<string, string>): Promise<Record<string, string | null>> {
+export async function readNamedStatuses(
+  env: EvalEnvironment,
+  tenantId: string,
+  named: Map<string, string>,
+): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
   for (const [name, id] of named) out[name] = (await readRow(env, tenantId, id))?.status ?? null;
   return out;
 }
 
 /** Which of these outbox entries exist. */
-export async function existingOutboxEntries(env: EvalEnvironment, tenantId: string, entryIds: string[]): Promise<Set<string>> {
+export async function existingOutboxEntries(
+  env: EvalEnvironment,
+  tenantId: string,
+  entryIds: string[],
+): Promise<Set<string>> {
   const keys = tenantKeys(tenantId);
   const found = await env.session.pipeline((p) => {
     for (const id of entryIds) p.exists(keys.outbox(id));
@@ -80,7 +115,11 @@ export async function existingOutboxEntries(env: EvalEnvironment, tenantId: stri
 }
 
 /** The actions of the given outbox entries, in the order given. */
-export async function readOutboxActions(env: EvalEnvironment, tenantId: string, entryIds: string[]): Promise<ActionView[]> {
+export async function readOutboxActions(
+  env: EvalEnvironment,
+  tenantId: string,
+  entryIds: string[],
+): Promise<ActionView[]> {
   const out: ActionView[] = [];
   for (const id of entryIds) {
     const raw = await env.session.one((r) => r.get(tenantKeys(tenantId).outbox(id)));

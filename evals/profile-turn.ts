@@ -33,7 +33,11 @@ const STEPS: Record<'staging' | 'no-tool', ScriptStep[]> = {
 async function serve(kind: keyof typeof STEPS): Promise<void> {
   const model = await startModelSandbox({ recordBodies: false, maxRecorded: 100 });
   model.script({ safetyIdentifier: '*', steps: [...STEPS[kind]], loop: true });
-  const stack = await startLocalStack({ withWorker: false, stateDir: join(ROOT, '.local', 'profile'), manychatRateLimits: false });
+  const stack = await startLocalStack({
+    withWorker: false,
+    stateDir: join(ROOT, '.local', 'profile'),
+    manychatRateLimits: false,
+  });
   await seedDemoTenant(stack.upstash.url, DEV_UPSTASH_TOKEN);
   const stop = async () => {
     await stack.close();
@@ -41,7 +45,12 @@ async function serve(kind: keyof typeof STEPS): Promise<void> {
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
-  const env = { ...stack.workerEnv, OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' };
+  const env = {
+    ...stack.workerEnv,
+    OPENAI_API_KEY: 'sandbox',
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_MODE: 'chat',
+  };
   process.stdout.write(`${READY}${JSON.stringify(env)}\n`);
 }
 
@@ -72,7 +81,9 @@ function ownerOf(url: string): string {
 
 function frameName(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(core|tools|guardrails|outbox|src|dev|evals)\//, '$1/');
+  const file = url
+    .replace(/^.*node_modules\//, '')
+    .replace(/^file:\/\/.*?\/(core|tools|guardrails|outbox|src|dev|evals)\//, '$1/');
   return `${functionName || '(anonymous)'} ${file ? `${file}:${lineNumber + 1}` : ''}`.trim();
 }
 
@@ -82,7 +93,9 @@ function analyse(profile: Profile, turns: number, top: number, stages: string[])
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const idle = new Set(profile.nodes.filter((n) => ['(idle)', '(program)'].includes(n.callFrame.functionName)).map((n) => n.id));
+  const idle = new Set(
+    profile.nodes.filter((n) => ['(idle)', '(program)'].includes(n.callFrame.functionName)).map((n) => n.id),
+  );
   const busyUs = [...selfUs].filter(([id]) => !idle.has(id)).reduce((a, [, us]) => a + us, 0);
   const perTurn = (us: number) => (us / 1000 / turns).toFixed(3);
 
@@ -113,13 +126,22 @@ function analyse(profile: Profile, turns: number, top: number, stages: string[])
     `Sampled CPU (not idle): ${(busyUs / 1000).toFixed(0)} ms over ${turns} turns = ${perTurn(busyUs)} ms a turn`,
     '',
     `Self time by function (top ${top}):`,
-    table(['function', 'ms / turn', 'share'], sorted(byFrame, top).map(([f, us]) => [f.slice(0, 110), perTurn(us), `${((100 * us) / busyUs).toFixed(1)} %`])),
+    table(
+      ['function', 'ms / turn', 'share'],
+      sorted(byFrame, top).map(([f, us]) => [f.slice(0, 110), perTurn(us), `${((100 * us) / busyUs).toFixed(1)} %`]),
+    ),
     '',
     'Self time by where the code lives:',
-    table(['owner', 'ms / turn', 'share'], sorted(byOwner, 20).map(([o, us]) => [o, perTurn(us), `${((100 * us) / busyUs).toFixed(1)} %`])),
+    table(
+      ['owner', 'ms / turn', 'share'],
+      sorted(byOwner, 20).map(([o, us]) => [o, perTurn(us), `${((100 * us) / busyUs).toFixed(1)} %`]),
+    ),
     '',
-    'Inclusive time of the turn\'s stages (a function and everything it called):',
-    table(['function', 'ms / turn', 'share'], stages.map((s) => [s, perTurn(inclusive(s)), `${((100 * inclusive(s)) / busyUs).toFixed(1)} %`])),
+    "Inclusive time of the turn's stages (a function and everything it called):",
+    table(
+      ['function', 'ms / turn', 'share'],
+      stages.map((s) => [s, perTurn(inclusive(s)), `${((100 * inclusive(s)) / busyUs).toFixed(1)} %`]),
+    ),
   ].join('\n');
 }
 
@@ -140,7 +162,14 @@ const STAGES = [
 ];
 
 async function main(): Promise<number> {
-  const args = parseArgs({ options: { turns: { type: 'string' }, kind: { type: 'string' }, top: { type: 'string' }, serve: { type: 'string' } } }).values;
+  const args = parseArgs({
+    options: {
+      turns: { type: 'string' },
+      kind: { type: 'string' },
+      top: { type: 'string' },
+      serve: { type: 'string' },
+    },
+  }).values;
   const kind = (args.kind ?? args.serve ?? 'staging') as keyof typeof STEPS;
   if (!(kind in STEPS)) {
     console.error('--kind must be staging or no-tool');
@@ -156,7 +185,11 @@ async function main(): Promise<number> {
     console.error('--turns must be an integer in 20..20000');
     return 2;
   }
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'evals', 'profile-turn.ts'), '--serve', kind], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    join(ROOT, 'node_modules', '.bin', 'tsx'),
+    [join(ROOT, 'evals', 'profile-turn.ts'), '--serve', kind],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     const env = await new Promise<Record<string, string>>((resolveEnv, reject) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -173,14 +206,20 @@ async function main(): Promise<number> {
         new Request(`http://profile/v1/manychat/${DEMO_TENANT_ID}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-staged-agent-secret': DEMO_WEBHOOK_SECRET },
-          body: JSON.stringify({ contact: { id: String(4_000_000_000 + n++), first_name: 'Profile' }, text: 'Hello! Can you send me the brochure?', message_key: `profile-${Date.now()}-${n}` }),
+          body: JSON.stringify({
+            contact: { id: String(4_000_000_000 + n++), first_name: 'Profile' },
+            text: 'Hello! Can you send me the brochure?',
+            message_key: `profile-${Date.now()}-${n}`,
+          }),
         }),
         env,
       );
       await res.text();
       if (res.status !== 200) throw new Error(`a turn answered ${res.status}`);
     };
-    console.log(`profile: ${turns} ${kind} turns, one at a time, after 50 warm-up turns (Node ${process.version}, V8 sampling profiler)`);
+    console.log(
+      `profile: ${turns} ${kind} turns, one at a time, after 50 warm-up turns (Node ${process.version}, V8 sampling profiler)`,
+    );
     for (let i = 0; i < 50; i++) await turn();
     const session = new Session();
     session.connect();
@@ -194,7 +233,9 @@ async function main(): Promise<number> {
     const wall = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     session.disconnect();
-    console.log(`\nCPU of this process: ${((cpu.user + cpu.system) / 1000 / turns).toFixed(2)} ms a turn (user + system, profiler overhead included); wall ${(wall / turns).toFixed(1)} ms a turn`);
+    console.log(
+      `\nCPU of this process: ${((cpu.user + cpu.system) / 1000 / turns).toFixed(2)} ms a turn (user + system, profiler overhead included); wall ${(wall / turns).toFixed(1)} ms a turn`,
+    );
     console.log(analyse(profile, turns, top, STAGES));
     return 0;
   } finally {

@@ -29,7 +29,9 @@ export function commonPrefixShare(previous: string, current: string): number {
 /** One share per request of the case's tenant after its first (empty without recorded bodies). */
 export function promptReuseShares(env: EvalEnvironment, world: CaseWorld): number[] {
   if (!env.model) return [];
-  const calls: RecordedModelCall[] = [...world.contacts.values()].flatMap((contactId) => env.model!.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contactId) }));
+  const calls: RecordedModelCall[] = [...world.contacts.values()].flatMap((contactId) =>
+    env.model!.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contactId) }),
+  );
   const prompts = calls
     // A hedge repeats its call's request byte for byte: counting it would flatter the figure.
     .filter((c) => c.request && !c.hedge)

@@ -9,7 +9,8 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as co
 const RELATIVE = /^(now|([+-])(\d+(?:\.\d+)?)(ms|s|m|h|d))$/;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 
-export const RELATIVE_TIME_HELP = 'a time relative to the run: "now", or a signed amount with a unit ms|s|m|h|d, e.g. "-2h", "+30m"';
+export const RELATIVE_TIME_HELP =
+  'a time relative to the run: "now", or a signed amount with a unit ms|s|m|h|d, e.g. "-2h", "+30m"';
 
 export function isRelativeTime(value: string): boolean {
   return RELATIVE.test(value);

@@ -38,7 +38,15 @@ export interface Summary {
   deadlinePathTurns: number;
   overhead: { n: number; p50: number; p95: number };
   baseline: { noTool: ReplyStats; ours: ReplyStats; naive: ReplyStats; ratioOurs: number; ratioNaive: number };
-  correctness: { cases: number; passed: number; failed: number; variants: number; variantsPassed: number; variantsFailed: number; failedNames: string[] };
+  correctness: {
+    cases: number;
+    passed: number;
+    failed: number;
+    variants: number;
+    variantsPassed: number;
+    variantsFailed: number;
+    failedNames: string[];
+  };
   redisRoundTrips: { n: number; mean: number; max: number };
   /** Per request after a tenant's first: the share of the prompt identical to its previous request's. */
   /** Requests of cases whose tenant sends the full tool menu every turn. */
@@ -72,7 +80,16 @@ const withoutModel = (t: TurnObservation) => NO_MODEL_KINDS.includes(t.kind);
 
 function replyStats(label: string, turns: TurnObservation[]): ReplyStats {
   const values = turns.map((t) => t.replyLatencyMs).filter((v): v is number => v !== null && Number.isFinite(v));
-  return { label, n: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), deferred: turns.filter((t) => t.deferred).length, missing: turns.length - values.length, values };
+  return {
+    label,
+    n: values.length,
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    p99: percentile(values, 99),
+    deferred: turns.filter((t) => t.deferred).length,
+    missing: turns.length - values.length,
+    values,
+  };
 }
 
 export function summarize(results: CaseResult[]): Summary {
@@ -80,22 +97,49 @@ export function summarize(results: CaseResult[]): Summary {
   const variants = results.filter((r) => r.variant !== 'product');
   const productTurns = product.flatMap((r) => r.turns);
   const m = productTurns.filter((t) => !withoutModel(t) && modelled(t));
-  const timed = (k: TurnKind) => (NO_MODEL_KINDS.includes(k) ? productTurns.filter((t) => t.kind === k && t.latencyMs !== null) : m.filter((t) => t.kind === k));
+  const timed = (k: TurnKind) =>
+    NO_MODEL_KINDS.includes(k)
+      ? productTurns.filter((t) => t.kind === k && t.latencyMs !== null)
+      : m.filter((t) => t.kind === k);
   const kinds = TURN_KINDS.map((k) => stats(k, timed(k)));
   // The baseline compares replies at the ManyChat webhook; a Messenger reply also waits for the outbox (its own row).
   const atWebhook = (t: TurnObservation) => t.kind !== 'messenger';
-  const noToolReply = replyStats('no tool (ours)', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'no-tool' && t.scripted?.modelled));
-  const ours = replyStats('staging only, ours: stage + reply in one call', productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'staging-only' && t.scripted?.modelled));
-  const naive = replyStats('staging only, naive loop: tools, then a 2nd call replies', variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled));
+  const noToolReply = replyStats(
+    'no tool (ours)',
+    productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'no-tool' && t.scripted?.modelled),
+  );
+  const ours = replyStats(
+    'staging only, ours: stage + reply in one call',
+    productTurns.filter((t) => atWebhook(t) && t.scriptKind === 'staging-only' && t.scripted?.modelled),
+  );
+  const naive = replyStats(
+    'staging only, naive loop: tools, then a 2nd call replies',
+    variants.flatMap((r) => r.turns).filter((t) => t.naive && t.scripted?.modelled),
+  );
   const overheads = productTurns.map((t) => t.overheadMs).filter((v): v is number => v !== null && Number.isFinite(v));
-  const trips = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN)).filter(Number.isFinite);
-  const before = productTurns.map((t) => (t.record ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
-  const beforeWarm = productTurns.map((t) => (t.record && t.index > 0 ? t.record.redisRoundTrips.beforeModel : NaN)).filter(Number.isFinite);
-  const tripStats = (xs: number[]) => ({ n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, oneOrFewer: xs.filter((x) => x <= 1).length });
+  const trips = productTurns
+    .map((t) => (t.record ? t.record.redisRoundTrips.beforeModel + t.record.redisRoundTrips.afterModel : NaN))
+    .filter(Number.isFinite);
+  const before = productTurns
+    .map((t) => (t.record ? t.record.redisRoundTrips.beforeModel : NaN))
+    .filter(Number.isFinite);
+  const beforeWarm = productTurns
+    .map((t) => (t.record && t.index > 0 ? t.record.redisRoundTrips.beforeModel : NaN))
+    .filter(Number.isFinite);
+  const tripStats = (xs: number[]) => ({
+    n: xs.length,
+    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN,
+    oneOrFewer: xs.filter((x) => x <= 1).length,
+  });
   const shortlisted = (r: (typeof product)[number]) => r.turns.some((t) => t.record?.shortlist);
   const reuse = product.filter((r) => !shortlisted(r)).flatMap((r) => r.promptReuse ?? []);
   const reuseShortlisted = product.filter(shortlisted).flatMap((r) => r.promptReuse ?? []);
-  const reuseStats = (xs: number[]) => ({ n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, p50: percentile(xs, 50), atLeast90: xs.filter((x) => x >= 0.9).length });
+  const reuseStats = (xs: number[]) => ({
+    n: xs.length,
+    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN,
+    p50: percentile(xs, 50),
+    atLeast90: xs.filter((x) => x >= 0.9).length,
+  });
   return {
     kinds,
     turnsTotal: productTurns.filter((t) => !withoutModel(t)).length,
@@ -103,7 +147,13 @@ export function summarize(results: CaseResult[]): Summary {
     deferred: m.filter((t) => t.deferred).length,
     deadlinePathTurns: m.filter((t) => t.scripted?.path === 'deadline').length,
     overhead: { n: overheads.length, p50: percentile(overheads, 50), p95: percentile(overheads, 95) },
-    baseline: { noTool: noToolReply, ours, naive, ratioOurs: ours.p95 / noToolReply.p95, ratioNaive: naive.p95 / noToolReply.p95 },
+    baseline: {
+      noTool: noToolReply,
+      ours,
+      naive,
+      ratioOurs: ours.p95 / noToolReply.p95,
+      ratioNaive: naive.p95 / noToolReply.p95,
+    },
     correctness: {
       cases: product.length,
       passed: product.filter((r) => r.passed).length,
@@ -117,7 +167,11 @@ export function summarize(results: CaseResult[]): Summary {
     promptReuse: reuseStats(reuse),
     promptReuseShortlisted: reuseStats(reuseShortlisted),
     beforeModel: { ...tripStats(before), warm: tripStats(beforeWarm) },
-    hedging: { calls: productTurns.reduce((a, t) => a + t.modelCalls, 0), hedges: productTurns.reduce((a, t) => a + t.hedgeCalls, 0), hedgedTurns: productTurns.filter((t) => t.hedgeCalls > 0).length },
+    hedging: {
+      calls: productTurns.reduce((a, t) => a + t.modelCalls, 0),
+      hedges: productTurns.reduce((a, t) => a + t.hedgeCalls, 0),
+      hedgedTurns: productTurns.filter((t) => t.hedgeCalls > 0).length,
+    },
   };
 }
 
@@ -127,11 +181,21 @@ export function summarize(results: CaseResult[]): Summary {
  * independently of the call it races; correlated slowness would shrink the gain.
  */
 export function renderHedgingComparison(on: Summary, off: Summary): string {
-  const row = (label: string, s: Summary, k: KindStats) => [label, k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99)];
-  const rows = on.kinds.flatMap((k, i) => (k.n || off.kinds[i]!.n ? [row('off', off, off.kinds[i]!), row('on', on, k)] : []));
-  const extra = (s: Summary) => `${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), ${s.hedging.hedgedTurns} turns hedged`;
+  const row = (label: string, s: Summary, k: KindStats) => [
+    label,
+    k.label,
+    String(k.n),
+    fmtMs(k.p50),
+    fmtMs(k.p95),
+    fmtMs(k.p99),
+  ];
+  const rows = on.kinds.flatMap((k, i) =>
+    k.n || off.kinds[i]!.n ? [row('off', off, off.kinds[i]!), row('on', on, k)] : [],
+  );
+  const extra = (s: Summary) =>
+    `${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), ${s.hedging.hedgedTurns} turns hedged`;
   return [
-    'Hedged model calls — the same cases and draws with hedging off and on (a hedge\'s latency is an independent draw: an upper bound on the gain when slowness is correlated):',
+    "Hedged model calls — the same cases and draws with hedging off and on (a hedge's latency is an independent draw: an upper bound on the gain when slowness is correlated):",
     table(['hedging', 'turn kind', 'turns', 'p50', 'p95', 'p99'], rows),
     `  deferred share: off ${off.deferred} of ${off.turnsModelled} (${fmtPct(off.deferred, off.turnsModelled)}), on ${on.deferred} of ${on.turnsModelled} (${fmtPct(on.deferred, on.turnsModelled)})`,
     `  extra model calls: on ${extra(on)}; off ${extra(off)}`,
@@ -139,7 +203,14 @@ export function renderHedgingComparison(on: Summary, off: Summary): string {
 }
 
 export function renderTable(s: Summary, context: { deadlineMs: number; preset: string; live: boolean }): string {
-  const rows = s.kinds.map((k) => [k.label, String(k.n), fmtMs(k.p50), fmtMs(k.p95), fmtMs(k.p99), Number.isFinite(k.modelCallsPerTurn) ? k.modelCallsPerTurn.toFixed(2) : '–']);
+  const rows = s.kinds.map((k) => [
+    k.label,
+    String(k.n),
+    fmtMs(k.p50),
+    fmtMs(k.p95),
+    fmtMs(k.p99),
+    Number.isFinite(k.modelCallsPerTurn) ? k.modelCallsPerTurn.toFixed(2) : '–',
+  ]);
   const out = [
     `Turn latency at the webhook (ms), turns whose model calls took ${context.live ? 'real (live) model time — measured' : `SIMULATED model latencies, drawn from the latency model (${context.preset}); the runtime's own time is measured`}:`,
     table(['turn kind', 'turns', 'p50', 'p95', 'p99', 'model calls/turn'], rows),
@@ -151,10 +222,18 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     `Hedged model calls: ${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), in ${s.hedging.hedgedTurns} turns`,
     `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): full tool menu ${reuseLine(s.promptReuse)}; shortlisted turns (the tool list follows the contact's words) ${reuseLine(s.promptReuseShortlisted)}`,
     '',
-    'Baseline — time to the turn\'s reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:',
+    "Baseline — time to the turn's reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:",
     table(
       ['', 'turns', 'p50', 'p95', 'p99', 'deferred', 'p95 / p95(no tool)'],
-      [s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => [r.label, String(r.n), fmtMs(r.p50), fmtMs(r.p95), fmtMs(r.p99), String(r.deferred), i === 0 ? '1.00×' : fmtRatio(i === 1 ? s.baseline.ratioOurs : s.baseline.ratioNaive)]),
+      [s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => [
+        r.label,
+        String(r.n),
+        fmtMs(r.p50),
+        fmtMs(r.p95),
+        fmtMs(r.p99),
+        String(r.deferred),
+        i === 0 ? '1.00×' : fmtRatio(i === 1 ? s.baseline.ratioOurs : s.baseline.ratioNaive),
+      ]),
     ),
     `  p95(staging only)/p95(no tool): ours ${fmtRatio(s.baseline.ratioOurs)}, naive loop ${fmtRatio(s.baseline.ratioNaive)}${[s.baseline.noTool, s.baseline.ours, s.baseline.naive].some((r) => r.missing) ? `; replies never seen: ${[s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r) => r.missing).join('/')}` : ''}. Few turns make tails noisy: use --repeat N, or --estimate.`,
     '',
@@ -175,8 +254,22 @@ export function renderSvg(s: Summary, context: { deadlineMs: number; title: stri
   type Row = { label: string; n: number; p50: number; p95: number; latencies: number[]; color: string };
   const kindColor = (k: TurnKind) => (k === 'deferred' ? '#d33' : k === 'other' ? '#777' : '#2a62b8');
   const rows: Row[] = [
-    ...s.kinds.map((k) => ({ label: `${k.label} (webhook)`, n: k.n, p50: k.p50, p95: k.p95, latencies: k.latencies, color: kindColor(k.kind) })),
-    ...[s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => ({ label: ['baseline: no tool', 'baseline: staging, ours', 'baseline: staging, naive 2-call'][i]!, n: r.n, p50: r.p50, p95: r.p95, latencies: r.values, color: i === 2 ? '#b36b00' : '#2a8a5a' })),
+    ...s.kinds.map((k) => ({
+      label: `${k.label} (webhook)`,
+      n: k.n,
+      p50: k.p50,
+      p95: k.p95,
+      latencies: k.latencies,
+      color: kindColor(k.kind),
+    })),
+    ...[s.baseline.noTool, s.baseline.ours, s.baseline.naive].map((r, i) => ({
+      label: ['baseline: no tool', 'baseline: staging, ours', 'baseline: staging, naive 2-call'][i]!,
+      n: r.n,
+      p50: r.p50,
+      p95: r.p95,
+      latencies: r.values,
+      color: i === 2 ? '#b36b00' : '#2a8a5a',
+    })),
   ].filter((r) => r.latencies.length);
   const width = 960;
   const left = 260;
@@ -195,22 +288,38 @@ export function renderSvg(s: Summary, context: { deadlineMs: number; title: stri
   ];
   for (let t = 0; t <= maxV / 1000 + 1e-9; t += stepS) {
     const xx = x(t * 1000);
-    parts.push(`<line x1="${xx}" y1="${top - 6}" x2="${xx}" y2="${height - 50}" stroke="#eee"/>`, `<text x="${xx}" y="${height - 34}" text-anchor="middle" fill="#555">${t.toFixed(stepS < 1 ? 1 : 0)}</text>`);
+    parts.push(
+      `<line x1="${xx}" y1="${top - 6}" x2="${xx}" y2="${height - 50}" stroke="#eee"/>`,
+      `<text x="${xx}" y="${height - 34}" text-anchor="middle" fill="#555">${t.toFixed(stepS < 1 ? 1 : 0)}</text>`,
+    );
   }
-  parts.push(`<text x="${(left + width - right) / 2}" y="${height - 14}" text-anchor="middle" fill="#555">seconds</text>`);
+  parts.push(
+    `<text x="${(left + width - right) / 2}" y="${height - 14}" text-anchor="middle" fill="#555">seconds</text>`,
+  );
   const dx = x(context.deadlineMs);
   parts.push(`<line x1="${dx}" y1="${top - 10}" x2="${dx}" y2="${height - 50}" stroke="#d33" stroke-width="2"/>`);
   rows.forEach((r, i) => {
     const cy = top + i * rowH + rowH / 2;
     const color = r.color;
-    parts.push(`<text x="${left - 10}" y="${cy - 4}" text-anchor="end">${esc(r.label)}</text>`, `<text x="${left - 10}" y="${cy + 12}" text-anchor="end" fill="#777">n=${r.n} p50 ${fmtMs(r.p50)} p95 ${fmtMs(r.p95)} ms</text>`);
+    parts.push(
+      `<text x="${left - 10}" y="${cy - 4}" text-anchor="end">${esc(r.label)}</text>`,
+      `<text x="${left - 10}" y="${cy + 12}" text-anchor="end" fill="#777">n=${r.n} p50 ${fmtMs(r.p50)} p95 ${fmtMs(r.p95)} ms</text>`,
+    );
     parts.push(`<line x1="${left}" y1="${cy}" x2="${width - right}" y2="${cy}" stroke="#f3f3f3"/>`);
     r.latencies.forEach((v, j) => {
       const jitter = (((j * 7919) % 17) / 16 - 0.5) * (rowH * 0.5);
-      parts.push(`<circle cx="${x(v).toFixed(1)}" cy="${(cy + jitter).toFixed(1)}" r="3" fill="${color}" fill-opacity="0.55"/>`);
+      parts.push(
+        `<circle cx="${x(v).toFixed(1)}" cy="${(cy + jitter).toFixed(1)}" r="3" fill="${color}" fill-opacity="0.55"/>`,
+      );
     });
-    if (Number.isFinite(r.p50)) parts.push(`<line x1="${x(r.p50)}" y1="${cy - rowH * 0.4}" x2="${x(r.p50)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="2.5"/>`);
-    if (Number.isFinite(r.p95)) parts.push(`<line x1="${x(r.p95)}" y1="${cy - rowH * 0.4}" x2="${x(r.p95)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="1.5" stroke-dasharray="4 3"/>`);
+    if (Number.isFinite(r.p50))
+      parts.push(
+        `<line x1="${x(r.p50)}" y1="${cy - rowH * 0.4}" x2="${x(r.p50)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="2.5"/>`,
+      );
+    if (Number.isFinite(r.p95))
+      parts.push(
+        `<line x1="${x(r.p95)}" y1="${cy - rowH * 0.4}" x2="${x(r.p95)}" y2="${cy + rowH * 0.4}" stroke="#000" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+      );
   });
   parts.push('</svg>');
   return parts.join('\n');

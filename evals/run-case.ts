@@ -47,11 +47,45 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
     for (const [i, turn] of c.turns.entries()) {
       const form = turnForm(turn);
       if (c.channel === 'messenger') turns.push(await runMessengerTurn(env, world, turn, i, opts, state));
-      else turns.push(form === 'text' || form === 'press' ? await runWebhookTurn(env, world, turn, i, opts, state) : await runDecisionTurn(env, world, turn, i, state));
+      else
+        turns.push(
+          form === 'text' || form === 'press'
+            ? await runWebhookTurn(env, world, turn, i, opts, state)
+            : await runDecisionTurn(env, world, turn, i, state),
+        );
     }
   } catch (err) {
-    return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, shortlist: opts.shortlist ?? true, tenantId: world?.tenantId ?? null, passed: false, failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`], turns, error: String(err), ms: performance.now() - started };
+    return {
+      name: label,
+      file: c.file,
+      variant: opts.variant,
+      repeat: opts.repeat,
+      hedging: opts.hedging,
+      shortlist: opts.shortlist ?? true,
+      tenantId: world?.tenantId ?? null,
+      passed: false,
+      failures: [`the case could not run: ${err instanceof Error ? err.message : String(err)}`],
+      turns,
+      error: String(err),
+      ms: performance.now() - started,
+    };
   }
-  const failures = [...turns.flatMap((t) => t.failures.map((f) => `turn ${t.index + 1}: ${f}`)), ...caseInvariantFailures(turns)];
-  return { name: label, file: c.file, variant: opts.variant, repeat: opts.repeat, hedging: opts.hedging, shortlist: opts.shortlist ?? true, tenantId: world.tenantId, passed: failures.length === 0, failures, turns, ms: performance.now() - started, promptReuse: promptReuseShares(env, world) };
+  const failures = [
+    ...turns.flatMap((t) => t.failures.map((f) => `turn ${t.index + 1}: ${f}`)),
+    ...caseInvariantFailures(turns),
+  ];
+  return {
+    name: label,
+    file: c.file,
+    variant: opts.variant,
+    repeat: opts.repeat,
+    hedging: opts.hedging,
+    shortlist: opts.shortlist ?? true,
+    tenantId: world.tenantId,
+    passed: failures.length === 0,
+    failures,
+    turns,
+    ms: performance.now() - started,
+    promptReuse: promptReuseShares(env, world),
+  };
 }

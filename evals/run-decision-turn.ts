@@ -18,7 +18,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * call, what the outbox then performed for the row's contact, and what the contact was told (the
  * texts sent to them).
  */
-export async function runDecisionTurn(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, state: CaseState): Promise<TurnObservation> {
+export async function runDecisionTurn(
+  env: EvalEnvironment,
+  world: CaseWorld,
+  turn: CaseTurn,
+  index: number,
+  state: CaseState,
+): Promise<TurnObservation> {
   const form = turnForm(turn) as 'approve' | 'reject' | 'expire';
   const exp: Expectation = env.live ? (turn.liveExpect ?? turn.expect) : turn.expect;
   const base = emptyObservation(turn, index, world.contacts.get(turn.contact)!, 'tenant-decision');
@@ -47,7 +53,9 @@ export async function runDecisionTurn(env: EvalEnvironment, world: CaseWorld, tu
 
   const calls = contactCalls(env, world, target.contactId, cursor);
   const apiCalls = calls.map((c) => callView(c, world));
-  const told = calls.filter((c) => c.status >= 200 && c.status < 300 && c.path.endsWith('/sendContent')).flatMap(sentTexts);
+  const told = calls
+    .filter((c) => c.status >= 200 && c.status < 300 && c.path.endsWith('/sendContent'))
+    .flatMap(sentTexts);
   const observed: Observed = {
     ...base,
     deliveries,
@@ -58,7 +66,18 @@ export async function runDecisionTurn(env: EvalEnvironment, world: CaseWorld, tu
     apiCalls,
     rows: await readNamedStatuses(env, world.tenantId, state.namedRows),
   };
-  const failures = [...checkExpectation(exp, observed), ...outboxTimeoutFailure(outbox, Boolean(turn.expect.performed || turn.expect.apiCalls !== undefined))];
+  const failures = [
+    ...checkExpectation(exp, observed),
+    ...outboxTimeoutFailure(outbox, Boolean(turn.expect.performed || turn.expect.apiCalls !== undefined)),
+  ];
   const first = deliveries[0];
-  return { ...base, ...observed, contactId: target.contactId, targetRowId: target.id, outbox, latencyMs: first ? first.ms : null, failures };
+  return {
+    ...base,
+    ...observed,
+    contactId: target.contactId,
+    targetRowId: target.id,
+    outbox,
+    latencyMs: first ? first.ms : null,
+    failures,
+  };
 }

@@ -17,12 +17,33 @@ import { postWebhook, repeatDelivery } from './webhook-deliveries.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The event Meta posts for one text message of the contact (docs/protocols.md, Messenger). */
-export function messengerEvent(pageId: string, psid: string, mid: string, text: string, timestamp: number): Record<string, unknown> {
-  return { object: 'page', entry: [{ id: pageId, time: Date.now(), messaging: [{ sender: { id: psid }, recipient: { id: pageId }, timestamp, message: { mid, text } }] }] };
+export function messengerEvent(
+  pageId: string,
+  psid: string,
+  mid: string,
+  text: string,
+  timestamp: number,
+): Record<string, unknown> {
+  return {
+    object: 'page',
+    entry: [
+      {
+        id: pageId,
+        time: Date.now(),
+        messaging: [{ sender: { id: psid }, recipient: { id: pageId }, timestamp, message: { mid, text } }],
+      },
+    ],
+  };
 }
 
 /** The turn a `mid` was claimed by: the claim names it (the webhook answers before the turn runs). */
-async function claimedTurnId(env: EvalEnvironment, world: CaseWorld, contactId: string, mid: string, waitMs: number): Promise<string | null> {
+async function claimedTurnId(
+  env: EvalEnvironment,
+  world: CaseWorld,
+  contactId: string,
+  mid: string,
+  waitMs: number,
+): Promise<string | null> {
   const key = tenantKeys(world.tenantId).claim(await deliveryKeyDigest(contactId, `mid:${mid}`));
   const until = Date.now() + waitMs;
   for (;;) {
@@ -39,11 +60,24 @@ async function claimedTurnId(env: EvalEnvironment, world: CaseWorld, contactId: 
  * found by its claim, its reply read where the contact gets it — the Send API sandbox, once the
  * outbox has sent it. Its latency (the per-kind row `messenger`) is the time to that reply.
  */
-export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, turn: CaseTurn, index: number, opts: RunCaseOptions, state: CaseState): Promise<TurnObservation> {
+export async function runMessengerTurn(
+  env: EvalEnvironment,
+  world: CaseWorld,
+  turn: CaseTurn,
+  index: number,
+  opts: RunCaseOptions,
+  state: CaseState,
+): Promise<TurnObservation> {
   const contactId = world.contacts.get(turn.contact)!;
-  if (!world.messenger) return { ...emptyObservation(turn, index, contactId, 'messenger'), failures: ['the case world has no Messenger secrets'] };
+  if (!world.messenger)
+    return {
+      ...emptyObservation(turn, index, contactId, 'messenger'),
+      failures: ['the case world has no Messenger secrets'],
+    };
   const sid = safetyIdentifierFor(world.tenantId, contactId);
-  const exp: Expectation = env.live ? (turn.liveExpect ?? { ...(turn.expect.status !== undefined ? { status: turn.expect.status } : {}) }) : turn.expect;
+  const exp: Expectation = env.live
+    ? (turn.liveExpect ?? { ...(turn.expect.status !== undefined ? { status: turn.expect.status } : {}) })
+    : turn.expect;
   for (const fault of turn.faults) env.stack.manychat.injectFault({ ...fault, pageId: world.pageId });
   // No webhook deadline on Messenger (answered at once): the turn's budget is the background one.
   const budgetWorld: CaseWorld = { ...world, config: { ...world.config, deadlineMs: world.config.asyncDeadlineMs } };
@@ -52,16 +86,26 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
 
   const mid = typeof turn.messageKey === 'string' ? turn.messageKey : `m_ev-${index}-${randomBytes(6).toString('hex')}`;
   const sentAt = Date.now();
-  const timestamp = turn.lastInteraction === undefined ? sentAt : Date.parse(resolveCaseTime(turn.lastInteraction, new Date()));
+  const timestamp =
+    turn.lastInteraction === undefined ? sentAt : Date.parse(resolveCaseTime(turn.lastInteraction, new Date()));
   const body = messengerEvent(world.pageId, contactId, mid, turn.text!, timestamp);
   // postWebhook sends JSON.stringify(body): the bytes signed here.
   const signature = `sha256=${createHmac('sha256', world.messenger.appSecret).update(JSON.stringify(body)).digest('hex')}`;
   const url = `${env.workerUrl}/v1/messenger/${world.tenantId}`;
-  const deliveries = await repeatDelivery(turn.deliveries, () => postWebhook(url, body, { 'x-hub-signature-256': signature }, 10_000));
+  const deliveries = await repeatDelivery(turn.deliveries, () =>
+    postWebhook(url, body, { 'x-hub-signature-256': signature }, 10_000),
+  );
 
-  const turnId = deliveries.some((d) => d.status === 200) ? await claimedTurnId(env, world, contactId, mid, 5000) : null;
-  const record: TurnRecord | null = turnId ? await readRecord(env, world.tenantId, turnId, world.config.asyncDeadlineMs + 5000) : null;
-  const outbox = turnId && record?.committed.length ? await settleOutbox(env, turnId, turn.expect.performedTimeoutMs ?? 15_000) : null;
+  const turnId = deliveries.some((d) => d.status === 200)
+    ? await claimedTurnId(env, world, contactId, mid, 5000)
+    : null;
+  const record: TurnRecord | null = turnId
+    ? await readRecord(env, world.tenantId, turnId, world.config.asyncDeadlineMs + 5000)
+    : null;
+  const outbox =
+    turnId && record?.committed.length
+      ? await settleOutbox(env, turnId, turn.expect.performedTimeoutMs ?? 15_000)
+      : null;
   if (!outbox) await sleep(150);
 
   const apiCalls = contactCalls(env, world, contactId, cursor).map((call) => callView(call, world));
@@ -102,7 +146,9 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
   failures.push(...outboxTimeoutFailure(outbox, Boolean(turn.expect.performed || turn.expect.apiCalls !== undefined)));
 
   const replyLatencyMs = reply?.at ? Date.parse(reply.at) - sentAt : null;
-  const modelMs = env.model ? modelCalls.reduce((a, m) => a + m.servedMs, 0) : (record?.steps ?? []).reduce((a, s) => a + s.ms, 0);
+  const modelMs = env.model
+    ? modelCalls.reduce((a, m) => a + m.servedMs, 0)
+    : (record?.steps ?? []).reduce((a, s) => a + s.ms, 0);
   return {
     ...observed,
     index,
@@ -119,10 +165,23 @@ export async function runMessengerTurn(env: EvalEnvironment, world: CaseWorld, t
     replyLatencyMs,
     modelMs,
     overheadMs: null,
-    modelDetail: [...modelCalls, ...hedgeCalls].map((m) => ({ source: m.source, status: m.status, aborted: m.aborted, servedMs: m.servedMs, hedge: m.hedge })),
+    modelDetail: [...modelCalls, ...hedgeCalls].map((m) => ({
+      source: m.source,
+      status: m.status,
+      aborted: m.aborted,
+      servedMs: m.servedMs,
+      hedge: m.hedge,
+    })),
     hedgeCalls: hedgeCalls.length,
     scripted,
-    record: record ? { timings: record.timings, redisRoundTrips: record.redisRoundTrips, modelId: record.modelId, deferred: record.deferred } : null,
+    record: record
+      ? {
+          timings: record.timings,
+          redisRoundTrips: record.redisRoundTrips,
+          modelId: record.modelId,
+          deferred: record.deferred,
+        }
+      : null,
     outbox,
     failures,
   };

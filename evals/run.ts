@@ -98,7 +98,9 @@ async function main() {
       draws: int('draws', args.draws, 20_000),
       deadlineMs: int('deadline-ms', args['deadline-ms'], 8000, 500),
       overheadMs: int('overhead-ms', args['overhead-ms'], 40, 0),
-      ...(args['hedge-after-ms'] !== undefined ? { hedgeAfterMs: int('hedge-after-ms', args['hedge-after-ms'], 0, 0) } : {}),
+      ...(args['hedge-after-ms'] !== undefined
+        ? { hedgeAfterMs: int('hedge-after-ms', args['hedge-after-ms'], 0, 0) }
+        : {}),
     });
     console.log(renderEstimate(e));
     if (args.json) {
@@ -109,18 +111,25 @@ async function main() {
   }
 
   if (args.live && !process.env.OPENAI_API_KEY) {
-    console.error('--live uses the configured real model, but OPENAI_API_KEY is not set (OPENAI_BASE_URL and OPENAI_API_MODE are optional). Nothing was run.');
+    console.error(
+      '--live uses the configured real model, but OPENAI_API_KEY is not set (OPENAI_BASE_URL and OPENAI_API_MODE are optional). Nothing was run.',
+    );
     return 2;
   }
 
   const repeat = int('repeat', args.repeat, 1);
   const hedging = args.hedging ?? 'on';
-  if (hedging !== 'on' && hedging !== 'off' && hedging !== 'both') fail(`--hedging must be on, off or both, got "${hedging}"`);
+  if (hedging !== 'on' && hedging !== 'off' && hedging !== 'both')
+    fail(`--hedging must be on, off or both, got "${hedging}"`);
   const shortlist = args.shortlist ?? 'on';
-  if (shortlist !== 'on' && shortlist !== 'off' && shortlist !== 'both') fail(`--shortlist must be on, off or both, got "${shortlist}"`);
-  if (hedging === 'both' && shortlist === 'both') fail('--hedging both and --shortlist both cannot be combined: compare one at a time');
+  if (shortlist !== 'on' && shortlist !== 'off' && shortlist !== 'both')
+    fail(`--shortlist must be on, off or both, got "${shortlist}"`);
+  if (hedging === 'both' && shortlist === 'both')
+    fail('--hedging both and --shortlist both cannot be combined: compare one at a time');
   const concurrency = int('concurrency', args.concurrency, 8);
-  console.log(`eval: cases ${casesDir}, ${args.live ? 'LIVE model (scripts ignored)' : `model sandbox, latency model ${preset}, seed ${seed}`}`);
+  console.log(
+    `eval: cases ${casesDir}, ${args.live ? 'LIVE model (scripts ignored)' : `model sandbox, latency model ${preset}, seed ${seed}`}`,
+  );
   const run = await runEval({
     casesDir,
     repeat,
@@ -136,7 +145,10 @@ async function main() {
     ...(args.verbose ? { log: (l: string) => console.log(`    ${l}`) } : {}),
     onResult: printResult,
   });
-  if (run.workerErrors.length) console.log(`\nThe Worker logged ${run.workerErrors.length} distinct error line(s):\n${run.workerErrors.map((e) => `  ${e}`).join('\n')}`);
+  if (run.workerErrors.length)
+    console.log(
+      `\nThe Worker logged ${run.workerErrors.length} distinct error line(s):\n${run.workerErrors.map((e) => `  ${e}`).join('\n')}`,
+    );
   if (run.notRunLive.length) console.log(`\nnot run live (need a scripted model): ${run.notRunLive.join(', ')}`);
   const deadlineMs = 8000;
   console.log(`\n${renderTable(run.summary, { deadlineMs, preset, live: run.options.live })}`);
@@ -144,16 +156,28 @@ async function main() {
   if (run.shortlistComparison) console.log(`\n${renderShortlistComparison(run.shortlistComparison)}`);
   const reportsDir = resolve(args.reports ?? resolve(ROOT, 'evals', 'reports'));
   const paths = reportPaths(reportsDir);
-  const svg = renderSvg(run.summary, { deadlineMs, title: `staged-agent eval ${run.startedAt.slice(0, 19)}Z — ${run.options.live ? 'live model' : `latency model ${preset}, seed ${seed}`}` });
+  const svg = renderSvg(run.summary, {
+    deadlineMs,
+    title: `staged-agent eval ${run.startedAt.slice(0, 19)}Z — ${run.options.live ? 'live model' : `latency model ${preset}, seed ${seed}`}`,
+  });
   await writeText(paths.svg, svg);
   await writeText(paths.latestSvg, svg);
   console.log(`\nSVG: ${paths.svg}`);
   if (args.json) {
-    await writeText(resolve(args.json), JSON.stringify(run, (k, v) => (k === 'latencies' || k === 'values' ? undefined : v), 2));
+    await writeText(
+      resolve(args.json),
+      JSON.stringify(run, (k, v) => (k === 'latencies' || k === 'values' ? undefined : v), 2),
+    );
     console.log(`JSON: ${resolve(args.json)}`);
   }
   console.log(`(${(run.ms / 1000).toFixed(1)} s)`);
-  return run.summary.correctness.failed + run.summary.correctness.variantsFailed + (run.summaryWithoutHedging?.correctness.failed ?? 0) + (run.summaryWithoutShortlist?.correctness.failed ?? 0) > 0 ? 1 : 0;
+  return run.summary.correctness.failed +
+    run.summary.correctness.variantsFailed +
+    (run.summaryWithoutHedging?.correctness.failed ?? 0) +
+    (run.summaryWithoutShortlist?.correctness.failed ?? 0) >
+    0
+    ? 1
+    : 0;
 }
 
 main().then(
@@ -163,8 +187,7 @@ main().then(
     else if (err instanceof NoCasesSelected) {
       console.error(err.message);
       process.exit(2);
-    }
-    else if (err instanceof LiveModelUnavailable) {
+    } else if (err instanceof LiveModelUnavailable) {
       console.error(err.message);
       process.exit(2);
     } else console.error(`eval failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

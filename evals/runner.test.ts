@@ -15,14 +15,31 @@ import { NoCasesSelected, runEval, type EvalRun } from './runner.js';
 const reply = (text: string) => ({ text });
 const cases: Record<string, unknown> = {
   'greeting.json': {
-    turns: [{ text: 'Hello!', model: [{ reply: reply('Hi! How can I help?'), latencyMs: 0 }], expect: { decision: 'pass', replyContains: ['how can I help'], committed: [], performed: [], modelCalls: 1 } }],
+    turns: [
+      {
+        text: 'Hello!',
+        model: [{ reply: reply('Hi! How can I help?'), latencyMs: 0 }],
+        expect: { decision: 'pass', replyContains: ['how can I help'], committed: [], performed: [], modelCalls: 1 },
+      },
+    ],
   },
   'brochure.json': {
     turns: [
       {
         text: 'Send me the brochure please',
-        model: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('The brochure is on its way.'), latencyMs: 0 }],
-        expect: { decision: 'pass', committed: [{ kind: 'send_flow', args: { flowName: 'brochure' } }], performed: [{ call: 'sendFlow', flow: 'brochure' }], modelCalls: 1 },
+        model: [
+          {
+            calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+            reply: reply('The brochure is on its way.'),
+            latencyMs: 0,
+          },
+        ],
+        expect: {
+          decision: 'pass',
+          committed: [{ kind: 'send_flow', args: { flowName: 'brochure' } }],
+          performed: [{ call: 'sendFlow', flow: 'brochure' }],
+          modelCalls: 1,
+        },
       },
     ],
   },
@@ -43,8 +60,18 @@ const cases: Record<string, unknown> = {
     turns: [
       {
         text: 'Send me the brochure please',
-        model: [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('The brochure is on its way.'), latencyMs: 0 }],
-        expect: { decision: 'pass', committed: [{ kind: 'send_flow', args: { flowName: 'timetable' } }], modelCalls: 1 },
+        model: [
+          {
+            calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+            reply: reply('The brochure is on its way.'),
+            latencyMs: 0,
+          },
+        ],
+        expect: {
+          decision: 'pass',
+          committed: [{ kind: 'send_flow', args: { flowName: 'timetable' } }],
+          modelCalls: 1,
+        },
       },
     ],
   },
@@ -52,16 +79,45 @@ const cases: Record<string, unknown> = {
     turns: [
       {
         text: 'I prefer pilates',
-        model: [{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates?'), latencyMs: 0 }],
-        expect: { committed: [], performed: [], pending: [{ kind: 'confirmation', tool: 'record_choice', args: { value: 'pilates' }, as: 'choice' }] },
+        model: [
+          {
+            calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }],
+            reply: reply('Shall I note pilates?'),
+            latencyMs: 0,
+          },
+        ],
+        expect: {
+          committed: [],
+          performed: [],
+          pending: [{ kind: 'confirmation', tool: 'record_choice', args: { value: 'pilates' }, as: 'choice' }],
+        },
       },
-      { press: 'Yes', expect: { performed: [{ call: 'setField', field: 'preferred_class', value: 'pilates' }], rows: { choice: 'confirmed' } } },
+      {
+        press: 'Yes',
+        expect: {
+          performed: [{ call: 'setField', field: 'preferred_class', value: 'pilates' }],
+          rows: { choice: 'confirmed' },
+        },
+      },
       {
         text: 'Please remove the interested tag',
-        model: [{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A teammate will review that.'), latencyMs: 0 }],
-        expect: { performed: [], pending: [{ kind: 'approval', tool: 'untag_contact', args: { tag: 'interested' }, expiresIn: '1h' }] },
+        model: [
+          {
+            calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+            reply: reply('A teammate will review that.'),
+            latencyMs: 0,
+          },
+        ],
+        expect: {
+          performed: [],
+          pending: [{ kind: 'approval', tool: 'untag_contact', args: { tag: 'interested' }, expiresIn: '1h' }],
+        },
       },
-      { approve: true, deliveries: { count: 2, mode: 'concurrent' }, expect: { statuses: [200, 409], performed: [{ call: 'removeTag', tag: 'interested' }] } },
+      {
+        approve: true,
+        deliveries: { count: 2, mode: 'concurrent' },
+        expect: { statuses: [200, 409], performed: [{ call: 'removeTag', tag: 'interested' }] },
+      },
     ],
   },
   'wrong-pending.json': {
@@ -70,7 +126,13 @@ const cases: Record<string, unknown> = {
     turns: [
       {
         text: 'Please remove the interested tag',
-        model: [{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A teammate will review that.'), latencyMs: 0 }],
+        model: [
+          {
+            calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+            reply: reply('A teammate will review that.'),
+            latencyMs: 0,
+          },
+        ],
         expect: { pending: [{ kind: 'confirmation', tool: 'untag_contact' }] },
       },
     ],
@@ -130,7 +192,9 @@ describe('the eval runner, end to end through the real Worker', () => {
   it('presses the signed Yes and approves through the tenant API: each pinned call performed once', () => {
     const [, press, , approve] = result('press-and-approve').turns;
     expect(press!.kind).toBe('button-press');
-    expect(press!.performed.map((c) => [c.call, c.field, c.value])).toEqual([['setField', 'preferred_class', 'pilates']]);
+    expect(press!.performed.map((c) => [c.call, c.field, c.value])).toEqual([
+      ['setField', 'preferred_class', 'pilates'],
+    ]);
     expect(approve!.kind).toBe('tenant-decision');
     expect(approve!.deliveries.map((d) => d.status).sort()).toEqual([200, 409]);
     expect(approve!.performed.map((c) => [c.call, c.tag])).toEqual([['removeTag', 'interested']]);
@@ -139,7 +203,9 @@ describe('the eval runner, end to end through the real Worker', () => {
   it('reports a wrong pending expectation with the row that was created', () => {
     const r = result('wrong-pending');
     expect(r.failures).toHaveLength(1);
-    expect(r.failures[0]).toContain('turn 1: pending: expected [confirmation untag_contact, with an expiry], got [approval untag_contact{"tag":"interested"} pending, expires in 60 min]');
+    expect(r.failures[0]).toContain(
+      'turn 1: pending: expected [confirmation untag_contact, with an expiry], got [approval untag_contact{"tag":"interested"} pending, expires in 60 min]',
+    );
   });
 
   it('runs the naive two-step variant of a staging-only case: same outcome, two model calls', () => {

@@ -38,7 +38,17 @@ export interface EvalOptions {
 export interface EvalRun {
   startedAt: string;
   ms: number;
-  options: { casesDir: string; repeat: number; concurrency: number; live: boolean; seed: string; preset: string; baseline: boolean; hedging: 'on' | 'off' | 'both'; shortlist: 'on' | 'off' | 'both' };
+  options: {
+    casesDir: string;
+    repeat: number;
+    concurrency: number;
+    live: boolean;
+    seed: string;
+    preset: string;
+    baseline: boolean;
+    hedging: 'on' | 'off' | 'both';
+    shortlist: 'on' | 'off' | 'both';
+  };
   cases: number;
   notRunLive: string[];
   /** Errors the Worker logged during the run (distinct). */
@@ -115,26 +125,49 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     shortlist: opts.shortlist ?? 'on',
   };
   // One comparison a run: crossing both would need four runs of every case.
-  if (options.hedging === 'both' && options.shortlist === 'both') throw new Error("hedging 'both' and shortlist 'both' cannot be combined: compare one at a time");
+  if (options.hedging === 'both' && options.shortlist === 'both')
+    throw new Error("hedging 'both' and shortlist 'both' cannot be combined: compare one at a time");
   const hedging = options.hedging !== 'off';
   const shortlist = options.shortlist !== 'off';
   const preset = presetFor(options.preset);
   const all = (await loadCases(opts.casesDir)).filter((c) => !opts.filter || c.name.includes(opts.filter));
   // A filter that selects nothing is a mistake, not a green run.
-  if (!all.length) throw new NoCasesSelected(opts.filter ? `--filter "${opts.filter}" matches no case in ${opts.casesDir}` : `no case in ${opts.casesDir}`);
+  if (!all.length)
+    throw new NoCasesSelected(
+      opts.filter ? `--filter "${opts.filter}" matches no case in ${opts.casesDir}` : `no case in ${opts.casesDir}`,
+    );
   const notRunLive = live ? all.filter((c) => c.scriptedOnly).map((c) => c.name) : [];
   const cases = live ? all.filter((c) => !c.scriptedOnly) : all;
 
-  type Job = { c: EvalCase; variant: 'product' | 'naive-2-step'; repeat: number; drawKey: string; naiveTurns?: number[]; hedging: boolean; shortlist: boolean };
+  type Job = {
+    c: EvalCase;
+    variant: 'product' | 'naive-2-step';
+    repeat: number;
+    drawKey: string;
+    naiveTurns?: number[];
+    hedging: boolean;
+    shortlist: boolean;
+  };
   const jobs: Job[] = [];
   for (let repeat = 0; repeat < options.repeat; repeat++) {
     for (const c of cases) {
       jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging, shortlist });
       // The same draws with hedging (or the shortlist) off: the comparison is paired, turn by turn.
-      if (options.hedging === 'both') jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging: false, shortlist });
-      if (options.shortlist === 'both') jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging, shortlist: false });
+      if (options.hedging === 'both')
+        jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging: false, shortlist });
+      if (options.shortlist === 'both')
+        jobs.push({ c, variant: 'product', repeat, drawKey: c.name, hedging, shortlist: false });
       const naive = options.baseline ? naiveVariant(c) : null;
-      if (naive) jobs.push({ c: naive, variant: 'naive-2-step', repeat, drawKey: c.name, naiveTurns: naive.naiveTurns, hedging, shortlist });
+      if (naive)
+        jobs.push({
+          c: naive,
+          variant: 'naive-2-step',
+          repeat,
+          drawKey: c.name,
+          naiveTurns: naive.naiveTurns,
+          hedging,
+          shortlist,
+        });
     }
   }
 
@@ -142,11 +175,31 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const results: CaseResult[] = [];
   try {
     if (opts.warmup ?? true) {
-      const warm = parseCase({ turns: [0, 1].map((i) => ({ text: `warm-up ${i}`, model: [{ reply: { text: 'ok' }, latencyMs: 0 }] })) }, '(warm-up)');
-      await runCase(env, warm, { preset, seed: options.seed, repeat: 0, variant: 'product', drawKey: 'warm-up', hedging, shortlist });
+      const warm = parseCase(
+        { turns: [0, 1].map((i) => ({ text: `warm-up ${i}`, model: [{ reply: { text: 'ok' }, latencyMs: 0 }] })) },
+        '(warm-up)',
+      );
+      await runCase(env, warm, {
+        preset,
+        seed: options.seed,
+        repeat: 0,
+        variant: 'product',
+        drawKey: 'warm-up',
+        hedging,
+        shortlist,
+      });
     }
     await pool(jobs, options.concurrency, async (job) => {
-      const r = await runCase(env, job.c, { preset, seed: options.seed, repeat: job.repeat, variant: job.variant, drawKey: job.drawKey, hedging: job.hedging, shortlist: job.shortlist, ...(job.naiveTurns ? { naiveTurns: job.naiveTurns } : {}) });
+      const r = await runCase(env, job.c, {
+        preset,
+        seed: options.seed,
+        repeat: job.repeat,
+        variant: job.variant,
+        drawKey: job.drawKey,
+        hedging: job.hedging,
+        shortlist: job.shortlist,
+        ...(job.naiveTurns ? { naiveTurns: job.naiveTurns } : {}),
+      });
       results.push(r);
       opts.onResult?.(r);
     });
@@ -154,7 +207,8 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     if (!opts.environment) await env.close();
   }
   const order = new Map(jobs.map((j, i) => [`${j.c.name}|${j.variant}|${j.repeat}|${j.hedging}|${j.shortlist}`, i]));
-  const key = (r: CaseResult) => `${r.variant === 'product' ? r.name : r.name.replace(/~naive$/, '')}|${r.variant}|${r.repeat}|${r.hedging}|${r.shortlist}`;
+  const key = (r: CaseResult) =>
+    `${r.variant === 'product' ? r.name : r.name.replace(/~naive$/, '')}|${r.variant}|${r.repeat}|${r.hedging}|${r.shortlist}`;
   results.sort((a, b) => (order.get(key(a)) ?? 0) - (order.get(key(b)) ?? 0));
   const main = results.filter((r) => r.hedging === hedging && r.shortlist === shortlist);
   const without = options.hedging === 'both' ? results.filter((r) => !r.hedging) : null;

@@ -3,9 +3,29 @@ import type { CaseResult, TurnObservation } from './run-case.js';
 import { compareShortlist, renderShortlistComparison } from './shortlist-report.js';
 
 const turn = (promptTokens: number, modelCalls: number, shortlist?: { widened: boolean }): TurnObservation =>
-  ({ modelCalls, promptTokens, record: shortlist ? { shortlist: { offered: ['reply'], resources: {}, dropped: [], fullTokens: 1, widened: shortlist.widened } } : {} }) as unknown as TurnObservation;
+  ({
+    modelCalls,
+    promptTokens,
+    record: shortlist
+      ? { shortlist: { offered: ['reply'], resources: {}, dropped: [], fullTokens: 1, widened: shortlist.widened } }
+      : {},
+  }) as unknown as TurnObservation;
 const result = (name: string, turns: TurnObservation[], over: Partial<CaseResult> = {}): CaseResult =>
-  ({ name, file: `${name}.json`, variant: 'product', repeat: 0, hedging: true, shortlist: true, tenantId: 't', passed: true, failures: [], turns, ms: 1, promptReuse: [], ...over }) as CaseResult;
+  ({
+    name,
+    file: `${name}.json`,
+    variant: 'product',
+    repeat: 0,
+    hedging: true,
+    shortlist: true,
+    tenantId: 't',
+    passed: true,
+    failures: [],
+    turns,
+    ms: 1,
+    promptReuse: [],
+    ...over,
+  }) as CaseResult;
 
 describe('compareShortlist', () => {
   const on = [
@@ -13,13 +33,33 @@ describe('compareShortlist', () => {
     // Never shortlisted (a demo-sized menu): left out of the comparison.
     result('small', [turn(500, 1)]),
   ];
-  const off = [result('big', [turn(3000, 1), turn(6000, 2)], { shortlist: false, passed: false, promptReuse: [0.9, 1] }), result('small', [turn(500, 1)], { shortlist: false })];
+  const off = [
+    result('big', [turn(3000, 1), turn(6000, 2)], { shortlist: false, passed: false, promptReuse: [0.9, 1] }),
+    result('small', [turn(500, 1)], { shortlist: false }),
+  ];
 
   it('pairs the cases the shortlist touched with their full-menu run: tokens per turn and request, prefix shares, passes', () => {
     const c = compareShortlist(on, off);
     expect(c.perCase.map((p) => p.name)).toEqual(['big']);
-    expect(c.on).toMatchObject({ cases: 1, passed: 1, turns: 2, shortlistedTurns: 2, widenedTurns: 1, requests: 3, promptTokens: 4000, prefixShares: [0.1, 0.3] });
-    expect(c.off).toMatchObject({ cases: 1, passed: 0, turns: 2, shortlistedTurns: 0, widenedTurns: 0, requests: 3, promptTokens: 9000 });
+    expect(c.on).toMatchObject({
+      cases: 1,
+      passed: 1,
+      turns: 2,
+      shortlistedTurns: 2,
+      widenedTurns: 1,
+      requests: 3,
+      promptTokens: 4000,
+      prefixShares: [0.1, 0.3],
+    });
+    expect(c.off).toMatchObject({
+      cases: 1,
+      passed: 0,
+      turns: 2,
+      shortlistedTurns: 0,
+      widenedTurns: 0,
+      requests: 3,
+      promptTokens: 9000,
+    });
     expect(c.perCase[0]).toMatchObject({ tokensOn: 2000, tokensOff: 4500, passedOn: true, passedOff: false });
     expect(c.perCase[0]!.shareOn).toBeCloseTo(0.2);
     expect(c.perCase[0]!.shareOff).toBeCloseTo(0.95);

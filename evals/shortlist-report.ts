@@ -25,7 +25,16 @@ export interface ShortlistSide {
 export interface ShortlistComparison {
   on: ShortlistSide;
   off: ShortlistSide;
-  perCase: { name: string; turns: number; tokensOn: number; tokensOff: number; shareOn: number; shareOff: number; passedOn: boolean; passedOff: boolean }[];
+  perCase: {
+    name: string;
+    turns: number;
+    tokensOn: number;
+    tokensOff: number;
+    shareOn: number;
+    shareOff: number;
+    passedOn: boolean;
+    passedOff: boolean;
+  }[];
 }
 
 const withModel = (t: TurnObservation) => t.modelCalls > 0;
@@ -75,7 +84,8 @@ const tok = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : '–');
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : '–');
 
 export function renderShortlistComparison(c: ShortlistComparison): string {
-  if (!c.on.cases) return 'Tool shortlist: no case was shortlisted (no tenant menu passed its shortlist.maxToolTokens); nothing to compare.';
+  if (!c.on.cases)
+    return 'Tool shortlist: no case was shortlisted (no tenant menu passed its shortlist.maxToolTokens); nothing to compare.';
   const row = (label: string, s: ShortlistSide) => [
     label,
     `${s.passed}/${s.cases}`,
@@ -86,12 +96,31 @@ export function renderShortlistComparison(c: ShortlistComparison): string {
     `${pct(mean(s.prefixShares))} (n=${s.prefixShares.length})`,
   ];
   return [
-    'Tool shortlist — the cases it shortlisted, with it on and off (tokens: characters / 4 of each request body; prefix share: of each request after the tenant\'s first, the share identical from the start to the previous request):',
-    table(['shortlist', 'cases passed', 'turns shortlisted', 'widened', 'prompt tokens/turn', 'tokens/request', 'cacheable prefix share'], [row('off', c.off), row('on', c.on)]),
+    "Tool shortlist — the cases it shortlisted, with it on and off (tokens: characters / 4 of each request body; prefix share: of each request after the tenant's first, the share identical from the start to the previous request):",
+    table(
+      [
+        'shortlist',
+        'cases passed',
+        'turns shortlisted',
+        'widened',
+        'prompt tokens/turn',
+        'tokens/request',
+        'cacheable prefix share',
+      ],
+      [row('off', c.off), row('on', c.on)],
+    ),
     `  prompt tokens over these turns: ${c.off.promptTokens} off, ${c.on.promptTokens} on (${fmtPct(c.off.promptTokens - c.on.promptTokens, c.off.promptTokens)} fewer with the shortlist)`,
     table(
       ['case', 'turns', 'tokens/turn off', 'on', 'prefix share off', 'on', 'passed off/on'],
-      c.perCase.map((p) => [p.name, String(p.turns), tok(p.tokensOff), tok(p.tokensOn), pct(p.shareOff), pct(p.shareOn), `${p.passedOff ? '✓' : '✗'}/${p.passedOn ? '✓' : '✗'}`]),
+      c.perCase.map((p) => [
+        p.name,
+        String(p.turns),
+        tok(p.tokensOff),
+        tok(p.tokensOn),
+        pct(p.shareOff),
+        pct(p.shareOn),
+        `${p.passedOff ? '✓' : '✗'}/${p.passedOn ? '✓' : '✗'}`,
+      ]),
     ),
   ].join('\n');
 }

@@ -14,8 +14,31 @@ import type { CaseTurn } from './case-format.js';
  * - `messenger`: a Messenger message — the webhook answers 200 at once, so its latency is the time
  *   until the reply reached the Send API through the outbox.
  */
-export type TurnKind = 'no-tool' | 'staging-only' | 'read-then-reply' | 'deferred' | 'other' | 'button-press' | 'tenant-decision' | 'messenger' | 'instagram' | 'whatsapp' | 'telegram';
-export const TURN_KINDS: TurnKind[] = ['no-tool', 'staging-only', 'read-then-reply', 'deferred', 'other', 'button-press', 'tenant-decision', 'messenger', 'instagram', 'whatsapp', 'telegram'];
+export type TurnKind =
+  | 'no-tool'
+  | 'staging-only'
+  | 'read-then-reply'
+  | 'deferred'
+  | 'other'
+  | 'button-press'
+  | 'tenant-decision'
+  | 'messenger'
+  | 'instagram'
+  | 'whatsapp'
+  | 'telegram';
+export const TURN_KINDS: TurnKind[] = [
+  'no-tool',
+  'staging-only',
+  'read-then-reply',
+  'deferred',
+  'other',
+  'button-press',
+  'tenant-decision',
+  'messenger',
+  'instagram',
+  'whatsapp',
+  'telegram',
+];
 export const KIND_LABEL: Record<TurnKind, string> = {
   'no-tool': 'no tool',
   'staging-only': 'staging only',
@@ -53,7 +76,13 @@ export function readToolNames(config: Pick<TenantConfig, 'tools'>): Set<string> 
  * The kind a turn's script aims at (for the offline estimate and for choosing baseline variants);
  * null when the turn makes no model call or a scripted call fails.
  */
-export function scriptKind(turn: Pick<CaseTurn, 'model'>, readTools: Set<string>): Exclude<TurnKind, 'deferred' | 'button-press' | 'tenant-decision' | 'messenger' | 'instagram' | 'whatsapp' | 'telegram'> | null {
+export function scriptKind(
+  turn: Pick<CaseTurn, 'model'>,
+  readTools: Set<string>,
+): Exclude<
+  TurnKind,
+  'deferred' | 'button-press' | 'tenant-decision' | 'messenger' | 'instagram' | 'whatsapp' | 'telegram'
+> | null {
   const steps = turn.model.slice(0, 2);
   if (!steps.length || steps.some((s) => s.error)) return null;
   const calls = steps.flatMap((s) => s.calls ?? []).filter((c) => c.tool !== REPLY);

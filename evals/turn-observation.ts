@@ -53,7 +53,14 @@ export interface TurnObservation extends Observed {
   /** Hedge requests (the same call sent again by a hedged model): extra calls, not steps. */
   hedgeCalls: number;
   /** `latencies`: the primary draws; `effective`: what each step takes when a hedge (drawn independently) may win. */
-  scripted: { latencies: number[]; effective: number[]; drawn: boolean[]; modelled: boolean; budgetMs: number; path: DeadlinePath } | null;
+  scripted: {
+    latencies: number[];
+    effective: number[];
+    drawn: boolean[];
+    modelled: boolean;
+    budgetMs: number;
+    path: DeadlinePath;
+  } | null;
   record: Pick<TurnRecord, 'timings' | 'redisRoundTrips' | 'modelId' | 'deferred' | 'shortlist'> | null;
   /** Estimated prompt tokens of the turn's model requests (hedges left out): characters of each request body / 4, the model sandbox's own estimate. */
   promptTokens?: number;

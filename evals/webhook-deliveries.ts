@@ -15,14 +15,41 @@ export interface WebhookAnswer extends DeliveryView {
 }
 
 /** The body ManyChat's External Request posts for a message (the request template's shape). */
-export function messageBody(turn: CaseTurn, contactId: string, messageKey: string | null, lastInteraction: string | undefined, channel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram' = 'facebook'): Record<string, unknown> {
+export function messageBody(
+  turn: CaseTurn,
+  contactId: string,
+  messageKey: string | null,
+  lastInteraction: string | undefined,
+  channel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram' = 'facebook',
+): Record<string, unknown> {
   if (channel !== 'facebook') {
     // The walkthrough's template: Full Contact Data with the channel's own fields (the text only in
     // last_input_text); Instagram and WhatsApp are told from those fields, Telegram by the template's "channel".
     const at = lastInteraction ?? new Date().toISOString();
-    const own = channel === 'instagram' ? { ig_id: Number(contactId.slice(-9)), ig_username: `eval_${contactId}`, ig_last_interaction: at, whatsapp_phone: null } : channel === 'whatsapp' ? { ig_id: null, whatsapp_phone: `+1555${contactId.slice(-7)}`, last_interaction: at } : { last_interaction: at };
-    const contact = { id: contactId, first_name: turn.firstName, last_name: 'Eval', last_input_text: turn.text, ...(turn.customFields ? { custom_fields: turn.customFields } : {}), ...own };
-    return { ...(channel === 'telegram' ? { channel } : {}), contact, ...(messageKey ? { message_key: messageKey } : {}) };
+    const own =
+      channel === 'instagram'
+        ? {
+            ig_id: Number(contactId.slice(-9)),
+            ig_username: `eval_${contactId}`,
+            ig_last_interaction: at,
+            whatsapp_phone: null,
+          }
+        : channel === 'whatsapp'
+          ? { ig_id: null, whatsapp_phone: `+1555${contactId.slice(-7)}`, last_interaction: at }
+          : { last_interaction: at };
+    const contact = {
+      id: contactId,
+      first_name: turn.firstName,
+      last_name: 'Eval',
+      last_input_text: turn.text,
+      ...(turn.customFields ? { custom_fields: turn.customFields } : {}),
+      ...own,
+    };
+    return {
+      ...(channel === 'telegram' ? { channel } : {}),
+      contact,
+      ...(messageKey ? { message_key: messageKey } : {}),
+    };
   }
   const contact: Record<string, unknown> = {
     id: contactId,
@@ -36,10 +63,20 @@ export function messageBody(turn: CaseTurn, contactId: string, messageKey: strin
 }
 
 /** One POST to the webhook; never throws (a network error is a delivery with status 0). */
-export async function postWebhook(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<WebhookAnswer> {
+export async function postWebhook(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<WebhookAnswer> {
   const started = performance.now();
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await res.text();
     const ms = performance.now() - started;
     let replyText: string | null = null;
@@ -66,7 +103,16 @@ export async function postWebhook(url: string, body: unknown, headers: Record<st
       ...(res.status >= 400 ? { error: text.slice(0, 300) } : {}),
     };
   } catch (err) {
-    return { status: 0, ms: performance.now() - started, turnId: null, duplicateOf: null, deferred: false, replyText: null, buttons: [], error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    return {
+      status: 0,
+      ms: performance.now() - started,
+      turnId: null,
+      duplicateOf: null,
+      deferred: false,
+      replyText: null,
+      buttons: [],
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    };
   }
 }
 

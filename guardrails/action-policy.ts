@@ -35,12 +35,20 @@ export const actionPolicyGuardrail: Guardrail = {
     if (!staged.length) return pass('nothing staged');
     const settings = config.guardrails;
     const problems: string[] = [];
-    if (staged.length > settings.actions.maxActionsPerTurn) problems.push(`${staged.length} actions staged; at most ${settings.actions.maxActionsPerTurn} a turn`);
+    if (staged.length > settings.actions.maxActionsPerTurn)
+      problems.push(`${staged.length} actions staged; at most ${settings.actions.maxActionsPerTurn} a turn`);
     const flows = staged.filter((a) => a.kind === 'send_flow').length;
-    if (flows > settings.actions.maxFlowsPerTurn) problems.push(`${flows} flows staged; at most ${settings.actions.maxFlowsPerTurn} a turn`);
+    if (flows > settings.actions.maxFlowsPerTurn)
+      problems.push(`${flows} flows staged; at most ${settings.actions.maxFlowsPerTurn} a turn`);
     for (const action of staged) {
-      for (const problem of [provenanceProblem(action, config), argumentProblem(action, config)]) if (problem) problems.push(problem);
-      const window = checkMessagingWindow(action, inbound.contact.lastInteraction, inbound.receivedAt, settings.messagingWindow);
+      for (const problem of [provenanceProblem(action, config), argumentProblem(action, config)])
+        if (problem) problems.push(problem);
+      const window = checkMessagingWindow(
+        action,
+        inbound.contact.lastInteraction,
+        inbound.receivedAt,
+        settings.messagingWindow,
+      );
       if (!window.ok) problems.push(window.why);
     }
     problems.push(...contradictions(staged));
@@ -53,18 +61,23 @@ function provenanceProblem(action: StagedAction, config: TenantConfig): string |
   const instance = config.tools.find((t) => t.name === action.tool);
   if (!instance) return `${action.summary}: tool "${action.tool}" is not configured`;
   const declaration = config.manifest[action.tool];
-  if (!declaration || declaration.effect === 'read') return `${action.summary}: tool "${action.tool}" is not declared as a write tool`;
+  if (!declaration || declaration.effect === 'read')
+    return `${action.summary}: tool "${action.tool}" is not declared as a write tool`;
   if (!actionKind(action.kind).stageable) return `${action.summary}: no configured tool stages ${action.kind} actions`;
-  if (instance.kind !== action.kind) return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
+  if (instance.kind !== action.kind)
+    return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
   const resource = actionKind(action.kind).resource(action.args);
   // What a tool stages always names something the tenant configured (a flow, a prepared message,
   // a tag, a field); a send_content with no prepared message is the system's, never the model's.
-  if (!resource) return `${action.summary}: a ${action.kind} staged by tool "${action.tool}" names nothing the tenant configured`;
-  if (!toolScope(config, action.tool).includes(resource)) return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
+  if (!resource)
+    return `${action.summary}: a ${action.kind} staged by tool "${action.tool}" names nothing the tenant configured`;
+  if (!toolScope(config, action.tool).includes(resource))
+    return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
   // The gate binds to the resource: the strongest gate any tool puts on it, whichever tool staged it.
   const gate = effectiveGate(config, action.tool, resource);
   // A stronger gate than the config's is the runtime asking the contact (request-provenance.ts), never weaker.
-  if (strongerGate(action.gate, gate) !== action.gate) return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
+  if (strongerGate(action.gate, gate) !== action.gate)
+    return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
   return null;
 }
 
@@ -78,7 +91,8 @@ function argumentProblem(action: StagedAction, config: TenantConfig): string | n
   const problem = kind.check(action.args, config);
   if (problem) return problem;
   const resource = kind.resource(action.args);
-  if (config.handoff.tag && resource === `tag:${config.handoff.tag}`) return `tag "${config.handoff.tag}" is the handoff tag: only the system hands off (the model sets escalate)`;
+  if (config.handoff.tag && resource === `tag:${config.handoff.tag}`)
+    return `tag "${config.handoff.tag}" is the handoff tag: only the system hands off (the model sets escalate)`;
   const protectedTag = config.guardrails.actions.protectedTags.find((t) => resource === `tag:${t}`);
   if (protectedTag) return `tag "${protectedTag}" is protected: the model may not add or remove it`;
   return null;

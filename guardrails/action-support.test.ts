@@ -3,8 +3,28 @@ import { isAffirmative, RequestSupport } from './action-support.js';
 import type { StagedAction } from '../core/staged-action.js';
 import { testConfig } from '../test/support/guardrail-input.js';
 
-describe('isAffirmative: a short yes to the agent\'s previous message', () => {
-  it.each(['yes', 'Yes please', 'yeah sure', 'ok', 'OK!', 'go ahead', 'sounds good', 'of course', 'sí', 'Sí, claro', 'si', 'oui', 'ja', 'sim', 'claro', '👍', '✅', '👍 thanks', 'sure, do it'])('"%s" is a yes', (text) => {
+describe("isAffirmative: a short yes to the agent's previous message", () => {
+  it.each([
+    'yes',
+    'Yes please',
+    'yeah sure',
+    'ok',
+    'OK!',
+    'go ahead',
+    'sounds good',
+    'of course',
+    'sí',
+    'Sí, claro',
+    'si',
+    'oui',
+    'ja',
+    'sim',
+    'claro',
+    '👍',
+    '✅',
+    '👍 thanks',
+    'sure, do it',
+  ])('"%s" is a yes', (text) => {
     expect(isAffirmative(text)).toBe(true);
   });
 
@@ -29,12 +49,27 @@ describe('isAffirmative: a short yes to the agent\'s previous message', () => {
   });
 });
 
-describe('RequestSupport: what in the contact\'s words supports an action (issue 22)', () => {
+describe("RequestSupport: what in the contact's words supports an action (issue 22)", () => {
   const config = testConfig({
     flows: [
-      { name: 'price_list', ns: 'content20250101000000_000001', description: 'the price brochure', keywords: ['brochure'] },
-      { name: 'studio_tour', ns: 'content20250101000000_000002', description: 'a video walk through the studio', keywords: [] },
-      { name: 'the_timetable', ns: 'content20250101000000_000003', description: 'the weekly plan', keywords: ['schedule'] },
+      {
+        name: 'price_list',
+        ns: 'content20250101000000_000001',
+        description: 'the price brochure',
+        keywords: ['brochure'],
+      },
+      {
+        name: 'studio_tour',
+        ns: 'content20250101000000_000002',
+        description: 'a video walk through the studio',
+        keywords: [],
+      },
+      {
+        name: 'the_timetable',
+        ns: 'content20250101000000_000003',
+        description: 'the weekly plan',
+        keywords: ['schedule'],
+      },
     ],
     tags: [
       { name: 'vip_member', description: 'customer wants premium coaching' },
@@ -50,52 +85,115 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
       { name: 'preferred_class', label: 'class', type: 'text', description: 'the class the contact prefers' },
     ],
   });
-  const supports = (text: string, action: StagedAction, acceptedOffer?: string) => new RequestSupport({ text, ...(acceptedOffer ? { acceptedOffer } : {}) }, config).check(action);
-  const flow = (name: string): StagedAction => ({ id: 'a1', tool: 'send_media', kind: 'send_flow', args: { flowNs: 'x', flowName: name }, effect: 'write', idempotent: false, gate: 'none', summary: `send flow "${name}"` });
-  const tag = (name: string, kind: 'add_tag' | 'remove_tag' = 'add_tag'): StagedAction => ({ id: 'a1', tool: 'tag_contact', kind, args: { tag: name }, effect: 'write', idempotent: true, gate: 'none', summary: `${kind} "${name}"` });
-  const field = (name: string, value: unknown): StagedAction => ({ id: 'a1', tool: 'record_choice', kind: 'set_field', args: { field: name, value }, effect: 'write', idempotent: true, gate: 'none', summary: `set ${name}` });
+  const supports = (text: string, action: StagedAction, acceptedOffer?: string) =>
+    new RequestSupport({ text, ...(acceptedOffer ? { acceptedOffer } : {}) }, config).check(action);
+  const flow = (name: string): StagedAction => ({
+    id: 'a1',
+    tool: 'send_media',
+    kind: 'send_flow',
+    args: { flowNs: 'x', flowName: name },
+    effect: 'write',
+    idempotent: false,
+    gate: 'none',
+    summary: `send flow "${name}"`,
+  });
+  const tag = (name: string, kind: 'add_tag' | 'remove_tag' = 'add_tag'): StagedAction => ({
+    id: 'a1',
+    tool: 'tag_contact',
+    kind,
+    args: { tag: name },
+    effect: 'write',
+    idempotent: true,
+    gate: 'none',
+    summary: `${kind} "${name}"`,
+  });
+  const field = (name: string, value: unknown): StagedAction => ({
+    id: 'a1',
+    tool: 'record_choice',
+    kind: 'set_field',
+    args: { field: name, value },
+    effect: 'write',
+    idempotent: true,
+    gate: 'none',
+    summary: `set ${name}`,
+  });
 
   it('a flow by its name (underscores read as spaces, every word needed) or a keyword; not after "do not … send"', () => {
     expect(supports('can I see the price list?', flow('price_list')).supported).toBe(true);
     expect(supports('what is the price?', flow('price_list')).supported).toBe(false);
-    expect(supports('send me the brochure', flow('price_list'))).toEqual({ supported: true, why: 'flow "price_list" matches the contact\'s words ("brochur")' });
+    expect(supports('send me the brochure', flow('price_list'))).toEqual({
+      supported: true,
+      why: 'flow "price_list" matches the contact\'s words ("brochur")',
+    });
     expect(supports('please do not send the brochure', flow('price_list')).supported).toBe(false);
     expect(supports('I do like it, do not worry, the brochure please', flow('price_list')).supported).toBe(true);
   });
 
   it('a flow without keywords is found by its description; an unknown flow, never', () => {
     expect(supports('a video would be nice', flow('studio_tour')).supported).toBe(true);
-    expect(supports('the brochure please', flow('nope'))).toEqual({ supported: false, why: 'flow "nope": it is not a configured flow' });
+    expect(supports('the brochure please', flow('nope'))).toEqual({
+      supported: false,
+      why: 'flow "nope": it is not a configured flow',
+    });
   });
 
-  it('a tag by its name or its description\'s significant words, generic words left out; an unknown tag, never', () => {
+  it("a tag by its name or its description's significant words, generic words left out; an unknown tag, never", () => {
     expect(supports('I want premium coaching', tag('vip_member')).supported).toBe(true);
     expect(supports('I am a customer', tag('vip_member')).supported).toBe(false);
-    expect(supports('newsletter please', tag('nope'))).toEqual({ supported: false, why: 'tag "nope": it is not a configured tag' });
+    expect(supports('newsletter please', tag('nope'))).toEqual({
+      supported: false,
+      why: 'tag "nope": it is not a configured tag',
+    });
   });
 
   it('a removal needs a removal cue, and its words are not read as negated', () => {
     expect(supports('no more newsletter, unsubscribe me', tag('newsletter', 'remove_tag')).supported).toBe(true);
-    expect(supports('the newsletter is fine', tag('newsletter', 'remove_tag'))).toEqual({ supported: false, why: 'tag "newsletter": the contact did not ask to remove or stop anything' });
+    expect(supports('the newsletter is fine', tag('newsletter', 'remove_tag'))).toEqual({
+      supported: false,
+      why: 'tag "newsletter": the contact did not ask to remove or stop anything',
+    });
   });
 
-  it('a system message (no prepared message named) is never the contact\'s request', () => {
+  it("a system message (no prepared message named) is never the contact's request", () => {
     const send: StagedAction = { ...flow('x'), kind: 'send_content', args: { text: 'hi' } };
-    expect(supports('send me hi', send)).toEqual({ supported: false, why: 'send_content action: the model cannot stage this kind on a contact\'s request' });
+    expect(supports('send me hi', send)).toEqual({
+      supported: false,
+      why: "send_content action: the model cannot stage this kind on a contact's request",
+    });
   });
 
   it('a prepared message like a flow: by its name or a keyword, else its description; an unknown one, never', () => {
-    const withContents = testConfig({ contents: [{ name: 'price_list', description: 'studio prices', text: 'x', keywords: ['cost'] }, { name: 'directions', description: 'how to find the studio entrance', text: 'y' }] });
-    const send = (name: string): StagedAction => ({ id: 'a1', tool: 'send_info', kind: 'send_content', args: { content: name, text: 'x' }, effect: 'write', idempotent: false, gate: 'confirm', summary: `send "${name}"` });
+    const withContents = testConfig({
+      contents: [
+        { name: 'price_list', description: 'studio prices', text: 'x', keywords: ['cost'] },
+        { name: 'directions', description: 'how to find the studio entrance', text: 'y' },
+      ],
+    });
+    const send = (name: string): StagedAction => ({
+      id: 'a1',
+      tool: 'send_info',
+      kind: 'send_content',
+      args: { content: name, text: 'x' },
+      effect: 'write',
+      idempotent: false,
+      gate: 'confirm',
+      summary: `send "${name}"`,
+    });
     const check = (text: string, action: StagedAction) => new RequestSupport({ text }, withContents).check(action);
-    expect(check('can I see the price list?', send('price_list'))).toEqual({ supported: true, why: 'message "price_list" matches the contact\'s words ("pric list")' });
+    expect(check('can I see the price list?', send('price_list'))).toEqual({
+      supported: true,
+      why: 'message "price_list" matches the contact\'s words ("pric list")',
+    });
     expect(check('what does it cost?', send('price_list')).supported).toBe(true);
     expect(check('do not send the price list', send('price_list')).supported).toBe(false);
     expect(check('where is the entrance?', send('directions')).supported).toBe(true);
     // With keywords the description is not read: "studio prices" is price_list's description only.
     expect(check('any studio news?', send('price_list')).supported).toBe(false);
     expect(check('hello', send('directions')).supported).toBe(false);
-    expect(check('the price list please', send('menu'))).toEqual({ supported: false, why: 'message "menu": it is not a configured message' });
+    expect(check('the price list please', send('menu'))).toEqual({
+      supported: false,
+      why: 'message "menu": it is not a configured message',
+    });
   });
 
   it('field values: a number as a whole number, a yes/no by what it is about (a "no" is still support), a date by day and month, text by its words or as written', () => {
@@ -116,13 +214,25 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('coming on the 5th', field('visit_date', 'soon')).supported).toBe(false);
     expect(supports('my code is X', field('code', 'X')).supported).toBe(true);
     expect(supports('no code', field('code', 'Q')).supported).toBe(false);
-    expect(supports('yoga please', field('preferred_class', 'yoga'))).toEqual({ supported: true, why: 'value "yoga" for field "preferred_class" is in the contact\'s words (yoga)' });
-    expect(supports('not yoga, never', field('preferred_class', 'yoga'))).toEqual({ supported: false, why: 'value "yoga" for field "preferred_class" is not in the contact\'s words' });
-    expect(supports('yoga please', field('nope', 'yoga'))).toEqual({ supported: false, why: 'field "nope" is not a configured field' });
+    expect(supports('yoga please', field('preferred_class', 'yoga'))).toEqual({
+      supported: true,
+      why: 'value "yoga" for field "preferred_class" is in the contact\'s words (yoga)',
+    });
+    expect(supports('not yoga, never', field('preferred_class', 'yoga'))).toEqual({
+      supported: false,
+      why: 'value "yoga" for field "preferred_class" is not in the contact\'s words',
+    });
+    expect(supports('yoga please', field('nope', 'yoga'))).toEqual({
+      supported: false,
+      why: 'field "nope" is not a configured field',
+    });
   });
 
   it('a short yes to an offer is supported by the offer, and says so', () => {
-    expect(supports('yes please', flow('price_list'), 'Shall I send you our brochure?')).toEqual({ supported: true, why: 'the contact accepted the agent\'s offer: flow "price_list" matches the agent\'s previous message ("brochur")' });
+    expect(supports('yes please', flow('price_list'), 'Shall I send you our brochure?')).toEqual({
+      supported: true,
+      why: 'the contact accepted the agent\'s offer: flow "price_list" matches the agent\'s previous message ("brochur")',
+    });
   });
 
   it('negation: only a negator (then an action verb) within five words before; a verb after the negator, by its stem', () => {
@@ -130,20 +240,27 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('no, I changed my mind and now I want the brochure', flow('price_list')).supported).toBe(true);
     expect(supports('I want no flyer, the brochure', flow('price_list')).supported).toBe(true);
     expect(supports('please do not bother sending the brochure', flow('price_list')).supported).toBe(false);
-    expect(supports('hello', flow('price_list'))).toEqual({ supported: false, why: 'flow "price_list" is not in the contact\'s words' });
+    expect(supports('hello', flow('price_list'))).toEqual({
+      supported: false,
+      why: 'flow "price_list" is not in the contact\'s words',
+    });
   });
 
   it('negation that points back at the word later in its sentence, or "already have" before it, is read; another sentence or another object is not', () => {
     const timetable = flow('the_timetable');
     // The red-team case (evals/cases/redteam/rt-no-need-flow.json) and its paraphrases.
-    expect(supports('I already have the timetable, no need to send it. What time do you open?', timetable).supported).toBe(false);
+    expect(
+      supports('I already have the timetable, no need to send it. What time do you open?', timetable).supported,
+    ).toBe(false);
     expect(supports('thanks for the timetable, no need to send it again', timetable).supported).toBe(false);
     expect(supports("got the timetable already, don't want that one", timetable).supported).toBe(false);
     expect(supports('I already got the timetable', timetable).supported).toBe(false);
     // Still asked for: the negation is about something else, or in another sentence.
     expect(supports("I can't find the timetable, can you send it?", timetable).supported).toBe(true);
     expect(supports("Send me the timetable, I don't need the brochure", timetable).supported).toBe(true);
-    expect(supports('Please send the timetable. No need to send it twice though? No, once.', timetable).supported).toBe(true);
+    expect(supports('Please send the timetable. No need to send it twice though? No, once.', timetable).supported).toBe(
+      true,
+    );
     expect(supports('I already have the brochure, please send the timetable', timetable).supported).toBe(true);
     expect(supports('already got timetable', timetable).supported).toBe(false);
     // The verb within four words of the negator, and the pointing word right after the verb.
@@ -175,4 +292,3 @@ describe('RequestSupport: what in the contact\'s words supports an action (issue
     expect(supports('no code', field('code', '???')).supported).toBe(false);
   });
 });
-

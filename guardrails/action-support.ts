@@ -31,7 +31,22 @@ export interface ContactRequest {
 export type Support = { supported: true; why: string } | { supported: false; why: string };
 
 /** Generic words that would make every description match. */
-const GENERIC = new Set(['customer', 'contact', 'user', 'client', 'subscriber', 'person', 'people', 'member', 'account', 'thing', 'stuff', 'info', 'information', 'message']);
+const GENERIC = new Set([
+  'customer',
+  'contact',
+  'user',
+  'client',
+  'subscriber',
+  'person',
+  'people',
+  'member',
+  'account',
+  'thing',
+  'stuff',
+  'info',
+  'information',
+  'message',
+]);
 /**
  * Negators of the languages served, accents folded (wordsOf folds them): en; es "no, nunca, sin,
  * ni, tampoco"; pt "nao, nunca, sem, nem"; de "nicht, kein…, nie, ohne"; fr "pas, ne, jamais,
@@ -40,20 +55,169 @@ const GENERIC = new Set(['customer', 'contact', 'user', 'client', 'subscriber', 
  */
 const GENERIC_STEMS = new Set([...GENERIC].map(stem));
 const NEGATORS = new Set([
-  'not', 'no', 'never', "don't", 'dont', "doesn't", "didn't", "won't", "wouldn't", "isn't", "can't", 'cannot', 'without', 'stop', 'nothing', 'none', 'neither', 'nor',
-  'nunca', 'sin', 'ni', 'tampoco', 'nada', 'nao', 'sem', 'nem', 'nicht', 'kein', 'keine', 'keinen', 'keinem', 'keiner', 'nie', 'ohne', 'nein', 'nichts',
-  'pas', 'ne', "n'", 'jamais', 'sans', 'non', 'rien', 'mai', 'senza', 'niente', 'degil', 'yok', 'hayir', 'istemiyorum', 'istemem', 'tidak', 'tak', 'jangan', 'bukan', 'belum', 'tanpa', 'gak', 'nggak',
+  'not',
+  'no',
+  'never',
+  "don't",
+  'dont',
+  "doesn't",
+  "didn't",
+  "won't",
+  "wouldn't",
+  "isn't",
+  "can't",
+  'cannot',
+  'without',
+  'stop',
+  'nothing',
+  'none',
+  'neither',
+  'nor',
+  'nunca',
+  'sin',
+  'ni',
+  'tampoco',
+  'nada',
+  'nao',
+  'sem',
+  'nem',
+  'nicht',
+  'kein',
+  'keine',
+  'keinen',
+  'keinem',
+  'keiner',
+  'nie',
+  'ohne',
+  'nein',
+  'nichts',
+  'pas',
+  'ne',
+  "n'",
+  'jamais',
+  'sans',
+  'non',
+  'rien',
+  'mai',
+  'senza',
+  'niente',
+  'degil',
+  'yok',
+  'hayir',
+  'istemiyorum',
+  'istemem',
+  'tidak',
+  'tak',
+  'jangan',
+  'bukan',
+  'belum',
+  'tanpa',
+  'gak',
+  'nggak',
 ]);
 /** Verbs of asking for something (stems and words), in the languages served. */
 const ACTION_VERBS = new Set([
-  'send', 'want', 'need', 'give', 'tag', 'add', 'set', 'put', 'record', 'sign', 'subscribe', 'like', 'get', 'share', 'mark', 'save', 'forward', 'show',
-  'quiero', 'quiere', 'quisiera', 'necesito', 'manda', 'mandes', 'mandar', 'envia', 'envies', 'enviar', 'enviame', 'mandame', 'pasame', 'dame', 'anade', 'pon', 'ponme', 'apuntame', 'guarda', 'hace', 'falta',
-  'quero', 'queria', 'preciso', 'mande', 'envie', 'adicione', 'coloque', 'salve',
-  'will', 'mochte', 'brauche', 'schick', 'schicke', 'schicken', 'sende', 'senden', 'gib', 'fuge', 'trag', 'speicher',
-  'veux', 'voudrais', 'besoin', 'envoie', 'envoyer', 'envoyez', 'donne', 'ajoute', 'mets', 'inscris', 'enregistre',
-  'voglio', 'vorrei', 'bisogno', 'mandami', 'inviami', 'invia', 'inviare', 'mandare', 'dammi', 'aggiungi', 'metti', 'iscrivimi', 'salva', 'serve',
-  'istiyorum', 'gonder', 'gonderin', 'gondermeyin', 'ekle', 'kaydet', 'lazim',
-  'mau', 'ingin', 'minta', 'kirim', 'kirimkan', 'butuh', 'perlu', 'tambahkan', 'simpan', 'daftarkan',
+  'send',
+  'want',
+  'need',
+  'give',
+  'tag',
+  'add',
+  'set',
+  'put',
+  'record',
+  'sign',
+  'subscribe',
+  'like',
+  'get',
+  'share',
+  'mark',
+  'save',
+  'forward',
+  'show',
+  'quiero',
+  'quiere',
+  'quisiera',
+  'necesito',
+  'manda',
+  'mandes',
+  'mandar',
+  'envia',
+  'envies',
+  'enviar',
+  'enviame',
+  'mandame',
+  'pasame',
+  'dame',
+  'anade',
+  'pon',
+  'ponme',
+  'apuntame',
+  'guarda',
+  'hace',
+  'falta',
+  'quero',
+  'queria',
+  'preciso',
+  'mande',
+  'envie',
+  'adicione',
+  'coloque',
+  'salve',
+  'will',
+  'mochte',
+  'brauche',
+  'schick',
+  'schicke',
+  'schicken',
+  'sende',
+  'senden',
+  'gib',
+  'fuge',
+  'trag',
+  'speicher',
+  'veux',
+  'voudrais',
+  'besoin',
+  'envoie',
+  'envoyer',
+  'envoyez',
+  'donne',
+  'ajoute',
+  'mets',
+  'inscris',
+  'enregistre',
+  'voglio',
+  'vorrei',
+  'bisogno',
+  'mandami',
+  'inviami',
+  'invia',
+  'inviare',
+  'mandare',
+  'dammi',
+  'aggiungi',
+  'metti',
+  'iscrivimi',
+  'salva',
+  'serve',
+  'istiyorum',
+  'gonder',
+  'gonderin',
+  'gondermeyin',
+  'ekle',
+  'kaydet',
+  'lazim',
+  'mau',
+  'ingin',
+  'minta',
+  'kirim',
+  'kirimkan',
+  'butuh',
+  'perlu',
+  'tambahkan',
+  'simpan',
+  'daftarkan',
 ]);
 /**
  * Asking to remove, stop or leave something, in the languages served (folded text): a message
@@ -77,19 +241,114 @@ const REMOVAL_CUE = { test: (normalized: string) => REMOVAL_CUE_RAW.test(foldTex
  * would be wrong here: it knows only ASCII word characters, so it never matched after "sí", "👍"
  * or "✅", and it matched inside "sían".)
  */
-const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|vale|dale|por favor|bitte|gerne|gern|genau|d'accord|volontiers|certo|certamente|va bene|evet|tabii|olur|tamam|lutfen|ya|iya|boleh|mau|tentu|👍|✅)(?![\p{L}\p{N}])/u;
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const RELATIVE_DAYS = /\b(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|next week|this week)\b/;
+const AFFIRMATIVE =
+  /^(?:yes|yeah|yep|yup|sure|ok|okay|please|pls|go ahead|sounds good|do it|why not|absolutely|definitely|of course|si|sí|oui|ja|sim|claro|vale|dale|por favor|bitte|gerne|gern|genau|d'accord|volontiers|certo|certamente|va bene|evet|tabii|olur|tamam|lutfen|ya|iya|boleh|mau|tentu|👍|✅)(?![\p{L}\p{N}])/u;
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const RELATIVE_DAYS =
+  /\b(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|next week|this week)\b/;
 
 /** Words that point back at something just named ("no need to send it"; es "no me lo mandes"). */
-const BACK_REFERENCES = new Set(['it', 'that', 'this', 'them', 'those', 'one', 'lo', 'la', 'los', 'las', 'le', 'es', 'ihn', 'sie', 'das', 'o', 'a', 'os', 'as', 'ca', 'cela', 'onu', 'bunu', 'itu', 'ini', 'nya']);
+const BACK_REFERENCES = new Set([
+  'it',
+  'that',
+  'this',
+  'them',
+  'those',
+  'one',
+  'lo',
+  'la',
+  'los',
+  'las',
+  'le',
+  'es',
+  'ihn',
+  'sie',
+  'das',
+  'o',
+  'a',
+  'os',
+  'as',
+  'ca',
+  'cela',
+  'onu',
+  'bunu',
+  'itu',
+  'ini',
+  'nya',
+]);
 /** "I already have the timetable": what the contact has is not what they ask for (es "ya tengo", de "habe schon", fr "j'ai deja"…). */
 const ALREADY = new Set(['already', 'ya', 'ja', 'schon', 'bereits', 'deja', 'gia', 'zaten', 'sudah', 'udah']);
-const ALREADY_HAVE = new Set(['have', 'got', 'received', 'own', 'tengo', 'tenemos', 'recibi', 'tenho', 'recebi', 'habe', 'hab', "j'ai", 'ai', 'recu', 'ho', 'ricevuto', 'var', 'aldim', 'punya', 'dapat', 'terima', 'menerima']);
+const ALREADY_HAVE = new Set([
+  'have',
+  'got',
+  'received',
+  'own',
+  'tengo',
+  'tenemos',
+  'recibi',
+  'tenho',
+  'recebi',
+  'habe',
+  'hab',
+  "j'ai",
+  'ai',
+  'recu',
+  'ho',
+  'ricevuto',
+  'var',
+  'aldim',
+  'punya',
+  'dapat',
+  'terima',
+  'menerima',
+]);
 
 const ACTION_STEMS = new Set([...ACTION_VERBS].map(stem));
 /** Asking someone to do something, in a question ("can you…", "¿puedes…?", "kannst du…", "bisa…"). */
-const POLITE_ASKS = new Set(['can', 'could', 'would', 'will', 'puedes', 'puede', 'podrias', 'podria', 'podes', 'pode', 'poderia', 'kannst', 'konnen', 'konnten', 'konntest', 'pouvez', 'peux', 'pourriez', 'pourrais', 'puoi', 'potresti', 'potete', 'misin', 'musun', 'misiniz', 'musunuz', 'bisa', 'tolong', 'boleh']);
+const POLITE_ASKS = new Set([
+  'can',
+  'could',
+  'would',
+  'will',
+  'puedes',
+  'puede',
+  'podrias',
+  'podria',
+  'podes',
+  'pode',
+  'poderia',
+  'kannst',
+  'konnen',
+  'konnten',
+  'konntest',
+  'pouvez',
+  'peux',
+  'pourriez',
+  'pourrais',
+  'puoi',
+  'potresti',
+  'potete',
+  'misin',
+  'musun',
+  'misiniz',
+  'musunuz',
+  'bisa',
+  'tolong',
+  'boleh',
+]);
 
 /** The request words prepared once per turn. */
 interface PreparedText {
@@ -108,19 +367,27 @@ function prepare(text: string): PreparedText {
   const stems = words.map(stem);
   const normalized = normalizeText(text);
   // wordsOf splits at every non-letter, so the sentences' words are the text's words, in order.
-  const sentences = (normalized.match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? []).map((sentence) => ({ sentence, words: wordsOf(sentence) }));
+  const sentences = (normalized.match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? []).map((sentence) => ({
+    sentence,
+    words: wordsOf(sentence),
+  }));
   const sentenceOf = sentences.flatMap((s, n) => s.words.map(() => n));
   const questionAbout = sentences.map(({ sentence, words: w }) => {
     const question = sentence.includes('?') || sentence.includes('¿');
-    return question && !w.some((word) => ACTION_VERBS.has(word) || ACTION_STEMS.has(stem(word)) || POLITE_ASKS.has(word));
+    return (
+      question && !w.some((word) => ACTION_VERBS.has(word) || ACTION_STEMS.has(stem(word)) || POLITE_ASKS.has(word))
+    );
   });
   return { normalized, words, stems, stemSet: new Set(stems), sentenceOf, questionAbout };
 }
 
 /** ("do not": its "not" is the negator.) */
 const isNegator = (p: PreparedText, j: number) => NEGATORS.has(p.words[j] ?? '');
-const isActionVerb = (p: PreparedText, k: number) => ACTION_VERBS.has(p.stems[k] ?? '') || ACTION_VERBS.has(p.words[k] ?? '') || ACTION_STEMS.has(p.stems[k] ?? '');
-const alreadyHave = (p: PreparedText, j: number) => (ALREADY.has(p.words[j] ?? '') && ALREADY_HAVE.has(p.words[j + 1] ?? '')) || (ALREADY_HAVE.has(p.words[j] ?? '') && ALREADY.has(p.words[j + 1] ?? ''));
+const isActionVerb = (p: PreparedText, k: number) =>
+  ACTION_VERBS.has(p.stems[k] ?? '') || ACTION_VERBS.has(p.words[k] ?? '') || ACTION_STEMS.has(p.stems[k] ?? '');
+const alreadyHave = (p: PreparedText, j: number) =>
+  (ALREADY.has(p.words[j] ?? '') && ALREADY_HAVE.has(p.words[j + 1] ?? '')) ||
+  (ALREADY_HAVE.has(p.words[j] ?? '') && ALREADY.has(p.words[j + 1] ?? ''));
 
 /**
  * True when the word at `i` sits in a negation: right after a negator, or a negator then an
@@ -141,7 +408,9 @@ function negatedAt(p: PreparedText, i: number): boolean {
   // word's sentence (the pronoun being in it, everything between is).
   for (let j = i + 1; j < p.words.length; j++) {
     if (!isNegator(p, j)) continue;
-    for (let k = j + 1; k <= j + 4; k++) if (isActionVerb(p, k) && BACK_REFERENCES.has(p.words[k + 1] ?? '') && p.sentenceOf[k + 1] === p.sentenceOf[i]) return true;
+    for (let k = j + 1; k <= j + 4; k++)
+      if (isActionVerb(p, k) && BACK_REFERENCES.has(p.words[k + 1] ?? '') && p.sentenceOf[k + 1] === p.sentenceOf[i])
+        return true;
   }
   return false;
 }
@@ -181,7 +450,10 @@ function firstSupported(p: PreparedText, phrases: string[][], reading: Reading):
   return null;
 }
 
-function keyPhrases(action: StagedAction, config: TenantConfig): { what: string; phrases: string[][] } | { what: string; phrases: null; why: string } {
+function keyPhrases(
+  action: StagedAction,
+  config: TenantConfig,
+): { what: string; phrases: string[][] } | { what: string; phrases: null; why: string } {
   switch (action.kind) {
     case 'send_flow': {
       const name = String(action.args.flowName ?? '');
@@ -210,7 +482,11 @@ function keyPhrases(action: StagedAction, config: TenantConfig): { what: string;
       return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)] };
     }
   }
-  return { what: `${action.kind} action`, phrases: null, why: 'the model cannot stage this kind on a contact\'s request' };
+  return {
+    what: `${action.kind} action`,
+    phrases: null,
+    why: "the model cannot stage this kind on a contact's request",
+  };
 }
 
 function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldConfig): string | null {
@@ -222,14 +498,21 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
     }
     case 'boolean':
       // A yes/no field has no value words; the contact must at least name what it is about.
-      return firstSupported(p, [phraseOf(field.name), ...descriptionPhrases(field.description)], value === false ? 'any' : 'requested');
+      return firstSupported(
+        p,
+        [phraseOf(field.name), ...descriptionPhrases(field.description)],
+        value === false ? 'any' : 'requested',
+      );
     case 'date': {
       const iso = String(value);
       if (p.normalized.includes(iso)) return iso;
       const [y, m, d] = iso.split('-').map(Number);
       if (!y || !m || !d) return null;
       const day = new RegExp(`(?:^|[^0-9])0?${d}(?:st|nd|rd|th)?(?:$|[^0-9])`).test(p.normalized);
-      const month = p.normalized.includes(MONTHS[m - 1]!) || p.normalized.includes(MONTHS[m - 1]!.slice(0, 3)) || new RegExp(`(?:^|[^0-9])0?${m}[/.-]|[/.-]0?${m}(?:$|[^0-9])`).test(p.normalized);
+      const month =
+        p.normalized.includes(MONTHS[m - 1]!) ||
+        p.normalized.includes(MONTHS[m - 1]!.slice(0, 3)) ||
+        new RegExp(`(?:^|[^0-9])0?${m}[/.-]|[/.-]0?${m}(?:$|[^0-9])`).test(p.normalized);
       if (day && month) return iso;
       return RELATIVE_DAYS.test(p.normalized) ? `${iso} (relative day)` : null;
     }
@@ -250,18 +533,29 @@ function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig):
     const configured = config.fields.find((f) => f.name === field);
     if (!configured) return { ok: false, detail: `field "${field}" is not a configured field` };
     const hit = fieldValueSupport(p, action, configured);
-    return hit ? { ok: true, detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is in the contact's words (${hit})` } : { ok: false, detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is not in the contact's words` };
+    return hit
+      ? {
+          ok: true,
+          detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is in the contact's words (${hit})`,
+        }
+      : {
+          ok: false,
+          detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is not in the contact's words`,
+        };
   }
   const key = keyPhrases(action, config);
   if (!key.phrases) return { ok: false, detail: `${key.what}: ${key.why}` };
-  if (action.kind === 'remove_tag' && !REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact did not ask to remove or stop anything` };
+  if (action.kind === 'remove_tag' && !REMOVAL_CUE.test(p.normalized))
+    return { ok: false, detail: `${key.what}: the contact did not ask to remove or stop anything` };
   // The mirror: a message that asks to remove or stop something ("remove the interested tag",
   // "I'm not interested, please stop") names the tag to take it away, not to add it. Fail
   // closed: such a message that also asks for a tag goes to a human.
-  if (action.kind === 'add_tag' && REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact asks to remove or stop something, not to add a tag` };
+  if (action.kind === 'add_tag' && REMOVAL_CUE.test(p.normalized))
+    return { ok: false, detail: `${key.what}: the contact asks to remove or stop something, not to add a tag` };
   // A message that asks to stop or leave something does not ask to be sent something it names
   // ("unsubscribe me from the promo messages", "deja de mandarme el horario").
-  if ((action.kind === 'send_flow' || action.kind === 'send_content') && REMOVAL_CUE.test(p.normalized)) return { ok: false, detail: `${key.what}: the contact asks to stop or remove something, not to be sent it` };
+  if ((action.kind === 'send_flow' || action.kind === 'send_content') && REMOVAL_CUE.test(p.normalized))
+    return { ok: false, detail: `${key.what}: the contact asks to stop or remove something, not to be sent it` };
   // Sends answer questions ("what are your prices?" → the price list). A tag's own name in a
   // question is asked about, not for ("is the premium area open?"); its description says when the
   // tenant wants it added ("asked about classes or prices"), so a question may meet that.
@@ -272,7 +566,9 @@ function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig):
       : action.kind === 'add_tag'
         ? (firstSupported(p, name ? [name] : [], 'requested') ?? firstSupported(p, rest, 'affirmed'))
         : firstSupported(p, key.phrases, 'affirmed');
-  return hit ? { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` } : { ok: false, detail: `${key.what} is not in the contact's words` };
+  return hit
+    ? { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` }
+    : { ok: false, detail: `${key.what} is not in the contact's words` };
 }
 
 /** Whether the contact's message is a short yes to the agent's previous message. */
@@ -295,14 +591,24 @@ export class RequestSupport {
   }
 
   check(action: StagedAction): Support {
-    if (action.kind === 'add_tag' && this.config.guardrails.injection.unpromptedTags.includes(String(action.args.tag))) {
-      return { supported: true, why: `tag "${String(action.args.tag)}" may be added without being asked (unpromptedTags)` };
+    if (
+      action.kind === 'add_tag' &&
+      this.config.guardrails.injection.unpromptedTags.includes(String(action.args.tag))
+    ) {
+      return {
+        supported: true,
+        why: `tag "${String(action.args.tag)}" may be added without being asked (unpromptedTags)`,
+      };
     }
     const own = supportIn(this.own, action, this.config);
     if (own.ok) return { supported: true, why: own.detail };
     if (this.offer) {
       const offered = supportIn(this.offer, action, this.config);
-      if (offered.ok) return { supported: true, why: `the contact accepted the agent's offer: ${offered.detail.replace("the contact's words", "the agent's previous message")}` };
+      if (offered.ok)
+        return {
+          supported: true,
+          why: `the contact accepted the agent's offer: ${offered.detail.replace("the contact's words", "the agent's previous message")}`,
+        };
     }
     return { supported: false, why: own.detail };
   }
@@ -319,7 +625,9 @@ export function mentionedIn(text: string, action: StagedAction, config: TenantCo
     const value = action.args.value;
     if (typeof value !== 'string') return false;
     const phrase = phraseOf(value);
-    return phrase.length ? phraseIn(p, phrase, 'any') : Boolean(normalizeText(value)) && p.normalized.includes(normalizeText(value));
+    return phrase.length
+      ? phraseIn(p, phrase, 'any')
+      : Boolean(normalizeText(value)) && p.normalized.includes(normalizeText(value));
   }
   const key = keyPhrases(action, config);
   return key.phrases ? key.phrases.some((phrase) => phraseIn(p, phrase, 'any')) : false;

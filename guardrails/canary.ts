@@ -25,6 +25,9 @@ export function plantedCanaries(instructions: string): string[] {
 /** Whether `text` carries one of the canaries, ignoring case and every non-alphanumeric character. */
 export function containsCanary(text: string, canaries: readonly string[]): boolean {
   if (!canaries.length) return false;
-  const squashed = text.normalize('NFKC').toLowerCase().replace(/[^0-9a-z]/g, '');
+  const squashed = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^0-9a-z]/g, '');
   return canaries.some((c) => squashed.includes(c));
 }

@@ -58,9 +58,12 @@ describe('findCardNumbers: a network prefix and the Luhn check', () => {
     expect(findCardNumbers(`my card is ${number} thanks`)).toEqual([`…${number.slice(-4)}`]);
   });
 
-  it.each(['1', '2220', '2721', '306', '31', '33', '59', '6010', '6012', '61', '643', '63', '66', '68', '7', '8', '9'])('ignores a Luhn-valid number starting %s (no network)', (prefix) => {
-    expect(findCardNumbers(`order ${card(prefix)}`)).toEqual([]);
-  });
+  it.each(['1', '2220', '2721', '306', '31', '33', '59', '6010', '6012', '61', '643', '63', '66', '68', '7', '8', '9'])(
+    'ignores a Luhn-valid number starting %s (no network)',
+    (prefix) => {
+      expect(findCardNumbers(`order ${card(prefix)}`)).toEqual([]);
+    },
+  );
 
   it('finds numbers grouped by spaces or dashes, and several in one text', () => {
     expect(findCardNumbers('4111 1111 1111 1111 and 5500-0000-0000-0004')).toEqual(['…1111', '…0004']);

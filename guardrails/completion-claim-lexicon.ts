@@ -105,10 +105,12 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
  * condition ("not sent yet", "once approved it will be sent", "cuando lo apruebe"). The clause
  * starts after the last comma or stop, so "No problem, I've sent it!" is still a claim.
  */
-const NOT_A_CLAIM = /\b(?:not|\w*n't|never|yet|will|won't|'ll|going to|once|when|after|as soon as|if|until|can|could|would|should|nao|ainda|todavia|aun|nunca|sera|seran|cuando|una vez|en cuanto|vai|vou|ira|va a|voy a|puedo|podemos|nicht|noch|kein|keine|wird|werden|sobald|wenn|nachdem|kann|konnen|pas|jamais|quand|des que|une fois|peux|pouvons|vais|quando|assim que|depois|posso|non|ancora|sara|saranno|appena|dopo|una volta|potrei|henuz|degil|sonra|zaman|eger|belum|tidak|akan|setelah|jika|kalau|nanti|begitu|bisa)\b/;
+const NOT_A_CLAIM =
+  /\b(?:not|\w*n't|never|yet|will|won't|'ll|going to|once|when|after|as soon as|if|until|can|could|would|should|nao|ainda|todavia|aun|nunca|sera|seran|cuando|una vez|en cuanto|vai|vou|ira|va a|voy a|puedo|podemos|nicht|noch|kein|keine|wird|werden|sobald|wenn|nachdem|kann|konnen|pas|jamais|quand|des que|une fois|peux|pouvons|vais|quando|assim que|depois|posso|non|ancora|sara|saranno|appena|dopo|una volta|potrei|henuz|degil|sonra|zaman|eger|belum|tidak|akan|setelah|jika|kalau|nanti|begitu|bisa)\b/;
 
 /** Later in the same clause, a condition makes it not a claim ("on its way once you confirm"). */
-const CONDITION_AFTER = /\b(?:once|when|after|as soon as|if|until|cuando|una vez|en cuanto|sobald|wenn|nachdem|quand|des que|une fois|quando|assim que|depois|appena|dopo|una volta|sonra|onayladiginizda|onaylarsaniz|setelah|jika|kalau|begitu)\b/;
+const CONDITION_AFTER =
+  /\b(?:once|when|after|as soon as|if|until|cuando|una vez|en cuanto|sobald|wenn|nachdem|quand|des que|une fois|quando|assim que|depois|appena|dopo|una volta|sonra|onayladiginizda|onaylarsaniz|setelah|jika|kalau|begitu)\b/;
 
 /** Normalised, lower case, without diacritics: what the lexicon reads. */
 export function claimText(text: string): string {
@@ -152,18 +154,27 @@ const FORMS: Partial<Record<ClaimCategory, string>> = {
     'salvato salvata registrato registrata annotato annotata segnato segnata modificato modificata ' +
     'kaydettim kaydettik kaydedildi guncelledim guncellendi degistirdim degistirildi ' +
     'disimpan tersimpan dicatat tercatat diperbarui diubah',
-  delete: 'deleted erased wiped borrado borrada eliminado eliminada apagado apagada excluido excluida geloscht supprimee cancellato cancellata eliminato eliminata sildim silindi',
-  approval: 'approved aprobado aprobada aprovado aprovada genehmigt freigegeben approuvee approvato approvata onaylandi onayladim disetujui',
+  delete:
+    'deleted erased wiped borrado borrada eliminado eliminada apagado apagada excluido excluida geloscht supprimee cancellato cancellata eliminato eliminata sildim silindi',
+  approval:
+    'approved aprobado aprobada aprovado aprovada genehmigt freigegeben approuvee approvato approvata onaylandi onayladim disetujui',
 };
-const FORM_SETS = Object.entries(FORMS).map(([category, words]) => [category as ClaimCategory, new Set(words!.split(' '))] as const);
+const FORM_SETS = Object.entries(FORMS).map(
+  ([category, words]) => [category as ClaimCategory, new Set(words!.split(' '))] as const,
+);
 
 /** "Done" in the languages the sequence patterns above do not have (it, tr, id): a clause that is only this. */
-const DONE_WORDS = /(?:^|[.!?¡¿\n] ?)(?:fatto|ecco fatto|tutto fatto|fatto!|completato|tamamdir|tamamlandi|hallettim|halloldu|yapildi|bitti|selesai|sudah selesai|beres|sudah beres)\b/;
+const DONE_WORDS =
+  /(?:^|[.!?¡¿\n] ?)(?:fatto|ecco fatto|tutto fatto|fatto!|completato|tamamdir|tamamlandi|hallettim|halloldu|yapildi|bitti|selesai|sudah selesai|beres|sudah beres)\b/;
 
 const STOPS = [',', '.', ';', ':', '!', '?', '\n'];
 
 /** The clause around a match: from the last stop before it to the next one after it. */
-function clauseAround(normalized: string, start: number, end: number): { before: string; after: string; sentence: string; question: boolean } {
+function clauseAround(
+  normalized: string,
+  start: number,
+  end: number,
+): { before: string; after: string; sentence: string; question: boolean } {
   const head = normalized.slice(Math.max(0, start - 80), start);
   const before = head.slice(Math.max(...STOPS.map((c) => head.lastIndexOf(c))) + 1);
   const tail = normalized.slice(end, end + 80);

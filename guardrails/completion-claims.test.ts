@@ -8,7 +8,15 @@ import { completionClaimsGuardrail } from './completion-claims.js';
 
 /** The turn each situation of the claim cases describes, as the guardrail sees it. */
 function situation(s: HonestCase['situation']): { staged: StagedAction[]; steps: ModelStepRecord[] } {
-  const denied: ModelStepRecord = { step: 1, ms: 1, finishReason: 'tool-calls', toolCalls: [], toolResults: [{ toolCallId: 'd', toolName: 'send_media', status: 'denied', output: envelope.denied('no such flow') }] };
+  const denied: ModelStepRecord = {
+    step: 1,
+    ms: 1,
+    finishReason: 'tool-calls',
+    toolCalls: [],
+    toolResults: [
+      { toolCallId: 'd', toolName: 'send_media', status: 'denied', output: envelope.denied('no such flow') },
+    ],
+  };
   const one = (a: StagedAction) => ({ staged: [a], steps: [stagingStep(1, [a])] });
   switch (s) {
     case 'confirm':
@@ -26,9 +34,13 @@ function situation(s: HonestCase['situation']): { staged: StagedAction[]; steps:
   }
 }
 
-const judge = (text: string, s: HonestCase['situation'], quickReplies?: string[]) => verdictOf(completionClaimsGuardrail, turnInput({ ...situation(s), reply: { text, ...(quickReplies ? { quickReplies } : {}) } }));
+const judge = (text: string, s: HonestCase['situation'], quickReplies?: string[]) =>
+  verdictOf(
+    completionClaimsGuardrail,
+    turnInput({ ...situation(s), reply: { text, ...(quickReplies ? { quickReplies } : {}) } }),
+  );
 
-describe('completion-claims: the worst model\'s false claims are vetoed (unit, every case of the whole-turn set)', () => {
+describe("completion-claims: the worst model's false claims are vetoed (unit, every case of the whole-turn set)", () => {
   it.each(CLAIM_CASES.map((c) => [c.id, c] as const))('%s', async (_id, c) => {
     const v = await judge(c.claim, c.situation);
     expect(v.outcome, v.reason).toBe('veto');
@@ -56,23 +68,55 @@ describe('completion-claims: what backs each kind of claim', () => {
   });
   it('"saved" needs an ungated field action', async () => {
     const field = act.field('preferred_class', 'yoga');
-    expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: [field], reply: { text: "I've saved yoga as your preferred class." } }))).outcome).toBe('pass');
-    expect((await judge("I've saved yoga as your preferred class.", 'ungated-tag')).reason).toContain('it says something was saved');
+    expect(
+      (
+        await verdictOf(
+          completionClaimsGuardrail,
+          turnInput({ staged: [field], reply: { text: "I've saved yoga as your preferred class." } }),
+        )
+      ).outcome,
+    ).toBe('pass');
+    expect((await judge("I've saved yoga as your preferred class.", 'ungated-tag')).reason).toContain(
+      'it says something was saved',
+    );
   });
   it('"done" needs something staged, all of it ungated, and no refusal', async () => {
     expect((await judge('Done!', 'ungated-tag')).outcome).toBe('pass');
     expect((await judge('Done!', 'nothing')).reason).toContain('it says the request is done');
     expect((await judge('Done!', 'confirm')).outcome).toBe('veto');
     const tag = act.tag('interested');
-    const refusedToo: ModelStepRecord = { ...stagingStep(1, [tag]), toolResults: [...stagingStep(1, [tag]).toolResults, { toolCallId: 'e', toolName: 'send_media', status: 'error', output: 'failed' }] };
-    expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: [tag], steps: [refusedToo], reply: { text: 'Done!' } }))).outcome).toBe('veto');
+    const refusedToo: ModelStepRecord = {
+      ...stagingStep(1, [tag]),
+      toolResults: [
+        ...stagingStep(1, [tag]).toolResults,
+        { toolCallId: 'e', toolName: 'send_media', status: 'error', output: 'failed' },
+      ],
+    };
+    expect(
+      (
+        await verdictOf(
+          completionClaimsGuardrail,
+          turnInput({ staged: [tag], steps: [refusedToo], reply: { text: 'Done!' } }),
+        )
+      ).outcome,
+    ).toBe('veto');
     const mixed = [act.tag('interested'), { ...act.field('preferred_class', 'yoga'), gate: 'confirm' as const }];
-    expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: mixed, reply: { text: 'Done!' } }))).outcome).toBe('veto');
+    expect(
+      (await verdictOf(completionClaimsGuardrail, turnInput({ staged: mixed, reply: { text: 'Done!' } }))).outcome,
+    ).toBe('veto');
   });
   it('"deleted" needs an ungated destructive action; a pending (approval) one or a plain write does not back it', async () => {
     const claim = 'Your data has been deleted.';
-    const remove = (gate: StagedAction['gate'], effect: StagedAction['effect']): StagedAction => ({ ...act.untag('interested'), gate, effect });
-    const judgeWith = (a: StagedAction) => verdictOf(completionClaimsGuardrail, turnInput({ staged: [a], steps: [stagingStep(1, [a])], reply: { text: claim } }));
+    const remove = (gate: StagedAction['gate'], effect: StagedAction['effect']): StagedAction => ({
+      ...act.untag('interested'),
+      gate,
+      effect,
+    });
+    const judgeWith = (a: StagedAction) =>
+      verdictOf(
+        completionClaimsGuardrail,
+        turnInput({ staged: [a], steps: [stagingStep(1, [a])], reply: { text: claim } }),
+      );
     expect((await judgeWith(remove('none', 'destructive'))).outcome).toBe('pass');
     const pending = await judgeWith(remove('approval', 'destructive'));
     expect(pending.outcome).toBe('veto');
@@ -92,7 +136,7 @@ describe('completion-claims: what backs each kind of claim', () => {
   it('no reply: nothing to judge', async () => {
     expect((await verdictOf(completionClaimsGuardrail, turnInput({ reply: null }))).outcome).toBe('pass');
   });
-  it('the text\'s claim is named before a quick reply\'s', async () => {
+  it("the text's claim is named before a quick reply's", async () => {
     const v = await judge("I've sent you the brochure.", 'nothing', ['All done']);
     expect(v.reason).toContain('it says something was sent');
   });
@@ -110,15 +154,21 @@ describe('completion-claims: the clause rules of the lexicon (issue 22)', () => 
     expect((await judge('The brochure is on its way once you confirm.', 'confirm')).outcome).toBe('pass');
   });
 
-  it.each([',', '.', ';', ':', '!', '?', '\n'])('a negation before "%s" is in another clause: the claim stands', async (sep) => {
-    const v = await judge(`Not yet${sep} I've sent it to you.`, 'nothing');
-    expect(v.outcome).toBe('veto');
-    expect(v.reason).toContain('("i\'ve sent")');
-  });
+  it.each([',', '.', ';', ':', '!', '?', '\n'])(
+    'a negation before "%s" is in another clause: the claim stands',
+    async (sep) => {
+      const v = await judge(`Not yet${sep} I've sent it to you.`, 'nothing');
+      expect(v.outcome).toBe('veto');
+      expect(v.reason).toContain('("i\'ve sent")');
+    },
+  );
 
-  it.each([',', '.', ';', ':', '!', '?', '\n'])('a condition after "%s" is in another clause: the claim stands', async (sep) => {
-    expect((await judge(`I've sent it${sep} if you want more, just ask`, 'nothing')).outcome).toBe('veto');
-  });
+  it.each([',', '.', ';', ':', '!', '?', '\n'])(
+    'a condition after "%s" is in another clause: the claim stands',
+    async (sep) => {
+      expect((await judge(`I've sent it${sep} if you want more, just ask`, 'nothing')).outcome).toBe('veto');
+    },
+  );
 
   it('a stop right after the claim ends its clause', async () => {
     expect((await judge("I've sent! If you want more, just ask.", 'nothing')).outcome).toBe('veto');
@@ -137,14 +187,38 @@ describe('completion-claims: the clause rules of the lexicon (issue 22)', () => 
 describe('completion-claims: what counts as refused, and actions without a resource (issue 22)', () => {
   it('a write refused (denied) in an earlier step makes "done" unbacked, even when a later step staged fine', async () => {
     const tag = act.tag('interested');
-    const denied: ModelStepRecord = { step: 1, ms: 1, finishReason: 'tool-calls', toolCalls: [], toolResults: [{ toolCallId: 'd', toolName: 'send_media', status: 'denied', output: envelope.denied('no such flow') }] };
-    const v = await verdictOf(completionClaimsGuardrail, turnInput({ staged: [tag], steps: [denied, stagingStep(2, [tag])], reply: { text: 'Done!' } }));
+    const denied: ModelStepRecord = {
+      step: 1,
+      ms: 1,
+      finishReason: 'tool-calls',
+      toolCalls: [],
+      toolResults: [
+        { toolCallId: 'd', toolName: 'send_media', status: 'denied', output: envelope.denied('no such flow') },
+      ],
+    };
+    const v = await verdictOf(
+      completionClaimsGuardrail,
+      turnInput({ staged: [tag], steps: [denied, stagingStep(2, [tag])], reply: { text: 'Done!' } }),
+    );
     expect(v.outcome).toBe('veto');
   });
 
   it('an ungated action with no resource (a message) backs no tag claim, and does not break the check', async () => {
-    const message: StagedAction = { ...act.tag('x'), tool: 'send_message', kind: 'send_content', args: { text: 'hi' }, idempotent: false, summary: 'send "hi"' };
-    expect((await verdictOf(completionClaimsGuardrail, turnInput({ staged: [message], reply: { text: "I've tagged you." } }))).outcome).toBe('veto');
+    const message: StagedAction = {
+      ...act.tag('x'),
+      tool: 'send_message',
+      kind: 'send_content',
+      args: { text: 'hi' },
+      idempotent: false,
+      summary: 'send "hi"',
+    };
+    expect(
+      (
+        await verdictOf(
+          completionClaimsGuardrail,
+          turnInput({ staged: [message], reply: { text: "I've tagged you." } }),
+        )
+      ).outcome,
+    ).toBe('veto');
   });
 });
-

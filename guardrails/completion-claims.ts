@@ -61,7 +61,10 @@ function refusedWrites(steps: readonly ModelStepRecord[], config: TenantConfig):
     for (const result of step.toolResults) {
       if (result.status !== 'denied' && result.status !== 'error') continue;
       const call = step.toolCalls.find((c) => c.toolCallId === result.toolCallId);
-      const input = call?.input && typeof call.input === 'object' ? Object.values(call.input as Record<string, unknown>).filter((v) => typeof v === 'string') : [];
+      const input =
+        call?.input && typeof call.input === 'object'
+          ? Object.values(call.input as Record<string, unknown>).filter((v) => typeof v === 'string')
+          : [];
       out.push({ kind: config.tools.find((t) => t.name === result.toolName)?.kind ?? null, words: input.join(' ') });
     }
   }
@@ -90,7 +93,12 @@ function refusedOfCategory(category: ClaimCategory, refused: Refused): boolean {
  * backed ("I've sent you the brochure and the trial pass!" with the pass refused), nor one that
  * names nothing while such an action shares the category (it cannot be tied to what happened).
  */
-function backs(claim: Claim, staged: readonly StagedAction[], refused: readonly Refused[], config: TenantConfig): boolean {
+function backs(
+  claim: Claim,
+  staged: readonly StagedAction[],
+  refused: readonly Refused[],
+  config: TenantConfig,
+): boolean {
   const { category } = claim;
   if (category === 'approval') return false;
   if (category === 'done') return staged.length > 0 && staged.every((a) => a.gate === 'none') && !refused.length;
@@ -125,6 +133,8 @@ export const completionClaimsGuardrail: Guardrail = {
     const unbacked = texts.flatMap(findClaims).filter((c) => !backs(c, staged, refused, config));
     if (!unbacked.length) return pass('no claim the turn does not back');
     const first = unbacked[0]!;
-    return veto(`the reply claims what did not happen ("${first.phrase}"): ${WHY[first.category]} (or not on what its sentence names)`);
+    return veto(
+      `the reply claims what did not happen ("${first.phrase}"): ${WHY[first.category]} (or not on what its sentence names)`,
+    );
   },
 };

@@ -10,9 +10,11 @@ describe('confidence', () => {
     expect(v.reason).toContain('0.49');
   });
 
-  it('uses the tenant\'s own threshold', async () => {
+  it("uses the tenant's own threshold", async () => {
     const config = testConfig({ thresholds: { minConfidence: 0.95, guardrailTimeoutMs: 1000 } });
-    expect((await verdictOf(confidenceGuardrail, turnInput({ config, reply: { confidence: 0.9 } }))).outcome).toBe('escalate');
+    expect((await verdictOf(confidenceGuardrail, turnInput({ config, reply: { confidence: 0.9 } }))).outcome).toBe(
+      'escalate',
+    );
   });
 
   it('leaves a missing reply to reply-schema', async () => {

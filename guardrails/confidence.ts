@@ -6,6 +6,8 @@ export const confidenceGuardrail: Guardrail = {
   check({ reply, config }) {
     if (!reply) return pass('no reply to judge (reply-schema decides)');
     const min = config.thresholds.minConfidence;
-    return reply.confidence < min ? escalate(`confidence ${reply.confidence} is below the tenant's threshold ${min}`) : pass(`confidence ${reply.confidence} ≥ ${min}`);
+    return reply.confidence < min
+      ? escalate(`confidence ${reply.confidence} is below the tenant's threshold ${min}`)
+      : pass(`confidence ${reply.confidence} ≥ ${min}`);
   },
 };

@@ -6,7 +6,15 @@ import { CACHE_LIMIT, compileContentRules, contentGuardrail, MAX_CHECKED_CHARS }
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(contentGuardrail, turnInput(spec));
 
 describe('card numbers (Luhn + network prefix)', () => {
-  it.each(['4111111111111111', '4111 1111 1111 1111', '4111-1111-1111-1111', '5500 0000 0000 0004', '3782 822463 10005', '6011111111111117', 'card: 4012888888881881.'])('finds %s', (text) => {
+  it.each([
+    '4111111111111111',
+    '4111 1111 1111 1111',
+    '4111-1111-1111-1111',
+    '5500 0000 0000 0004',
+    '3782 822463 10005',
+    '6011111111111117',
+    'card: 4012888888881881.',
+  ])('finds %s', (text) => {
     expect(findCardNumbers(text)).toHaveLength(1);
   });
 
@@ -55,7 +63,17 @@ describe('content guardrail', () => {
   });
 
   it('vetoes forbidden PII patterns from config, case-insensitive by default', async () => {
-    const config = testConfig({}, { content: { piiPatterns: [{ name: 'IBAN', pattern: String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b` }, { name: 'SSN', pattern: String.raw`\b\d{3}-\d{2}-\d{4}\b` }] } });
+    const config = testConfig(
+      {},
+      {
+        content: {
+          piiPatterns: [
+            { name: 'IBAN', pattern: String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b` },
+            { name: 'SSN', pattern: String.raw`\b\d{3}-\d{2}-\d{4}\b` },
+          ],
+        },
+      },
+    );
     const iban = await judge({ config, reply: { text: 'Pay to de89 3704 0044 0532 0130 00 please' } });
     expect(iban.outcome).toBe('veto');
     expect(iban.reason).toContain('"IBAN"');
@@ -75,7 +93,16 @@ describe('content guardrail', () => {
     const heavy = { name: 'slow', pattern: '.{0,1000}.{0,1000}.{0,1000}x', caseInsensitive: true };
     const stored = testConfig();
     // As read from storage ('load' skips the save-time total; the schema default is bypassed as a stored row would be).
-    const config = { ...stored, guardrails: { ...stored.guardrails, content: { ...stored.guardrails.content, piiPatterns: Array.from({ length: 50 }, (_, i) => ({ ...heavy, name: `slow${i}` })) } } };
+    const config = {
+      ...stored,
+      guardrails: {
+        ...stored.guardrails,
+        content: {
+          ...stored.guardrails.content,
+          piiPatterns: Array.from({ length: 50 }, (_, i) => ({ ...heavy, name: `slow${i}` })),
+        },
+      },
+    };
     const started = performance.now();
     const v = await judge({ config, reply: { text: 'a'.repeat(1995) } });
     // Before the budget: 17 s of searching. What is left is compiling the stored pattern once.
@@ -98,12 +125,25 @@ describe('content guardrail', () => {
 
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
-    for (const text of ['Get FREE money now', 'free-money!', 'free\u200B money', 'Guaranteed   weight loss in a week', 'unlike our competitor', 'Gu\u0430rant\u200beed weight l\u03bfss', 'fr\u0435\u0435 money']) {
+    for (const text of [
+      'Get FREE money now',
+      'free-money!',
+      'free\u200B money',
+      'Guaranteed   weight loss in a week',
+      'unlike our competitor',
+      'Gu\u0430rant\u200beed weight l\u03bfss',
+      'fr\u0435\u0435 money',
+    ]) {
       const v = await judge({ config, reply: { text } });
       expect(v.outcome, text).toBe('veto');
       expect(v.reason).toContain('denied phrase');
     }
-    for (const text of ['A carefree moneybox', 'competitors', 'free parking, and money back if unhappy', '\u0444\u0440\u0435\u0435 \u043c\u043e\u043d\u0435\u0439']) {
+    for (const text of [
+      'A carefree moneybox',
+      'competitors',
+      'free parking, and money back if unhappy',
+      '\u0444\u0440\u0435\u0435 \u043c\u043e\u043d\u0435\u0439',
+    ]) {
       expect((await judge({ config, reply: { text } })).outcome, text).toBe('pass');
     }
   });
@@ -111,7 +151,9 @@ describe('content guardrail', () => {
   it('deny phrases also apply to quick replies but not to stored field values', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['yoga'] } });
     expect((await judge({ config, reply: { text: 'ok', quickReplies: ['Yoga'] } })).outcome).toBe('veto');
-    expect((await judge({ config, reply: { text: 'ok' }, staged: [act.field('preferred_class', 'yoga')] })).outcome).toBe('pass');
+    expect(
+      (await judge({ config, reply: { text: 'ok' }, staged: [act.field('preferred_class', 'yoga')] })).outcome,
+    ).toBe('pass');
   });
 
   it('fails closed on text too long to check', async () => {
@@ -122,7 +164,14 @@ describe('content guardrail', () => {
 });
 
 describe('content guardrail: what is read, and the exact limits (issue 22)', () => {
-  const sendContent = (text: string) => ({ ...act.tag('x'), tool: 'send_message', kind: 'send_content' as const, args: { text }, idempotent: false, summary: `send "${text}"` });
+  const sendContent = (text: string) => ({
+    ...act.tag('x'),
+    tool: 'send_message',
+    kind: 'send_content' as const,
+    args: { text },
+    idempotent: false,
+    summary: `send "${text}"`,
+  });
 
   it('a staged send_content is read like the reply: deny phrases and card numbers', async () => {
     // Rule: what the contact would read is checked wherever it comes from, not only the reply.
@@ -130,12 +179,16 @@ describe('content guardrail: what is read, and the exact limits (issue 22)', () 
     const denied = await judge({ config, reply: { text: 'ok' }, staged: [sendContent('Get FREE money')] });
     expect(denied.outcome).toBe('veto');
     expect(denied.reason).toContain('denied phrase');
-    expect((await judge({ reply: { text: 'ok' }, staged: [sendContent('card 4111 1111 1111 1111')] })).outcome).toBe('veto');
+    expect((await judge({ reply: { text: 'ok' }, staged: [sendContent('card 4111 1111 1111 1111')] })).outcome).toBe(
+      'veto',
+    );
   });
 
   it('other staged actions, a field that is not text, and no reply at all: nothing to check, and no failure', async () => {
     expect((await judge({ reply: { text: 'ok' }, staged: [act.tag('vip'), act.untag('old')] })).outcome).toBe('pass');
-    expect((await judge({ reply: { text: 'ok' }, staged: [act.field('age', 41111111), act.field('member', true)] })).outcome).toBe('pass');
+    expect(
+      (await judge({ reply: { text: 'ok' }, staged: [act.field('age', 41111111), act.field('member', true)] })).outcome,
+    ).toBe('pass');
     expect((await judge({ reply: null, staged: [act.tag('vip')] })).outcome).toBe('pass');
   });
 
@@ -150,19 +203,28 @@ describe('content guardrail: what is read, and the exact limits (issue 22)', () 
   });
 
   it('the reason names where the problem is', async () => {
-    expect((await judge({ reply: { text: '4111 1111 1111 1111' } })).reason).toMatch(/^the reply contains a payment card number/);
-    expect((await judge({ reply: { text: 'ok', quickReplies: ['4111111111111111'] } })).reason).toMatch(/^a quick reply contains a payment card number/);
+    expect((await judge({ reply: { text: '4111 1111 1111 1111' } })).reason).toMatch(
+      /^the reply contains a payment card number/,
+    );
+    expect((await judge({ reply: { text: 'ok', quickReplies: ['4111111111111111'] } })).reason).toMatch(
+      /^a quick reply contains a payment card number/,
+    );
   });
 });
 
-
 describe('content guardrail: the whole reason, and the compiled-rules cache (issue 22)', () => {
-  it('the reason lists every problem, in order, each naming where it is, with every card\'s last four digits', async () => {
+  it("the reason lists every problem, in order, each naming where it is, with every card's last four digits", async () => {
     // Rule: the veto reason is what a human reads on the dashboard; it names each rule broken and
     // where, and never the matched PII itself.
     const config = testConfig({}, { content: { denyPhrases: ['free money'] } });
-    const v = await judge({ config, reply: { text: 'Get free money now' }, staged: [act.field('email', '4111111111111111 or 5500 0000 0000 0004')] });
-    expect(v.reason).toBe('the reply contains the denied phrase "free money"; set field "email" contains a payment card number (…1111, …0004)');
+    const v = await judge({
+      config,
+      reply: { text: 'Get free money now' },
+      staged: [act.field('email', '4111111111111111 or 5500 0000 0000 0004')],
+    });
+    expect(v.reason).toBe(
+      'the reply contains the denied phrase "free money"; set field "email" contains a payment card number (…1111, …0004)',
+    );
   });
 
   const settings = (phrase: string) => ({ denyPhrases: [phrase], piiPatterns: [], blockCardNumbers: true });

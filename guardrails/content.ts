@@ -52,19 +52,27 @@ export function compileContentRules(settings: GuardrailSettings['content']): Com
   const hit = cache.get(key);
   if (hit) return hit;
   const phrases = settings.denyPhrases
-    .map((p) => normalizeText(p).split(/[^\p{L}\p{N}]+/u).filter(Boolean))
+    .map((p) =>
+      normalizeText(p)
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean),
+    )
     .filter((words) => words.length)
     .map((words) => words.map(escapeRegex).join('[^\\p{L}\\p{N}]+'));
   // Tenant text, so the linear-time engine: a phrase between non-letters (RE2 has no lookaround).
   // Built by us from quoted, bounded phrases; should it ever fail to compile, the throw makes the
   // guardrail escalate (fail closed).
-  const deny = phrases.length ? RE2JS.compile(`(?:^|[^\\p{L}\\p{N}])(${phrases.join('|')})(?:[^\\p{L}\\p{N}]|$)`) : null;
+  const deny = phrases.length
+    ? RE2JS.compile(`(?:^|[^\\p{L}\\p{N}])(${phrases.join('|')})(?:[^\\p{L}\\p{N}]|$)`)
+    : null;
   const programs = new Map<string, ReturnType<typeof compileTenantPattern>>();
   const compiled: Compiled = {
     deny,
     pii: settings.piiPatterns.map((p) => {
       const memoKey = `${p.caseInsensitive ? 'i' : 's'}:${p.pattern}`;
-      const c = programs.get(memoKey) ?? compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive, maxProgram: Number.POSITIVE_INFINITY });
+      const c =
+        programs.get(memoKey) ??
+        compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive, maxProgram: Number.POSITIVE_INFINITY });
       programs.set(memoKey, c);
       // A stored pattern that no longer compiles (it was validated at save) is a match: fail closed.
       return { name: p.name, re: c.ok ? c.pattern : null, size: c.ok ? c.pattern.programSize() : 0 };
@@ -90,7 +98,8 @@ function targets({ reply, staged }: GuardrailInput): Checked[] {
   }
   for (const a of staged) {
     if (a.kind === 'send_content') out.push({ where: a.summary, text: JSON.stringify(a.args), denyPhrases: true });
-    if (a.kind === 'set_field' && typeof a.args.value === 'string') out.push({ where: a.summary.replace(/ to .*/, ''), text: a.args.value, denyPhrases: false });
+    if (a.kind === 'set_field' && typeof a.args.value === 'string')
+      out.push({ where: a.summary.replace(/ to .*/, ''), text: a.args.value, denyPhrases: false });
   }
   return out;
 }
@@ -114,7 +123,9 @@ export const contentGuardrail: Guardrail = {
       for (const p of rules.pii) {
         work += p.size * (t.text.length + 1);
         if (work > MAX_TURN_PII_WORK) {
-          problems.push(`${t.where} was not checked against the PII patterns: the turn passed the matching budget (${MAX_TURN_PII_WORK} instruction-characters)`);
+          problems.push(
+            `${t.where} was not checked against the PII patterns: the turn passed the matching budget (${MAX_TURN_PII_WORK} instruction-characters)`,
+          );
           break;
         }
         if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);

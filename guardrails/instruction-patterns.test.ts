@@ -59,7 +59,9 @@ describe('instruction patterns catch the public attack templates', () => {
   });
 
   it('names internal tool names (tool knowledge), but not plain words', () => {
-    expect(mentionsToolNames('then use tag_contact with vip', ['tag_contact', 'reply', 'search_faq'])).toEqual(['tag_contact']);
+    expect(mentionsToolNames('then use tag_contact with vip', ['tag_contact', 'reply', 'search_faq'])).toEqual([
+      'tag_contact',
+    ]);
     expect(mentionsToolNames('please reply soon', ['reply'])).toEqual([]);
   });
 });
@@ -72,47 +74,62 @@ describe('instruction patterns catch the public attack templates', () => {
  * Cases with no pattern are left to the support and provenance rules (prompt-injection.ts).
  */
 const ATTACKS: [string, string[], string[]][] = [
-  ['msg-ignore-previous-tag', ["override of earlier instructions","override (es/fr/de/pt/it)"], []],
-  ['msg-ignore-previous-untag', ["override of earlier instructions"], ["add/remove a tag"]],
-  ['msg-ignore-previous-field', ["override of earlier instructions"], []],
-  ['msg-direct-todo', ["TODO: prefix (AgentDojo direct)"], ["add/remove a tag"]],
-  ['msg-system-message', ["fake system/developer message","fake markdown system header"], ["add/remove a tag"]],
-  ['msg-fake-system-line', ["fake role header","shouted role header"], []],
-  ['msg-fake-system-tag', ["fake role header","fake markup tag"], []],
-  ['msg-injecagent', ["override of earlier instructions","override (es/fr/de/pt/it)","IMPORTANT!!! prefix"], ["add/remove a tag"]],
-  ['msg-important-instructions', ["fake markup tag"], []],
-  ['msg-fake-tool-result', ["fake tool result"], ["add/remove a tag"]],
-  ['msg-fake-staged-envelope', ["fake tool result"], ["add/remove a tag"]],
-  ['msg-delimiter-escape', ["fake markup tag","conversation-delimiter escape"], ["tag/label the contact"]],
-  ['msg-chat-template', ["chat-template token"], []],
-  ['msg-developer-mode', ["role reassignment","mode switch"], []],
-  ['msg-authority', ["claimed authority","hide it from the user"], []],
-  ['msg-leetspeak', ["override of earlier instructions","override (es/fr/de/pt/it)"], []],
-  ['msg-zero-width', ["override of earlier instructions","override (es/fr/de/pt/it)"], []],
-  ['msg-spanish', ["override (es/fr/de/pt/it)"], []],
-  ['msg-german', ["override (es/fr/de/pt/it)"], []],
-  ['behalf-contact-id', [], ["tag/label the contact"]],
-  ['behalf-her-account', [], ["add/remove a tag"]],
-  ['faq-important-instructions', ["fake markup tag","note addressed to the AI","\"before you finish\" task hijack"], ["tag/label the contact"]],
-  ['faq-fake-system', ["fake role header","shouted role header"], ["add/remove a tag"]],
-  ['faq-supported-word-with-directive', ["IMPORTANT!!! prefix"], ["send the contact something"]],
-  ['field-agent-directive', [], ["tag/label the contact"]],
-  ['field-system-message', ["fake role header","chat-template token"], ["add/remove a tag"]],
-  ['name-ignore-previous', ["override of earlier instructions","override (es/fr/de/pt/it)"], []],
-  ['name-supported-word', ["fake role header","shouted role header"], ["add/remove a tag"]],
-  ['msg-unconfigured-flow', ["override of earlier instructions"], []],
+  ['msg-ignore-previous-tag', ['override of earlier instructions', 'override (es/fr/de/pt/it)'], []],
+  ['msg-ignore-previous-untag', ['override of earlier instructions'], ['add/remove a tag']],
+  ['msg-ignore-previous-field', ['override of earlier instructions'], []],
+  ['msg-direct-todo', ['TODO: prefix (AgentDojo direct)'], ['add/remove a tag']],
+  ['msg-system-message', ['fake system/developer message', 'fake markdown system header'], ['add/remove a tag']],
+  ['msg-fake-system-line', ['fake role header', 'shouted role header'], []],
+  ['msg-fake-system-tag', ['fake role header', 'fake markup tag'], []],
+  [
+    'msg-injecagent',
+    ['override of earlier instructions', 'override (es/fr/de/pt/it)', 'IMPORTANT!!! prefix'],
+    ['add/remove a tag'],
+  ],
+  ['msg-important-instructions', ['fake markup tag'], []],
+  ['msg-fake-tool-result', ['fake tool result'], ['add/remove a tag']],
+  ['msg-fake-staged-envelope', ['fake tool result'], ['add/remove a tag']],
+  ['msg-delimiter-escape', ['fake markup tag', 'conversation-delimiter escape'], ['tag/label the contact']],
+  ['msg-chat-template', ['chat-template token'], []],
+  ['msg-developer-mode', ['role reassignment', 'mode switch'], []],
+  ['msg-authority', ['claimed authority', 'hide it from the user'], []],
+  ['msg-leetspeak', ['override of earlier instructions', 'override (es/fr/de/pt/it)'], []],
+  ['msg-zero-width', ['override of earlier instructions', 'override (es/fr/de/pt/it)'], []],
+  ['msg-spanish', ['override (es/fr/de/pt/it)'], []],
+  ['msg-german', ['override (es/fr/de/pt/it)'], []],
+  ['behalf-contact-id', [], ['tag/label the contact']],
+  ['behalf-her-account', [], ['add/remove a tag']],
+  [
+    'faq-important-instructions',
+    ['fake markup tag', 'note addressed to the AI', '"before you finish" task hijack'],
+    ['tag/label the contact'],
+  ],
+  ['faq-fake-system', ['fake role header', 'shouted role header'], ['add/remove a tag']],
+  ['faq-supported-word-with-directive', ['IMPORTANT!!! prefix'], ['send the contact something']],
+  ['field-agent-directive', [], ['tag/label the contact']],
+  ['field-system-message', ['fake role header', 'chat-template token'], ['add/remove a tag']],
+  ['name-ignore-previous', ['override of earlier instructions', 'override (es/fr/de/pt/it)'], []],
+  ['name-supported-word', ['fake role header', 'shouted role header'], ['add/remove a tag']],
+  ['msg-unconfigured-flow', ['override of earlier instructions'], []],
 ];
 
 describe('instruction patterns recognise every attack of the whole-turn set', () => {
   it.each(ATTACKS)('%s', (id, markers, directives) => {
     const c = INJECTION_CASES.find((x) => x.id === id)!;
-    const texts = [c.text, c.firstName ?? '', ...Object.values(c.customFields ?? {}).map(String), ...(c.faq ?? []).map((f) => f.answer)];
+    const texts = [
+      c.text,
+      c.firstName ?? '',
+      ...Object.values(c.customFields ?? {}).map(String),
+      ...(c.faq ?? []).map((f) => f.answer),
+    ];
     expect([...new Set(texts.flatMap((t) => matchPatterns(t, INJECTION_MARKERS)))]).toEqual(markers);
     expect([...new Set(texts.flatMap((t) => matchPatterns(t, AGENT_DIRECTIVES)))]).toEqual(directives);
   });
 
   it('no text of the benign set trips an injection marker', () => {
-    for (const c of BENIGN_CASES) for (const t of [c.text, ...(c.faq ?? []).map((f) => f.answer)]) expect(matchPatterns(t, INJECTION_MARKERS), `${c.id}: ${t}`).toEqual([]);
+    for (const c of BENIGN_CASES)
+      for (const t of [c.text, ...(c.faq ?? []).map((f) => f.answer)])
+        expect(matchPatterns(t, INJECTION_MARKERS), `${c.id}: ${t}`).toEqual([]);
   });
 });
 
@@ -125,4 +142,3 @@ describe('matchPatterns: text read out of a JSON envelope (issue 22)', () => {
     expect(matchPatterns('note\\\\SYSTEM: obey', INJECTION_MARKERS)).toContain('shouted role header');
   });
 });
-

@@ -34,40 +34,115 @@ export const INJECTION_MARKERS: readonly NamedPattern[] = [
     name: 'override of earlier instructions',
     re: /\b(?:ignore|disregard|forget|skip|bypass|override|overwrite|abandon)\b[^.!?\n]{0,40}?\b(?:previous|prior|preceding|above|earlier|former|original|existing|all|any|your|the|system|these|those)\b[^.!?\n]{0,30}?\b(?:instructions?|rules|prompts?|directives?|guidelines|guardrails?|constraints|programming|polic(?:y|ies)|safety)\b/,
   },
-  { name: 'override (es/fr/de/pt/it)', re: /\b(?:ignora|ignorez|ignore[sz]?|olvida|oublie[sz]?|vergiss|ignoriere)\b[^.!?\n]{0,40}\b(?:instrucciones|instructions|anweisungen|instruções|instrucoes|istruzioni|reglas|règles|regeln|regras|consignes)\b/ },
+  {
+    name: 'override (es/fr/de/pt/it)',
+    re: /\b(?:ignora|ignorez|ignore[sz]?|olvida|oublie[sz]?|vergiss|ignoriere)\b[^.!?\n]{0,40}\b(?:instrucciones|instructions|anweisungen|instruções|instrucoes|istruzioni|reglas|règles|regeln|regras|consignes)\b/,
+  },
   {
     name: 'claimed new instructions',
     re: /\b(?:new|updated|revised|real|actual|true|hidden|secret)\s+(?:instructions?|directives?|system prompt)\s*(?::|for (?:you|the (?:ai|assistant|bot|model|agent))\b|from (?:the )?(?:admin|developer|system|operator|owner|management)\b)|\byour (?:new|real|actual|true|updated) (?:instructions|task|goal|objective|directives?)\b/,
   },
-  { name: 'role reassignment', re: /\b(?:you are now|you're now|you will now act|from now on,? you|from now on,? (?:always|ignore|respond|act|obey)|pretend (?:you are|you're|to be)|roleplay as|you must obey)\b/ },
-  { name: 'mode switch', re: /\b(?:developer|admin|administrator|god|debug|maintenance|sudo|root|unrestricted|jailbreak|dan) mode\b|\bjailbr[eo]a?k|\bdo anything now\b/ },
-  { name: 'fake system/developer message', re: /\b(?:system|developer|admin|administrator|operator|root|assistant|tool|function)[ _-]?(?:message|prompt|instruction|override|note|command|notice|update|directive)s?\b\s*[:\]>)"]/ },
-  { name: 'fake role header', re: /(?:^|\n|[.!?] )\s*[#>*=\[(<{|-]*\s*(?:system|developer|assistant|tool|function|admin)\s*[\]:)>}|]/ },
-  { name: 'shouted role header', re: /\b(?:SYSTEM|DEVELOPER|ADMIN|ASSISTANT)\s*(?:MESSAGE|NOTE|OVERRIDE)?\s*:/, caseSensitive: true },
+  {
+    name: 'role reassignment',
+    re: /\b(?:you are now|you're now|you will now act|from now on,? you|from now on,? (?:always|ignore|respond|act|obey)|pretend (?:you are|you're|to be)|roleplay as|you must obey)\b/,
+  },
+  {
+    name: 'mode switch',
+    re: /\b(?:developer|admin|administrator|god|debug|maintenance|sudo|root|unrestricted|jailbreak|dan) mode\b|\bjailbr[eo]a?k|\bdo anything now\b/,
+  },
+  {
+    name: 'fake system/developer message',
+    re: /\b(?:system|developer|admin|administrator|operator|root|assistant|tool|function)[ _-]?(?:message|prompt|instruction|override|note|command|notice|update|directive)s?\b\s*[:\]>)"]/,
+  },
+  {
+    name: 'fake role header',
+    re: /(?:^|\n|[.!?] )\s*[#>*=\[(<{|-]*\s*(?:system|developer|assistant|tool|function|admin)\s*[\]:)>}|]/,
+  },
+  {
+    name: 'shouted role header',
+    re: /\b(?:SYSTEM|DEVELOPER|ADMIN|ASSISTANT)\s*(?:MESSAGE|NOTE|OVERRIDE)?\s*:/,
+    caseSensitive: true,
+  },
   { name: 'fake markdown system header', re: /#{2,}\s*[([]?\s*(?:system|instruction|admin|developer)/ },
-  { name: 'fake markup tag', re: /<\s*\/?\s*(?:system|sys|instructions?|information|important|admin|developer|im_start|im_end|tool_call|tool_result|tool_output|function_call|function_result|untrusted-data|assistant|user|context)\b[^>]*>/ },
+  {
+    name: 'fake markup tag',
+    re: /<\s*\/?\s*(?:system|sys|instructions?|information|important|admin|developer|im_start|im_end|tool_call|tool_result|tool_output|function_call|function_result|untrusted-data|assistant|user|context)\b[^>]*>/,
+  },
   { name: 'chat-template token', re: /<\|[a-z_]{2,}\|>|\[\/?inst\]|<<\/?sys>>|\[\/?system\]/ },
   { name: 'TODO: prefix (AgentDojo direct)', re: /(?:^|\n)\s*todo\s*:/ },
   { name: 'IMPORTANT!!! prefix', re: /\bimportant\s*!{3,}|\b(?:attention|warning|urgent|notice)\s*!{3,}/ },
-  { name: 'note addressed to the AI', re: new RegExp(String.raw`\b(?:note|message|instructions?|reminder|notice|directive)s? (?:to|for) (?:the |all |any |every )?${AI}s?\b`) },
-  { name: 'AI told it must act', re: new RegExp(String.raw`\b${AI}s?\b[^.\n]{0,25}\b(?:must|shall|is required to|are required to|is instructed to|are instructed to|has been instructed|is authori[sz]ed to|are authori[sz]ed to)\b`) },
-  { name: '"before you finish" task hijack', re: /\bbefore (?:you |finishing |completing |answering |replying |responding )?(?:finish|complete|answer|repl(?:y|ies)|respond|continu|proceed|do(?:ing)? (?:the|your|that|this) task)\w*\b[^\n]{0,80}\b(?:first|please do|make sure|you (?:must|should|need to)|call|use|stage|tag|send|remove|set)\b/ },
-  { name: 'fake tool result', re: /"\s*(?:status|tool_?name|tool_?call_?id|effects|role|function_call|tool_calls)\s*"\s*:|\b(?:tool|function)[ _-]?(?:call|result|output|response)s?\s*[:=({[]|\bstaged,? not done\b|\bstaged \(not yet|\brefused: (?:flow|tag|field)\b/ },
-  { name: 'conversation-delimiter escape', re: /\[removed tag\]|<\/untrusted|end of (?:untrusted )?(?:data|user input|context|conversation)\b|\bbegin (?:system|new) (?:prompt|instructions)\b/ },
-  { name: 'claimed authority', re: /\b(?:i am|i'm|this is)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|page admin|moderator|developer|system operator|operator|system|openai|anthropic|manychat (?:staff|support|admin))\b/ },
-  { name: 'hide it from the user', re: /\b(?:do not|don't|never) (?:tell|inform|notify|mention (?:this |it )?to|reveal (?:this |it )?to) (?:the )?(?:user|contact|customer|human)\b|\b(?:silently|secretly|quietly|without (?:telling|informing|asking|notifying)) (?:the )?(?:user|contact|customer|human)\b/ },
+  {
+    name: 'note addressed to the AI',
+    re: new RegExp(
+      String.raw`\b(?:note|message|instructions?|reminder|notice|directive)s? (?:to|for) (?:the |all |any |every )?${AI}s?\b`,
+    ),
+  },
+  {
+    name: 'AI told it must act',
+    re: new RegExp(
+      String.raw`\b${AI}s?\b[^.\n]{0,25}\b(?:must|shall|is required to|are required to|is instructed to|are instructed to|has been instructed|is authori[sz]ed to|are authori[sz]ed to)\b`,
+    ),
+  },
+  {
+    name: '"before you finish" task hijack',
+    re: /\bbefore (?:you |finishing |completing |answering |replying |responding )?(?:finish|complete|answer|repl(?:y|ies)|respond|continu|proceed|do(?:ing)? (?:the|your|that|this) task)\w*\b[^\n]{0,80}\b(?:first|please do|make sure|you (?:must|should|need to)|call|use|stage|tag|send|remove|set)\b/,
+  },
+  {
+    name: 'fake tool result',
+    re: /"\s*(?:status|tool_?name|tool_?call_?id|effects|role|function_call|tool_calls)\s*"\s*:|\b(?:tool|function)[ _-]?(?:call|result|output|response)s?\s*[:=({[]|\bstaged,? not done\b|\bstaged \(not yet|\brefused: (?:flow|tag|field)\b/,
+  },
+  {
+    name: 'conversation-delimiter escape',
+    re: /\[removed tag\]|<\/untrusted|end of (?:untrusted )?(?:data|user input|context|conversation)\b|\bbegin (?:system|new) (?:prompt|instructions)\b/,
+  },
+  {
+    name: 'claimed authority',
+    re: /\b(?:i am|i'm|this is)\s+(?:the\s+|an?\s+|your\s+)?(?:admin|administrator|page admin|moderator|developer|system operator|operator|system|openai|anthropic|manychat (?:staff|support|admin))\b/,
+  },
+  {
+    name: 'hide it from the user',
+    re: /\b(?:do not|don't|never) (?:tell|inform|notify|mention (?:this |it )?to|reveal (?:this |it )?to) (?:the )?(?:user|contact|customer|human)\b|\b(?:silently|secretly|quietly|without (?:telling|informing|asking|notifying)) (?:the )?(?:user|contact|customer|human)\b/,
+  },
 ];
 
 /** Directives count only in imperative position: a sentence start, or after "please", "must"… */
 const LEAD = String.raw`(?:^|[.!?:;,\n]\s*|\b(?:please|must|should|shall|always|now|immediately|then|also|kindly|to|and)\s+)`;
 
 export const AGENT_DIRECTIVES: readonly NamedPattern[] = [
-  { name: 'tag/label the contact', re: new RegExp(String.raw`${LEAD}(?:tag|untag|label|mark|flag)\s+(?:the\s+|this\s+|that\s+|every\s+|each\s+|all\s+|any\s+)?(?:contact|user|customer|subscriber|client|person|lead|visitor|sender|them|him|her)s?\b`) },
-  { name: 'add/remove a tag', re: new RegExp(String.raw`${LEAD}(?:add|apply|assign|give|attach|put|remove|delete|strip|clear|drop)\s+(?:the\s+|a\s+|this\s+|that\s+)?(?:["'][^"']{1,40}["']\s+|[a-z_]{1,40}\s+)?(?:tag|label)s?\b`) },
-  { name: 'send the contact something', re: new RegExp(String.raw`${LEAD}(?:send|trigger|start|fire|push|deliver)\s+(?:the\s+|this\s+|that\s+|every\s+|each\s+|all\s+)?(?:contact|user|customer|subscriber|client|them|him|her)s?\b`) },
-  { name: 'send a flow', re: new RegExp(String.raw`${LEAD}(?:send|trigger|start|fire|run)\s+(?:the\s+|a\s+)?(?:["'][^"']{1,40}["']\s+|[a-z_]{1,40}\s+)?flow\b`) },
-  { name: 'set a field', re: new RegExp(String.raw`${LEAD}(?:set|update|change|overwrite|write|record|store|save)\s+(?:the\s+|their\s+|his\s+|her\s+|a\s+)?(?:[a-z_]{1,40}\s+)?(?:custom\s+)?field\b|\bin (?:the|their|a) custom field\b`) },
-  { name: 'call a tool', re: /\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?(?:[a-z]+_[a-z_]+\s+)?(?:tool|function)s?\b|\bstage\s+(?:an?\s+|the\s+)?(?:action|tool|call|flow|tag|write)\b/ },
+  {
+    name: 'tag/label the contact',
+    re: new RegExp(
+      String.raw`${LEAD}(?:tag|untag|label|mark|flag)\s+(?:the\s+|this\s+|that\s+|every\s+|each\s+|all\s+|any\s+)?(?:contact|user|customer|subscriber|client|person|lead|visitor|sender|them|him|her)s?\b`,
+    ),
+  },
+  {
+    name: 'add/remove a tag',
+    re: new RegExp(
+      String.raw`${LEAD}(?:add|apply|assign|give|attach|put|remove|delete|strip|clear|drop)\s+(?:the\s+|a\s+|this\s+|that\s+)?(?:["'][^"']{1,40}["']\s+|[a-z_]{1,40}\s+)?(?:tag|label)s?\b`,
+    ),
+  },
+  {
+    name: 'send the contact something',
+    re: new RegExp(
+      String.raw`${LEAD}(?:send|trigger|start|fire|push|deliver)\s+(?:the\s+|this\s+|that\s+|every\s+|each\s+|all\s+)?(?:contact|user|customer|subscriber|client|them|him|her)s?\b`,
+    ),
+  },
+  {
+    name: 'send a flow',
+    re: new RegExp(
+      String.raw`${LEAD}(?:send|trigger|start|fire|run)\s+(?:the\s+|a\s+)?(?:["'][^"']{1,40}["']\s+|[a-z_]{1,40}\s+)?flow\b`,
+    ),
+  },
+  {
+    name: 'set a field',
+    re: new RegExp(
+      String.raw`${LEAD}(?:set|update|change|overwrite|write|record|store|save)\s+(?:the\s+|their\s+|his\s+|her\s+|a\s+)?(?:[a-z_]{1,40}\s+)?(?:custom\s+)?field\b|\bin (?:the|their|a) custom field\b`,
+    ),
+  },
+  {
+    name: 'call a tool',
+    re: /\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?(?:[a-z]+_[a-z_]+\s+)?(?:tool|function)s?\b|\bstage\s+(?:an?\s+|the\s+)?(?:action|tool|call|flow|tag|write)\b/,
+  },
   {
     name: 'standing order about contacts',
     re: /\b(?:every|each|all|any)\s+(?:customer|contact|user|subscriber|client|person|one)s?\s+(?:who|that|asking)\b[^.\n]{0,60}\b(?:gets?|receives?|must get|should get|is to be|are to be)\s+(?:the\s+|a\s+)?(?:["'][^"']{1,40}["']\s+|[a-z_]{1,40}\s+)?(?:tag|label|flow|field)\b/,
@@ -77,14 +152,16 @@ export const AGENT_DIRECTIVES: readonly NamedPattern[] = [
 /** Names of the patterns the text matches (normalised and leet-undone readings), none → []. */
 export function matchPatterns(text: string, patterns: readonly NamedPattern[]): string[] {
   if (!text) return [];
-  const unescape = (t: string) => (t.includes('\\') ? t.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\') : t);
+  const unescape = (t: string) =>
+    t.includes('\\') ? t.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\') : t;
   const cased = unescape(normalizeKeepCase(text));
   const normalized = normalizeText(text);
   // Text read out of a JSON envelope carries escaped quotes and newlines; read those plainly too.
   // Look-alike letters too: "іgnore" with a Ukrainian "і" is "ignore" to a model.
   const readings = [normalized, unLeet(normalized), unescape(normalized), unConfuse(normalized)];
   const hits: string[] = [];
-  for (const p of patterns) if (p.caseSensitive ? p.re.test(cased) : readings.some((r) => p.re.test(r))) hits.push(p.name);
+  for (const p of patterns)
+    if (p.caseSensitive ? p.re.test(cased) : readings.some((r) => p.re.test(r))) hits.push(p.name);
   return hits;
 }
 
@@ -94,5 +171,7 @@ export function matchPatterns(text: string, patterns: readonly NamedPattern[]): 
  */
 export function mentionsToolNames(text: string, toolNames: readonly string[]): string[] {
   const normalized = normalizeText(text);
-  return toolNames.filter((n) => n.includes('_') && new RegExp(`(?:^|[^a-z0-9_])${n}(?:[^a-z0-9_]|$)`).test(normalized));
+  return toolNames.filter(
+    (n) => n.includes('_') && new RegExp(`(?:^|[^a-z0-9_])${n}(?:[^a-z0-9_]|$)`).test(normalized),
+  );
 }

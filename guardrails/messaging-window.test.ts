@@ -35,10 +35,15 @@ describe('checkMessagingWindow', () => {
   const DAY_MIN = 24 * 60;
 
   it('an ungated send counts its delivery margin (15 min): the window ends exactly 24 h after the last message', () => {
-    expect(checkMessagingWindow(act.flow('brochure'), minutesAgo(DAY_MIN - 15), now, settings)).toEqual({ ok: true, why: 'within the 24-hour window' });
+    expect(checkMessagingWindow(act.flow('brochure'), minutesAgo(DAY_MIN - 15), now, settings)).toEqual({
+      ok: true,
+      why: 'within the 24-hour window',
+    });
     const out = checkMessagingWindow(act.flow('brochure'), minutesAgo(DAY_MIN - 14), now, settings);
     expect(out.ok).toBe(false);
-    expect(out.why).toBe('send flow "brochure" would be sent 24 h after the contact\'s last message, outside the 24-hour window, and carries no message tag');
+    expect(out.why).toBe(
+      'send flow "brochure" would be sent 24 h after the contact\'s last message, outside the 24-hour window, and carries no message tag',
+    );
   });
 
   it('a gated send counts the longer gated margin (60 min)', () => {
@@ -55,14 +60,23 @@ describe('checkMessagingWindow', () => {
 
   it('an unreadable last interaction fails closed, quoting at most 40 characters', () => {
     const bad = `x${'y'.repeat(60)}`;
-    expect(checkMessagingWindow(act.flow('brochure'), bad, now, settings)).toEqual({ ok: false, why: `the contact's last interaction "${bad.slice(0, 40)}" is not a readable time` });
+    expect(checkMessagingWindow(act.flow('brochure'), bad, now, settings)).toEqual({
+      ok: false,
+      why: `the contact's last interaction "${bad.slice(0, 40)}" is not a readable time`,
+    });
   });
 
   it('outside the window a tag the tenant may not use is refused; an allowed one is accepted', () => {
     const noTags = MessagingWindowSettingsSchema.parse({});
     const v = checkMessagingWindow(tagged('HUMAN_AGENT'), daysAgo(2), now, noTags);
-    expect(v).toEqual({ ok: false, why: 'send flow "brochure" is outside the 24-hour window and message tag HUMAN_AGENT is not allowed for this tenant' });
-    expect(checkMessagingWindow(tagged('HUMAN_AGENT'), daysAgo(2), now, settings)).toEqual({ ok: true, why: 'outside the 24-hour window with allowed message tag HUMAN_AGENT' });
+    expect(v).toEqual({
+      ok: false,
+      why: 'send flow "brochure" is outside the 24-hour window and message tag HUMAN_AGENT is not allowed for this tenant',
+    });
+    expect(checkMessagingWindow(tagged('HUMAN_AGENT'), daysAgo(2), now, settings)).toEqual({
+      ok: true,
+      why: 'outside the 24-hour window with allowed message tag HUMAN_AGENT',
+    });
   });
 
   it('a tag that is not HUMAN_AGENT has no 7-day limit here', () => {
@@ -70,7 +84,7 @@ describe('checkMessagingWindow', () => {
     expect(checkMessagingWindow(tagged('ACCOUNT_UPDATE'), daysAgo(10), now, other).ok).toBe(true);
   });
 
-  it('HUMAN_AGENT\'s 7 days include the margin, to the minute', () => {
+  it("HUMAN_AGENT's 7 days include the margin, to the minute", () => {
     expect(checkMessagingWindow(tagged('HUMAN_AGENT'), minutesAgo(7 * DAY_MIN - 15), now, settings).ok).toBe(true);
     expect(checkMessagingWindow(tagged('HUMAN_AGENT'), minutesAgo(7 * DAY_MIN - 14), now, settings).ok).toBe(false);
   });

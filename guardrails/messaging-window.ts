@@ -22,14 +22,23 @@ export const HUMAN_AGENT_WINDOW_MS = 7 * 24 * 3600_000;
 
 export type WindowCheck = { ok: true; why: string } | { ok: false; why: string };
 
-export function checkMessagingWindow(action: StagedAction, lastInteraction: string | undefined, receivedAt: string, settings: GuardrailSettings['messagingWindow']): WindowCheck {
+export function checkMessagingWindow(
+  action: StagedAction,
+  lastInteraction: string | undefined,
+  receivedAt: string,
+  settings: GuardrailSettings['messagingWindow'],
+): WindowCheck {
   if (!actionKind(action.kind).messagesContact) return { ok: true, why: 'not a send' };
   const received = Date.parse(receivedAt);
   if (Number.isNaN(received)) return { ok: false, why: 'the turn has no readable receive time' };
   let last = received;
   if (lastInteraction !== undefined) {
     const parsed = Date.parse(lastInteraction);
-    if (Number.isNaN(parsed)) return { ok: false, why: `the contact's last interaction "${lastInteraction.slice(0, 40)}" is not a readable time` };
+    if (Number.isNaN(parsed))
+      return {
+        ok: false,
+        why: `the contact's last interaction "${lastInteraction.slice(0, 40)}" is not a readable time`,
+      };
     last = Math.min(parsed, received);
   }
   const marginMin = action.gate === 'none' ? settings.deliveryMarginMinutes : settings.gatedMarginMinutes;
@@ -38,8 +47,17 @@ export function checkMessagingWindow(action: StagedAction, lastInteraction: stri
 
   const tag = typeof action.args.messageTag === 'string' ? (action.args.messageTag as MessageTag) : undefined;
   const hours = Math.round((latestSend - last) / 3600_000);
-  if (!tag) return { ok: false, why: `${action.summary} would be sent ${hours} h after the contact's last message, outside the 24-hour window, and carries no message tag` };
-  if (!settings.allowedMessageTags.includes(tag)) return { ok: false, why: `${action.summary} is outside the 24-hour window and message tag ${tag} is not allowed for this tenant` };
-  if (tag === 'HUMAN_AGENT' && latestSend - last > HUMAN_AGENT_WINDOW_MS) return { ok: false, why: `${action.summary} is past HUMAN_AGENT's 7-day window` };
+  if (!tag)
+    return {
+      ok: false,
+      why: `${action.summary} would be sent ${hours} h after the contact's last message, outside the 24-hour window, and carries no message tag`,
+    };
+  if (!settings.allowedMessageTags.includes(tag))
+    return {
+      ok: false,
+      why: `${action.summary} is outside the 24-hour window and message tag ${tag} is not allowed for this tenant`,
+    };
+  if (tag === 'HUMAN_AGENT' && latestSend - last > HUMAN_AGENT_WINDOW_MS)
+    return { ok: false, why: `${action.summary} is past HUMAN_AGENT's 7-day window` };
   return { ok: true, why: `outside the 24-hour window with allowed message tag ${tag}` };
 }

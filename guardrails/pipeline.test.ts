@@ -43,13 +43,21 @@ describe('runGuardrails: only a unanimous pass passes', () => {
   });
 
   it('one veto among passes vetoes, and the reason names the guardrail', async () => {
-    const r = await runGuardrails([fixed('a', pass()), fixed('content', veto('card number')), fixed('c', pass())], input, TIMEOUT_MS);
+    const r = await runGuardrails(
+      [fixed('a', pass()), fixed('content', veto('card number')), fixed('c', pass())],
+      input,
+      TIMEOUT_MS,
+    );
     expect(r.outcome).toBe('veto');
     expect(r.reason).toBe('content: card number');
   });
 
   it('an escalate wins over an earlier veto; the first escalate is the reason', async () => {
-    const r = await runGuardrails([fixed('v', veto('no')), fixed('e1', escalate('first')), fixed('e2', escalate('second'))], input, TIMEOUT_MS);
+    const r = await runGuardrails(
+      [fixed('v', veto('no')), fixed('e1', escalate('first')), fixed('e2', escalate('second'))],
+      input,
+      TIMEOUT_MS,
+    );
     expect(r.outcome).toBe('escalate');
     expect(r.reason).toBe('e1: first');
   });

@@ -28,24 +28,37 @@ async function runOne(guardrail: Guardrail, input: GuardrailInput, timeoutMs: nu
     result =
       err instanceof GuardrailTimeout
         ? { outcome: 'escalate', reason: `guardrail did not finish within ${timeoutMs} ms (fail closed)` }
-        : { outcome: 'escalate', reason: `guardrail failed: ${err instanceof Error ? err.message : String(err)} (fail closed)` };
+        : {
+            outcome: 'escalate',
+            reason: `guardrail failed: ${err instanceof Error ? err.message : String(err)} (fail closed)`,
+          };
   } finally {
     clearTimeout(timer);
   }
   if (!result || !['pass', 'veto', 'escalate'].includes(result.outcome)) {
     result = { outcome: 'escalate', reason: 'guardrail returned no valid verdict (fail closed)' };
   }
-  return { guardrail: guardrail.name, outcome: result.outcome, reason: result.reason, ms: Math.round(performance.now() - started) };
+  return {
+    guardrail: guardrail.name,
+    outcome: result.outcome,
+    reason: result.reason,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 /**
  * Judges the finished turn with every guardrail, concurrently. Any escalate wins, then any veto;
  * only a unanimous pass passes.
  */
-export async function runGuardrails(guardrails: readonly Guardrail[], input: GuardrailInput, timeoutMs: number): Promise<PipelineResult> {
+export async function runGuardrails(
+  guardrails: readonly Guardrail[],
+  input: GuardrailInput,
+  timeoutMs: number,
+): Promise<PipelineResult> {
   const verdicts = await Promise.all(guardrails.map((g) => runOne(g, input, timeoutMs)));
   const firstEscalate = verdicts.find((v) => v.outcome === 'escalate');
-  if (firstEscalate) return { outcome: 'escalate', verdicts, reason: `${firstEscalate.guardrail}: ${firstEscalate.reason}` };
+  if (firstEscalate)
+    return { outcome: 'escalate', verdicts, reason: `${firstEscalate.guardrail}: ${firstEscalate.reason}` };
   const firstVeto = verdicts.find((v) => v.outcome === 'veto');
   if (firstVeto) return { outcome: 'veto', verdicts, reason: `${firstVeto.guardrail}: ${firstVeto.reason}` };
   return { outcome: 'pass', verdicts, reason: 'every guardrail passed' };

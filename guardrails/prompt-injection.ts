@@ -68,19 +68,35 @@ function instructionProblems({ inbound, staged, steps, config }: GuardrailInput)
   const problems: string[] = [];
   const own = inbound.text ?? '';
   const markers = matchPatterns(own, INJECTION_MARKERS);
-  if (markers.length) problems.push(`the contact's message carries instruction patterns (${markers.join(', ')}) and the turn stages ${describe(staged)}`);
+  if (markers.length)
+    problems.push(
+      `the contact's message carries instruction patterns (${markers.join(', ')}) and the turn stages ${describe(staged)}`,
+    );
   const thirdParty = thirdPartySigns(own);
-  if (thirdParty.length) problems.push(`the contact's message asks on someone else's behalf (${thirdParty.join(', ')}) and the turn stages ${describe(staged)}`);
+  if (thirdParty.length)
+    problems.push(
+      `the contact's message asks on someone else's behalf (${thirdParty.join(', ')}) and the turn stages ${describe(staged)}`,
+    );
 
   const toolNames = config.tools.map((t) => t.name);
-  const inData = (text: string) => [...matchPatterns(text, INJECTION_MARKERS), ...matchPatterns(text, AGENT_DIRECTIVES), ...mentionsToolNames(text, toolNames).map((n) => `names tool ${n}`)];
+  const inData = (text: string) => [
+    ...matchPatterns(text, INJECTION_MARKERS),
+    ...matchPatterns(text, AGENT_DIRECTIVES),
+    ...mentionsToolNames(text, toolNames).map((n) => `names tool ${n}`),
+  ];
   // Encoded parts (base64, hex, escapes) are read decoded too.
   const inDecoded = (text: string) => [text, ...decodedParts(text)].flatMap(inData);
   const nameHits = inDecoded(inbound.contact.name ?? '');
-  if (nameHits.length) problems.push(`the contact's name carries instructions (${nameHits.join(', ')}) and the turn stages ${describe(staged)}`);
+  if (nameHits.length)
+    problems.push(
+      `the contact's name carries instructions (${nameHits.join(', ')}) and the turn stages ${describe(staged)}`,
+    );
   for (const [field, value] of Object.entries(inbound.contact.fields)) {
     const hits = typeof value === 'string' ? inDecoded(value) : [];
-    if (hits.length) problems.push(`the contact's field ${field} carries instructions (${hits.join(', ')}) and the turn stages ${describe(staged)}`);
+    if (hits.length)
+      problems.push(
+        `the contact's field ${field} carries instructions (${hits.join(', ')}) and the turn stages ${describe(staged)}`,
+      );
   }
 
   const stepOf = stagingStepOf(staged, steps);
@@ -88,7 +104,10 @@ function instructionProblems({ inbound, staged, steps, config }: GuardrailInput)
     const hits = inDecoded(result.text);
     if (!hits.length) continue;
     const after = staged.filter((a) => (stepOf.get(a.id) ?? Number.MAX_SAFE_INTEGER) > result.step);
-    if (after.length) problems.push(`${result.toolName} returned text with instructions (${hits.join(', ')}) in step ${result.step}, and the next step staged ${describe(after)}`);
+    if (after.length)
+      problems.push(
+        `${result.toolName} returned text with instructions (${hits.join(', ')}) in step ${result.step}, and the next step staged ${describe(after)}`,
+      );
   }
   return problems;
 }
@@ -109,8 +128,10 @@ function supportProblems(input: GuardrailInput): string[] {
     const verdict = support.check(action);
     if (verdict.supported) continue;
     const named = dataNaming(action, input, data);
-    if (named) problems.push(`${action.summary} is not the contact's own request (${verdict.why}) and ${named.source} names it`);
-    else if (action.gate === 'none' || namedByContact(action, input)) problems.push(`${action.summary} is not the contact's own request: ${verdict.why}`);
+    if (named)
+      problems.push(`${action.summary} is not the contact's own request (${verdict.why}) and ${named.source} names it`);
+    else if (action.gate === 'none' || namedByContact(action, input))
+      problems.push(`${action.summary} is not the contact's own request: ${verdict.why}`);
   }
   return problems;
 }

@@ -47,12 +47,13 @@ describe('checkRateLimit (against the real Redis, through the Upstash REST bridg
   it('refuses every contact once the tenant is over its per-minute limit', async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ tenantPerMinute: 3 });
-    for (const contact of ['1', '2', '3']) expect((await checkRateLimit(session(), tenantId, contact, settings)).ok).toBe(true);
+    for (const contact of ['1', '2', '3'])
+      expect((await checkRateLimit(session(), tenantId, contact, settings)).ok).toBe(true);
     const refused = await checkRateLimit(session(), tenantId, '4', settings);
     expect(refused).toMatchObject({ ok: false, scope: 'tenant' });
   });
 
-  it('a refused contact does not spend the tenant\'s budget (its token is refunded)', async () => {
+  it("a refused contact does not spend the tenant's budget (its token is refunded)", async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ tenantPerMinute: 3, contactPerMinute: 1 });
     expect((await checkRateLimit(session(), tenantId, 'noisy', settings)).ok).toBe(true);
@@ -60,7 +61,7 @@ describe('checkRateLimit (against the real Redis, through the Upstash REST bridg
     // The tenant has spent 1 of 3: two other contacts still get through.
     expect((await checkRateLimit(session(), tenantId, 'a', settings)).ok).toBe(true);
     expect((await checkRateLimit(session(), tenantId, 'b', settings)).ok).toBe(true);
-    expect((await checkRateLimit(session(), tenantId, 'c', settings))).toMatchObject({ ok: false, scope: 'tenant' });
+    expect(await checkRateLimit(session(), tenantId, 'c', settings)).toMatchObject({ ok: false, scope: 'tenant' });
   });
 
   it('the hourly contact window applies too', async () => {
@@ -89,9 +90,13 @@ describe('checkRateLimit: duplicates of a delivery', () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ contactPerMinute: 2 });
     const s = session();
-    expect(await checkRateLimit(s, tenantId, '5', settings, { deliveryKey: 'k:m1' })).toEqual({ ok: true, alongside: [] });
+    expect(await checkRateLimit(s, tenantId, '5', settings, { deliveryKey: 'k:m1' })).toEqual({
+      ok: true,
+      alongside: [],
+    });
     expect(s.roundTrips).toBe(1);
-    for (let i = 0; i < 5; i++) expect((await checkRateLimit(session(), tenantId, '5', settings, { deliveryKey: 'k:m1' })).ok).toBe(true);
+    for (let i = 0; i < 5; i++)
+      expect((await checkRateLimit(session(), tenantId, '5', settings, { deliveryKey: 'k:m1' })).ok).toBe(true);
     // The duplicates gave their tokens back: one more new message fits, the next does not.
     expect((await checkRateLimit(session(), tenantId, '5', settings, { deliveryKey: 'k:m2' })).ok).toBe(true);
     expect((await checkRateLimit(session(), tenantId, '5', settings, { deliveryKey: 'k:m3' })).ok).toBe(false);
@@ -106,8 +111,8 @@ describe('checkRateLimit: duplicates of a delivery', () => {
   });
 });
 
-describe('checkRateLimit: the windows\' scopes and the isolate\'s memory (issue 22)', () => {
-  it('the hourly window is each contact\'s own and refuses as the contact; the isolate then refuses it as the contact too', async () => {
+describe("checkRateLimit: the windows' scopes and the isolate's memory (issue 22)", () => {
+  it("the hourly window is each contact's own and refuses as the contact; the isolate then refuses it as the contact too", async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ contactPerMinute: 100, contactPerHour: 1, tenantPerMinute: 100 });
     expect((await checkRateLimit(session(), tenantId, 'h1', settings)).ok).toBe(true);
@@ -116,7 +121,7 @@ describe('checkRateLimit: the windows\' scopes and the isolate\'s memory (issue 
     expect((await checkRateLimit(session(), tenantId, 'h2', settings)).ok).toBe(true);
   });
 
-  it('a contact refused by the tenant\'s window is not remembered as over its own limit', async () => {
+  it("a contact refused by the tenant's window is not remembered as over its own limit", async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ tenantPerMinute: 1 });
     expect((await checkRateLimit(session(), tenantId, 'a', settings)).ok).toBe(true);
@@ -149,10 +154,10 @@ describe('checkRateLimit: the windows\' scopes and the isolate\'s memory (issue 
   });
 });
 
-describe('checkRateLimit: the isolate\'s memory, exactly (issue 22)', () => {
+describe("checkRateLimit: the isolate's memory, exactly (issue 22)", () => {
   const untilOf = (reason: string) => Date.parse(/until (\S+Z)/.exec(reason)?.[1] ?? '');
 
-  it('a contact known over its limit is refused until the window\'s reset, saying so; from that instant Redis judges again', async () => {
+  it("a contact known over its limit is refused until the window's reset, saying so; from that instant Redis judges again", async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ contactPerMinute: 1 });
     expect((await checkRateLimit(session(), tenantId, 'r', settings)).ok).toBe(true);
@@ -163,7 +168,11 @@ describe('checkRateLimit: the isolate\'s memory, exactly (issue 22)', () => {
     expect(reset).toBeGreaterThan(Date.now());
     const known = session();
     const again = await checkRateLimit(known, tenantId, 'r', settings);
-    expect(again).toMatchObject({ ok: false, scope: 'contact', reason: `contact is over a rate limit until ${new Date(reset).toISOString()} (known to this isolate)` });
+    expect(again).toMatchObject({
+      ok: false,
+      scope: 'contact',
+      reason: `contact is over a rate limit until ${new Date(reset).toISOString()} (known to this isolate)`,
+    });
     expect(known.roundTrips).toBe(0);
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
@@ -176,7 +185,7 @@ describe('checkRateLimit: the isolate\'s memory, exactly (issue 22)', () => {
     }
   });
 
-  it('a refusal by the tenant\'s window names that window', async () => {
+  it("a refusal by the tenant's window names that window", async () => {
     const tenantId = uniqueId('trl');
     const settings = limits({ tenantPerMinute: 1 });
     expect((await checkRateLimit(session(), tenantId, 'a', settings)).ok).toBe(true);

@@ -32,7 +32,9 @@ import type { RateLimitSettings } from '../core/tenant/guardrail-settings.js';
  * Redis failure in the request (the claim that follows needs Redis too), so the route answers
  * 500 and no turn runs. Keys live under `t:{tenant}:rl:` and expire with their window.
  */
-export type RateLimitResult = ({ ok: true } | { ok: false; reply: string; reason: string; scope: 'contact' | 'tenant' }) & { alongside?: unknown[] };
+export type RateLimitResult = (
+  { ok: true } | { ok: false; reply: string; reason: string; scope: 'contact' | 'tenant' }
+) & { alongside?: unknown[] };
 
 /** Contacts this isolate saw over their limit, until when (epoch ms). Saves Redis on floods. */
 const blockedContacts = new Map<string, number>();
@@ -83,13 +85,24 @@ export interface RateLimitOptions {
 /** How long a delivery key is remembered for duplicate detection (ManyChat retries within seconds). */
 const SEEN_SECONDS = 3600;
 
-export async function checkRateLimit(session: RedisSession, tenantId: string, contactId: string, settings: RateLimitSettings, options: RateLimitOptions = {}): Promise<RateLimitResult> {
+export async function checkRateLimit(
+  session: RedisSession,
+  tenantId: string,
+  contactId: string,
+  settings: RateLimitSettings,
+  options: RateLimitOptions = {},
+): Promise<RateLimitResult> {
   const prefix = tenantKeys(tenantId).rateLimitPrefix;
   const contactKey = `${prefix}:c:${encodeURIComponent(contactId)}`;
   // Known over its limit until `blockedUntil` (a contact not known reads as 0: long past). From the
   // window's reset on, Redis judges again; a passed entry is forgotten (deleting an absent one is a no-op).
   const blockedUntil = blockedContacts.get(contactKey) ?? 0;
-  if (blockedUntil > Date.now()) return refused('contact', `contact is over a rate limit until ${new Date(blockedUntil).toISOString()} (known to this isolate)`, settings);
+  if (blockedUntil > Date.now())
+    return refused(
+      'contact',
+      `contact is over a rate limit until ${new Date(blockedUntil).toISOString()} (known to this isolate)`,
+      settings,
+    );
   blockedContacts.delete(contactKey);
 
   // The auto-pipelining view counts the requests it sends: that is exactly our round trips.
@@ -99,14 +112,40 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
   // The auto-pipelining view is a full client; the library's narrower Redis type is a subset of it.
   const redis = pipelined as unknown as ConstructorParameters<typeof Ratelimit>[0]['redis'];
   const make = (tokens: number, window: `${number} s`) =>
-    new Ratelimit({ redis, limiter: Ratelimit.slidingWindow(tokens, window), prefix, ephemeralCache: false, timeout: 0, analytics: false, enableProtection: false, enableTelemetry: false });
+    new Ratelimit({
+      redis,
+      limiter: Ratelimit.slidingWindow(tokens, window),
+      prefix,
+      ephemeralCache: false,
+      timeout: 0,
+      analytics: false,
+      enableProtection: false,
+      enableTelemetry: false,
+    });
   const windows: Window[] = [
-    { scope: 'contact', label: `${settings.contactPerMinute} a minute per contact`, limiter: make(settings.contactPerMinute, '60 s'), identifier: `c:${encodeURIComponent(contactId)}:m` },
-    { scope: 'contact', label: `${settings.contactPerHour} an hour per contact`, limiter: make(settings.contactPerHour, '3600 s'), identifier: `c:${encodeURIComponent(contactId)}:h` },
-    { scope: 'tenant', label: `${settings.tenantPerMinute} a minute for the tenant`, limiter: make(settings.tenantPerMinute, '60 s'), identifier: 't:m' },
+    {
+      scope: 'contact',
+      label: `${settings.contactPerMinute} a minute per contact`,
+      limiter: make(settings.contactPerMinute, '60 s'),
+      identifier: `c:${encodeURIComponent(contactId)}:m`,
+    },
+    {
+      scope: 'contact',
+      label: `${settings.contactPerHour} an hour per contact`,
+      limiter: make(settings.contactPerHour, '3600 s'),
+      identifier: `c:${encodeURIComponent(contactId)}:h`,
+    },
+    {
+      scope: 'tenant',
+      label: `${settings.tenantPerMinute} a minute for the tenant`,
+      limiter: make(settings.tenantPerMinute, '60 s'),
+      identifier: 't:m',
+    },
   ];
   // Named like the claim: the contact and the whole delivery key, hashed (never a cut that could merge two).
-  const seenKey = options.deliveryKey ? `${prefix}:seen:${await deliveryKeyDigest(contactId, options.deliveryKey)}` : null;
+  const seenKey = options.deliveryKey
+    ? `${prefix}:seen:${await deliveryKeyDigest(contactId, options.deliveryKey)}`
+    : null;
   try {
     // Issued in one tick, so the SET NX and the three EVALSHAs leave in one pipeline.
     const extra = options.alongside ? options.alongside(pipelined) : [];
@@ -119,7 +158,8 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
     const alongside = rest.slice(windows.length);
     const taken = windows.filter((_, i) => results[i]!.success);
     // Giving back nothing (no window taken, no extra command) sends nothing: no round trip.
-    const giveBack = (...extra: Promise<unknown>[]) => Promise.all([...taken.map((w) => w.limiter.limit(w.identifier, { rate: -1 })), ...extra]);
+    const giveBack = (...extra: Promise<unknown>[]) =>
+      Promise.all([...taken.map((w) => w.limiter.limit(w.identifier, { rate: -1 })), ...extra]);
     if (first !== 'OK') {
       // A duplicate of a delivery already let through: not a new message, so not counted.
       await giveBack();
@@ -132,7 +172,10 @@ export async function checkRateLimit(session: RedisSession, tenantId: string, co
     const window = windows[over]!;
     const reset = results[over]!.reset;
     if (window.scope === 'contact') rememberBlocked(contactKey, reset);
-    return { ...refused(window.scope, `over the limit of ${window.label} until ${new Date(reset).toISOString()}`, settings), alongside };
+    return {
+      ...refused(window.scope, `over the limit of ${window.label} until ${new Date(reset).toISOString()}`, settings),
+      alongside,
+    };
   } finally {
     session.roundTrips += counter.pipelineCounter - before;
   }

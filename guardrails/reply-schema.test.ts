@@ -60,4 +60,3 @@ describe('reply-schema: what else decides (issue 22)', () => {
     expect((await judge({ ...ok, quickReplies: ['Straße', 'STRAßE'] })).outcome).toBe('veto');
   });
 });
-

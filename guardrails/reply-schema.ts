@@ -27,13 +27,17 @@ export const replySchemaGuardrail: Guardrail = {
   check({ rawReply, reply: accepted }) {
     if (rawReply == null) return escalate('the model gave no reply');
     const parsed = ReplySchema.safeParse(rawReply);
-    if (!parsed.success) return veto(`the reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      return veto(
+        `the reply does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     // A well-formed reply the loop set aside (it came with a call that needed another step, and
     // the model gave none after) is no reply: the turn must not pass on it.
     if (!accepted) return escalate('the model ended without a reply the turn could use');
     const reply = parsed.data;
     if (blank(reply.text)) return veto('the reply text is empty (nothing visible)');
-    if (reply.text.length > MAX_TEXT_CHARS) return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);
+    if (reply.text.length > MAX_TEXT_CHARS)
+      return veto(`the reply text has ${reply.text.length} characters; the channel allows ${MAX_TEXT_CHARS}`);
     // Too many captions, or one too long, did not parse (ReplySchema): here only what the schema cannot say.
     const qr = reply.quickReplies ?? [];
     if (qr.some(blank)) return veto('a quick reply caption is blank');
@@ -44,7 +48,8 @@ export const replySchemaGuardrail: Guardrail = {
       seen.add(key);
     }
     // Control characters other than \t \n \r render as garbage or break the channel's JSON consumers.
-    if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(reply.text)) return veto('the reply text contains control characters');
+    if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(reply.text))
+      return veto('the reply text contains control characters');
     return pass();
   },
 };

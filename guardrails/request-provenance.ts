@@ -70,7 +70,8 @@ export function decodedParts(text: string): string[] {
       /* not valid UTF-8: not text */
     }
   }
-  for (const m of text.matchAll(UNICODE_ESCAPE)) keep(m[0].replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
+  for (const m of text.matchAll(UNICODE_ESCAPE))
+    keep(m[0].replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
   return out;
 }
 
@@ -94,13 +95,18 @@ function fieldText(value: unknown): string {
 export function dataTexts(input: Pick<GuardrailInput, 'inbound' | 'steps' | 'history'>): DataText[] {
   const out: DataText[] = untrustedResults(input.steps).map((r) => readableData(`${r.toolName} result`, r.text));
   if (input.inbound.contact.name) out.push(readableData('the contact name', input.inbound.contact.name));
-  for (const [name, value] of Object.entries(input.inbound.contact.fields)) out.push(readableData(`field ${name}`, fieldText(value)));
+  for (const [name, value] of Object.entries(input.inbound.contact.fields))
+    out.push(readableData(`field ${name}`, fieldText(value)));
   for (const entry of input.history ?? []) out.push(readableData(`history (${entry.role})`, entry.text));
   return out;
 }
 
 /** Which data names the action's resource (its name, keywords, description words, or the value it sets). */
-export function dataNaming(action: StagedAction, input: Pick<GuardrailInput, 'config'>, data: readonly DataText[]): DataText | null {
+export function dataNaming(
+  action: StagedAction,
+  input: Pick<GuardrailInput, 'config'>,
+  data: readonly DataText[],
+): DataText | null {
   return data.find((d) => mentionedIn(d.text, action, input.config)) ?? null;
 }
 
@@ -117,7 +123,10 @@ export interface TapNeeded {
 /** The contact's request as action-support reads it this turn (a short yes accepts the agent's last offer). */
 export function requestSupport(input: Pick<GuardrailInput, 'inbound' | 'history' | 'config'>): RequestSupport {
   const own = input.inbound.text ?? '';
-  const lastAgent = input.history && isAffirmative(own) ? [...input.history].reverse().find((h) => h.role === 'agent')?.text : undefined;
+  const lastAgent =
+    input.history && isAffirmative(own)
+      ? [...input.history].reverse().find((h) => h.role === 'agent')?.text
+      : undefined;
   return new RequestSupport({ text: own, ...(lastAgent ? { acceptedOffer: lastAgent } : {}) }, input.config);
 }
 
@@ -126,7 +135,9 @@ export function requestSupport(input: Pick<GuardrailInput, 'inbound' | 'history'
  * named by nothing the model read (those are refused instead); or any ungated write of a turn
  * whose data carried encoded text.
  */
-export function writesNeedingTap(input: Pick<GuardrailInput, 'inbound' | 'steps' | 'history' | 'config' | 'staged'>): TapNeeded[] {
+export function writesNeedingTap(
+  input: Pick<GuardrailInput, 'inbound' | 'steps' | 'history' | 'config' | 'staged'>,
+): TapNeeded[] {
   const ungated = input.staged.filter((a) => a.gate === 'none' && !a.tool.startsWith('system:'));
   if (!ungated.length) return [];
   const support = requestSupport(input);
@@ -136,14 +147,20 @@ export function writesNeedingTap(input: Pick<GuardrailInput, 'inbound' | 'steps'
   for (const action of ungated) {
     const verdict = support.check(action);
     if (encoded) {
-      out.push({ actionId: action.id, why: `${encoded.source} carried encoded text; the contact confirms ${action.summary}` });
+      out.push({
+        actionId: action.id,
+        why: `${encoded.source} carried encoded text; the contact confirms ${action.summary}`,
+      });
       continue;
     }
     if (verdict.supported) continue;
     // The contact named it and said no, stop, or only asked about it: not "cannot tell" — refused.
     if (namedByContact(action, input)) continue;
     if (dataNaming(action, input, data)) continue;
-    out.push({ actionId: action.id, why: `the contact's words do not clearly ask for ${action.summary} (${verdict.why}); the contact confirms it` });
+    out.push({
+      actionId: action.id,
+      why: `the contact's words do not clearly ask for ${action.summary} (${verdict.why}); the contact confirms it`,
+    });
   }
   return out;
 }

@@ -31,20 +31,34 @@ export const systemPromptLeakGuardrail: Guardrail = {
     const outgoing = outgoingStrings(input);
     if (!outgoing.length) return pass('nothing outgoing');
 
-    if (containsCanary(outgoing.join('\n'), plantedCanaries(instructions))) return veto("the reply carries this turn's prompt canary: the instructions were dumped");
+    if (containsCanary(outgoing.join('\n'), plantedCanaries(instructions)))
+      return veto("the reply carries this turn's prompt canary: the instructions were dumped");
     for (const secret of settings.secrets) {
-      if (includesLoosely(outgoing, secret)) return veto(`the reply carries one of the tenant's protected strings (${secret.length} characters, not repeated here)`);
+      if (includesLoosely(outgoing, secret))
+        return veto(
+          `the reply carries one of the tenant's protected strings (${secret.length} characters, not repeated here)`,
+        );
     }
 
     if (!reply) return pass('no reply text');
     const replyText = [reply.text, ...(reply.quickReplies ?? [])].join('\n');
     const replyWords = wordsOf(replyText);
-    const rest = instructions.replace(config.persona, '').split('\n').filter((l) => !plantedCanaries(l).length).join('\n');
-    for (const [section, text] of [['persona', config.persona], ['instructions', rest]] as const) {
+    const rest = instructions
+      .replace(config.persona, '')
+      .split('\n')
+      .filter((l) => !plantedCanaries(l).length)
+      .join('\n');
+    for (const [section, text] of [
+      ['persona', config.persona],
+      ['instructions', rest],
+    ] as const) {
       const leak = overlapWithSection(replyWords, sectionOf(text, settings.ngramWords), settings.ngramWords);
-      if (leak.longestRun >= settings.maxVerbatimWords) return veto(`the reply repeats ${leak.longestRun} consecutive words of the ${section}`);
+      if (leak.longestRun >= settings.maxVerbatimWords)
+        return veto(`the reply repeats ${leak.longestRun} consecutive words of the ${section}`);
       if (leak.shared >= settings.minSharedNgrams && leak.coverage >= settings.coverageThreshold) {
-        return veto(`the reply reproduces ${Math.round(leak.coverage * 100)} % of the ${section}'s ${settings.ngramWords}-word sequences`);
+        return veto(
+          `the reply reproduces ${Math.round(leak.coverage * 100)} % of the ${section}'s ${settings.ngramWords}-word sequences`,
+        );
       }
     }
     return pass();
@@ -64,7 +78,10 @@ function includesLoosely(texts: readonly string[], secret: string): boolean {
   const squashedNeedle = needle.replace(/[^\p{L}\p{N}]/gu, '');
   return texts.some((t) => {
     const hay = normalizeText(t).replace(/\s/g, ' ');
-    return hay.includes(needle) || (squashedNeedle.length >= 6 && hay.replace(/[^\p{L}\p{N}]/gu, '').includes(squashedNeedle));
+    return (
+      hay.includes(needle) ||
+      (squashedNeedle.length >= 6 && hay.replace(/[^\p{L}\p{N}]/gu, '').includes(squashedNeedle))
+    );
   });
 }
 

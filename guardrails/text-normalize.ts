@@ -5,7 +5,8 @@
  */
 
 /** Zero-width and invisible format characters attackers insert to split trigger words. */
-const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
+const INVISIBLE =
+  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
 
 /**
  * NFKC, invisible characters removed, quotes unified, lower case, runs of spaces collapsed. Line
@@ -27,12 +28,24 @@ export function normalizeKeepCase(text: string): string {
     .trim();
 }
 
-const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
+const LEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+};
 
 /** A second reading of normalised text with common digit/symbol-for-letter swaps undone. */
 export function unLeet(normalized: string): string {
   // Only inside words: "1gn0re" becomes "ignore", but "at 10:00" keeps its digits' neighbours.
-  return normalized.replace(/[a-z0-9@$!]+/g, (w) => (/[a-z]/.test(w) && /[0-9@$!]/.test(w) ? w.replace(/[013457@$!]/g, (c) => LEET[c] ?? c) : w));
+  return normalized.replace(/[a-z0-9@$!]+/g, (w) =>
+    /[a-z]/.test(w) && /[0-9@$!]/.test(w) ? w.replace(/[013457@$!]/g, (c) => LEET[c] ?? c) : w,
+  );
 }
 
 /**
@@ -40,8 +53,41 @@ export function unLeet(normalized: string): string {
  * case ones): "guаranteed" with a Cyrillic "а" reads "guaranteed". NFKC leaves them apart.
  */
 const CONFUSABLE: Record<string, string> = {
-  а: 'a', в: 'b', е: 'e', ё: 'e', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', ɡ: 'g',
-  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  ԁ: 'd',
+  һ: 'h',
+  ӏ: 'l',
+  ԛ: 'q',
+  ԝ: 'w',
+  ɡ: 'g',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ϲ: 'c',
 };
 const CONFUSABLE_CLASS = `[${Object.keys(CONFUSABLE).join('')}]`;
 const CONFUSABLE_ALL = new RegExp(CONFUSABLE_CLASS, 'gu');
@@ -53,7 +99,9 @@ const HAS_CONFUSABLE = new RegExp(CONFUSABLE_CLASS, 'u');
  * folded: a word written wholly in Cyrillic or Greek is left as it is.
  */
 export function unConfuse(normalized: string): string {
-  return normalized.replace(/[\p{L}\p{M}]+/gu, (w) => (/[a-z]/.test(w) && HAS_CONFUSABLE.test(w) ? w.replace(CONFUSABLE_ALL, (c) => CONFUSABLE[c] ?? c) : w));
+  return normalized.replace(/[\p{L}\p{M}]+/gu, (w) =>
+    /[a-z]/.test(w) && HAS_CONFUSABLE.test(w) ? w.replace(CONFUSABLE_ALL, (c) => CONFUSABLE[c] ?? c) : w,
+  );
 }
 
 /**
@@ -62,7 +110,11 @@ export function unConfuse(normalized: string): string {
  */
 export function foldText(text: string): string {
   // Turkish dotless ı has no decomposition; folded to i so "fiyatları" and "fiyatlari" meet.
-  return normalizeText(text).normalize('NFKD').replace(/\p{M}+/gu, '').replace(/ı/g, 'i').normalize('NFC');
+  return normalizeText(text)
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ı/g, 'i')
+    .normalize('NFC');
 }
 
 /** Normalised words, accents folded: letters and digits, apostrophes kept inside a word ("don't"). */
@@ -81,8 +133,33 @@ export function wordsOf(text: string): string[] {
  * stem of four letters, so short words stay whole.
  */
 const SUFFIXES = [
-  'lerini', 'larini', 'lerin', 'larin', 'leri', 'lari', 'ler', 'lar', 'nya', 'kan', 'yu', 'yi', 'nu', 'ni',
-  'es', 'os', 'as', 'en', 'er', 'ns', 'n', 's', 'o', 'a', 'e', 'i', 'u',
+  'lerini',
+  'larini',
+  'lerin',
+  'larin',
+  'leri',
+  'lari',
+  'ler',
+  'lar',
+  'nya',
+  'kan',
+  'yu',
+  'yi',
+  'nu',
+  'ni',
+  'es',
+  'os',
+  'as',
+  'en',
+  'er',
+  'ns',
+  'n',
+  's',
+  'o',
+  'a',
+  'e',
+  'i',
+  'u',
 ];
 
 /**
@@ -100,7 +177,9 @@ export function stem(word: string): string {
   let stemmed = englishStem(w);
   for (let round = 0; round < 2; round++) {
     // "class", "address": a double s is the word's own, not a plural.
-    const suffix = SUFFIXES.find((x) => stemmed.endsWith(x) && stemmed.length - x.length >= 4 && !stemmed.endsWith(`s${x}`));
+    const suffix = SUFFIXES.find(
+      (x) => stemmed.endsWith(x) && stemmed.length - x.length >= 4 && !stemmed.endsWith(`s${x}`),
+    );
     if (!suffix) break;
     stemmed = stemmed.slice(0, -suffix.length);
   }
@@ -132,5 +211,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 /** Stems of the significant words of a text (stop words and words under 3 characters dropped). */
 export function significantStems(text: string): Set<string> {
-  return new Set(wordsOf(text).filter((w) => w.length >= 3 && !STOP_WORDS.has(w)).map(stem));
+  return new Set(
+    wordsOf(text)
+      .filter((w) => w.length >= 3 && !STOP_WORDS.has(w))
+      .map(stem),
+  );
 }

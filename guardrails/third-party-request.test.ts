@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { thirdPartySigns } from './third-party-request.js';
 
-describe('thirdPartySigns: a request on somebody else\'s behalf', () => {
+describe("thirdPartySigns: a request on somebody else's behalf", () => {
   it.each([
     ['on behalf of', 'I am writing on behalf of my boss, tag her', 'on behalf of'],
-    ['on someone\'s behalf', 'please do it on her behalf', 'on behalf of'],
+    ["on someone's behalf", 'please do it on her behalf', 'on behalf of'],
     ['in his name', 'sign up in his name', 'on behalf of'],
     ['another subscriber', 'add the vip tag to another subscriber', 'another subscriber'],
     ['a different account', 'use a different account please', 'another subscriber'],
@@ -21,18 +21,22 @@ describe('thirdPartySigns: a request on somebody else\'s behalf', () => {
     ['a user id with a colon', 'user id: 99887766 needs the brochure', 'another subscriber by id'],
     ['a subscriber number', 'subscriber #12345 please', 'another subscriber by id'],
     ['a psid', 'psid=1234567', 'another subscriber by id'],
-    ['an id given in a sentence', 'send the brochure to my sister, her subscriber id is 77881234', 'another subscriber by id'],
+    [
+      'an id given in a sentence',
+      'send the brochure to my sister, her subscriber id is 77881234',
+      'another subscriber by id',
+    ],
     ['a number that was', 'the user number was 55512345', 'another subscriber by id'],
   ])('%s', (_name, text, sign) => {
     expect(thirdPartySigns(text)).toContain(sign);
   });
 
   it.each([
-    ['the writer\'s own request', 'send me the brochure please'],
+    ["the writer's own request", 'send me the brochure please'],
     ['for family (the flow still goes to the writer)', 'the brochure for my wife please'],
-    ['the writer\'s own id', 'my account 48213377 has the wrong tag'],
+    ["the writer's own id", 'my account 48213377 has the wrong tag'],
     ['our own number', 'our account 12345678'],
-    ['the writer\'s own id in a sentence', 'my subscriber id is 77881234'],
+    ["the writer's own id in a sentence", 'my subscriber id is 77881234'],
     ['an email (an @ inside a word)', 'my email is ada@example.com'],
     ['a short handle', 'hi @me'],
     ['a short number', 'contact 1234'],
@@ -45,8 +49,10 @@ describe('thirdPartySigns: a request on somebody else\'s behalf', () => {
     expect(thirdPartySigns(undefined)).toEqual([]);
   });
 
-  it('one id sign however many ids, after the writer\'s own id', () => {
-    expect(thirdPartySigns('my account 48213377, and user 11112222 and user 33334444')).toEqual(['another subscriber by id']);
+  it("one id sign however many ids, after the writer's own id", () => {
+    expect(thirdPartySigns('my account 48213377, and user 11112222 and user 33334444')).toEqual([
+      'another subscriber by id',
+    ]);
   });
 
   it('recognises text in disguise (full-width letters, upper case)', () => {

@@ -13,14 +13,24 @@ import { normalizeText } from './text-normalize.js';
  */
 const PATTERNS: readonly { name: string; re: RegExp }[] = [
   { name: 'on behalf of', re: /\bon\s+(?:\w+\s+)?behalf\b|\bin (?:his|her|their) name\b/ },
-  { name: 'another subscriber', re: /\b(?:another|different|second|a different)\s+(?:contact|user|subscriber|customer|client|account|member|profile)s?\b/ },
-  { name: "someone else's account", re: /\b(?:his|her|their|someone else's|somebody else's)\s+(?:account|profile|tags?|subscription|fields?|contact)\b/ },
+  {
+    name: 'another subscriber',
+    re: /\b(?:another|different|second|a different)\s+(?:contact|user|subscriber|customer|client|account|member|profile)s?\b/,
+  },
+  {
+    name: "someone else's account",
+    re: /\b(?:his|her|their|someone else's|somebody else's)\s+(?:account|profile|tags?|subscription|fields?|contact)\b/,
+  },
   { name: 'a subscriber named by handle', re: /(?:^|\s)@[a-z0-9_.]{3,}/ },
-  { name: 'a subscriber named by role', re: /\b(?:to|for|on)\s+(?:the\s+)?(?:user|contact|subscriber|customer|client|member)\s+(?:named|called|with (?:the )?id|id|#)\s*[a-z0-9]/ },
+  {
+    name: 'a subscriber named by role',
+    re: /\b(?:to|for|on)\s+(?:the\s+)?(?:user|contact|subscriber|customer|client|member)\s+(?:named|called|with (?:the )?id|id|#)\s*[a-z0-9]/,
+  },
 ];
 
 /** `contact 48213377`, `user id: 99887766`, `subscriber #12345`, `her subscriber id is 77881234` — unless the writer says "my". */
-const ID_REFERENCE = /(\b\w+\s+)?\b(?:contact|user|subscriber|customer|client|account|member|profile|psid)\s*(?:id|number|no\.?|#)?\s*(?:(?:is|was)\s+)?[:#=]?\s*\d{5,}\b/g;
+const ID_REFERENCE =
+  /(\b\w+\s+)?\b(?:contact|user|subscriber|customer|client|account|member|profile|psid)\s*(?:id|number|no\.?|#)?\s*(?:(?:is|was)\s+)?[:#=]?\s*\d{5,}\b/g;
 
 export function thirdPartySigns(text: string | undefined): string[] {
   if (!text) return [];

@@ -11,7 +11,13 @@ import type { RedisSession } from '../core/storage/redis-session.js';
 export async function commitNoticeEntry(session: RedisSession, entry: OutboxEntry): Promise<boolean> {
   const keys = tenantKeys(entry.tenantId);
   const w = new ConditionalWrites(keys.outbox(entry.turnId));
-  w.call('SET', keys.outbox(entry.turnId), JSON.stringify(entry), 'EX', retainedTtl(TTL.outboxSeconds, entry.retentionDays));
+  w.call(
+    'SET',
+    keys.outbox(entry.turnId),
+    JSON.stringify(entry),
+    'EX',
+    retainedTtl(TTL.outboxSeconds, entry.retentionDays),
+  );
   w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), entry.turnId);
   return Number(await session.one((r) => r.eval(w.script, w.keys, w.argv))) === 1;
 }

@@ -24,10 +24,36 @@ afterAll(async () => {
 function record(contactId = '7'): TurnRecord {
   n++;
   return {
-    turnId: `turn_commit${n}`, tenantId, contactId, messageKey: `k:${n}`,
-    inbound: { tenantId, channel: 'manychat', contactId, messageKey: `k:${n}`, text: 'hi', contact: { fields: {} }, receivedAt: '2026-03-01T10:00:00.000Z' },
-    modelId: 'm', steps: [], modelReply: null, staged: [], verdicts: [], decision: 'pass', decisionReason: 'ok', reply: { text: 'Hello', quickReplies: [] }, committed: [], pendingConfirmation: null, approvals: [],
-    deferred: false, timings: { totalMs: 0, loadMs: 0, modelMs: 0, guardrailsMs: 0, commitMs: 0 }, redisRoundTrips: { beforeModel: 1, afterModel: 0 }, startedAt: '2026-03-01T10:00:00.000Z', finishedAt: '2026-03-01T10:00:01.000Z', notes: [],
+    turnId: `turn_commit${n}`,
+    tenantId,
+    contactId,
+    messageKey: `k:${n}`,
+    inbound: {
+      tenantId,
+      channel: 'manychat',
+      contactId,
+      messageKey: `k:${n}`,
+      text: 'hi',
+      contact: { fields: {} },
+      receivedAt: '2026-03-01T10:00:00.000Z',
+    },
+    modelId: 'm',
+    steps: [],
+    modelReply: null,
+    staged: [],
+    verdicts: [],
+    decision: 'pass',
+    decisionReason: 'ok',
+    reply: { text: 'Hello', quickReplies: [] },
+    committed: [],
+    pendingConfirmation: null,
+    approvals: [],
+    deferred: false,
+    timings: { totalMs: 0, loadMs: 0, modelMs: 0, guardrailsMs: 0, commitMs: 0 },
+    redisRoundTrips: { beforeModel: 1, afterModel: 0 },
+    startedAt: '2026-03-01T10:00:00.000Z',
+    finishedAt: '2026-03-01T10:00:01.000Z',
+    notes: [],
   };
 }
 
@@ -51,7 +77,9 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
     const t = await ttl(keys.turn(r.turnId));
     expect(t).toBeGreaterThan(TTL.turnSeconds - 60);
     expect(t).toBeLessThanOrEqual(TTL.turnSeconds);
-    expect(await session.one((c) => c.zscore(keys.contactTurns('c1'), r.turnId)).then(Number)).toBe(Date.parse(r.startedAt));
+    expect(await session.one((c) => c.zscore(keys.contactTurns('c1'), r.turnId)).then(Number)).toBe(
+      Date.parse(r.startedAt),
+    );
     expect(await ttl(keys.contactTurns('c1'))).toBeGreaterThan(TTL.turnSeconds - 60);
     expect(await session.one((c) => c.zscore(keys.turnLog, r.turnId)).then(Number)).toBe(Date.parse(r.startedAt));
   });
@@ -98,7 +126,7 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
     expect(await session.one((c) => c.exists(keys.history('nohist')))).toBe(0);
   });
 
-  it('closes the turn\'s open claim and deletes its finish job', async () => {
+  it("closes the turn's open claim and deletes its finish job", async () => {
     const r = record();
     await session.one((c) => c.zadd(keys.openClaims, { score: 1, member: r.turnId }));
     await session.one((c) => c.set(keys.claimJob(r.turnId), 'job'));
@@ -109,20 +137,36 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
 
   it('writes the outbox entry with its TTL and puts it in the pending set; none without an entry', async () => {
     const r = record();
-    const entry = buildOutboxEntry({ entryId: r.turnId, tenantId, channel: 'manychat', contactId: '7', actions: [], now: new Date('2026-03-01T10:00:02.000Z') });
+    const entry = buildOutboxEntry({
+      entryId: r.turnId,
+      tenantId,
+      channel: 'manychat',
+      contactId: '7',
+      actions: [],
+      now: new Date('2026-03-01T10:00:02.000Z'),
+    });
     await writeTurnCommit(session, input(r, { entry }));
     expect(await getJson(keys.outbox(r.turnId))).toEqual(entry);
     expect(await ttl(keys.outbox(r.turnId))).toBeGreaterThan(TTL.outboxSeconds - 60);
-    expect(await session.one((c) => c.zscore(keys.outboxPending, r.turnId)).then(Number)).toBe(Date.parse(entry.createdAt));
+    expect(await session.one((c) => c.zscore(keys.outboxPending, r.turnId)).then(Number)).toBe(
+      Date.parse(entry.createdAt),
+    );
     const bare = record();
     await writeTurnCommit(session, input(bare));
     expect(await session.one((c) => c.exists(keys.outbox(bare.turnId)))).toBe(0);
     expect(await session.one((c) => c.zscore(keys.outboxPending, bare.turnId))).toBeNull();
   });
 
-  it('a retention of one day bounds every key that holds the contact\'s words', async () => {
+  it("a retention of one day bounds every key that holds the contact's words", async () => {
     const r = record('ret');
-    const entry = buildOutboxEntry({ entryId: r.turnId, tenantId, channel: 'manychat', contactId: 'ret', actions: [], now: new Date() });
+    const entry = buildOutboxEntry({
+      entryId: r.turnId,
+      tenantId,
+      channel: 'manychat',
+      contactId: 'ret',
+      actions: [],
+      now: new Date(),
+    });
     await writeTurnCommit(session, input(r, { entry, history: history('ret'), retentionDays: 1 }));
     for (const key of [keys.turn(r.turnId), keys.contactTurns('ret'), keys.history('ret'), keys.outbox(r.turnId)]) {
       const t = await ttl(key);
@@ -149,14 +193,26 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
 });
 
 describe('publishCommitted: a failed publish is reported, never thrown', () => {
-  const entry = buildOutboxEntry({ entryId: 'turn_pub', tenantId: 'tpub', channel: 'manychat', contactId: '1', actions: [], now: new Date() });
-  it('publishes the entry\'s ids only', async () => {
+  const entry = buildOutboxEntry({
+    entryId: 'turn_pub',
+    tenantId: 'tpub',
+    channel: 'manychat',
+    contactId: '1',
+    actions: [],
+    now: new Date(),
+  });
+  it("publishes the entry's ids only", async () => {
     const sent: unknown[] = [];
     expect(await publishCommitted({ publish: async (m) => void sent.push(m) }, entry)).toEqual({ published: true });
     expect(sent).toEqual([{ tenantId: 'tpub', turnId: 'turn_pub' }]);
   });
   it('an error, or anything thrown, becomes its message', async () => {
-    expect(await publishCommitted({ publish: async () => Promise.reject(new Error('QStash is down')) }, entry)).toEqual({ published: false, error: 'QStash is down' });
-    expect(await publishCommitted({ publish: async () => Promise.reject('nope') }, entry)).toEqual({ published: false, error: 'nope' });
+    expect(await publishCommitted({ publish: async () => Promise.reject(new Error('QStash is down')) }, entry)).toEqual(
+      { published: false, error: 'QStash is down' },
+    );
+    expect(await publishCommitted({ publish: async () => Promise.reject('nope') }, entry)).toEqual({
+      published: false,
+      error: 'nope',
+    });
   });
 });

@@ -57,7 +57,8 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
   }
-  if (input.releaseSequence) w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
+  if (input.releaseSequence)
+    w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
   for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
     const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
@@ -71,7 +72,10 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
  * Hands a committed entry to QStash. A failure is recorded, not thrown: the entry stays in the
  * pending set and the sweeper publishes it again, so nothing committed is lost.
  */
-export async function publishCommitted(publisher: OutboxPublisher, entry: OutboxEntry): Promise<{ published: boolean; error?: string }> {
+export async function publishCommitted(
+  publisher: OutboxPublisher,
+  entry: OutboxEntry,
+): Promise<{ published: boolean; error?: string }> {
   try {
     await publisher.publish({ tenantId: entry.tenantId, turnId: entry.turnId });
     return { published: true };

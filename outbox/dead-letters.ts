@@ -37,7 +37,13 @@ export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind
   return action.idempotent && actionKind(action.kind).idempotent;
 }
 
-export function deadLetterFor(entry: OutboxEntry, action: StagedAction, state: 'dead' | 'unknown', detail: string, at: Date): string {
+export function deadLetterFor(
+  entry: OutboxEntry,
+  action: StagedAction,
+  state: 'dead' | 'unknown',
+  detail: string,
+  at: Date,
+): string {
   const letter: DeadLetter = {
     tenantId: entry.tenantId,
     turnId: entry.stagedByTurnId ?? entry.turnId,
@@ -61,10 +67,16 @@ export interface ListedDeadLetter extends DeadLetter {
 }
 
 /** The newest `limit` dead letters with the current ledger state of each (two round trips). */
-export async function listDeadLetters(session: RedisSession, tenantId: string, limit = 100): Promise<ListedDeadLetter[]> {
+export async function listDeadLetters(
+  session: RedisSession,
+  tenantId: string,
+  limit = 100,
+): Promise<ListedDeadLetter[]> {
   const keys = tenantKeys(tenantId);
   const raw = await session.one((r) => r.lrange(keys.deadLetters, 0, Math.max(0, limit - 1)));
-  const letters = raw.map((item) => DeadLetterSchema.safeParse(parseJson(item))).flatMap((p) => (p.success ? [p.data] : []));
+  const letters = raw
+    .map((item) => DeadLetterSchema.safeParse(parseJson(item)))
+    .flatMap((p) => (p.success ? [p.data] : []));
   if (!letters.length) return [];
   const rows = await session.pipeline((p) => {
     for (const l of letters) p.hget(ledgerKey(tenantId, l.entryId ?? l.turnId), l.actionId);
@@ -114,27 +126,49 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
   const row = parseLedgerRow(rawRow);
   const state = LedgerStateSchema.safeParse(row?.state);
   if (!state.success || (state.data !== 'dead' && state.data !== 'unknown')) {
-    return { ok: false, status: 409, error: `action "${actionId}" is ${state.success ? state.data : 'not started'}; only dead or unknown actions can be re-driven` };
+    return {
+      ok: false,
+      status: 409,
+      error: `action "${actionId}" is ${state.success ? state.data : 'not started'}; only dead or unknown actions can be re-driven`,
+    };
   }
   const allowed: ('dead' | 'unknown')[] = ['dead'];
   if (state.data === 'unknown') {
     if (!actsIdempotently(action) && input.sendAnyway !== true) {
-      return { ok: false, status: 409, error: `action "${actionId}" (${action.kind}) may already have been performed; re-drive it with "sendAnyway": true to send it again anyway` };
+      return {
+        ok: false,
+        status: 409,
+        error: `action "${actionId}" (${action.kind}) may already have been performed; re-drive it with "sendAnyway": true to send it again anyway`,
+      };
     }
     allowed.push('unknown');
   }
 
   await session.multi((m) => {
-    m.set(keys.outbox(turnId), JSON.stringify({ ...entry.data, state: 'pending' } satisfies OutboxEntry), { keepTtl: true });
+    m.set(keys.outbox(turnId), JSON.stringify({ ...entry.data, state: 'pending' } satisfies OutboxEntry), {
+      keepTtl: true,
+    });
     m.zadd(keys.outboxPending, { score: now.getTime(), member: turnId });
   });
   const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
-  if (!reset.applied) return { ok: false, status: 409, error: `action "${actionId}" changed state while being re-driven (now ${reset.row?.state ?? 'absent'})` };
+  if (!reset.applied)
+    return {
+      ok: false,
+      status: 409,
+      error: `action "${actionId}" changed state while being re-driven (now ${reset.row?.state ?? 'absent'})`,
+    };
   try {
     await input.publisher.publish({ tenantId, turnId }, { attempt: `redrive${Date.now()}` });
     return { ok: true, turnId, actionId, state: 'pending', published: true };
   } catch (err) {
     // Not fatal: the entry is in the pending set and the sweeper publishes it again.
-    return { ok: true, turnId, actionId, state: 'pending', published: false, publishError: err instanceof Error ? err.message : String(err) };
+    return {
+      ok: true,
+      turnId,
+      actionId,
+      state: 'pending',
+      published: false,
+      publishError: err instanceof Error ? err.message : String(err),
+    };
   }
 }

@@ -111,7 +111,13 @@ function failureText(r: ApiFailure): string {
 function summary(entry: OutboxEntry, rows: Map<string, LedgerRow>): DeliveredAction[] {
   return entry.actions.map((a) => {
     const row = rows.get(a.id);
-    return { id: a.id, kind: a.kind, state: row?.state ?? 'pending', attempts: row?.attempts ?? 0, ...(row?.detail ? { detail: row.detail } : {}) };
+    return {
+      id: a.id,
+      kind: a.kind,
+      state: row?.state ?? 'pending',
+      attempts: row?.attempts ?? 0,
+      ...(row?.detail ? { detail: row.detail } : {}),
+    };
   });
 }
 
@@ -150,7 +156,13 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
       m.zrem(keys.outboxPending, turnId);
       m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
-    return { result: { outcome: 'not_found', actions: [], problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"` } };
+    return {
+      result: {
+        outcome: 'not_found',
+        actions: [],
+        problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"`,
+      },
+    };
   }
   const entry = parsed.data;
   const rows = ledgerRowsFromReply(rawLedger);
@@ -162,7 +174,15 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
     if (haveLease) await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
     return { result: { outcome: 'done', entryState: settled, actions: summary(entry, rows) } };
   }
-  if (!haveLease) return { result: { outcome: 'busy', retryAfterSeconds: busyRetryAfter(leasePttl), entryState: entry.state, actions: summary(entry, rows) } };
+  if (!haveLease)
+    return {
+      result: {
+        outcome: 'busy',
+        retryAfterSeconds: busyRetryAfter(leasePttl),
+        entryState: entry.state,
+        actions: summary(entry, rows),
+      },
+    };
   return { entry, rows };
 }
 
@@ -183,8 +203,12 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   const { ref, entry, now, record } = run;
   const idempotent = actsIdempotently(action);
   if (row?.state === 'claimed' && !idempotent) {
-    const detail = 'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
-    record(action.id, await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())));
+    const detail =
+      'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
+    record(
+      action.id,
+      await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())),
+    );
     return null;
   }
   const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
@@ -206,7 +230,10 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   }
   if (result.kind === 'timeout') {
     const why = `${detail}; the call may have been performed, so it is not resent`;
-    record(action.id, await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())));
+    record(
+      action.id,
+      await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())),
+    );
     return null;
   }
   record(action.id, await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())));
@@ -216,16 +243,32 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
 export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryResult> {
   const { session, tenantId, turnId } = input;
   const now = input.now ?? (() => new Date());
-  const fence: Fence = { leaseKey: leaseKey(tenantId, turnId), token: crypto.randomUUID(), leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS };
+  const fence: Fence = {
+    leaseKey: leaseKey(tenantId, turnId),
+    token: crypto.randomUUID(),
+    leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS,
+  };
   const opened = await openDelivery(session, tenantId, turnId, fence);
   if ('result' in opened) return opened.result;
   const { entry, rows } = opened;
   if (!rows.size && (await waitsForEarlierReply(session, entry, now()))) {
     // An earlier message of this contact still waits for its reply: this one goes after it.
     await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
-    return { outcome: 'retry', retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
+    return {
+      outcome: 'retry',
+      retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS,
+      entryState: entry.state,
+      actions: summary(entry, rows),
+    };
   }
-  const run: ActionRun = { ref: { session, tenantId, turnId, ...(entry.retentionDays ? { retentionDays: entry.retentionDays } : {}) }, fence, entry, apis: input.apis, now, record: (id, t) => t.row && rows.set(id, t.row) };
+  const run: ActionRun = {
+    ref: { session, tenantId, turnId, ...(entry.retentionDays ? { retentionDays: entry.retentionDays } : {}) },
+    fence,
+    entry,
+    apis: input.apis,
+    now,
+    record: (id, t) => t.row && rows.set(id, t.row),
+  };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
     const row = rows.get(action.id);
@@ -236,13 +279,34 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   if (stop?.outcome === 'busy') {
     // Not ours any more (or never settled): leave the entry to the delivery that holds the lease.
     await session.one((r) => r.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]));
-    return { outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: entry.state, actions: summary(entry, rows) };
+    return {
+      outcome: 'busy',
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+      entryState: entry.state,
+      actions: summary(entry, rows),
+    };
   }
-  return closeDelivery(session, tenantId, turnId, fence, entry, rows, stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined);
+  return closeDelivery(
+    session,
+    tenantId,
+    turnId,
+    fence,
+    entry,
+    rows,
+    stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined,
+  );
 }
 
 /** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */
-async function closeDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence, entry: OutboxEntry, rows: Map<string, LedgerRow>, retryAfterSeconds: number | undefined): Promise<DeliveryResult> {
+async function closeDelivery(
+  session: RedisSession,
+  tenantId: string,
+  turnId: string,
+  fence: Fence,
+  entry: OutboxEntry,
+  rows: Map<string, LedgerRow>,
+  retryAfterSeconds: number | undefined,
+): Promise<DeliveryResult> {
   const keys = tenantKeys(tenantId);
   const settled = settledState(entry, rows);
   const next: OutboxEntry = { ...entry, state: settled ?? 'pending', attempts: entry.attempts + 1 };
@@ -256,5 +320,10 @@ async function closeDelivery(session: RedisSession, tenantId: string, turnId: st
   const actions = summary(next, rows);
   if (settled) return { outcome: 'done', entryState: next.state, actions };
   // Retry-After only when the API said (the route then sends it on).
-  return { outcome: 'retry', ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), entryState: next.state, actions };
+  return {
+    outcome: 'retry',
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    entryState: next.state,
+    actions,
+  };
 }

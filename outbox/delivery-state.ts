@@ -15,7 +15,11 @@ export interface EntryDelivery {
 }
 
 /** Outbox entries with each action's ledger row; an entry that is gone, unreadable or another tenant's is left out. */
-export async function readDeliveries(session: RedisSession, tenantId: string, entryIds: readonly string[]): Promise<EntryDelivery[]> {
+export async function readDeliveries(
+  session: RedisSession,
+  tenantId: string,
+  entryIds: readonly string[],
+): Promise<EntryDelivery[]> {
   if (!entryIds.length) return [];
   const keys = tenantKeys(tenantId);
   const raw = await session.pipeline((p) => {

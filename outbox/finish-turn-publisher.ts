@@ -8,7 +8,11 @@ export interface TurnJobPublisher {
 }
 
 /** Publishes a turn's delayed "finish turn" job (dedup id per tenant and turn). */
-export function qstashTurnJobs(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): TurnJobPublisher {
+export function qstashTurnJobs(config: {
+  qstashUrl: string;
+  qstashToken: string;
+  publicUrl: string;
+}): TurnJobPublisher {
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {
     async publishFinishTurn(job, delaySeconds, opts) {

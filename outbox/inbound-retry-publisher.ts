@@ -16,7 +16,11 @@ export const INBOUND_RETRIES = 5;
  * own digest (tenant, contact, message key), so a ManyChat retry of the same message during the
  * outage is one job; the claim makes it one turn when it runs.
  */
-export function qstashInboundRetries(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): InboundRetryPublisher {
+export function qstashInboundRetries(config: {
+  qstashUrl: string;
+  qstashToken: string;
+  publicUrl: string;
+}): InboundRetryPublisher {
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {
     async publishInboundRetry(job) {

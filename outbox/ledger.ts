@@ -15,7 +15,8 @@ import { LedgerRowSchema, type LedgerRow, type LedgerState } from '../core/outbo
  */
 
 /** A transition that found the row in another state says which, so the caller can decide. */
-export type Transition = { applied: true; row: LedgerRow } | { applied: false; row: LedgerRow | null; reason: 'state' | 'lease' };
+export type Transition =
+  { applied: true; row: LedgerRow } | { applied: false; row: LedgerRow | null; reason: 'state' | 'lease' };
 
 /** Rows stay as long as their outbox entry. */
 const LEDGER_TTL_SECONDS = TTL.outboxSeconds;
@@ -165,7 +166,12 @@ async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec
 }
 
 /** pending/absent → claimed (attempts+1). `reclaim` also takes a stale `claimed` (idempotent actions only). */
-export function claimAction(ref: LedgerRef, actionId: string, at: Date, opts: { reclaim?: boolean; fence?: Fence } = {}): Promise<Transition> {
+export function claimAction(
+  ref: LedgerRef,
+  actionId: string,
+  at: Date,
+  opts: { reclaim?: boolean; fence?: Fence } = {},
+): Promise<Transition> {
   return transition(ref, actionId, {
     from: opts.reclaim ? ['absent', 'pending', 'claimed'] : ['absent', 'pending'],
     to: 'claimed',
@@ -180,12 +186,29 @@ export function claimAction(ref: LedgerRef, actionId: string, at: Date, opts: { 
  * the call succeeded, the truth is recorded; nothing is ever resent from `unknown` either way.
  */
 export function markDone(ref: LedgerRef, actionId: string, at: Date, detail?: string): Promise<Transition> {
-  return transition(ref, actionId, { from: ['claimed', 'unknown'], to: 'done', at, detail: detail ? { mode: 'set', text: detail } : { mode: 'clear' } });
+  return transition(ref, actionId, {
+    from: ['claimed', 'unknown'],
+    to: 'done',
+    at,
+    detail: detail ? { mode: 'set', text: detail } : { mode: 'clear' },
+  });
 }
 
 /** claimed (or never claimed, e.g. invalid arguments) → dead, with the API's words, listed for the tenant. */
-export function markDead(ref: LedgerRef, actionId: string, at: Date, detail: string, deadLetter: string): Promise<Transition> {
-  return transition(ref, actionId, { from: ['absent', 'pending', 'claimed'], to: 'dead', at, detail: { mode: 'set', text: detail }, deadLetter });
+export function markDead(
+  ref: LedgerRef,
+  actionId: string,
+  at: Date,
+  detail: string,
+  deadLetter: string,
+): Promise<Transition> {
+  return transition(ref, actionId, {
+    from: ['absent', 'pending', 'claimed'],
+    to: 'dead',
+    at,
+    detail: { mode: 'set', text: detail },
+    deadLetter,
+  });
 }
 
 /** claimed → pending: the API answered in a way that proves it did not perform (429/5xx). */
@@ -194,12 +217,29 @@ export function releaseClaim(ref: LedgerRef, actionId: string, at: Date, detail:
 }
 
 /** claimed → unknown: the call may have happened; never resent, listed for the tenant. */
-export function markUnknown(ref: LedgerRef, actionId: string, at: Date, detail: string, deadLetter: string): Promise<Transition> {
-  return transition(ref, actionId, { from: ['claimed'], to: 'unknown', at, detail: { mode: 'set', text: detail }, deadLetter });
+export function markUnknown(
+  ref: LedgerRef,
+  actionId: string,
+  at: Date,
+  detail: string,
+  deadLetter: string,
+): Promise<Transition> {
+  return transition(ref, actionId, {
+    from: ['claimed'],
+    to: 'unknown',
+    at,
+    detail: { mode: 'set', text: detail },
+    deadLetter,
+  });
 }
 
 /** dead/unknown → pending, for a tenant's re-drive. Which states may be re-driven is the caller's rule. */
-export function resetForRedrive(ref: LedgerRef, actionId: string, at: Date, from: readonly ('dead' | 'unknown')[]): Promise<Transition> {
+export function resetForRedrive(
+  ref: LedgerRef,
+  actionId: string,
+  at: Date,
+  from: readonly ('dead' | 'unknown')[],
+): Promise<Transition> {
   return transition(ref, actionId, { from, to: 'pending', at, detail: { mode: 'keep' }, unlist: true });
 }
 
@@ -213,7 +253,8 @@ export function ledgerRowsFromReply(reply: unknown): Map<string, LedgerRow> {
   if (Array.isArray(reply)) {
     for (let i = 0; i + 1 < reply.length; i += 2) put(reply[i], reply[i + 1]);
   } else if (reply && typeof reply === 'object') {
-    for (const [field, value] of Object.entries(reply)) put(field, typeof value === 'string' ? value : JSON.stringify(value));
+    for (const [field, value] of Object.entries(reply))
+      put(field, typeof value === 'string' ? value : JSON.stringify(value));
   }
   return rows;
 }

@@ -58,7 +58,8 @@ function envelopeMessage(body: Envelope | null, fallback: string): string {
   if (body && typeof body.message === 'string' && body.message) parts.push(body.message);
   const details = body?.details?.messages;
   if (Array.isArray(details)) {
-    for (const d of details) if (d && typeof d.message === 'string' && !parts[0]?.includes(d.message)) parts.push(d.message);
+    for (const d of details)
+      if (d && typeof d.message === 'string' && !parts[0]?.includes(d.message)) parts.push(d.message);
   }
   const text = parts.join('; ') || fallback;
   return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
@@ -81,7 +82,12 @@ export function classifyResponse(status: number, text: string, retryAfter: strin
   // come after ManyChat performed the call — an error on the way back, a proxy giving up while
   // it worked — so the outcome is unknown, like a client timeout: a send is never resent
   // automatically (at most once), an idempotent action is simply tried again.
-  if (status === 408 || (status >= 500 && status !== 503)) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${envelopeMessage(body, status === 408 || status === 504 ? 'the gateway timed out' : 'server error')}` };
+  if (status === 408 || (status >= 500 && status !== 503))
+    return {
+      ok: false,
+      kind: 'timeout',
+      message: `HTTP ${status}: ${envelopeMessage(body, status === 408 || status === 504 ? 'the gateway timed out' : 'server error')}`,
+    };
   if (status === 429 || status === 503) {
     const retryAfterSeconds = parseRetryAfter(retryAfter);
     return {
@@ -96,19 +102,34 @@ export function classifyResponse(status: number, text: string, retryAfter: strin
   if (is2xx && body?.status === 'success') return { ok: true };
   // A 2xx that neither confirms nor refuses (no envelope, or an unknown status string) was
   // accepted but not confirmed: it may have been performed, so the outcome is unknown.
-  if (is2xx && body?.status !== 'error') return { ok: false, kind: 'timeout', message: `HTTP ${status} without a "status":"success" envelope` };
+  if (is2xx && body?.status !== 'error')
+    return { ok: false, kind: 'timeout', message: `HTTP ${status} without a "status":"success" envelope` };
   const code = typeof body?.code === 'number' ? body.code : undefined;
-  return { ok: false, kind: 'permanent', status, message: envelopeMessage(body, `HTTP ${status}`), ...(code !== undefined ? { code } : {}) };
+  return {
+    ok: false,
+    kind: 'permanent',
+    status,
+    message: envelopeMessage(body, `HTTP ${status}`),
+    ...(code !== undefined ? { code } : {}),
+  };
 }
 
 export function createManyChatClient(opts: ManyChatClientOptions): ManyChatApi {
   const base = opts.baseUrl.replace(/\/+$/, '');
 
   const post = (path: string, body: Record<string, unknown>): Promise<ApiResult> =>
-    postJson({ fetch: opts.fetch, url: `${base}${path}`, bearerToken: opts.apiKey, body, timeoutMs: opts.timeoutMs, classify: classifyResponse });
+    postJson({
+      fetch: opts.fetch,
+      url: `${base}${path}`,
+      bearerToken: opts.apiKey,
+      body,
+      timeoutMs: opts.timeoutMs,
+      classify: classifyResponse,
+    });
 
   return {
-    sendFlow: (subscriberId, flowNs) => post('/fb/sending/sendFlow', { subscriber_id: subscriberIdValue(subscriberId), flow_ns: flowNs }),
+    sendFlow: (subscriberId, flowNs) =>
+      post('/fb/sending/sendFlow', { subscriber_id: subscriberIdValue(subscriberId), flow_ns: flowNs }),
     sendContent: async (subscriberId, content, messageTag, target = {}) => {
       const channel = target.channel ?? 'facebook';
       // Outside Instagram's window or WhatsApp's session nothing automated may go: refused here,
@@ -121,9 +142,15 @@ export function createManyChatClient(opts: ManyChatClientOptions): ManyChatApi {
         ...(messageTag && channel === 'facebook' ? { message_tag: messageTag } : {}),
       });
     },
-    addTagByName: (subscriberId, tagName) => post('/fb/subscriber/addTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
-    removeTagByName: (subscriberId, tagName) => post('/fb/subscriber/removeTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
+    addTagByName: (subscriberId, tagName) =>
+      post('/fb/subscriber/addTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
+    removeTagByName: (subscriberId, tagName) =>
+      post('/fb/subscriber/removeTagByName', { subscriber_id: subscriberIdValue(subscriberId), tag_name: tagName }),
     setCustomFieldByName: (subscriberId, fieldName, value) =>
-      post('/fb/subscriber/setCustomFieldByName', { subscriber_id: subscriberIdValue(subscriberId), field_name: fieldName, field_value: value }),
+      post('/fb/subscriber/setCustomFieldByName', {
+        subscriber_id: subscriberIdValue(subscriberId),
+        field_name: fieldName,
+        field_value: value,
+      }),
   };
 }

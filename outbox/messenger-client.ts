@@ -35,22 +35,44 @@ function refuse(message: string): ApiResult {
   return { ok: false, kind: 'permanent', status: 0, message };
 }
 
-export type WindowDecision = { ok: true; messaging: { messaging_type: 'RESPONSE' } | { messaging_type: 'MESSAGE_TAG'; tag: string } } | { ok: false; why: string };
+export type WindowDecision =
+  | { ok: true; messaging: { messaging_type: 'RESPONSE' } | { messaging_type: 'MESSAGE_TAG'; tag: string } }
+  | { ok: false; why: string };
 
 /** RESPONSE inside the window; outside it an allowed tag that is not HUMAN_AGENT; else why not. */
-export function messengerWindow(window: { lastInboundAt?: string; messageTag?: string }, allowedTags: readonly string[], nowMs: number): WindowDecision {
+export function messengerWindow(
+  window: { lastInboundAt?: string; messageTag?: string },
+  allowedTags: readonly string[],
+  nowMs: number,
+): WindowDecision {
   // With no time of the contact's last message (a notice pinned before the channel recorded it),
   // the Send API's own window check decides: a refusal comes back as a permanent error.
   if (window.lastInboundAt === undefined) return { ok: true, messaging: { messaging_type: 'RESPONSE' } };
   const last = Date.parse(window.lastInboundAt);
-  if (Number.isNaN(last)) return { ok: false, why: `the contact's last message time "${window.lastInboundAt.slice(0, 40)}" is not readable; not sent (fail closed)` };
+  if (Number.isNaN(last))
+    return {
+      ok: false,
+      why: `the contact's last message time "${window.lastInboundAt.slice(0, 40)}" is not readable; not sent (fail closed)`,
+    };
   const ageMs = nowMs - last;
   if (ageMs <= MESSENGER_WINDOW_MS) return { ok: true, messaging: { messaging_type: 'RESPONSE' } };
   const hours = Math.floor(ageMs / 3600_000);
   const tag = window.messageTag;
-  if (!tag) return { ok: false, why: `outside the 24-hour window (${hours} h since the contact's last message) and no message tag; not sent` };
-  if (tag === 'HUMAN_AGENT') return { ok: false, why: 'outside the 24-hour window: HUMAN_AGENT is reserved for a human agent\'s own replies and automated content is never sent under it; not sent' };
-  if (!allowedTags.includes(tag)) return { ok: false, why: `outside the 24-hour window (${hours} h) and message tag ${tag} is not allowed for this tenant; not sent` };
+  if (!tag)
+    return {
+      ok: false,
+      why: `outside the 24-hour window (${hours} h since the contact's last message) and no message tag; not sent`,
+    };
+  if (tag === 'HUMAN_AGENT')
+    return {
+      ok: false,
+      why: "outside the 24-hour window: HUMAN_AGENT is reserved for a human agent's own replies and automated content is never sent under it; not sent",
+    };
+  if (!allowedTags.includes(tag))
+    return {
+      ok: false,
+      why: `outside the 24-hour window (${hours} h) and message tag ${tag} is not allowed for this tenant; not sent`,
+    };
   return { ok: true, messaging: { messaging_type: 'MESSAGE_TAG', tag } };
 }
 
@@ -60,7 +82,9 @@ interface GraphError {
   error_subcode?: unknown;
 }
 
-function parseBody(text: string): { error?: GraphError; message_id?: unknown; recipient_id?: unknown; success?: unknown } | null {
+function parseBody(
+  text: string,
+): { error?: GraphError; message_id?: unknown; recipient_id?: unknown; success?: unknown } | null {
   try {
     const value: unknown = JSON.parse(text);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as { error?: GraphError }) : null;
@@ -78,40 +102,80 @@ function errorText(status: number, error: GraphError | undefined): string {
 }
 
 /** One Graph answer as a result; `confirms` says what a 2xx must carry to count as performed. */
-export function classifyGraphResponse(status: number, text: string, retryAfter: string | null, confirms: 'message_id' | 'recipient_id' | 'success'): ApiResult {
+export function classifyGraphResponse(
+  status: number,
+  text: string,
+  retryAfter: string | null,
+  confirms: 'message_id' | 'recipient_id' | 'success',
+): ApiResult {
   const body = parseBody(text);
   const code = typeof body?.error?.code === 'number' ? body.error.code : undefined;
   if (status === 429 || status === 503 || (code !== undefined && RATE_LIMIT_CODES.has(code))) {
     const retryAfterSeconds = parseRetryAfter(retryAfter);
-    return { ok: false, kind: 'retryable', status, message: errorText(status, body?.error), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+    return {
+      ok: false,
+      kind: 'retryable',
+      status,
+      message: errorText(status, body?.error),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    };
   }
   // Past the request, a 5xx or 408 may have come after Meta delivered the message: unknown.
-  if (status === 408 || status >= 500) return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${errorText(status, body?.error)}` };
+  if (status === 408 || status >= 500)
+    return { ok: false, kind: 'timeout', message: `HTTP ${status}: ${errorText(status, body?.error)}` };
   if (status >= 200 && status < 300) {
     const confirmation = body?.[confirms as keyof typeof body];
-    if (confirms === 'success' ? confirmation === true : typeof confirmation === 'string' && confirmation) return { ok: true };
+    if (confirms === 'success' ? confirmation === true : typeof confirmation === 'string' && confirmation)
+      return { ok: true };
     return { ok: false, kind: 'timeout', message: `HTTP ${status} without a ${confirms}` };
   }
-  return { ok: false, kind: 'permanent', status, message: errorText(status, body?.error), ...(code !== undefined ? { code } : {}) };
+  return {
+    ok: false,
+    kind: 'permanent',
+    status,
+    message: errorText(status, body?.error),
+    ...(code !== undefined ? { code } : {}),
+  };
 }
 
 export function createMessengerClient(opts: MessengerClientOptions): MessengerApi {
   const graph = opts.graphUrl.replace(/\/+$/, '');
   const now = opts.now ?? Date.now;
 
-  const postTo = (edge: string, body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id' | 'success'): Promise<ApiResult> =>
-    postJson({ fetch: opts.fetch, url: `${graph}/me/${edge}`, bearerToken: opts.pageAccessToken, body, timeoutMs: opts.timeoutMs, classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms) });
-  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> => postTo('messages', body, confirms);
+  const postTo = (
+    edge: string,
+    body: Record<string, unknown>,
+    confirms: 'message_id' | 'recipient_id' | 'success',
+  ): Promise<ApiResult> =>
+    postJson({
+      fetch: opts.fetch,
+      url: `${graph}/me/${edge}`,
+      bearerToken: opts.pageAccessToken,
+      body,
+      timeoutMs: opts.timeoutMs,
+      classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms),
+    });
+  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> =>
+    postTo('messages', body, confirms);
 
   return {
     async sendMessage(psid, content, window) {
       const decision = messengerWindow(window, opts.allowedMessageTags, now());
       if (!decision.ok) return refuse(decision.why);
-      const message = { text: content.text, ...(content.quickReplies?.length ? { quick_replies: content.quickReplies } : {}) };
+      const message = {
+        text: content.text,
+        ...(content.quickReplies?.length ? { quick_replies: content.quickReplies } : {}),
+      };
       return post({ recipient: { id: psid }, ...decision.messaging, message }, 'message_id');
     },
     senderAction: (psid, action) => post({ recipient: { id: psid }, sender_action: action }, 'recipient_id'),
-    passThreadControl: (psid, targetAppId, metadata) => postTo('pass_thread_control', { recipient: { id: psid }, target_app_id: targetAppId, ...(metadata ? { metadata } : {}) }, 'success'),
-    takeThreadControl: (psid, metadata) => postTo('take_thread_control', { recipient: { id: psid }, ...(metadata ? { metadata } : {}) }, 'success'),
+    passThreadControl: (psid, targetAppId, metadata) =>
+      postTo(
+        'pass_thread_control',
+        { recipient: { id: psid }, target_app_id: targetAppId, ...(metadata ? { metadata } : {}) },
+        'success',
+      ),
+    takeThreadControl: (psid, metadata) =>
+      postTo('take_thread_control', { recipient: { id: psid }, ...(metadata ? { metadata } : {}) }, 'success'),
   };
 }

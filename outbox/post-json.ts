@@ -21,20 +21,30 @@ export async function postJson(post: JsonPost): Promise<ApiResult> {
   try {
     res = await post.fetch(post.url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${post.bearerToken}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${post.bearerToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify(post.body),
       signal: AbortSignal.timeout(post.timeoutMs),
     });
   } catch (err) {
     // The error's name only: its message could echo the URL, and with it a token.
     const name = err instanceof Error ? err.name : 'Error';
-    return { ok: false, kind: 'timeout', message: name === 'TimeoutError' ? `no answer within ${post.timeoutMs} ms` : `request failed (${name})` };
+    return {
+      ok: false,
+      kind: 'timeout',
+      message: name === 'TimeoutError' ? `no answer within ${post.timeoutMs} ms` : `request failed (${name})`,
+    };
   }
   let text: string;
   try {
     text = await res.text();
   } catch {
-    return res.status >= 200 && res.status < 300 ? { ok: false, kind: 'timeout', message: 'response body was cut off' } : post.classify(res.status, '', res.headers.get('retry-after'));
+    return res.status >= 200 && res.status < 300
+      ? { ok: false, kind: 'timeout', message: 'response body was cut off' }
+      : post.classify(res.status, '', res.headers.get('retry-after'));
   }
   return post.classify(res.status, text, res.headers.get('retry-after'));
 }

@@ -18,7 +18,11 @@ export function tenantLabel(tenantId: string): string {
   return `tenant-${tenantId}`;
 }
 
-export function qstashPublisher(config: { qstashUrl: string; qstashToken: string; publicUrl: string }): OutboxPublisher {
+export function qstashPublisher(config: {
+  qstashUrl: string;
+  qstashToken: string;
+  publicUrl: string;
+}): OutboxPublisher {
   const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
   return {
     async publish(message, opts) {

@@ -23,7 +23,10 @@ export interface QStashDeadLetter {
   createdAt: number | null;
 }
 
-function tenantMessage(body: string | undefined, tenantId: string): { kind: QStashDeadLetter['kind']; turnId: string } | null {
+function tenantMessage(
+  body: string | undefined,
+  tenantId: string,
+): { kind: QStashDeadLetter['kind']; turnId: string } | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body ?? '');
@@ -31,9 +34,11 @@ function tenantMessage(body: string | undefined, tenantId: string): { kind: QSta
     return null;
   }
   const delivery = DeliveryMessageSchema.safeParse(parsed);
-  if (delivery.success) return delivery.data.tenantId === tenantId ? { kind: 'delivery', turnId: delivery.data.turnId } : null;
+  if (delivery.success)
+    return delivery.data.tenantId === tenantId ? { kind: 'delivery', turnId: delivery.data.turnId } : null;
   const job = FinishTurnJobSchema.safeParse(parsed);
-  if (job.success) return job.data.inbound.tenantId === tenantId ? { kind: 'finish-turn', turnId: job.data.turnId } : null;
+  if (job.success)
+    return job.data.inbound.tenantId === tenantId ? { kind: 'finish-turn', turnId: job.data.turnId } : null;
   return null;
 }
 
@@ -41,7 +46,11 @@ export function qstashClient(config: { qstashUrl: string; qstashToken: string })
   return new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
 }
 
-export async function listQStashDeadLetters(client: Client, tenantId: string, maxPages = 5): Promise<QStashDeadLetter[]> {
+export async function listQStashDeadLetters(
+  client: Client,
+  tenantId: string,
+  maxPages = 5,
+): Promise<QStashDeadLetter[]> {
   const filter = { label: tenantLabel(tenantId) };
   const found: QStashDeadLetter[] = [];
   let cursor: string | undefined;
@@ -50,7 +59,15 @@ export async function listQStashDeadLetters(client: Client, tenantId: string, ma
     for (const m of result.messages) {
       const mine = tenantMessage(m.body, tenantId);
       if (!mine) continue;
-      found.push({ dlqId: m.dlqId, messageId: m.messageId, ...mine, url: m.url, responseStatus: m.responseStatus ?? null, responseBody: m.responseBody?.slice(0, 500) ?? null, createdAt: m.createdAt ?? null });
+      found.push({
+        dlqId: m.dlqId,
+        messageId: m.messageId,
+        ...mine,
+        url: m.url,
+        responseStatus: m.responseStatus ?? null,
+        responseBody: m.responseBody?.slice(0, 500) ?? null,
+        createdAt: m.createdAt ?? null,
+      });
     }
     cursor = result.cursor;
     if (!cursor) break;
@@ -59,7 +76,11 @@ export async function listQStashDeadLetters(client: Client, tenantId: string, ma
 }
 
 /** Asks QStash to deliver a dead-lettered message again, only if it belongs to the tenant. */
-export async function retryQStashDeadLetter(client: Client, tenantId: string, dlqId: string): Promise<{ ok: true; messageId: string } | { ok: false }> {
+export async function retryQStashDeadLetter(
+  client: Client,
+  tenantId: string,
+  dlqId: string,
+): Promise<{ ok: true; messageId: string } | { ok: false }> {
   const { messages } = await client.dlq.listMessages({ dlqIds: [dlqId] });
   const message = messages.find((m) => m.dlqId === dlqId);
   if (!message || !tenantMessage(message.body, tenantId)) return { ok: false };

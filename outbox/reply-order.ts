@@ -19,7 +19,12 @@ export const REPLY_ORDER_WAIT_MS = 120_000;
 export const REPLY_ORDER_RETRY_SECONDS = 1;
 
 /** Joins the contact's reply order (idempotent: a retried delivery is the same member). */
-export async function enterReplyOrder(session: RedisSession, tenantId: string, contactId: string, sequence: NonNullable<OutboxEntry['sequence']>): Promise<void> {
+export async function enterReplyOrder(
+  session: RedisSession,
+  tenantId: string,
+  contactId: string,
+  sequence: NonNullable<OutboxEntry['sequence']>,
+): Promise<void> {
   const key = tenantKeys(tenantId).replyOrder(contactId);
   await session.pipeline((p) => {
     p.zadd(key, { score: sequence.at, member: sequence.member });
@@ -33,6 +38,8 @@ export async function waitsForEarlierReply(session: RedisSession, entry: OutboxE
   if (!sequence) return false;
   if (now.getTime() - Date.parse(entry.createdAt) > REPLY_ORDER_WAIT_MS) return false;
   const key = tenantKeys(entry.tenantId).replyOrder(entry.contactId);
-  const earlier = (await session.one((r) => r.zrange(key, '-inf', `(${sequence.at}`, { byScore: true, offset: 0, count: 1 }))) as string[];
+  const earlier = (await session.one((r) =>
+    r.zrange(key, '-inf', `(${sequence.at}`, { byScore: true, offset: 0, count: 1 }),
+  )) as string[];
   return earlier.some((m) => m !== sequence.member);
 }

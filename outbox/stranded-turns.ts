@@ -27,7 +27,13 @@ export interface StrandedSweepResult {
 export const STRANDED_RETRY_AFTER_MS = 60_000;
 const BATCH = 50;
 
-export async function finishStrandedTurns(input: { session: RedisSession; turnJobs: TurnJobPublisher; tenantIds: readonly string[]; now?: Date; retryAfterMs?: number }): Promise<StrandedSweepResult> {
+export async function finishStrandedTurns(input: {
+  session: RedisSession;
+  turnJobs: TurnJobPublisher;
+  tenantIds: readonly string[];
+  now?: Date;
+  retryAfterMs?: number;
+}): Promise<StrandedSweepResult> {
   const { session, turnJobs } = input;
   const now = (input.now ?? new Date()).getTime();
   const result: StrandedSweepResult = { found: 0, published: 0, dropped: 0, failed: 0, errors: [] };
@@ -35,11 +41,14 @@ export async function finishStrandedTurns(input: { session: RedisSession; turnJo
   // Every tenant's due claims in one round trip: an idle cron costs one request, however many
   // tenants there are (a request per tenant would also run into Workers' subrequest limit).
   const dueByTenant = await session.pipeline((p) => {
-    for (const tenantId of input.tenantIds) p.zrange(tenantKeys(tenantId).openClaims, '-inf', now, { byScore: true, offset: 0, count: BATCH });
+    for (const tenantId of input.tenantIds)
+      p.zrange(tenantKeys(tenantId).openClaims, '-inf', now, { byScore: true, offset: 0, count: BATCH });
   });
   for (const [i, tenantId] of input.tenantIds.entries()) {
     const keys = tenantKeys(tenantId);
-    const due = (Array.isArray(dueByTenant[i]) ? (dueByTenant[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
+    const due = (Array.isArray(dueByTenant[i]) ? (dueByTenant[i] as unknown[]) : []).filter(
+      (id): id is string => typeof id === 'string',
+    );
     for (const turnId of due) {
       result.found++;
       const [record, rawJob] = await session.pipeline((p) => {
@@ -47,7 +56,9 @@ export async function finishStrandedTurns(input: { session: RedisSession; turnJo
         p.get(keys.claimJob(turnId));
       });
       const job = FinishTurnJobSchema.safeParse(parseJson(rawJob));
-      const claimKey = job.success ? keys.claim(await deliveryKeyDigest(job.data.inbound.contactId, job.data.inbound.messageKey)) : null;
+      const claimKey = job.success
+        ? keys.claim(await deliveryKeyDigest(job.data.inbound.contactId, job.data.inbound.messageKey))
+        : null;
       const owner = claimKey ? await session.one((r) => r.get(claimKey)) : null;
       // Another turn owns the claim: this one was given back. No owner with the job still kept: a
       // short-window claim (a key only the text identifies) lapsed while its turn was stranded;
@@ -68,7 +79,13 @@ export async function finishStrandedTurns(input: { session: RedisSession; turnJo
         result.errors.push(`${tenantId}/${turnId}: ${err instanceof Error ? err.message : String(err)}`);
       }
       // Published or not, it is looked at again only after a while (the rerun commits first, or not).
-      await session.one((r) => r.zadd(keys.openClaims, { xx: true }, { score: now + (input.retryAfterMs ?? STRANDED_RETRY_AFTER_MS), member: turnId }));
+      await session.one((r) =>
+        r.zadd(
+          keys.openClaims,
+          { xx: true },
+          { score: now + (input.retryAfterMs ?? STRANDED_RETRY_AFTER_MS), member: turnId },
+        ),
+      );
     }
   }
   return result;

@@ -65,7 +65,9 @@ export async function sweepOutbox(input: SweepInput): Promise<SweepResult> {
 
   const touched: { key: string; turnId: string }[] = [];
   for (const [i, t] of valid.entries()) {
-    const turnIds = (Array.isArray(stale[i]) ? (stale[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
+    const turnIds = (Array.isArray(stale[i]) ? (stale[i] as unknown[]) : []).filter(
+      (id): id is string => typeof id === 'string',
+    );
     for (const turnId of turnIds) {
       result.stale++;
       try {

@@ -32,7 +32,12 @@ export async function tenantWebhookSecret(sessionSecret: string, tenantId: strin
 }
 
 /** The `webhook-signature` value for one message. */
-export async function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+export async function standardWebhookSignature(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: string,
+): Promise<string> {
   const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, '')), (c) => c.charCodeAt(0));
   return `v1,${base64(await hmac(keyBytes, `${id}.${timestamp}.${body}`))}`;
 }
@@ -43,14 +48,31 @@ export function classifyWebhookResponse(status: number, text: string, retryAfter
   if (status >= 200 && status < 300) return { ok: true };
   if (status === 429 || status === 503) {
     const retryAfterSeconds = parseRetryAfter(retryAfter);
-    return { ok: false, kind: 'retryable', status, message: `HTTP ${status}${said ? `: ${said}` : ''}`, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+    return {
+      ok: false,
+      kind: 'retryable',
+      status,
+      message: `HTTP ${status}${said ? `: ${said}` : ''}`,
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    };
   }
-  if (status === 408 || status >= 500) return { ok: false, kind: 'timeout', message: `HTTP ${status}${said ? `: ${said}` : ''}` };
-  return { ok: false, kind: 'permanent', status, message: `the endpoint answered HTTP ${status}${said ? `: ${said}` : ''}` };
+  if (status === 408 || status >= 500)
+    return { ok: false, kind: 'timeout', message: `HTTP ${status}${said ? `: ${said}` : ''}` };
+  return {
+    ok: false,
+    kind: 'permanent',
+    status,
+    message: `the endpoint answered HTTP ${status}${said ? `: ${said}` : ''}`,
+  };
 }
 
 /** `secret`: the `whsec_…` secret, or how to get it (derived when first needed). */
-export function createWebhookClient(opts: { secret: string | (() => Promise<string>); fetch: typeof fetch; timeoutMs?: number; now?: () => number }): WebhookApi {
+export function createWebhookClient(opts: {
+  secret: string | (() => Promise<string>);
+  fetch: typeof fetch;
+  timeoutMs?: number;
+  now?: () => number;
+}): WebhookApi {
   return {
     async post(url, body, messageId) {
       const timestamp = Math.floor((opts.now ?? Date.now)() / 1000);
@@ -62,7 +84,12 @@ export function createWebhookClient(opts: { secret: string | (() => Promise<stri
             'content-type': 'application/json',
             'webhook-id': messageId,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': await standardWebhookSignature(typeof opts.secret === 'string' ? opts.secret : await opts.secret(), messageId, timestamp, body),
+            'webhook-signature': await standardWebhookSignature(
+              typeof opts.secret === 'string' ? opts.secret : await opts.secret(),
+              messageId,
+              timestamp,
+              body,
+            ),
           },
           body,
           signal: AbortSignal.timeout(opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS),

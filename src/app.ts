@@ -32,9 +32,12 @@ export function defaultServices(env: AppEnv): Services {
   return {
     env,
     redis: () => RedisSession.connect(env.UPSTASH_REDIS_REST_URL, env.UPSTASH_REDIS_REST_TOKEN),
-    publisher: () => qstashPublisher({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
-    turnJobs: () => qstashTurnJobs({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
-    inboundRetries: () => qstashInboundRetries({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    publisher: () =>
+      qstashPublisher({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    turnJobs: () =>
+      qstashTurnJobs({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
+    inboundRetries: () =>
+      qstashInboundRetries({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN, publicUrl: env.PUBLIC_URL }),
     model: (config) => selectModel(env, config),
     guardrails: defaultGuardrails,
     fetch: (input, init) => fetch(input, init),

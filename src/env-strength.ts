@@ -15,8 +15,10 @@ const PLACEHOLDER = /change[-_ ]?me|example|placeholder|your[-_]|local[-_]stack|
 /** The problems with one bearer-like secret, or none (never quoting it). */
 export function weakSecretProblems(value: string | undefined): string[] {
   if (value === undefined) return [];
-  if (PLACEHOLDER.test(value)) return [`looks like a placeholder or the local stack's value; generate one (openssl rand -base64 32)`];
-  if (value.length < DEPLOYED_SECRET_MIN_CHARS) return [`must be at least ${DEPLOYED_SECRET_MIN_CHARS} characters in a deployed Worker`];
+  if (PLACEHOLDER.test(value))
+    return [`looks like a placeholder or the local stack's value; generate one (openssl rand -base64 32)`];
+  if (value.length < DEPLOYED_SECRET_MIN_CHARS)
+    return [`must be at least ${DEPLOYED_SECRET_MIN_CHARS} characters in a deployed Worker`];
   if (new Set(value).size < MIN_DISTINCT_CHARS) return [`has too few distinct characters to be random`];
   return [];
 }
@@ -36,7 +38,8 @@ export function weakKeyRingProblems(value: string | undefined): string[] {
     } catch {
       continue;
     }
-    if (new Set(bytes).size < 16) problems.push(`key ${index + 1} is not random (its bytes repeat); generate one (openssl rand -base64 32)`);
+    if (new Set(bytes).size < 16)
+      problems.push(`key ${index + 1} is not random (its bytes repeat); generate one (openssl rand -base64 32)`);
   }
   return problems;
 }

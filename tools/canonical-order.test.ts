@@ -20,7 +20,13 @@ describe('canonical tool order', () => {
     expect(new Set(permutations(tools).map((p) => canonicalToolOrder(p, listed).join(','))).size).toBe(1);
   });
   it('puts listed tools in place and unlisted ones at the rest entry, lexicographically', () => {
-    expect(canonicalToolOrder(tools, ['send_media', REST_ENTRY, 'reply'])).toEqual(['send_media', 'Zeta', 'add_tag', 'search_faq', 'reply']);
+    expect(canonicalToolOrder(tools, ['send_media', REST_ENTRY, 'reply'])).toEqual([
+      'send_media',
+      'Zeta',
+      'add_tag',
+      'search_faq',
+      'reply',
+    ]);
   });
   it('refuses an unknown name, a duplicate, a missing or doubled rest entry, a tool named like the rest entry', () => {
     expect(checkToolOrder(['nope', REST_ENTRY], tools)).toEqual(['toolOrder names "nope", which is not a tool']);
@@ -40,7 +46,11 @@ describe('canonical tool order', () => {
       canonicalToolOrder(tools, ['nope', 'reply', 'reply']);
       expect.unreachable();
     } catch (e) {
-      expect((e as ToolOrderError).problems).toEqual(['toolOrder names "nope", which is not a tool', 'toolOrder names "reply" twice', `toolOrder must contain "${REST_ENTRY}" exactly once (found 0)`]);
+      expect((e as ToolOrderError).problems).toEqual([
+        'toolOrder names "nope", which is not a tool',
+        'toolOrder names "reply" twice',
+        `toolOrder must contain "${REST_ENTRY}" exactly once (found 0)`,
+      ]);
     }
   });
   it('a duplicate registration is listed once', () => {

@@ -2,30 +2,60 @@ import { describe, expect, it } from 'vitest';
 import type { TenantConfig, ToolInstance } from '../core/tenant/tenant-config.js';
 import { REST_ENTRY, ToolOrderError } from '../core/tenant/tool-order.js';
 import { testConfig, turnInput } from '../test/support/guardrail-input.js';
-import { buildTurnTools, effectiveToolOrder, effectOfKind, manifestDrift, registrationProblem, REPLY_TOOL_NAME } from './registry.js';
+import {
+  buildTurnTools,
+  effectiveToolOrder,
+  effectOfKind,
+  manifestDrift,
+  registrationProblem,
+  REPLY_TOOL_NAME,
+} from './registry.js';
 import { TurnStaging } from './staging.js';
 
 const inbound = turnInput().inbound;
 const ctx = (config: TenantConfig) => ({ config, inbound, staging: new TurnStaging('turn_reg') });
-const instance = (name: string, kind: ToolInstance['kind']): ToolInstance => ({ name, kind, description: 'd' }) as ToolInstance;
+const instance = (name: string, kind: ToolInstance['kind']): ToolInstance =>
+  ({ name, kind, description: 'd' }) as ToolInstance;
 
 describe('registrationProblem: the manifest decides what is registered', () => {
   it('an undeclared tool is not registered', () => {
-    expect(registrationProblem(instance('ghost', 'add_tag'), {}, 't1')).toBe('tool "ghost" is not declared in tenant "t1"\'s manifest; it was not registered');
+    expect(registrationProblem(instance('ghost', 'add_tag'), {}, 't1')).toBe(
+      'tool "ghost" is not declared in tenant "t1"\'s manifest; it was not registered',
+    );
   });
   it('a read kind declared as a write (or destructive) is refused, and a staging kind declared read', () => {
-    expect(registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'write' } }, 't')).toBe('tool "faq" only reads, but its manifest declares effect write; it was not registered');
-    expect(registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'destructive' } }, 't')).toContain('only reads');
-    expect(registrationProblem(instance('tagger', 'add_tag'), { tagger: { effect: 'read' } }, 't')).toBe('tool "tagger" stages actions, but its manifest declares effect read; it was not registered');
+    expect(registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'write' } }, 't')).toBe(
+      'tool "faq" only reads, but its manifest declares effect write; it was not registered',
+    );
+    expect(registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'destructive' } }, 't')).toContain(
+      'only reads',
+    );
+    expect(registrationProblem(instance('tagger', 'add_tag'), { tagger: { effect: 'read' } }, 't')).toBe(
+      'tool "tagger" stages actions, but its manifest declares effect read; it was not registered',
+    );
   });
   it('only a search_faq may answer directly', () => {
-    expect(registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'read', answers_directly: true } }, 't')).toBeNull();
-    expect(registrationProblem(instance('who', 'lookup_contact'), { who: { effect: 'read', answers_directly: true } }, 't')).toBe('tool "who" (lookup_contact) has no output a contact can read, so it cannot answer directly; it was not registered');
-    expect(registrationProblem(instance('tagger', 'add_tag'), { tagger: { effect: 'write', confirm: 'never', answers_directly: true } }, 't')).toContain('cannot answer directly');
+    expect(
+      registrationProblem(instance('faq', 'search_faq'), { faq: { effect: 'read', answers_directly: true } }, 't'),
+    ).toBeNull();
+    expect(
+      registrationProblem(instance('who', 'lookup_contact'), { who: { effect: 'read', answers_directly: true } }, 't'),
+    ).toBe(
+      'tool "who" (lookup_contact) has no output a contact can read, so it cannot answer directly; it was not registered',
+    );
+    expect(
+      registrationProblem(
+        instance('tagger', 'add_tag'),
+        { tagger: { effect: 'write', confirm: 'never', answers_directly: true } },
+        't',
+      ),
+    ).toContain('cannot answer directly');
   });
   it('a matching declaration registers', () => {
     expect(registrationProblem(instance('tagger', 'add_tag'), { tagger: { effect: 'write' } }, 't')).toBeNull();
-    expect(registrationProblem(instance('untagger', 'remove_tag'), { untagger: { effect: 'destructive' } }, 't')).toBeNull();
+    expect(
+      registrationProblem(instance('untagger', 'remove_tag'), { untagger: { effect: 'destructive' } }, 't'),
+    ).toBeNull();
     expect(registrationProblem(instance('who', 'lookup_contact'), { who: { effect: 'read' } }, 't')).toBeNull();
   });
 });
@@ -42,8 +72,15 @@ describe('effectOfKind', () => {
 describe('manifestDrift', () => {
   it('lists declared-but-unregistered and registered-but-undeclared tools, sorted', () => {
     const base = testConfig();
-    const config = { ...base, tools: [...base.tools, instance('zed', 'add_tag'), instance('alpha', 'add_tag')], manifest: { ...base.manifest, ghost_b: { effect: 'read' as const }, ghost_a: { effect: 'read' as const } } };
-    expect(manifestDrift(config)).toEqual({ declaredNotRegistered: ['ghost_a', 'ghost_b'], registeredNotDeclared: ['alpha', 'zed'] });
+    const config = {
+      ...base,
+      tools: [...base.tools, instance('zed', 'add_tag'), instance('alpha', 'add_tag')],
+      manifest: { ...base.manifest, ghost_b: { effect: 'read' as const }, ghost_a: { effect: 'read' as const } },
+    };
+    expect(manifestDrift(config)).toEqual({
+      declaredNotRegistered: ['ghost_a', 'ghost_b'],
+      registeredNotDeclared: ['alpha', 'zed'],
+    });
     expect(manifestDrift(base)).toEqual({ declaredNotRegistered: [], registeredNotDeclared: [] });
   });
 });
@@ -69,25 +106,43 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
     const set = buildTurnTools(ctx(config));
     expect(set.order).not.toContain('tag_contact');
     expect(set.tools.tag_contact).toBeUndefined();
-    expect(set.refused).toEqual(['tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered']);
+    expect(set.refused).toEqual([
+      'tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered',
+    ]);
   });
 
   it('a channel is not offered a write it cannot perform, and says why; reads and writes it can perform stay', () => {
     const config = testConfig();
-    const set = buildTurnTools({ config, inbound: { ...inbound, channel: 'messenger' }, staging: new TurnStaging('turn_reg') });
+    const set = buildTurnTools({
+      config,
+      inbound: { ...inbound, channel: 'messenger' },
+      staging: new TurnStaging('turn_reg'),
+    });
     const writes = config.tools.filter((t) => !['lookup_contact', 'search_faq'].includes(t.kind));
     expect(writes.length).toBeGreaterThan(0);
     for (const t of writes) expect(set.order, t.name).not.toContain(t.name);
-    expect(set.refused).toEqual(writes.map((t) => `tool "${t.name}" stages ${t.kind}, which channel messenger cannot perform; not offered on this channel`));
-    expect(set.order).toEqual(expect.arrayContaining([REPLY_TOOL_NAME, ...config.tools.filter((t) => !writes.includes(t)).map((t) => t.name)]));
+    expect(set.refused).toEqual(
+      writes.map(
+        (t) => `tool "${t.name}" stages ${t.kind}, which channel messenger cannot perform; not offered on this channel`,
+      ),
+    );
+    expect(set.order).toEqual(
+      expect.arrayContaining([REPLY_TOOL_NAME, ...config.tools.filter((t) => !writes.includes(t)).map((t) => t.name)]),
+    );
   });
 
   it('effectiveToolOrder: the order the model is offered (reply included) and why a configured tool is not, as buildTurnTools has them', () => {
     const base = testConfig();
     expect(effectiveToolOrder(base)).toEqual({ order: buildTurnTools(ctx(base)).order, notRegistered: [] });
-    const refusedTag = { ...base, manifest: { ...base.manifest, tag_contact: { effect: 'read' as const } }, toolOrder: ['tag_contact', 'reply', REST_ENTRY] };
+    const refusedTag = {
+      ...base,
+      manifest: { ...base.manifest, tag_contact: { effect: 'read' as const } },
+      toolOrder: ['tag_contact', 'reply', REST_ENTRY],
+    };
     const effective = effectiveToolOrder(refusedTag);
-    expect(effective.notRegistered).toEqual(['tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered']);
+    expect(effective.notRegistered).toEqual([
+      'tool "tag_contact" stages actions, but its manifest declares effect read; it was not registered',
+    ]);
     expect(effective.order[0]).toBe('reply');
     expect(effective.order).not.toContain('tag_contact');
     expect(effective.order).toEqual(buildTurnTools(ctx(refusedTag), refusedTag.toolOrder).order);
@@ -104,7 +159,9 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
   });
 
   it('a destructive tool stages a destructive action (approval), a write tool a plain one', async () => {
-    const config = testConfig({ manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } } });
+    const config = testConfig({
+      manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } },
+    });
     const c = ctx(config);
     const set = buildTurnTools(c);
     const opts = { toolCallId: 'c1', messages: [], context: {} };
@@ -126,14 +183,17 @@ describe('buildTurnTools: the model sees the registered tools and reply, in cano
     expect(JSON.stringify(faq)).not.toContain('contact fields');
   });
 
-  it('answers_directly makes the FAQ answer itself the tool\'s content (unmarked); otherwise it is marked data', async () => {
+  it("answers_directly makes the FAQ answer itself the tool's content (unmarked); otherwise it is marked data", async () => {
     const base = testConfig();
     const question = base.faq[0]!;
     const opts = { toolCallId: 'c1', messages: [], context: {} };
     const plain = await buildTurnTools(ctx(base)).tools.search_faq!.execute!({ query: question.question }, opts);
     expect(plain).toMatchObject({ status: 'ok' });
     expect((plain as { content: string }).content).toContain('<untrusted-data source="faq">');
-    const direct = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'read' as const, answers_directly: true } } };
+    const direct = {
+      ...base,
+      manifest: { ...base.manifest, search_faq: { effect: 'read' as const, answers_directly: true } },
+    };
     const answered = await buildTurnTools(ctx(direct)).tools.search_faq!.execute!({ query: question.question }, opts);
     expect(answered).toEqual({ content: question.answer, effects: [], status: 'ok' });
   });

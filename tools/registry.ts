@@ -24,7 +24,13 @@ export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
 /** Kinds whose output can be the reply itself (`answers_directly`). */
 const DIRECT_ANSWER_KINDS: ReadonlySet<ToolInstance['kind']> = new Set(['search_faq']);
 
-function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePolicy, declaration: ToolDeclaration, shortlisted?: readonly string[]): Tool {
+function buildInstance(
+  instance: ToolInstance,
+  ctx: ToolContext,
+  policy: WritePolicy,
+  declaration: ToolDeclaration,
+  shortlisted?: readonly string[],
+): Tool {
   switch (instance.kind) {
     case 'lookup_contact':
       return lookupContactTool(instance, ctx);
@@ -38,7 +44,8 @@ function buildInstance(instance: ToolInstance, ctx: ToolContext, policy: WritePo
 /** The reply tool has no `execute`: calling it ends the AI SDK loop and hands the reply to code. */
 export function replyTool(): Tool {
   return tool({
-    description: 'End the turn: the message for the contact, whether a human must take over, your confidence, and why. Call exactly once, last.',
+    description:
+      'End the turn: the message for the contact, whether a human must take over, your confidence, and why. Call exactly once, last.',
     inputSchema: REPLY_INPUT,
   });
 }
@@ -58,27 +65,45 @@ export interface TurnToolset {
 /** Why an instance cannot be registered under this manifest, or null if it can. */
 export function registrationProblem(instance: ToolInstance, manifest: Manifest, tenantId: string): string | null {
   const declaration = manifest[instance.name];
-  if (!declaration) return `tool "${instance.name}" is not declared in tenant "${tenantId}"'s manifest; it was not registered`;
+  if (!declaration)
+    return `tool "${instance.name}" is not declared in tenant "${tenantId}"'s manifest; it was not registered`;
   const kindEffect = effectOfKind(instance.kind);
-  if (kindEffect === 'read' && declaration.effect !== 'read') return `tool "${instance.name}" only reads, but its manifest declares effect ${declaration.effect}; it was not registered`;
-  if (kindEffect === 'write' && declaration.effect === 'read') return `tool "${instance.name}" stages actions, but its manifest declares effect read; it was not registered`;
-  if (declaration.answers_directly && !DIRECT_ANSWER_KINDS.has(instance.kind)) return `tool "${instance.name}" (${instance.kind}) has no output a contact can read, so it cannot answer directly; it was not registered`;
+  if (kindEffect === 'read' && declaration.effect !== 'read')
+    return `tool "${instance.name}" only reads, but its manifest declares effect ${declaration.effect}; it was not registered`;
+  if (kindEffect === 'write' && declaration.effect === 'read')
+    return `tool "${instance.name}" stages actions, but its manifest declares effect read; it was not registered`;
+  if (declaration.answers_directly && !DIRECT_ANSWER_KINDS.has(instance.kind))
+    return `tool "${instance.name}" (${instance.kind}) has no output a contact can read, so it cannot answer directly; it was not registered`;
   return null;
 }
 
 /** Declared tools with no registered implementation, and registered ones with no declaration. */
-export function manifestDrift(config: TenantConfig): { declaredNotRegistered: string[]; registeredNotDeclared: string[] } {
+export function manifestDrift(config: TenantConfig): {
+  declaredNotRegistered: string[];
+  registeredNotDeclared: string[];
+} {
   const registered = new Set(config.tools.map((t) => t.name));
   return {
-    declaredNotRegistered: Object.keys(config.manifest).filter((n) => !registered.has(n)).sort(compareCodeUnits),
+    declaredNotRegistered: Object.keys(config.manifest)
+      .filter((n) => !registered.has(n))
+      .sort(compareCodeUnits),
     registeredNotDeclared: [...registered].filter((n) => !(n in config.manifest)).sort(compareCodeUnits),
   };
 }
 
 /** The canonical order of the registered tools under the tenant's toolOrder (refused tools it names are skipped). */
-function offeredOrder(registered: readonly string[], config: TenantConfig, toolOrder: readonly string[] | undefined): string[] {
+function offeredOrder(
+  registered: readonly string[],
+  config: TenantConfig,
+  toolOrder: readonly string[] | undefined,
+): string[] {
   const names = new Set(registered);
-  return canonicalToolOrder(registered, toolOrder ? toolOrder.filter((n) => n === REST_ENTRY || names.has(n) || !config.tools.some((t) => t.name === n)) : undefined);
+  return canonicalToolOrder(
+    registered,
+    toolOrder
+      ? toolOrder.filter((n) => n === REST_ENTRY || names.has(n) || !config.tools.some((t) => t.name === n))
+      : undefined,
+  );
 }
 
 /**
@@ -116,14 +141,19 @@ export function buildTurnTools(ctx: ToolContext, toolOrder?: readonly string[], 
     // contact was told it is on its way.
     const channel = ctx.inbound.channel;
     if (!isReadToolKind(instance.kind) && !actionKind(instance.kind).performsOn(channel, ctx.inbound.surface)) {
-      refused.push(`tool "${instance.name}" stages ${instance.kind}, which channel ${channel}${ctx.inbound.surface ? ` (${ctx.inbound.surface})` : ''} cannot perform; not offered on this channel`);
+      refused.push(
+        `tool "${instance.name}" stages ${instance.kind}, which channel ${channel}${ctx.inbound.surface ? ` (${ctx.inbound.surface})` : ''} cannot perform; not offered on this channel`,
+      );
       continue;
     }
     // Left off this turn by the shortlist (tools/shortlist.ts); its registration problems still show above.
     if (list?.active && !list.tools.includes(instance.name)) continue;
     const declaration = ctx.config.manifest[instance.name]!;
     const policy: WritePolicy = { effect: declaration.effect === 'destructive' ? 'destructive' : 'write' };
-    byName.set(instance.name, buildInstance(instance, ctx, policy, declaration, list?.active ? list.resources[instance.name] : undefined));
+    byName.set(
+      instance.name,
+      buildInstance(instance, ctx, policy, declaration, list?.active ? list.resources[instance.name] : undefined),
+    );
     declarations[instance.name] = declaration;
   }
   byName.set(REPLY_TOOL_NAME, replyTool());

@@ -7,7 +7,10 @@ describe('identical calls in one turn run once', () => {
   it('a repeat with the same canonical arguments gets the first result without running again; other arguments run', async () => {
     let runs = 0;
     const tools = runEachCallOnce({
-      count: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => ({ run: ++runs, sum: a + b }) }),
+      count: tool({
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: async ({ a, b }) => ({ run: ++runs, sum: a + b }),
+      }),
       end: tool({ inputSchema: z.object({}) }),
     });
     const options = { toolCallId: 'x', messages: [], context: {} };

@@ -4,8 +4,10 @@ import { inboundFor, stageConfig } from '../test/support/turn-stage.js';
 import { buildTurnTools } from './registry.js';
 import { TurnStaging } from './staging.js';
 
-const toolsFor = (config: ReturnType<typeof stageConfig>) => buildTurnTools({ config, inbound: inboundFor(config, 'hi'), staging: new TurnStaging('t1') }).tools;
-const jsonOf = (tool: { inputSchema: unknown }) => asSchema(tool.inputSchema as Parameters<typeof asSchema>[0]).jsonSchema;
+const toolsFor = (config: ReturnType<typeof stageConfig>) =>
+  buildTurnTools({ config, inbound: inboundFor(config, 'hi'), staging: new TurnStaging('t1') }).tools;
+const jsonOf = (tool: { inputSchema: unknown }) =>
+  asSchema(tool.inputSchema as Parameters<typeof asSchema>[0]).jsonSchema;
 
 describe('tool schemas are built once per tenant config, not once per turn', () => {
   it('two turns under the same config object share each tool input schema (its JSON Schema computed once)', () => {

@@ -8,9 +8,21 @@ import { TurnStaging } from './staging.js';
 /** A large tenant: 60 flows, 40 tags, 15 fields, each named after a word no other resource uses. */
 function largeConfig(maxToolTokens?: number): TenantConfig {
   return testConfig({
-    flows: Array.from({ length: 60 }, (_, i) => ({ name: `flow${i}`, ns: `content20260101000000_${i}`, description: `Sends the walkthrough of marvel${i}.`, keywords: [`keyflow${i}`] })),
-    tags: [{ name: 'human_handoff', description: '' }, ...Array.from({ length: 40 }, (_, i) => ({ name: `tag${i}`, description: `Contact is into hobby${i}.` }))],
-    fields: Array.from({ length: 15 }, (_, i) => ({ name: `field${i}`, type: 'text' as const, description: `Preferred gadget${i}.` })),
+    flows: Array.from({ length: 60 }, (_, i) => ({
+      name: `flow${i}`,
+      ns: `content20260101000000_${i}`,
+      description: `Sends the walkthrough of marvel${i}.`,
+      keywords: [`keyflow${i}`],
+    })),
+    tags: [
+      { name: 'human_handoff', description: '' },
+      ...Array.from({ length: 40 }, (_, i) => ({ name: `tag${i}`, description: `Contact is into hobby${i}.` })),
+    ],
+    fields: Array.from({ length: 15 }, (_, i) => ({
+      name: `field${i}`,
+      type: 'text' as const,
+      description: `Preferred gadget${i}.`,
+    })),
     tools: [
       { name: 'send_media', kind: 'send_flow', description: 'Send a flow.' },
       { name: 'tag_contact', kind: 'add_tag', description: 'Tag the contact.' },
@@ -32,7 +44,11 @@ function largeConfig(maxToolTokens?: number): TenantConfig {
 
 const inbound = turnInput().inbound;
 function toolBytes(config: TenantConfig, texts: string[]): string {
-  const set = buildTurnTools({ config, inbound, staging: new TurnStaging('turn_sl') }, config.toolOrder, shortlist(config, texts));
+  const set = buildTurnTools(
+    { config, inbound, staging: new TurnStaging('turn_sl') },
+    config.toolOrder,
+    shortlist(config, texts),
+  );
   return JSON.stringify(set.order.map((name) => [name, set.tools[name]!.description]));
 }
 
@@ -57,7 +73,10 @@ describe('tool shortlist', () => {
     const built = buildTurnTools({ config, inbound, staging: new TurnStaging('turn_sl') }, config.toolOrder, list);
     expect(built.order).toEqual(['lookup_contact', 'reply']);
     // Without the pin the same words keep only reply.
-    const unpinned = testConfig({ ...config, manifest: { ...config.manifest, lookup_contact: { effect: 'read' } } } as never);
+    const unpinned = testConfig({
+      ...config,
+      manifest: { ...config.manifest, lookup_contact: { effect: 'read' } },
+    } as never);
     expect(shortlist(unpinned, ['xylophone quartz']).tools).toEqual(['reply']);
   });
 
@@ -88,14 +107,28 @@ describe('tool shortlist', () => {
     expect(toolBytes(config, texts)).toBe(first);
     const reordered = testConfig({ ...config, tools: [...config.tools].reverse() } as never);
     expect(toolBytes(reordered, texts)).toBe(first);
-    expect(JSON.parse(first).map((e: [string, string]) => e[0])).toEqual(['lookup_contact', 'record_choice', 'reply', 'send_media', 'tag_contact']);
+    expect(JSON.parse(first).map((e: [string, string]) => e[0])).toEqual([
+      'lookup_contact',
+      'record_choice',
+      'reply',
+      'send_media',
+      'tag_contact',
+    ]);
   });
 
   it('FAQ entries are not in the menu (search_faq returns at most 3 hits when called): 50 entries cost the tool list nothing, so there is nothing in it to trim', () => {
     const few = largeConfig(100);
-    const many = testConfig({ ...few, faq: Array.from({ length: 50 }, (_, i) => ({ id: `q${i}`, question: `Do you offer lesson${i}?`, answer: `Yes, lesson${i} runs weekly.` })) } as never);
+    const many = testConfig({
+      ...few,
+      faq: Array.from({ length: 50 }, (_, i) => ({
+        id: `q${i}`,
+        question: `Do you offer lesson${i}?`,
+        answer: `Yes, lesson${i} runs weekly.`,
+      })),
+    } as never);
     expect(shortlist(many, ['x']).fullTokens).toBe(shortlist(few, ['x']).fullTokens);
-    const all = (config: TenantConfig) => buildTurnTools({ config, inbound, staging: new TurnStaging('turn_sl') }, config.toolOrder);
+    const all = (config: TenantConfig) =>
+      buildTurnTools({ config, inbound, staging: new TurnStaging('turn_sl') }, config.toolOrder);
     expect(JSON.stringify(all(many).tools['search_faq'])).toBe(JSON.stringify(all(few).tools['search_faq']));
     // The entries' questions still make the FAQ tool relevant: a word of one keeps it on the list.
     expect(shortlist(many, ['is lesson17 on?']).tools).toContain('search_faq');

@@ -74,7 +74,12 @@ function candidates(config: TenantConfig): { list: Candidate[]; fullTokens: numb
         const faqText = instance.kind === 'search_faq' ? config.faq.map((e) => e.question).join(' ') : '';
         const ownText = `${instance.name.replace(/_/g, ' ')} ${instance.description} ${declaration.guidance ?? ''}`;
         chars += ownText.length;
-        return { name: instance.name, words: significantWords(`${ownText} ${faqText}`), pinned: declaration.pinned === true, resources };
+        return {
+          name: instance.name,
+          words: significantWords(`${ownText} ${faqText}`),
+          pinned: declaration.pinned === true,
+          resources,
+        };
       });
     return { list, fullTokens: Math.ceil(chars / 4) };
   });
@@ -96,7 +101,8 @@ export function shortlist(config: TenantConfig, texts: readonly string[]): Short
   const maxToolTokens = config.shortlist?.maxToolTokens ?? DEFAULT_MAX_TOOL_TOKENS;
   const { list, fullTokens } = candidates(config);
   const all = [...list.map((c) => c.name), REPLY].sort(compareCodeUnits);
-  if (fullTokens <= maxToolTokens) return { fullTokens, maxToolTokens, active: false, tools: all, resources: {}, dropped: [] };
+  if (fullTokens <= maxToolTokens)
+    return { fullTokens, maxToolTokens, active: false, tools: all, resources: {}, dropped: [] };
   const said = significantWords(texts.join(' '));
   const tools: string[] = [REPLY];
   const resources: Record<string, string[]> = {};
@@ -111,8 +117,17 @@ export function shortlist(config: TenantConfig, texts: readonly string[]): Short
     tools.push(c.name);
     if (matched.length > 0 && matched.length < c.resources.length) {
       resources[c.name] = matched;
-      for (const r of c.resources) if (!matched.includes(r.id)) dropped.push(`${r.id} (tool ${c.name}): no word of the message or recent history matches it`);
+      for (const r of c.resources)
+        if (!matched.includes(r.id))
+          dropped.push(`${r.id} (tool ${c.name}): no word of the message or recent history matches it`);
     }
   }
-  return { fullTokens, maxToolTokens, active: true, tools: tools.sort(compareCodeUnits), resources, dropped: dropped.sort(compareCodeUnits) };
+  return {
+    fullTokens,
+    maxToolTokens,
+    active: true,
+    tools: tools.sort(compareCodeUnits),
+    resources,
+    dropped: dropped.sort(compareCodeUnits),
+  };
 }

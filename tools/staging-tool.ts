@@ -15,7 +15,13 @@ import type { ToolContext, WritePolicy } from './tool-context.js';
  * action waits for the strongest gate any tool puts on that resource (core/tenant/resource-gates).
  * Nothing here performs anything: the action waits in the turn's staging area for the guardrails.
  */
-export function stagingTool(instance: ToolInstance, kind: ActionKindDefinition, ctx: ToolContext, policy: WritePolicy, shortlisted?: readonly string[]): Tool {
+export function stagingTool(
+  instance: ToolInstance,
+  kind: ActionKindDefinition,
+  ctx: ToolContext,
+  policy: WritePolicy,
+  shortlisted?: readonly string[],
+): Tool {
   const spec = kind.tool;
   if (!spec) throw new Error(`action kind ${kind.name} offers no staging tool`);
   // What the model sees depends only on the config: built once per config, not per turn.
@@ -24,7 +30,11 @@ export function stagingTool(instance: ToolInstance, kind: ActionKindDefinition, 
   const { view, description, inputSchema } = perConfig(ctx.config, key, () => {
     const scope = new Set(toolScope(ctx.config, instance.name).filter((r) => !shortlisted || shortlisted.includes(r)));
     const narrowed = spec.narrow(ctx.config, (resource) => scope.has(resource));
-    return { view: narrowed, description: `${instance.description} ${spec.describe(narrowed)}`, inputSchema: wrappedSchema(spec.input(narrowed)) };
+    return {
+      view: narrowed,
+      description: `${instance.description} ${spec.describe(narrowed)}`,
+      inputSchema: wrappedSchema(spec.input(narrowed)),
+    };
   });
   return tool({
     description,

@@ -18,7 +18,9 @@ export class TurnStaging {
 
   /** Stages an action; the same kind with the same arguments twice in a turn stages it once. */
   stage(action: Omit<StagedAction, 'id'>): StagedAction {
-    const same = this.actions.find((a) => a.kind === action.kind && canonicalJson(a.args) === canonicalJson(action.args));
+    const same = this.actions.find(
+      (a) => a.kind === action.kind && canonicalJson(a.args) === canonicalJson(action.args),
+    );
     if (same) return same;
     const staged = { ...action, id: this.nextActionId() };
     this.actions.push(staged);

@@ -83,21 +83,31 @@ export interface ErasedStagingTool {
   describe(config: ActionConfigView): string;
   input(config: ActionConfigView): z.ZodType;
   /** Arguments ready to stage, with their summary, or the refusal the model reads. */
-  resolve(input: unknown, config: ActionConfigView): { ok: true; args: Record<string, unknown>; summary: string } | { ok: false; refusal: string };
+  resolve(
+    input: unknown,
+    config: ActionConfigView,
+  ): { ok: true; args: Record<string, unknown>; summary: string } | { ok: false; refusal: string };
 }
 
 function refuse(message: string): ApiResult {
   return { ok: false, kind: 'permanent', status: 0, message };
 }
 
-export function defineActionKind<Args extends Record<string, unknown>, Input = never>(spec: ActionKindSpec<Args, Input>): ActionKindDefinition {
+export function defineActionKind<Args extends Record<string, unknown>, Input = never>(
+  spec: ActionKindSpec<Args, Input>,
+): ActionKindDefinition {
   const parseArgs = (args: unknown): Checked<Args> => {
     const parsed = spec.args.safeParse(args);
-    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: `invalid ${spec.name} arguments: ${z.prettifyError(parsed.error)}` };
+    return parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, problem: `invalid ${spec.name} arguments: ${z.prettifyError(parsed.error)}` };
   };
   const tool = spec.tool;
   // A ManyChat performer and the channels it declares go together, so neither can be forgotten.
-  if (Boolean(spec.perform.manychat) !== spec.manyChatChannels.length > 0) throw new Error(`action kind ${spec.name}: manyChatChannels must list the ManyChat channels exactly when it has a ManyChat performer`);
+  if (Boolean(spec.perform.manychat) !== spec.manyChatChannels.length > 0)
+    throw new Error(
+      `action kind ${spec.name}: manyChatChannels must list the ManyChat channels exactly when it has a ManyChat performer`,
+    );
   return {
     name: spec.name,
     idempotent: spec.idempotent,
@@ -121,15 +131,19 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
       const parsed = parseArgs(args);
       if (!parsed.ok) return refuse(parsed.problem);
       if (spec.perform.anyChannel) return spec.perform.anyChannel(apis, contactId, parsed.value);
-      if (channel === 'manychat' && spec.perform.manychat && apis.manychat) return spec.perform.manychat(apis.manychat, contactId, parsed.value);
-      if (channel === 'messenger' && spec.perform.messenger && apis.messenger) return spec.perform.messenger(apis.messenger, contactId, parsed.value);
+      if (channel === 'manychat' && spec.perform.manychat && apis.manychat)
+        return spec.perform.manychat(apis.manychat, contactId, parsed.value);
+      if (channel === 'messenger' && spec.perform.messenger && apis.messenger)
+        return spec.perform.messenger(apis.messenger, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);
     },
     manyChatChannels: spec.manyChatChannels,
     performsOn: (channel, surface) =>
       spec.perform.anyChannel !== undefined ||
       (channel === 'messenger' && spec.perform.messenger !== undefined) ||
-      (channel === 'manychat' && spec.perform.manychat !== undefined && spec.manyChatChannels.includes(surface ?? 'facebook')),
+      (channel === 'manychat' &&
+        spec.perform.manychat !== undefined &&
+        spec.manyChatChannels.includes(surface ?? 'facebook')),
     tool: tool
       ? {
           resources: (config) => tool.resources(config),

@@ -28,7 +28,12 @@ export interface ManyChatApi {
    * `target.channel`: the contact's ManyChat channel (the v2 shape: `content.type`, where buttons
    * go); `target.lastInboundAt`: the contact's last message there (the channel's messaging window).
    */
-  sendContent(subscriberId: string, content: { text: string; quickReplies?: ManyChatCallbackButton[] }, messageTag?: string, target?: { channel?: ManyChatChannel; lastInboundAt?: string }): Promise<ApiResult>;
+  sendContent(
+    subscriberId: string,
+    content: { text: string; quickReplies?: ManyChatCallbackButton[] },
+    messageTag?: string,
+    target?: { channel?: ManyChatChannel; lastInboundAt?: string },
+  ): Promise<ApiResult>;
   addTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
   removeTagByName(subscriberId: string, tagName: string): Promise<ApiResult>;
   setCustomFieldByName(subscriberId: string, fieldName: string, value: unknown): Promise<ApiResult>;
@@ -47,7 +52,11 @@ export interface MessengerQuickReply {
  * the tenant allows, never `HUMAN_AGENT` for automated content; otherwise it refuses (permanent).
  */
 export interface MessengerApi {
-  sendMessage(psid: string, content: { text: string; quickReplies?: MessengerQuickReply[] }, window: { lastInboundAt?: string; messageTag?: string }): Promise<ApiResult>;
+  sendMessage(
+    psid: string,
+    content: { text: string; quickReplies?: MessengerQuickReply[] },
+    window: { lastInboundAt?: string; messageTag?: string },
+  ): Promise<ApiResult>;
   /** `sender_action` (typing_on): no message, nothing that needs the ledger. */
   senderAction(psid: string, action: 'typing_on' | 'typing_off' | 'mark_seen'): Promise<ApiResult>;
   /** Handover Protocol: give the thread to another app (the Page Inbox); `{ success: true }` confirms. */

@@ -19,10 +19,19 @@ describe('action kind registry', () => {
     expect(ACTION_KIND_NAMES.filter((k) => ACTION_KINDS[k].messagesContact)).toEqual(['send_flow', 'send_content']);
   });
   it('an undo names a kind that exists', () => {
-    for (const kind of Object.values(ACTION_KINDS)) if (kind.undoKind) expect(ACTION_KIND_NAMES).toContain(kind.undoKind);
+    for (const kind of Object.values(ACTION_KINDS))
+      if (kind.undoKind) expect(ACTION_KIND_NAMES).toContain(kind.undoKind);
   });
   it('an action cannot be performed on a channel its kind does not serve, nor with arguments its kind refuses', async () => {
-    expect(await ACTION_KINDS.send_flow.perform('messenger', {}, '1', { flowNs: 'ns', flowName: 'x' })).toMatchObject({ ok: false, kind: 'permanent', message: expect.stringContaining('channel "messenger"') });
-    expect(await ACTION_KINDS.send_flow.perform('manychat', {}, '1', { flowNs: '' })).toMatchObject({ ok: false, kind: 'permanent', message: expect.stringContaining('invalid send_flow arguments') });
+    expect(await ACTION_KINDS.send_flow.perform('messenger', {}, '1', { flowNs: 'ns', flowName: 'x' })).toMatchObject({
+      ok: false,
+      kind: 'permanent',
+      message: expect.stringContaining('channel "messenger"'),
+    });
+    expect(await ACTION_KINDS.send_flow.perform('manychat', {}, '1', { flowNs: '' })).toMatchObject({
+      ok: false,
+      kind: 'permanent',
+      message: expect.stringContaining('invalid send_flow arguments'),
+    });
   });
 });

@@ -7,7 +7,8 @@ import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
  * has no endpoint for it, so it is recorded as done with a note and nothing is called; the
  * handoff's visible effect is its tag (an ordinary add_tag action).
  */
-export const LIVE_CHAT_NOTE = 'recorded only: the ManyChat public API has no live-chat assignment endpoint, so nothing was called';
+export const LIVE_CHAT_NOTE =
+  'recorded only: the ManyChat public API has no live-chat assignment endpoint, so nothing was called';
 
 export const liveChat = defineActionKind({
   name: 'live_chat',

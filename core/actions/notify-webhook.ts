@@ -27,6 +27,8 @@ export const notifyWebhook = defineActionKind({
   manyChatChannels: [],
   perform: {
     anyChannel: async (apis, _contactId, args) =>
-      apis.webhook ? apis.webhook.post(args.url, args.body, args.webhookId) : { ok: false, kind: 'permanent', status: 0, message: 'no webhook client for this delivery' },
+      apis.webhook
+        ? apis.webhook.post(args.url, args.body, args.webhookId)
+        : { ok: false, kind: 'permanent', status: 0, message: 'no webhook client for this delivery' },
   },
 });

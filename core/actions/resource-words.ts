@@ -22,7 +22,12 @@ export interface ResourceWordsView {
   flows: readonly { name: string; description: string; keywords: readonly string[] }[];
   contents: readonly { name: string; description: string; keywords: readonly string[] }[];
   tags: readonly { name: string; description: string }[];
-  fields: readonly { name: string; description: string; label?: string | undefined; choices?: readonly string[] | undefined }[];
+  fields: readonly {
+    name: string;
+    description: string;
+    label?: string | undefined;
+    choices?: readonly string[] | undefined;
+  }[];
 }
 
 /** The words of one configured resource; null when the config has no such resource. */
@@ -42,7 +47,15 @@ export function resourceWords(config: ResourceWordsView, type: ResourceType, nam
     }
     case 'field': {
       const f = config.fields.find((x) => x.name === name);
-      return f ? { name: f.name, description: f.description, keywords: [], ...(f.label !== undefined ? { label: f.label } : {}), choices: f.choices ?? [] } : null;
+      return f
+        ? {
+            name: f.name,
+            description: f.description,
+            keywords: [],
+            ...(f.label !== undefined ? { label: f.label } : {}),
+            choices: f.choices ?? [],
+          }
+        : null;
     }
   }
 }

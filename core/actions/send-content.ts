@@ -19,7 +19,11 @@ const CallbackButton = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 /** A Messenger quick reply (the channel's button form; src/channels/messenger/quick-replies.ts signs it). */
-const MessengerQuickReply = z.object({ content_type: z.literal('text'), title: z.string().min(1).max(20), payload: z.string().min(1).max(1000) });
+const MessengerQuickReply = z.object({
+  content_type: z.literal('text'),
+  title: z.string().min(1).max(20),
+  payload: z.string().min(1).max(1000),
+});
 
 export const sendContent = defineActionKind({
   name: 'send_content',
@@ -29,7 +33,10 @@ export const sendContent = defineActionKind({
     /** The tenant's prepared message this sends (staged by a tool); absent for the system's own messages. */
     content: z.string().min(1).optional(),
     messageTag: z.string().min(1).optional(),
-    quickReplies: z.array(z.union([CallbackButton, MessengerQuickReply])).max(11).optional(),
+    quickReplies: z
+      .array(z.union([CallbackButton, MessengerQuickReply]))
+      .max(11)
+      .optional(),
     /** When the contact last wrote (Messenger: the message's timestamp; ManyChat: the channel's own last-interaction time): the window is judged from it at delivery. */
     lastInboundAt: z.iso.datetime().optional(),
     /** ManyChat: the contact's channel, so the content has its shape (`content.type`, buttons) and its window. Absent: Facebook. */
@@ -55,22 +62,45 @@ export const sendContent = defineActionKind({
   perform: {
     manychat: (api, contactId, args) => {
       const buttons = args.quickReplies?.filter((q) => 'type' in q);
-      const target = { ...(args.surface ? { channel: args.surface } : {}), ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}) };
-      return api.sendContent(contactId, { text: args.text, ...(buttons?.length ? { quickReplies: buttons } : {}) }, args.messageTag, target);
+      const target = {
+        ...(args.surface ? { channel: args.surface } : {}),
+        ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}),
+      };
+      return api.sendContent(
+        contactId,
+        { text: args.text, ...(buttons?.length ? { quickReplies: buttons } : {}) },
+        args.messageTag,
+        target,
+      );
     },
     messenger: (api, contactId, args) => {
       const quickReplies = args.quickReplies?.filter((q) => 'content_type' in q);
-      return api.sendMessage(contactId, { text: args.text, ...(quickReplies?.length ? { quickReplies } : {}) }, { ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}), ...(args.messageTag ? { messageTag: args.messageTag } : {}) });
+      return api.sendMessage(
+        contactId,
+        { text: args.text, ...(quickReplies?.length ? { quickReplies } : {}) },
+        {
+          ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}),
+          ...(args.messageTag ? { messageTag: args.messageTag } : {}),
+        },
+      );
     },
   },
   tool: {
     resources: (config) => config.contents.map((c) => `content:${c.name}`),
     narrow: (config, keep) => ({ ...config, contents: config.contents.filter((c) => keep(`content:${c.name}`)) }),
-    describe: (config) => `Prepared messages: ${config.contents.map((c) => `${c.name} (${c.description})`).join('; ') || 'none configured'}.`,
-    input: (config) => z.object({ content: z.string().describe(`One of: ${config.contents.map((c) => c.name).join(', ') || '(none)'}`) }),
+    describe: (config) =>
+      `Prepared messages: ${config.contents.map((c) => `${c.name} (${c.description})`).join('; ') || 'none configured'}.`,
+    input: (config) =>
+      z.object({
+        content: z.string().describe(`One of: ${config.contents.map((c) => c.name).join(', ') || '(none)'}`),
+      }),
     resolve({ content }, config) {
       const found = config.contents.find((c) => c.name === content);
-      if (!found) return { ok: false, refusal: `Refused: message "${content}" is not configured. Allowed messages: ${config.contents.map((c) => c.name).join(', ') || 'none'}.` };
+      if (!found)
+        return {
+          ok: false,
+          refusal: `Refused: message "${content}" is not configured. Allowed messages: ${config.contents.map((c) => c.name).join(', ') || 'none'}.`,
+        };
       return { ok: true, args: { content: found.name, text: found.text } };
     },
   },
@@ -80,11 +110,20 @@ export const sendContent = defineActionKind({
  * A prepared message must be configured and carry exactly its configured text and nothing a
  * system message has (a tag, buttons): what the contact is sent is what the tenant wrote.
  */
-function preparedProblem(args: { content?: string | undefined; text: string; messageTag?: string | undefined; quickReplies?: readonly unknown[] | undefined }, config: ActionConfigView): string | null {
+function preparedProblem(
+  args: {
+    content?: string | undefined;
+    text: string;
+    messageTag?: string | undefined;
+    quickReplies?: readonly unknown[] | undefined;
+  },
+  config: ActionConfigView,
+): string | null {
   if (args.content === undefined) return null;
   const prepared = config.contents.find((c) => c.name === args.content);
   if (!prepared) return `message "${args.content}" is not configured`;
-  if (prepared.text !== args.text) return `message "${args.content}" was staged with text other than its configured text`;
+  if (prepared.text !== args.text)
+    return `message "${args.content}" was staged with text other than its configured text`;
   if (args.messageTag !== undefined) return `message "${args.content}" was staged with a message tag`;
   if (args.quickReplies !== undefined) return `message "${args.content}" was staged with buttons`;
   return null;
@@ -104,7 +143,9 @@ export function mediaProblem(action: { args: Record<string, unknown> }, mediaHos
     }
     if (parsed.protocol !== 'https:') return `media "${parsed.href.slice(0, 80)}" is not https`;
     const host = parsed.hostname.toLowerCase();
-    const allowed = mediaHosts.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h));
+    const allowed = mediaHosts.some((h) =>
+      h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h,
+    );
     if (!allowed) return `media host "${host}" is not in the tenant's media allow-list`;
   }
   return null;
@@ -112,7 +153,8 @@ export function mediaProblem(action: { args: Record<string, unknown> }, mediaHos
 
 /** URLs under the keys ManyChat content uses for media (`url`, `image_url`, `media`…), at any depth. */
 function mediaUrls(value: unknown, key = ''): string[] {
-  if (typeof value === 'string') return /^(?:url|image_url|video_url|audio_url|file_url|media|media_url|src)$/i.test(key) ? [value] : [];
+  if (typeof value === 'string')
+    return /^(?:url|image_url|video_url|audio_url|file_url|media|media_url|src)$/i.test(key) ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((v) => mediaUrls(v, key));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => mediaUrls(v, k));
   return [];

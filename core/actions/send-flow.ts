@@ -13,7 +13,8 @@ export const sendFlow = defineActionKind({
   check(args, config) {
     const flow = config.flows.find((f) => f.name === args.flowName);
     if (!flow) return `flow "${args.flowName}" is not configured`;
-    if (flow.ns !== args.flowNs) return `flow "${flow.name}" was staged with namespace "${args.flowNs}", not the configured one`;
+    if (flow.ns !== args.flowNs)
+      return `flow "${flow.name}" was staged with namespace "${args.flowNs}", not the configured one`;
     return null;
   },
   summary(args, config) {
@@ -27,11 +28,17 @@ export const sendFlow = defineActionKind({
   tool: {
     resources: (config) => config.flows.map((f) => `flow:${f.name}`),
     narrow: (config, keep) => ({ ...config, flows: config.flows.filter((f) => keep(`flow:${f.name}`)) }),
-    describe: (config) => `Flows: ${config.flows.map((f) => `${f.name} (${f.description})`).join('; ') || 'none configured'}.`,
-    input: (config) => z.object({ flow: z.string().describe(`One of: ${config.flows.map((f) => f.name).join(', ') || '(none)'}`) }),
+    describe: (config) =>
+      `Flows: ${config.flows.map((f) => `${f.name} (${f.description})`).join('; ') || 'none configured'}.`,
+    input: (config) =>
+      z.object({ flow: z.string().describe(`One of: ${config.flows.map((f) => f.name).join(', ') || '(none)'}`) }),
     resolve({ flow }, config) {
       const found = config.flows.find((f) => f.name === flow);
-      if (!found) return { ok: false, refusal: `Refused: flow "${flow}" is not configured. Allowed flows: ${config.flows.map((f) => f.name).join(', ') || 'none'}.` };
+      if (!found)
+        return {
+          ok: false,
+          refusal: `Refused: flow "${flow}" is not configured. Allowed flows: ${config.flows.map((f) => f.name).join(', ') || 'none'}.`,
+        };
       return { ok: true, args: { flowNs: found.ns, flowName: found.name } };
     },
   },

@@ -14,18 +14,41 @@ describe('set_field', () => {
     expect(coerceFieldValue({ name: 'b', type: 'boolean' }, 'yes').ok).toBe(false);
     expect(coerceFieldValue({ name: 'd', type: 'date' }, '2026-02-30').ok).toBe(true);
     expect(coerceFieldValue({ name: 'd', type: 'date' }, '30/01/2026').ok).toBe(false);
-    expect(coerceFieldValue({ name: 'c', type: 'text', choices: ['yoga'] }, 'pilates')).toEqual({ ok: false, why: '"pilates" is not a choice of field "c". Allowed values: yoga' });
+    expect(coerceFieldValue({ name: 'c', type: 'text', choices: ['yoga'] }, 'pilates')).toEqual({
+      ok: false,
+      why: '"pilates" is not a choice of field "c". Allowed values: yoga',
+    });
     expect(coerceFieldValue({ name: 't', type: 'text' }, 'x'.repeat(501)).ok).toBe(false);
   });
-  it('resolves the model\'s choice, or refuses naming the allowed fields or values', () => {
-    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'yoga' }, config)).toEqual({ ok: true, args: { field: 'preferred_class', value: 'yoga' }, summary: 'set preferred class to "yoga"' });
+  it("resolves the model's choice, or refuses naming the allowed fields or values", () => {
+    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'yoga' }, config)).toEqual({
+      ok: true,
+      args: { field: 'preferred_class', value: 'yoga' },
+      summary: 'set preferred class to "yoga"',
+    });
     // The label a person reads, else the name with spaces.
-    expect(setField.summary({ field: 'preferred_class', value: 'yoga' }, { ...config, fields: [{ name: 'preferred_class', type: 'text' }] })).toBe('set preferred class to "yoga"');
-    expect(setField.summary({ field: 'preferred_class', value: 'yoga' }, { ...config, fields: [{ name: 'preferred_class', type: 'text', label: 'Lieblingskurs' }] })).toBe('set Lieblingskurs to "yoga"');
-    expect(setField.tool!.resolve({ field: 'shoe_size', value: 3 }, config)).toMatchObject({ ok: false, refusal: expect.stringContaining('Allowed fields:') });
-    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'boxing' }, config)).toMatchObject({ ok: false, refusal: expect.stringContaining('Allowed values: yoga, pilates, meditation') });
+    expect(
+      setField.summary(
+        { field: 'preferred_class', value: 'yoga' },
+        { ...config, fields: [{ name: 'preferred_class', type: 'text' }] },
+      ),
+    ).toBe('set preferred class to "yoga"');
+    expect(
+      setField.summary(
+        { field: 'preferred_class', value: 'yoga' },
+        { ...config, fields: [{ name: 'preferred_class', type: 'text', label: 'Lieblingskurs' }] },
+      ),
+    ).toBe('set Lieblingskurs to "yoga"');
+    expect(setField.tool!.resolve({ field: 'shoe_size', value: 3 }, config)).toMatchObject({
+      ok: false,
+      refusal: expect.stringContaining('Allowed fields:'),
+    });
+    expect(setField.tool!.resolve({ field: 'preferred_class', value: 'boxing' }, config)).toMatchObject({
+      ok: false,
+      refusal: expect.stringContaining('Allowed values: yoga, pilates, meditation'),
+    });
   });
-  it('checks a staged value is the field\'s typed value', () => {
+  it("checks a staged value is the field's typed value", () => {
     expect(setField.check({ field: 'age', value: 3 }, config)).toBeNull();
     expect(setField.check({ field: 'age', value: '3' }, config)).toContain('not its typed value');
     expect(setField.check({ field: 'nope', value: 1 }, config)).toBe('field "nope" is not configured');

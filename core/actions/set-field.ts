@@ -6,10 +6,14 @@ import { MANYCHAT_CHANNELS } from '../manychat-channels.js';
 type FieldValue = string | number | boolean;
 
 /** Checks a value against the field's type and choices; returns a refusal sentence or the typed value. */
-export function coerceFieldValue(field: FieldView, value: unknown): { ok: true; value: FieldValue } | { ok: false; why: string } {
+export function coerceFieldValue(
+  field: FieldView,
+  value: unknown,
+): { ok: true; value: FieldValue } | { ok: false; why: string } {
   switch (field.type) {
     case 'number': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
       return Number.isFinite(n) ? { ok: true, value: n } : { ok: false, why: `field "${field.name}" takes a number` };
     }
     case 'boolean':
@@ -21,10 +25,14 @@ export function coerceFieldValue(field: FieldView, value: unknown): { ok: true; 
         ? { ok: true, value }
         : { ok: false, why: `field "${field.name}" takes a date YYYY-MM-DD` };
     case 'text': {
-      if (typeof value !== 'string' && typeof value !== 'number') return { ok: false, why: `field "${field.name}" takes text` };
+      if (typeof value !== 'string' && typeof value !== 'number')
+        return { ok: false, why: `field "${field.name}" takes text` };
       const text = String(value);
       if (field.choices && !field.choices.includes(text)) {
-        return { ok: false, why: `"${text}" is not a choice of field "${field.name}". Allowed values: ${field.choices.join(', ')}` };
+        return {
+          ok: false,
+          why: `"${text}" is not a choice of field "${field.name}". Allowed values: ${field.choices.join(', ')}`,
+        };
       }
       if (text.length > 500) return { ok: false, why: `field "${field.name}" takes at most 500 characters` };
       return { ok: true, value: text };
@@ -51,11 +59,13 @@ export const setField = defineActionKind({
     if (!field) return `field "${args.field}" is not configured`;
     const checked = coerceFieldValue(field, args.value);
     if (!checked.ok) return checked.why;
-    if (checked.value !== args.value) return `field "${field.name}" was staged with ${JSON.stringify(args.value)}, which is not its typed value`;
+    if (checked.value !== args.value)
+      return `field "${field.name}" was staged with ${JSON.stringify(args.value)}, which is not its typed value`;
     return null;
   },
   // Read by the contact (a confirmation) and the tenant (an approval card): the field's label, not its key.
-  summary: (args, config) => `set ${fieldLabel(config.fields.find((f) => f.name === args.field) ?? { name: args.field })} to ${JSON.stringify(args.value)}`,
+  summary: (args, config) =>
+    `set ${fieldLabel(config.fields.find((f) => f.name === args.field) ?? { name: args.field })} to ${JSON.stringify(args.value)}`,
   // Setting the field again (to its earlier value) undoes it; the earlier value is not known here.
   undoKind: 'set_field',
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
@@ -72,7 +82,11 @@ export const setField = defineActionKind({
       }),
     resolve({ field, value }, config) {
       const found = config.fields.find((f) => f.name === field);
-      if (!found) return { ok: false, refusal: `Refused: field "${field}" is not configured. Allowed fields: ${config.fields.map((f) => f.name).join(', ') || 'none'}.` };
+      if (!found)
+        return {
+          ok: false,
+          refusal: `Refused: field "${field}" is not configured. Allowed fields: ${config.fields.map((f) => f.name).join(', ') || 'none'}.`,
+        };
       const checked = coerceFieldValue(found, value);
       if (!checked.ok) return { ok: false, refusal: `Refused: ${checked.why}.` };
       return { ok: true, args: { field, value: checked.value } };

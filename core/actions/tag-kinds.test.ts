@@ -7,8 +7,16 @@ const config = testConfig();
 
 describe('add_tag / remove_tag', () => {
   it('resolve a configured tag, or refuse naming the allowed tags', () => {
-    expect(addTag.tool!.resolve({ tag: 'interested' }, config)).toEqual({ ok: true, args: { tag: 'interested' }, summary: 'add tag "interested"' });
-    expect(removeTag.tool!.resolve({ tag: 'interested' }, config)).toEqual({ ok: true, args: { tag: 'interested' }, summary: 'remove tag "interested"' });
+    expect(addTag.tool!.resolve({ tag: 'interested' }, config)).toEqual({
+      ok: true,
+      args: { tag: 'interested' },
+      summary: 'add tag "interested"',
+    });
+    expect(removeTag.tool!.resolve({ tag: 'interested' }, config)).toEqual({
+      ok: true,
+      args: { tag: 'interested' },
+      summary: 'remove tag "interested"',
+    });
     const refused = addTag.tool!.resolve({ tag: 'gold' }, config);
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.refusal).toContain(`Allowed tags: ${config.tags.map((t) => t.name).join(', ')}`);

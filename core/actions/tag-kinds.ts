@@ -15,10 +15,15 @@ const tagTool: StagingToolSpec<{ tag: string }, TagArgs> = {
   resources: (config) => config.tags.map((t) => `tag:${t.name}`),
   narrow: (config, keep) => ({ ...config, tags: config.tags.filter((t) => keep(`tag:${t.name}`)) }),
   describe: (config) => `Tags: ${config.tags.map((t) => t.name).join(', ') || 'none configured'}.`,
-  input: (config) => z.object({ tag: z.string().describe(`One of: ${config.tags.map((t) => t.name).join(', ') || '(none)'}`) }),
+  input: (config) =>
+    z.object({ tag: z.string().describe(`One of: ${config.tags.map((t) => t.name).join(', ') || '(none)'}`) }),
   resolve({ tag }, config) {
     const allowed = config.tags.map((t) => t.name);
-    if (!allowed.includes(tag)) return { ok: false, refusal: `Refused: tag "${tag}" is not configured. Allowed tags: ${allowed.join(', ') || 'none'}.` };
+    if (!allowed.includes(tag))
+      return {
+        ok: false,
+        refusal: `Refused: tag "${tag}" is not configured. Allowed tags: ${allowed.join(', ') || 'none'}.`,
+      };
     return { ok: true, args: { tag } };
   },
 };

@@ -13,7 +13,9 @@ export async function secretsEqual(a: string, b: string): Promise<boolean> {
 
 /** Equal-length byte arrays compared without an early exit. */
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean;
+  };
   if (a.length !== b.length) return false;
   if (typeof subtle.timingSafeEqual === 'function') return subtle.timingSafeEqual(a, b);
   // Outside workerd (Node tools) fall back to an XOR fold, which has no data-dependent branch.

@@ -14,6 +14,12 @@ export async function sha1Hex(text: string): Promise<string> {
 
 /** HMAC-SHA-256 of `text` under `key`, hex. */
 export async function hmacSha256Hex(key: string, text: string): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const k = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(key),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   return hex(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(text)));
 }

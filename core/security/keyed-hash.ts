@@ -19,7 +19,12 @@ export interface HashedSecret {
  * Whether `provided` is the secret (or, within its window, the previous one), in constant time.
  * Without a stored hash the same work is done and the answer is no.
  */
-export async function verifyHashedSecret(provided: string, stored: HashedSecret | undefined | null, hashKey: string, now = new Date()): Promise<boolean> {
+export async function verifyHashedSecret(
+  provided: string,
+  stored: HashedSecret | undefined | null,
+  hashKey: string,
+  now = new Date(),
+): Promise<boolean> {
   const hmac = await keyedHash(provided, hashKey);
   const current = await secretsEqual(hmac, stored?.hmac ?? '0'.repeat(64));
   const previousLive = stored?.previous && Date.parse(stored.previous.validUntil) > now.getTime();

@@ -10,7 +10,11 @@ import { z } from 'zod';
  * The ring comes from one Worker secret: `SECRETS_ENCRYPTION_KEYS="k2:<base64 32 bytes>,k1:<…>"`,
  * the first entry the current key.
  */
-export const SealedSecretSchema = z.object({ kid: z.string().min(1).max(32), iv: z.string().min(1), ct: z.string().min(1) });
+export const SealedSecretSchema = z.object({
+  kid: z.string().min(1).max(32),
+  iv: z.string().min(1),
+  ct: z.string().min(1),
+});
 export type SealedSecret = z.infer<typeof SealedSecretSchema>;
 
 export class SecretKeyError extends Error {
@@ -22,7 +26,11 @@ export interface KeyRing {
   keys: Map<string, CryptoKey>;
 }
 
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+const b64 = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 function unb64(text: string): Uint8Array {
   const s = text.replaceAll('-', '+').replaceAll('_', '/');
   return Uint8Array.from(atob(s + '='.repeat((4 - (s.length % 4)) % 4)), (c) => c.charCodeAt(0));
@@ -30,7 +38,10 @@ function unb64(text: string): Uint8Array {
 
 /** Parses the ring from its Worker secret; a malformed one is refused with what is wrong (never the key). */
 export async function parseKeyRing(spec: string): Promise<KeyRing> {
-  const entries = spec.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (!entries.length) throw new SecretKeyError('SECRETS_ENCRYPTION_KEYS is empty');
   const keys = new Map<string, CryptoKey>();
   for (const entry of entries) {
@@ -47,17 +58,24 @@ export async function parseKeyRing(spec: string): Promise<KeyRing> {
 export async function sealSecret(plaintext: string, ring: KeyRing): Promise<SealedSecret> {
   const key = ring.keys.get(ring.currentKid)!;
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(plaintext)));
+  const ct = new Uint8Array(
+    await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(plaintext)),
+  );
   return { kid: ring.currentKid, iv: b64(iv), ct: b64(ct) };
 }
 
 export async function openSecret(sealed: SealedSecret, ring: KeyRing): Promise<string> {
   const key = ring.keys.get(sealed.kid);
-  if (!key) throw new SecretKeyError(`a secret is sealed with key "${sealed.kid}", which SECRETS_ENCRYPTION_KEYS does not hold`);
+  if (!key)
+    throw new SecretKeyError(
+      `a secret is sealed with key "${sealed.kid}", which SECRETS_ENCRYPTION_KEYS does not hold`,
+    );
   try {
     const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: unb64(sealed.iv) }, key, unb64(sealed.ct));
     return new TextDecoder().decode(plain);
   } catch {
-    throw new SecretKeyError(`a secret sealed with key "${sealed.kid}" does not open: wrong key material, or the ciphertext was altered`);
+    throw new SecretKeyError(
+      `a secret sealed with key "${sealed.kid}" does not open: wrong key material, or the ciphertext was altered`,
+    );
   }
 }

@@ -37,7 +37,10 @@ function encodePart(value: string): string {
 export const ContactIdSchema = z
   .string()
   .min(1)
-  .refine((v) => v.isWellFormed() && encodeURIComponent(v).length <= MAX_ENCODED_CONTACT_ID, `a contact id of at most ${MAX_ENCODED_CONTACT_ID} characters once URL-escaped`);
+  .refine(
+    (v) => v.isWellFormed() && encodeURIComponent(v).length <= MAX_ENCODED_CONTACT_ID,
+    `a contact id of at most ${MAX_ENCODED_CONTACT_ID} characters once URL-escaped`,
+  );
 
 /**
  * A delivery key that only a message's content identifies (ManyChat with no `message_key` and no
@@ -117,7 +120,8 @@ export function tenantKeys(tenantId: string) {
     /** Its status, the only part that changes (pending → approved | rejected | expired | …). */
     pinnedStatus: (id: string) => `${t}:pinned:${assertSafeId('pinned id', id)}:status`,
     /** The contact's one pending row for a call (`callDigest`): a repeat of the call reuses it. */
-    pendingCall: (contactId: string, digest: string) => `${t}:pending-call:${encodePart(contactId)}:${digestPart('call digest', digest)}`,
+    pendingCall: (contactId: string, digest: string) =>
+      `${t}:pending-call:${encodePart(contactId)}:${digestPart('call digest', digest)}`,
     /** The tenant's approval queue, scored by expiry (ms). */
     approvalQueue: `${t}:approvals`,
     deadLetters: `${t}:dead-letters`,

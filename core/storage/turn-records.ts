@@ -22,7 +22,11 @@ export function parseTurnRecord(raw: unknown): TurnRecord | null {
 }
 
 /** The records of these turns (one round trip), in order; missing, unreadable and foreign ones left out. */
-export async function loadTurnRecords(session: RedisSession, tenantId: string, ids: readonly string[]): Promise<TurnRecord[]> {
+export async function loadTurnRecords(
+  session: RedisSession,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<TurnRecord[]> {
   if (!ids.length) return [];
   const keys = tenantKeys(tenantId);
   const raw = await session.pipeline((p) => {
@@ -32,7 +36,12 @@ export async function loadTurnRecords(session: RedisSession, tenantId: string, i
 }
 
 /** The newest `limit` turn ids of the tenant's log (newest first), and how many it holds. */
-export async function newestTurnIds(session: RedisSession, tenantId: string, limit: number, offset = 0): Promise<{ ids: string[]; total: number }> {
+export async function newestTurnIds(
+  session: RedisSession,
+  tenantId: string,
+  limit: number,
+  offset = 0,
+): Promise<{ ids: string[]; total: number }> {
   const key = tenantKeys(tenantId).turnLog;
   const [ids, total] = await session.pipeline((p) => {
     p.zrange(key, offset, offset + limit - 1, { rev: true });
@@ -45,10 +54,16 @@ export async function newestTurnIds(session: RedisSession, tenantId: string, lim
  * One page of turn ids, newest first, from a contact's index (or the tenant's log when no contact
  * is named), by start time: `until` exclusive, `since` inclusive (ms).
  */
-export async function turnIdsByTime(session: RedisSession, tenantId: string, range: { contactId?: string; sinceMs?: number; untilMs?: number; offset: number; count: number }): Promise<string[]> {
+export async function turnIdsByTime(
+  session: RedisSession,
+  tenantId: string,
+  range: { contactId?: string; sinceMs?: number; untilMs?: number; offset: number; count: number },
+): Promise<string[]> {
   const keys = tenantKeys(tenantId);
   const index = range.contactId ? keys.contactTurns(range.contactId) : keys.turnLog;
   const newest = range.untilMs !== undefined ? (`(${range.untilMs}` as const) : ('+inf' as const);
   const oldest = range.sinceMs ?? ('-inf' as const);
-  return (await session.one((r) => r.zrange(index, newest, oldest, { byScore: true, rev: true, offset: range.offset, count: range.count }))) as string[];
+  return (await session.one((r) =>
+    r.zrange(index, newest, oldest, { byScore: true, rev: true, offset: range.offset, count: range.count }),
+  )) as string[];
 }

@@ -17,7 +17,7 @@ describe('guardrail settings', () => {
     expect(g.messagingWindow.allowedMessageTags).toEqual([]);
   });
 
-  it('refuses settings that would let a contact exceed ManyChat\'s 100 sendFlow an hour', () => {
+  it("refuses settings that would let a contact exceed ManyChat's 100 sendFlow an hour", () => {
     const r = GuardrailSettingsSchema.safeParse({ rateLimit: { contactPerHour: 60 }, actions: { maxFlowsPerTurn: 2 } });
     expect(r.success).toBe(false);
     expect(r.error?.issues[0]?.path).toEqual(['rateLimit', 'contactPerHour']);
@@ -25,16 +25,34 @@ describe('guardrail settings', () => {
   });
 
   it('refuses PII patterns the linear-time engine cannot run, at save', () => {
-    const bad = parseTenantConfig({ ...demoTenantConfig('t2'), guardrails: { content: { piiPatterns: [{ name: 'x', pattern: '(a)\\1' }] } } });
+    const bad = parseTenantConfig({
+      ...demoTenantConfig('t2'),
+      guardrails: { content: { piiPatterns: [{ name: 'x', pattern: '(a)\\1' }] } },
+    });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.problems.join(' ')).toContain('guardrails.content.piiPatterns.0.pattern');
-    expect(parseTenantConfig({ ...demoTenantConfig('t3'), guardrails: { content: { piiPatterns: [{ name: 'x', pattern: '([a-z' }] } } }).ok).toBe(false);
+    expect(
+      parseTenantConfig({
+        ...demoTenantConfig('t3'),
+        guardrails: { content: { piiPatterns: [{ name: 'x', pattern: '([a-z' }] } },
+      }).ok,
+    ).toBe(false);
   });
 
   it('refuses at save a pattern whose compiled program is too large, naming the pattern (short source, huge program)', () => {
     const heavy = '.{0,1000}.{0,1000}.{0,1000}x';
     expect(heavy.length).toBeLessThan(200);
-    const bad = parseTenantConfig({ ...demoTenantConfig('t4'), guardrails: { content: { piiPatterns: [{ name: 'email', pattern: String.raw`[\w.+-]+@[\w-]+\.[\w.]+` }, { name: 'slow-one', pattern: heavy }] } } });
+    const bad = parseTenantConfig({
+      ...demoTenantConfig('t4'),
+      guardrails: {
+        content: {
+          piiPatterns: [
+            { name: 'email', pattern: String.raw`[\w.+-]+@[\w-]+\.[\w.]+` },
+            { name: 'slow-one', pattern: heavy },
+          ],
+        },
+      },
+    });
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.problems.join(' ')).toContain('guardrails.content.piiPatterns.1.pattern');
@@ -51,13 +69,29 @@ describe('guardrail settings', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.problems.join(' ')).toMatch(/together, more than 400; the largest are "p\d+"/);
     // Realistic patterns fit, and two tenants' configs are judged each on their own.
-    const realistic = [String.raw`\b\d{3}-\d{2}-\d{4}\b`, String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b`, String.raw`(\d{4}[ -]?){3}\d{4}`, String.raw`[\w.+-]+@[\w-]+\.[\w.]+`, String.raw`passport\s*(?:no|number)?:?\s*[A-Z0-9]{6,9}`, String.raw`\+?\d[\d ().-]{7,16}\d`];
-    expect(parseTenantConfig({ ...demoTenantConfig('t6'), guardrails: { content: { piiPatterns: realistic.map((pattern, i) => ({ name: `r${i}`, pattern })) } } }).ok).toBe(true);
+    const realistic = [
+      String.raw`\b\d{3}-\d{2}-\d{4}\b`,
+      String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b`,
+      String.raw`(\d{4}[ -]?){3}\d{4}`,
+      String.raw`[\w.+-]+@[\w-]+\.[\w.]+`,
+      String.raw`passport\s*(?:no|number)?:?\s*[A-Z0-9]{6,9}`,
+      String.raw`\+?\d[\d ().-]{7,16}\d`,
+    ];
+    expect(
+      parseTenantConfig({
+        ...demoTenantConfig('t6'),
+        guardrails: { content: { piiPatterns: realistic.map((pattern, i) => ({ name: `r${i}`, pattern })) } },
+      }).ok,
+    ).toBe(true);
   });
 
   it('refuses an unknown message tag and a malformed media host', () => {
-    expect(GuardrailSettingsSchema.safeParse({ messagingWindow: { allowedMessageTags: ['PROMO'] } }).success).toBe(false);
-    expect(GuardrailSettingsSchema.safeParse({ actions: { mediaHosts: ['https://cdn.example.com/'] } }).success).toBe(false);
+    expect(GuardrailSettingsSchema.safeParse({ messagingWindow: { allowedMessageTags: ['PROMO'] } }).success).toBe(
+      false,
+    );
+    expect(GuardrailSettingsSchema.safeParse({ actions: { mediaHosts: ['https://cdn.example.com/'] } }).success).toBe(
+      false,
+    );
     expect(GuardrailSettingsSchema.safeParse({ actions: { mediaHosts: ['*.cdn.example.com'] } }).success).toBe(true);
   });
 });

@@ -10,7 +10,12 @@ import { regexProblem } from './tenant-pattern.js';
 export const MANYCHAT_SENDFLOW_PER_CONTACT_HOUR = 100;
 
 /** Meta's message tags: the only way to send outside the 24-hour window. */
-export const MessageTagSchema = z.enum(['ACCOUNT_UPDATE', 'POST_PURCHASE_UPDATE', 'CONFIRMED_EVENT_UPDATE', 'HUMAN_AGENT']);
+export const MessageTagSchema = z.enum([
+  'ACCOUNT_UPDATE',
+  'POST_PURCHASE_UPDATE',
+  'CONFIRMED_EVENT_UPDATE',
+  'HUMAN_AGENT',
+]);
 export type MessageTag = z.infer<typeof MessageTagSchema>;
 
 export const PiiPatternSchema = z
@@ -32,7 +37,10 @@ const hostname = z
   .string()
   .min(1)
   .max(253)
-  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case host name, optionally starting with "*."');
+  .regex(
+    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/,
+    'a lower-case host name, optionally starting with "*."',
+  );
 
 export const ContentSettingsSchema = z.object({
   /** Phrases a reply must never contain (whole words, case- and spacing-insensitive). */
@@ -71,7 +79,12 @@ export const MessagingWindowSettingsSchema = z.object({
   /** Time allowed between the turn and the outbox performing an ungated send. */
   deliveryMarginMinutes: z.number().int().min(0).max(240).default(15),
   /** Time a send may wait for a contact's confirmation or a tenant's approval. */
-  gatedMarginMinutes: z.number().int().min(0).max(24 * 60).default(60),
+  gatedMarginMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60)
+    .default(60),
 });
 
 export const InjectionSettingsSchema = z.object({
@@ -88,7 +101,11 @@ export const RateLimitSettingsSchema = z.object({
   contactPerHour: z.number().int().min(1).max(10_000).default(45),
   tenantPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   /** What a rate-limited contact is told (no model call is made). */
-  reply: z.string().min(1).max(640).default("You're sending messages faster than I can answer. Please wait a minute and write again."),
+  reply: z
+    .string()
+    .min(1)
+    .max(640)
+    .default("You're sending messages faster than I can answer. Please wait a minute and write again."),
 });
 
 export const GuardrailSettingsSchema = z

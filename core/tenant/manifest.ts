@@ -24,7 +24,10 @@ export const ToolDeclarationSchema = z.strictObject({
    * Absent: every configured resource of its kind. A gate binds to these resources: a resource a
    * gated tool acts on is gated as strongly whichever tool stages it.
    */
-  resources: z.array(z.string().regex(/^[a-z]+:.+$/, 'a resource is "<type>:<name>", e.g. "flow:brochure"')).min(1).optional(),
+  resources: z
+    .array(z.string().regex(/^[a-z]+:.+$/, 'a resource is "<type>:<name>", e.g. "flow:brochure"'))
+    .min(1)
+    .optional(),
 });
 export type ToolDeclaration = z.infer<typeof ToolDeclarationSchema>;
 
@@ -38,11 +41,17 @@ export function checkManifest(manifest: Manifest): string[] {
   const problems: string[] = [];
   for (const [name, d] of Object.entries(manifest)) {
     const at = `tool "${name}"`;
-    if (d.confirm && d.effect !== 'write') problems.push(`${at}: confirm is only for write tools (effect is ${d.effect})`);
-    if (d.approval && d.effect !== 'write') problems.push(`${at}: approval: pinned is only for write tools (destructive tools always need approval; read tools never do)`);
+    if (d.confirm && d.effect !== 'write')
+      problems.push(`${at}: confirm is only for write tools (effect is ${d.effect})`);
+    if (d.approval && d.effect !== 'write')
+      problems.push(
+        `${at}: approval: pinned is only for write tools (destructive tools always need approval; read tools never do)`,
+      );
     if (d.approval && d.confirm) problems.push(`${at}: approval: pinned excludes confirm`);
-    if (d.answers_directly && d.effect === 'destructive') problems.push(`${at}: answers_directly is not allowed on a destructive tool`);
-    if (d.answers_directly && d.effect === 'write' && effectiveConfirm(d) !== 'never') problems.push(`${at}: answers_directly on a write tool needs confirm: never`);
+    if (d.answers_directly && d.effect === 'destructive')
+      problems.push(`${at}: answers_directly is not allowed on a destructive tool`);
+    if (d.answers_directly && d.effect === 'write' && effectiveConfirm(d) !== 'never')
+      problems.push(`${at}: answers_directly on a write tool needs confirm: never`);
     if (d.resources && d.effect === 'read') problems.push(`${at}: resources is only for write and destructive tools`);
     if (d.undo !== undefined) {
       if (d.effect !== 'destructive') problems.push(`${at}: undo is only for destructive tools`);

@@ -6,7 +6,14 @@ import type { z } from 'zod';
  * small: expected string to have >=1 characters") name the validator, not the thing; a custom
  * message the schema sets (a name's allowed letters) is kept and only given its subject.
  */
-const LIST_NOUNS: Record<string, string> = { flows: 'flow', contents: 'prepared message', tags: 'tag', fields: 'custom field', faq: 'FAQ entry', tools: 'tool' };
+const LIST_NOUNS: Record<string, string> = {
+  flows: 'flow',
+  contents: 'prepared message',
+  tags: 'tag',
+  fields: 'custom field',
+  faq: 'FAQ entry',
+  tools: 'tool',
+};
 
 const FIELD_WORDS: Record<string, string> = {
   name: 'name',
@@ -63,7 +70,10 @@ type Issue = z.core.$ZodIssue;
 function required(path: readonly PropertyKey[]): string {
   const s = subjectOf(path);
   if (s.row) {
-    const field = s.row.field === 'ManyChat flow id' ? 'its ManyChat flow id' : `${/^[aeiou]/.test(s.row.field) ? 'an' : 'a'} ${s.row.field}`;
+    const field =
+      s.row.field === 'ManyChat flow id'
+        ? 'its ManyChat flow id'
+        : `${/^[aeiou]/.test(s.row.field) ? 'an' : 'a'} ${s.row.field}`;
     return `${article(s.row.noun)} ${s.row.noun} needs ${field}`;
   }
   return `${capital(s.thing)} is required`;
@@ -89,14 +99,23 @@ export function plainIssue(issue: Issue): string {
       const input = (issue as { input?: unknown }).input;
       if (input === undefined) return required(path);
       const expected = String(issue.expected);
-      const words: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'yes or no', array: 'a list', object: 'a group of settings' };
+      const words: Record<string, string> = {
+        number: 'a number',
+        int: 'a whole number',
+        string: 'text',
+        boolean: 'yes or no',
+        array: 'a list',
+        object: 'a group of settings',
+      };
       return `${thing} must be ${words[expected] ?? expected}`;
     }
     case 'invalid_value':
       return `${thing} must be one of: ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       // The schema's own sentence (a name's letters, a resource's form); zod's default names the format.
-      return /^Invalid /.test(issue.message) ? `${thing} is not a valid ${issue.format === 'url' ? 'URL' : issue.format}` : `${thing}: ${issue.message}`;
+      return /^Invalid /.test(issue.message)
+        ? `${thing} is not a valid ${issue.format === 'url' ? 'URL' : issue.format}`
+        : `${thing}: ${issue.message}`;
     case 'unrecognized_keys':
       return `${thing} has unknown setting${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
     default:

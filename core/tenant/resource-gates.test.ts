@@ -6,7 +6,10 @@ import type { TenantConfig } from './tenant-config.js';
 const FLOWS = ['flow:brochure', 'flow:studio_tour', 'flow:timetable'];
 
 /** The guardrail tenant with a second send_flow tool, `send_tour`, declared as the test needs. */
-function withTourTool(tour: TenantConfig['manifest'][string], media: TenantConfig['manifest'][string] = { effect: 'write', confirm: 'never' }): TenantConfig {
+function withTourTool(
+  tour: TenantConfig['manifest'][string],
+  media: TenantConfig['manifest'][string] = { effect: 'write', confirm: 'never' },
+): TenantConfig {
   const base = testConfig();
   return {
     ...base,
@@ -39,8 +42,12 @@ describe('toolScope: what a write tool may act on', () => {
   });
   it('nothing for a staging tool declared read, or a read kind declared write (and no throw)', () => {
     const base = testConfig();
-    expect(toolScope({ ...base, manifest: { ...base.manifest, tag_contact: { effect: 'read' } } }, 'tag_contact')).toEqual([]);
-    expect(toolScope({ ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' } } }, 'search_faq')).toEqual([]);
+    expect(
+      toolScope({ ...base, manifest: { ...base.manifest, tag_contact: { effect: 'read' } } }, 'tag_contact'),
+    ).toEqual([]);
+    expect(
+      toolScope({ ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' } } }, 'search_faq'),
+    ).toEqual([]);
   });
   it('nothing for a read tool, an unconfigured tool or a tool with no declaration', () => {
     const config = testConfig();
@@ -58,7 +65,10 @@ describe('effectiveGate: a gate binds to the resource, whichever tool stages it'
     expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('none');
   });
   it('the strongest of several gates wins, and a weaker tool never lowers a stronger one', () => {
-    const config = withTourTool({ effect: 'write', approval: 'pinned', resources: ['flow:studio_tour'] }, { effect: 'write', confirm: 'once' });
+    const config = withTourTool(
+      { effect: 'write', approval: 'pinned', resources: ['flow:studio_tour'] },
+      { effect: 'write', confirm: 'once' },
+    );
     expect(effectiveGate(config, 'send_media', 'flow:studio_tour')).toBe('approval');
     expect(effectiveGate(config, 'send_tour', 'flow:studio_tour')).toBe('approval');
     expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('confirm');
@@ -66,18 +76,27 @@ describe('effectiveGate: a gate binds to the resource, whichever tool stages it'
   it('a second config name for the same ManyChat flow (same ns) is the same resource: its gate holds through the other name', () => {
     const base = withTourTool({ effect: 'write', approval: 'pinned', resources: ['flow:studio_tour'] });
     const tour = base.flows.find((f) => f.name === 'studio_tour')!;
-    const config: TenantConfig = { ...base, flows: [...base.flows, { ...tour, name: 'tour_copy', description: 'the same flow under another name' }] };
+    const config: TenantConfig = {
+      ...base,
+      flows: [...base.flows, { ...tour, name: 'tour_copy', description: 'the same flow under another name' }],
+    };
     expect(effectiveGate(config, 'send_media', 'flow:tour_copy')).toBe('approval');
     expect(effectiveGate(config, 'send_media', 'flow:brochure')).toBe('none');
   });
 
   it('another kind does not gate (approving a removal does not gate adding the tag)', () => {
-    const config = testConfig({ manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } } });
+    const config = testConfig({
+      manifest: { ...testConfig().manifest, untag_contact: { effect: 'destructive', undo: 'tag_contact' } },
+    });
     expect(effectiveGate(config, 'untag_contact', 'tag:vip')).toBe('approval');
     expect(effectiveGate(config, 'tag_contact', 'tag:vip')).toBe('none');
   });
   it('a tool that acts on several resources gates each of them; one of the same kind with no declaration gates nothing (and no throw)', () => {
-    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour', 'flow:timetable'] });
+    const config = withTourTool({
+      effect: 'write',
+      confirm: 'once',
+      resources: ['flow:studio_tour', 'flow:timetable'],
+    });
     expect(effectiveGate(config, 'send_media', 'flow:timetable')).toBe('confirm');
     expect(effectiveGate(config, 'send_media', 'flow:studio_tour')).toBe('confirm');
     const { send_tour: _declared, ...manifest } = config.manifest;
@@ -88,18 +107,28 @@ describe('effectiveGate: a gate binds to the resource, whichever tool stages it'
     const base = withTourTool({ effect: 'read' });
     expect(effectiveGate(base, 'send_media', 'flow:studio_tour')).toBe('none');
   });
-  it('without a resource or a configured tool, the tool\'s own gate', () => {
+  it("without a resource or a configured tool, the tool's own gate", () => {
     const config = withTourTool({ effect: 'write', confirm: 'once' });
     expect(effectiveGate(config, 'send_tour', null)).toBe('confirm');
     expect(effectiveGate(config, 'send_media', null)).toBe('none');
-    expect(effectiveGate({ ...config, tools: config.tools.filter((t) => t.name !== 'send_tour') }, 'send_tour', 'flow:brochure')).toBe('confirm');
+    expect(
+      effectiveGate(
+        { ...config, tools: config.tools.filter((t) => t.name !== 'send_tour') },
+        'send_tour',
+        'flow:brochure',
+      ),
+    ).toBe('confirm');
     expect(effectiveGate(config, 'undeclared', 'flow:brochure')).toBe('none');
   });
 });
 
 describe('resourceProblems', () => {
-  it('names a resource the tool\'s kind cannot act on here', () => {
-    const config = withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour', 'flow:nope', 'tag:vip'] });
+  it("names a resource the tool's kind cannot act on here", () => {
+    const config = withTourTool({
+      effect: 'write',
+      confirm: 'once',
+      resources: ['flow:studio_tour', 'flow:nope', 'tag:vip'],
+    });
     expect(resourceProblems(config)).toEqual([
       'tool "send_tour": resources names "flow:nope", which is not a configured send_flow resource (known: flow:brochure, flow:studio_tour, flow:timetable)',
       'tool "send_tour": resources names "tag:vip", which is not a configured send_flow resource (known: flow:brochure, flow:studio_tour, flow:timetable)',
@@ -107,7 +136,9 @@ describe('resourceProblems', () => {
   });
   it('nothing when every listed resource is configured, or none is listed', () => {
     expect(resourceProblems(testConfig())).toEqual([]);
-    expect(resourceProblems(withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] }))).toEqual([]);
+    expect(
+      resourceProblems(withTourTool({ effect: 'write', confirm: 'once', resources: ['flow:studio_tour'] })),
+    ).toEqual([]);
   });
   it('a tool with no declaration has no resources to check (and does not throw)', () => {
     const base = testConfig();
@@ -116,8 +147,13 @@ describe('resourceProblems', () => {
   });
   it('a kind with no resources knows none', () => {
     const base = testConfig();
-    const config = { ...base, manifest: { ...base.manifest, search_faq: { effect: 'write' as const, resources: ['faq:x'] } } };
-    expect(resourceProblems(config)).toEqual(['tool "search_faq": resources names "faq:x", which is not a configured search_faq resource (known: none)']);
+    const config = {
+      ...base,
+      manifest: { ...base.manifest, search_faq: { effect: 'write' as const, resources: ['faq:x'] } },
+    };
+    expect(resourceProblems(config)).toEqual([
+      'tool "search_faq": resources names "faq:x", which is not a configured search_faq resource (known: none)',
+    ]);
   });
 });
 
@@ -129,8 +165,13 @@ describe('a ManyChat flow has one name: a duplicate ns is refused at save', () =
     const tour = raw.flows!.find((f) => f.name === 'studio_tour')!;
     const bad = parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy' }] });
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.problems.join(' ')).toContain(`flows "studio_tour" and "tour_copy" are the same ManyChat flow (ns "${tour.ns}")`);
-    expect(parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy', ns: `${tour.ns}9` }] }).ok).toBe(true);
+    if (!bad.ok)
+      expect(bad.problems.join(' ')).toContain(
+        `flows "studio_tour" and "tour_copy" are the same ManyChat flow (ns "${tour.ns}")`,
+      );
+    expect(
+      parseTenantConfig({ ...raw, flows: [...raw.flows!, { ...tour, name: 'tour_copy', ns: `${tour.ns}9` }] }).ok,
+    ).toBe(true);
     expect(parseTenantConfig({ ...guardrailTenantConfig('tother') }).ok).toBe(true);
   });
 });

@@ -66,7 +66,10 @@ export function sharedFlowNsProblems(config: Pick<TenantConfig, 'flows'>): strin
   const problems: string[] = [];
   for (const f of config.flows) {
     const earlier = first.get(f.ns);
-    if (earlier !== undefined) problems.push(`flows "${earlier}" and "${f.name}" are the same ManyChat flow (ns "${f.ns}"): give each flow one name`);
+    if (earlier !== undefined)
+      problems.push(
+        `flows "${earlier}" and "${f.name}" are the same ManyChat flow (ns "${f.ns}"): give each flow one name`,
+      );
     else first.set(f.ns, f.name);
   }
   return problems;
@@ -80,7 +83,11 @@ export function resourceProblems(config: TenantConfig): string[] {
     if (!declared) continue;
     const spec = findActionKind(instance.kind)?.tool;
     const known = spec ? spec.resources(config) : [];
-    for (const r of declared) if (!known.includes(r)) problems.push(`tool "${instance.name}": resources names "${r}", which is not a configured ${instance.kind} resource (known: ${known.join(', ') || 'none'})`);
+    for (const r of declared)
+      if (!known.includes(r))
+        problems.push(
+          `tool "${instance.name}": resources names "${r}", which is not a configured ${instance.kind} resource (known: ${known.join(', ') || 'none'})`,
+        );
   }
   return problems;
 }

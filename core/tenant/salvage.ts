@@ -7,13 +7,20 @@ import type { z } from 'zod';
  * validate are left out, as are fields that do not; a nested object keeps what of it validates.
  * The result is only ever checked, never stored or used.
  */
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; valueType?: z.ZodType };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  valueType?: z.ZodType;
+};
 
 function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value if it validates, or what of it validates, or undefined. */
 function salvageValue(schema: z.ZodType, raw: unknown): { value: unknown } | undefined {
@@ -31,10 +38,22 @@ function salvageValue(schema: z.ZodType, raw: unknown): { value: unknown } | und
     }
     case 'array':
       if (!Array.isArray(raw) || !def.element) return { value: [] };
-      return { value: raw.flatMap((item) => { const r = def.element!.safeParse(item); return r.success ? [r.data] : []; }) };
+      return {
+        value: raw.flatMap((item) => {
+          const r = def.element!.safeParse(item);
+          return r.success ? [r.data] : [];
+        }),
+      };
     case 'record':
       if (!isPlainObject(raw) || !def.valueType) return { value: {} };
-      return { value: Object.fromEntries(Object.entries(raw).flatMap(([k, v]) => { const r = def.valueType!.safeParse(v); return r.success ? [[k, r.data]] : []; })) };
+      return {
+        value: Object.fromEntries(
+          Object.entries(raw).flatMap(([k, v]) => {
+            const r = def.valueType!.safeParse(v);
+            return r.success ? [[k, r.data]] : [];
+          }),
+        ),
+      };
     case 'object':
       return { value: salvageObject(def.shape ?? {}, isPlainObject(raw) ? raw : {}) };
     default:

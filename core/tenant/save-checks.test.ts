@@ -4,7 +4,12 @@ import { editDistance, nearestName } from './nearest-name.js';
 import { splitProblem } from './plain-issues.js';
 import { parseTenantConfig } from './tenant-config.js';
 
-const base = () => structuredClone(demoTenantConfig('t-save-checks')) as Record<string, unknown> & { flows: { ns: string }[]; manifest: Record<string, unknown>; fields: Record<string, unknown>[] };
+const base = () =>
+  structuredClone(demoTenantConfig('t-save-checks')) as Record<string, unknown> & {
+    flows: { ns: string }[];
+    manifest: Record<string, unknown>;
+    fields: Record<string, unknown>[];
+  };
 const problemsOf = (raw: unknown, mode: 'save' | 'load' = 'save') => {
   const r = parseTenantConfig(raw, mode);
   return r.ok ? [] : r.problems;
@@ -58,7 +63,9 @@ describe('save-only checks', () => {
     const c = base();
     c.manifest.search_fqa = c.manifest.search_faq;
     delete c.manifest.search_faq;
-    expect(problemsOf(c)).toEqual([expect.stringMatching(/^manifest\.search_fqa: no tool is named "search_fqa"; did you mean "search_faq"\?/)]);
+    expect(problemsOf(c)).toEqual([
+      expect.stringMatching(/^manifest\.search_fqa: no tool is named "search_fqa"; did you mean "search_faq"\?/),
+    ]);
     const ahead = base();
     ahead.manifest.send_voucher = { effect: 'write', confirm: 'never' };
     expect(problemsOf(ahead)).toEqual([]);

@@ -14,7 +14,16 @@ import { suggestion } from './nearest-name.js';
  */
 export const FLOW_NS_PATTERN = /^content\d{8,20}_\d{1,12}$/;
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; catchall?: z.ZodType; in?: z.ZodType; options?: z.ZodType[] };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  valueType?: z.ZodType;
+  catchall?: z.ZodType;
+  in?: z.ZodType;
+  options?: z.ZodType[];
+};
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -31,9 +40,13 @@ export function unknownKeyProblems(schema: z.ZodType, raw: unknown, path: string
     case 'pipe':
       return def.in ? unknownKeyProblems(def.in, raw, path, depth + 1) : [];
     case 'array':
-      return Array.isArray(raw) && def.element ? raw.flatMap((v, i) => unknownKeyProblems(def.element!, v, [...path, String(i)], depth + 1)) : [];
+      return Array.isArray(raw) && def.element
+        ? raw.flatMap((v, i) => unknownKeyProblems(def.element!, v, [...path, String(i)], depth + 1))
+        : [];
     case 'record':
-      return isObject(raw) && def.valueType ? Object.entries(raw).flatMap(([k, v]) => unknownKeyProblems(def.valueType!, v, [...path, k], depth + 1)) : [];
+      return isObject(raw) && def.valueType
+        ? Object.entries(raw).flatMap(([k, v]) => unknownKeyProblems(def.valueType!, v, [...path, k], depth + 1))
+        : [];
     case 'object': {
       if (!isObject(raw) || !def.shape) return [];
       const known = Object.keys(def.shape);
@@ -57,19 +70,27 @@ export function flowNsProblems(flows: readonly { ns?: unknown }[]): string[] {
   flows.forEach((f, i) => {
     if (typeof f.ns !== 'string' || f.ns === '' || FLOW_NS_PATTERN.test(f.ns)) return;
     const inside = /content\d{8,20}_\d{1,12}/.exec(f.ns)?.[0];
-    out.push(`flows.${i}.ns: "${f.ns.slice(0, 80)}" is not a ManyChat flow id (they look like content20261101000000_000101${inside ? `; use "${inside}"` : ', and are in the flow\'s address in ManyChat'})`);
+    out.push(
+      `flows.${i}.ns: "${f.ns.slice(0, 80)}" is not a ManyChat flow id (they look like content20261101000000_000101${inside ? `; use "${inside}"` : ", and are in the flow's address in ManyChat"})`,
+    );
   });
   return out;
 }
 
 /** A declaration one typo away from an undeclared tool: named with the tool it was meant for. */
-export function manifestNameProblems(manifest: Readonly<Record<string, unknown>>, toolNames: readonly string[]): string[] {
+export function manifestNameProblems(
+  manifest: Readonly<Record<string, unknown>>,
+  toolNames: readonly string[],
+): string[] {
   const undeclared = toolNames.filter((n) => !(n in manifest));
   const out: string[] = [];
   for (const key of Object.keys(manifest)) {
     if (toolNames.includes(key)) continue;
     const hint = suggestion(key, undeclared);
-    if (hint.startsWith('; did you mean')) out.push(`manifest.${key}: no tool is named "${key}"${hint} (as it is, "${key}" declares nothing and the tool is not offered)`);
+    if (hint.startsWith('; did you mean'))
+      out.push(
+        `manifest.${key}: no tool is named "${key}"${hint} (as it is, "${key}" declares nothing and the tool is not offered)`,
+      );
   }
   return out;
 }

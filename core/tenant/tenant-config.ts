@@ -16,7 +16,9 @@ import { RUNTIME_LOCALES, WordOverridesSchema, type RuntimeLocale } from '../run
  * the schema version: a stored config of another version is refused with a clear error rather
  * than half-read.
  */
-const name = z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _ (start with a letter, at most 48)');
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _ (start with a letter, at most 48)');
 
 export const FlowSchema = z.object({
   name,
@@ -54,7 +56,11 @@ export const FieldSchema = z.object({
   choices: z.array(z.string().min(1)).optional(),
 });
 
-export const FaqEntrySchema = z.object({ id: z.string().min(1), question: z.string().min(1), answer: z.string().min(1) });
+export const FaqEntrySchema = z.object({
+  id: z.string().min(1),
+  question: z.string().min(1),
+  answer: z.string().min(1),
+});
 
 /** The languages the runtime's own words ship in (core/runtime-words.ts). */
 export const TENANT_LOCALES = RUNTIME_LOCALES;
@@ -84,7 +90,12 @@ export const HandoffSchema = z.object({
   /** Reply the contact gets on escalation. */
   reply: z.string().min(1),
   /** How long the model stays silent for this contact after a handoff, unless released. */
-  silenceMinutes: z.number().int().min(0).max(7 * 24 * 60).default(24 * 60),
+  silenceMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(24 * 60),
 });
 
 /** A Meta id (page, app): a digit string. */
@@ -111,7 +122,13 @@ export const MessengerSettingsSchema = z
      * At most one for now: replies go out with the tenant's one page access token
      * (`messengerPageAccessToken`), so each page of an agency is its own tenant behind the same app.
      */
-    pages: z.array(z.object({ id: metaId, name: z.string().min(1).max(100).optional() })).max(1, 'one page per tenant: its replies use the tenant\'s page access token; give each further page its own tenant (they can share one Meta app)').default([]),
+    pages: z
+      .array(z.object({ id: metaId, name: z.string().min(1).max(100).optional() }))
+      .max(
+        1,
+        "one page per tenant: its replies use the tenant's page access token; give each further page its own tenant (they can share one Meta app)",
+      )
+      .default([]),
     handoverAppId: metaId.optional(),
   })
   .prefault({});
@@ -227,14 +244,31 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
       seen.add(n);
     }
   };
-  dup('flow', config.flows.map((f) => f.name));
-  dup('content', config.contents.map((c) => c.name));
-  dup('tag', config.tags.map((t) => t.name));
-  dup('field', config.fields.map((f) => f.name));
-  dup('tool', config.tools.map((t) => t.name));
-  if (config.tools.some((t) => t.name === 'reply')) problems.push('tool name "reply" is reserved for the end-of-turn reply');
+  dup(
+    'flow',
+    config.flows.map((f) => f.name),
+  );
+  dup(
+    'content',
+    config.contents.map((c) => c.name),
+  );
+  dup(
+    'tag',
+    config.tags.map((t) => t.name),
+  );
+  dup(
+    'field',
+    config.fields.map((f) => f.name),
+  );
+  dup(
+    'tool',
+    config.tools.map((t) => t.name),
+  );
+  if (config.tools.some((t) => t.name === 'reply'))
+    problems.push('tool name "reply" is reserved for the end-of-turn reply');
   // Checked when saved; a stored config that slipped past fails its turns cleanly at prompt assembly instead.
-  if (config.toolOrder && mode === 'save') problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
+  if (config.toolOrder && mode === 'save')
+    problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
   problems.push(...checkManifest(config.manifest));
   problems.push(...resourceProblems(config));
   if (mode === 'save') problems.push(...sharedFlowNsProblems(config));
@@ -270,13 +304,19 @@ function messengerProblems(config: TenantConfig): string[] {
   return problems;
 }
 
-export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
+export function parseTenantConfig(
+  raw: unknown,
+  mode: 'save' | 'load' = 'save',
+): { ok: true; config: TenantConfig } | { ok: false; problems: string[] } {
   const parsed = TenantConfigSchema.safeParse(raw);
   const saveProblems = mode === 'save' ? saveOnlyProblems(raw) : [];
   if (!parsed.success) {
     const problems = [...parsed.error.issues.map(problemOfIssue), ...saveProblems];
     // Every problem in one answer: the cross-field rules run on what of the config validates.
-    return { ok: false, problems: [...problems, ...crossFieldProblemsOfInvalid(raw, mode).filter((p) => !problems.includes(p))] };
+    return {
+      ok: false,
+      problems: [...problems, ...crossFieldProblemsOfInvalid(raw, mode).filter((p) => !problems.includes(p))],
+    };
   }
   const problems = [...saveProblems, ...checkTenantConfig(parsed.data, mode)];
   return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
@@ -286,16 +326,41 @@ export function parseTenantConfig(raw: unknown, mode: 'save' | 'load' = 'save'):
 function saveOnlyProblems(raw: unknown): string[] {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [];
   const r = raw as { flows?: unknown; tools?: unknown; manifest?: unknown };
-  const flows = Array.isArray(r.flows) ? r.flows.map((f: unknown) => (f && typeof f === 'object' ? (f as { ns?: unknown }) : {})) : [];
-  const toolNames = Array.isArray(r.tools) ? r.tools.flatMap((t) => (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string' ? [(t as { name: string }).name] : [])) : [];
-  const manifest = r.manifest && typeof r.manifest === 'object' && !Array.isArray(r.manifest) ? (r.manifest as Record<string, unknown>) : {};
-  return [...unknownKeyProblems(TenantConfigSchema, raw), ...flowNsProblems(flows), ...manifestNameProblems(manifest, toolNames)];
+  const flows = Array.isArray(r.flows)
+    ? r.flows.map((f: unknown) => (f && typeof f === 'object' ? (f as { ns?: unknown }) : {}))
+    : [];
+  const toolNames = Array.isArray(r.tools)
+    ? r.tools.flatMap((t) =>
+        t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string'
+          ? [(t as { name: string }).name]
+          : [],
+      )
+    : [];
+  const manifest =
+    r.manifest && typeof r.manifest === 'object' && !Array.isArray(r.manifest)
+      ? (r.manifest as Record<string, unknown>)
+      : {};
+  return [
+    ...unknownKeyProblems(TenantConfigSchema, raw),
+    ...flowNsProblems(flows),
+    ...manifestNameProblems(manifest, toolNames),
+  ];
 }
 
 /** The cross-field rules on what of an invalid config validates; a rule that cannot run on it is skipped. */
 function crossFieldProblemsOfInvalid(raw: unknown, mode: 'save' | 'load'): string[] {
   const partial = salvageConfig(TenantConfigSchema, raw);
-  const view = { flows: [], contents: [], tags: [], fields: [], faq: [], tools: [], manifest: {}, ...partial, handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) } } as unknown as TenantConfig;
+  const view = {
+    flows: [],
+    contents: [],
+    tags: [],
+    fields: [],
+    faq: [],
+    tools: [],
+    manifest: {},
+    ...partial,
+    handoff: { reply: '', silenceMinutes: 0, ...(partial.handoff as object | undefined) },
+  } as unknown as TenantConfig;
   try {
     return checkTenantConfig(view, mode);
   } catch {

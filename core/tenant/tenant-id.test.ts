@@ -6,7 +6,8 @@ import { TenantConfigSchema } from './tenant-config.js';
 describe('tenant ids', () => {
   it('are lower-case letters, digits and hyphens, 1–63, starting with a letter or digit', () => {
     for (const ok of ['demo', 'a', '0studio', 'yoga-studio-7', 'x'.repeat(63)]) expect(isTenantId(ok)).toBe(true);
-    for (const bad of ['', '-demo', 'Demo', 'demo:x', 'de mo', 'demo_x', 'x'.repeat(64), 'demo.x', 'démo']) expect(isTenantId(bad)).toBe(false);
+    for (const bad of ['', '-demo', 'Demo', 'demo:x', 'de mo', 'demo_x', 'x'.repeat(64), 'demo.x', 'démo'])
+      expect(isTenantId(bad)).toBe(false);
   });
   it('never reach a key unchecked: a ":" cannot make one tenant\'s keys another\'s', () => {
     expect(() => tenantKeys('a:b')).toThrow();
@@ -18,7 +19,14 @@ describe('tenant ids', () => {
     expect(() => tenantKeys(undefined)).toThrow();
   });
   it('are checked where a config is saved', () => {
-    const parsed = TenantConfigSchema.safeParse({ version: 1, tenantId: 'demo:x', displayName: 'd', persona: 'p', fallbackReply: 'f', handoff: { reply: 'h' } });
+    const parsed = TenantConfigSchema.safeParse({
+      version: 1,
+      tenantId: 'demo:x',
+      displayName: 'd',
+      persona: 'p',
+      fallbackReply: 'f',
+      handoff: { reply: 'h' },
+    });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path).toEqual(['tenantId']);
   });

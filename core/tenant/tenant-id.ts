@@ -7,7 +7,12 @@ import { z } from 'zod';
  */
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-export const TenantIdSchema = z.string().regex(TENANT_ID_PATTERN, 'a tenant id is 1–63 lower-case letters, digits and hyphens, starting with a letter or digit');
+export const TenantIdSchema = z
+  .string()
+  .regex(
+    TENANT_ID_PATTERN,
+    'a tenant id is 1–63 lower-case letters, digits and hyphens, starting with a letter or digit',
+  );
 
 /** `unknown`, not `string`: a route param or a JSON field that is missing must not pass as the
  * tenant "undefined" or "null" (RegExp.test coerces its argument to a string). */

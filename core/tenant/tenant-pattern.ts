@@ -25,33 +25,54 @@ export const MAX_TOTAL_PII_PROGRAM = 400;
 export type CompiledPattern = { ok: true; pattern: RE2JS } | { ok: false; problem: string };
 
 /** `maxProgram`: the save's bound by default; the guardrail compiles a stored pattern unbounded and budgets its work per turn. */
-export function compileTenantPattern(source: string, options: { caseInsensitive: boolean; maxProgram?: number } = { caseInsensitive: false }): CompiledPattern {
-  if (source.length > MAX_PATTERN_CHARS) return { ok: false, problem: `pattern is longer than ${MAX_PATTERN_CHARS} characters` };
+export function compileTenantPattern(
+  source: string,
+  options: { caseInsensitive: boolean; maxProgram?: number } = { caseInsensitive: false },
+): CompiledPattern {
+  if (source.length > MAX_PATTERN_CHARS)
+    return { ok: false, problem: `pattern is longer than ${MAX_PATTERN_CHARS} characters` };
   try {
     const pattern = RE2JS.compile(source, options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
     const size = pattern.programSize();
-    if (size > (options.maxProgram ?? MAX_PATTERN_PROGRAM)) return { ok: false, problem: `pattern compiles to ${size} instructions, more than ${MAX_PATTERN_PROGRAM} (every reply is searched with it: use smaller counted repetitions such as {0,20} instead of {0,1000})` };
+    if (size > (options.maxProgram ?? MAX_PATTERN_PROGRAM))
+      return {
+        ok: false,
+        problem: `pattern compiles to ${size} instructions, more than ${MAX_PATTERN_PROGRAM} (every reply is searched with it: use smaller counted repetitions such as {0,20} instead of {0,1000})`,
+      };
     return { ok: true, pattern };
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return { ok: false, problem: `pattern cannot run on the linear-time engine (RE2 syntax: no backreferences or lookaround): ${why}` };
+    return {
+      ok: false,
+      problem: `pattern cannot run on the linear-time engine (RE2 syntax: no backreferences or lookaround): ${why}`,
+    };
   }
 }
 
 /** Why a pattern is refused, or null when it is acceptable. */
-export function regexProblem(source: string, options: { caseInsensitive: boolean } = { caseInsensitive: false }): string | null {
+export function regexProblem(
+  source: string,
+  options: { caseInsensitive: boolean } = { caseInsensitive: false },
+): string | null {
   const compiled = compileTenantPattern(source, options);
   return compiled.ok ? null : compiled.problem;
 }
 
 /** A tenant's PII patterns together: each within its bound (checked by the schema), the sum within the total. */
-export function piiProgramProblems(patterns: readonly { name: string; pattern: string; caseInsensitive: boolean }[]): string[] {
+export function piiProgramProblems(
+  patterns: readonly { name: string; pattern: string; caseInsensitive: boolean }[],
+): string[] {
   const sizes = patterns.map((p) => {
     const c = compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive });
     return { name: p.name, size: c.ok ? c.pattern.programSize() : 0 };
   });
   const total = sizes.reduce((sum, s) => sum + s.size, 0);
   if (total <= MAX_TOTAL_PII_PROGRAM) return [];
-  const largest = [...sizes].sort((a, b) => b.size - a.size).slice(0, 3).map((s) => `"${s.name}" (${s.size})`);
-  return [`guardrails.content.piiPatterns: the patterns compile to ${total} instructions together, more than ${MAX_TOTAL_PII_PROGRAM}; the largest are ${largest.join(', ')}`];
+  const largest = [...sizes]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, 3)
+    .map((s) => `"${s.name}" (${s.size})`);
+  return [
+    `guardrails.content.piiPatterns: the patterns compile to ${total} instructions together, more than ${MAX_TOTAL_PII_PROGRAM}; the largest are ${largest.join(', ')}`,
+  ];
 }

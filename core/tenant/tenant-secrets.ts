@@ -74,7 +74,10 @@ export async function sealTenantSecrets(plain: PlainSecrets, keys: SecretKeys): 
 
 /** Opens what the Worker must use; a key that is missing or wrong throws SecretKeyError. */
 export async function openTenantSecrets(stored: StoredSecrets, keys: SecretKeys): Promise<TenantSecrets> {
-  const opened: TenantSecrets = { webhookSecret: stored.webhookSecret, manychatApiKey: await openSecret(stored.manychatApiKey, keys.ring) };
+  const opened: TenantSecrets = {
+    webhookSecret: stored.webhookSecret,
+    manychatApiKey: await openSecret(stored.manychatApiKey, keys.ring),
+  };
   if (stored.adminSecret) opened.adminSecret = stored.adminSecret;
   for (const field of SEALED.slice(1)) {
     const sealed = stored[field];
@@ -88,7 +91,8 @@ export async function resealTenantSecrets(stored: StoredSecrets, keys: SecretKey
   const next: StoredSecrets = { ...stored };
   for (const field of SEALED) {
     const sealed = stored[field];
-    if (sealed && sealed.kid !== keys.ring.currentKid) next[field] = await sealSecret(await openSecret(sealed, keys.ring), keys.ring);
+    if (sealed && sealed.kid !== keys.ring.currentKid)
+      next[field] = await sealSecret(await openSecret(sealed, keys.ring), keys.ring);
   }
   return next;
 }

@@ -4,7 +4,10 @@ import { runtimeWords, type RuntimeWords, type WordKey } from '../runtime-words.
 import type { TenantConfig } from './tenant-config.js';
 
 /** What the words read of a config (a pinned row's decision may only have part of one). */
-export type WordsConfig = Pick<TenantConfig, 'locale' | 'words' | 'handoff' | 'holdingReply' | 'fallbackReply' | 'suspendedReply'> & {
+export type WordsConfig = Pick<
+  TenantConfig,
+  'locale' | 'words' | 'handoff' | 'holdingReply' | 'fallbackReply' | 'suspendedReply'
+> & {
   guardrails: { rateLimit: { reply: string } };
   fields?: TenantConfig['fields'];
 };
@@ -25,7 +28,11 @@ export function tenantWords(config: WordsConfig, contactLanguage?: string | null
 }
 
 /** An action as the contact reads it, in their language (the kind's summary for kinds without words). */
-export function describeAction(words: RuntimeWords, action: { kind: string; args: Record<string, unknown>; summary: string }, fields: TenantConfig['fields'] = []): string {
+export function describeAction(
+  words: RuntimeWords,
+  action: { kind: string; args: Record<string, unknown>; summary: string },
+  fields: TenantConfig['fields'] = [],
+): string {
   const resource = actionKind(action.kind as Parameters<typeof actionKind>[0]).resource(action.args) ?? '';
   const name = resource.slice(resource.indexOf(':') + 1).replace(/_/g, ' ');
   const summary = action.summary;
@@ -49,6 +56,10 @@ export function describeAction(words: RuntimeWords, action: { kind: string; args
 }
 
 /** Several actions in one line. */
-export function describeActions(words: RuntimeWords, actions: readonly { kind: string; args: Record<string, unknown>; summary: string }[], fields: TenantConfig['fields'] = []): string {
+export function describeActions(
+  words: RuntimeWords,
+  actions: readonly { kind: string; args: Record<string, unknown>; summary: string }[],
+  fields: TenantConfig['fields'] = [],
+): string {
   return actions.map((a) => describeAction(words, a, fields)).join(words.say('listSeparator'));
 }

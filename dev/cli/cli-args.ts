@@ -24,20 +24,34 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** parseArgs, strict, with `--help`/`-h`; its errors rethrown as UsageErrors in plain words. */
 export function parseCommandLine<O extends Options>(argv: string[], options: O) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (!code?.startsWith('ERR_PARSE_ARGS')) throw err;
     const message = (err as Error).message;
     const option = /'(-[^' ]+)/.exec(message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${option ?? message}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(/argument missing/.test(message) ? `${option ?? 'an option'} needs a value` : `${option ?? 'an option'} takes no value`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(
+        /argument missing/.test(message)
+          ? `${option ?? 'an option'} needs a value`
+          : `${option ?? 'an option'} takes no value`,
+      );
     throw new UsageError(message.split('.')[0]!);
   }
 }
 
 /** Options given that `allowed` does not list (besides --help): each is a usage error for this command. */
-export function rejectOptionsOutside(values: Record<string, unknown>, allowed: readonly string[], command: string): void {
+export function rejectOptionsOutside(
+  values: Record<string, unknown>,
+  allowed: readonly string[],
+  command: string,
+): void {
   const extra = Object.keys(values).filter((k) => k !== 'help' && values[k] !== undefined && !allowed.includes(k));
   if (extra.length) throw new UsageError(`${command} does not take ${extra.map((k) => `--${k}`).join(', ')}`);
 }
@@ -48,7 +62,9 @@ export function stackFactsFile(env: Partial<Record<string, string>> = process.en
 }
 
 /** The running local stack's facts, or `{}` when there is none (then flags must say where). */
-export async function readStackFacts<T extends object>(env: Partial<Record<string, string>> = process.env): Promise<Partial<T>> {
+export async function readStackFacts<T extends object>(
+  env: Partial<Record<string, string>> = process.env,
+): Promise<Partial<T>> {
   try {
     return JSON.parse(await readFile(stackFactsFile(env), 'utf8')) as Partial<T>;
   } catch {

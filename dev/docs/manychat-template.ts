@@ -12,7 +12,11 @@ export const MANYCHAT_REQUEST_URL = '<worker>/v1/manychat/<tenant>';
 
 export const MANYCHAT_REQUEST_HEADERS: readonly { name: string; value: string; why: string }[] = [
   { name: 'Content-Type', value: 'application/json', why: 'the body is JSON' },
-  { name: 'x-staged-agent-secret', value: '<the tenant\'s webhook secret>', why: 'printed once by `npm run tenant -- create` (or `rotate … --secret webhook`); compared in constant time' },
+  {
+    name: 'x-staged-agent-secret',
+    value: "<the tenant's webhook secret>",
+    why: 'printed once by `npm run tenant -- create` (or `rotate … --secret webhook`); compared in constant time',
+  },
 ];
 
 import { manyChatRequestBody, MANYCHAT_REQUEST_BODY } from '../../src/channels/manychat/request-template.js';

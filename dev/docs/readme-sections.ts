@@ -1,7 +1,12 @@
 import { EnvSchema } from '../../src/env.js';
 import { tenantConfigJsonSchema } from '../../core/tenant/config-json-schema.js';
 import { ENV_VARIABLE_DOCS } from './env-reference.js';
-import { MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS, MANYCHAT_REQUEST_URL, MANYCHAT_RESPONSE_NOTE } from './manychat-template.js';
+import {
+  MANYCHAT_REQUEST_BODY,
+  MANYCHAT_REQUEST_HEADERS,
+  MANYCHAT_REQUEST_URL,
+  MANYCHAT_RESPONSE_NOTE,
+} from './manychat-template.js';
 
 /**
  * The docs' generated sections, each between `<!-- generated:NAME:start (npm run docs) -->` and
@@ -18,7 +23,9 @@ export function envVariableNames(): string[] {
 
 function envTable(): string {
   const rows = envVariableNames().map((name) => {
-    const field = (EnvSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>)[name]!;
+    const field = (EnvSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>)[
+      name
+    ]!;
     const absent = field.safeParse(undefined);
     const doc = ENV_VARIABLE_DOCS[name];
     const required = doc?.required ?? (absent.success ? 'no' : 'yes');
@@ -26,17 +33,33 @@ function envTable(): string {
     const kind = doc?.kind === 'var' ? 'var (`wrangler.toml`)' : 'secret';
     return `| \`${name}\` | ${required} | ${kind} | ${fallback} | ${cell(doc?.where ?? '**undocumented** (add it to dev/docs/env-reference.ts)')} |`;
   });
-  return ['| variable | required | kind | default | what, and where to find it |', '|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| variable | required | kind | default | what, and where to find it |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
-type JsonSchemaNode = { type?: string | string[]; enum?: unknown[]; const?: unknown; anyOf?: JsonSchemaNode[]; items?: JsonSchemaNode; default?: unknown; description?: string; minimum?: number; maximum?: number; maxLength?: number };
+type JsonSchemaNode = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchemaNode[];
+  items?: JsonSchemaNode;
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+};
 
 function typeOf(node: JsonSchemaNode): string {
   if (node.const !== undefined) return `\`${JSON.stringify(node.const)}\``;
   if (node.enum) return node.enum.map((v) => `\`${String(v)}\``).join(' | ');
   if (node.anyOf) return node.anyOf.map(typeOf).join(' or ');
   if (node.type === 'array') return `${node.items ? typeOf(node.items) : 'any'}[]`;
-  const range = node.minimum !== undefined || node.maximum !== undefined ? ` ${node.minimum ?? ''}–${node.maximum ?? ''}` : '';
+  const range =
+    node.minimum !== undefined || node.maximum !== undefined ? ` ${node.minimum ?? ''}–${node.maximum ?? ''}` : '';
   return `${Array.isArray(node.type) ? node.type.join(' or ') : (node.type ?? 'any')}${range}`;
 }
 
@@ -58,7 +81,7 @@ function manychatTemplate(): string {
     '  |---|---|---|',
     ...MANYCHAT_REQUEST_HEADERS.map((h) => `  | \`${h.name}\` | \`${cell(h.value)}\` | ${cell(h.why)} |`),
     '',
-    '- **Body** (type it as is; insert each `{{…}}` from the body editor\'s variable menu):',
+    "- **Body** (type it as is; insert each `{{…}}` from the body editor's variable menu):",
     '',
     '  ```json',
     ...MANYCHAT_REQUEST_BODY.split('\n').map((l) => `  ${l}`),
@@ -83,7 +106,11 @@ export const GENERATED_PAGES: Record<string, string[]> = {
 export const MANYCHAT_GUIDE_MODULE = 'src/dashboard/setup/manychat-guide.generated.ts';
 
 /** A page with its generated sections (`names`, default every one) replaced; throws naming a section whose markers are missing. */
-export function applySections(page: string, names: string[] = Object.keys(renderSections()), sections = renderSections()): string {
+export function applySections(
+  page: string,
+  names: string[] = Object.keys(renderSections()),
+  sections = renderSections(),
+): string {
   let out = page;
   for (const name of names) {
     const body = sections[name];

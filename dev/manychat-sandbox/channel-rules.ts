@@ -18,18 +18,31 @@ const MESSAGE_TYPES: Record<SandboxChannel, readonly string[]> = {
   telegram: ['text', 'image', 'video', 'audio', 'file'],
 };
 const TEXT_LIMIT: Record<SandboxChannel, number> = { facebook: 2000, instagram: 1000, whatsapp: 4096, telegram: 4096 };
-const NAME: Record<SandboxChannel, string> = { facebook: 'Facebook', instagram: 'Instagram', whatsapp: 'WhatsApp', telegram: 'Telegram' };
+const NAME: Record<SandboxChannel, string> = {
+  facebook: 'Facebook',
+  instagram: 'Instagram',
+  whatsapp: 'WhatsApp',
+  telegram: 'Telegram',
+};
 
 export function channelProblems(channel: SandboxChannel, data: Pick<V2ContentData, 'content'>): string[] {
   const problems: string[] = [];
   const type = data.content.type;
-  if (channel === 'facebook' && type !== undefined) problems.push(`data.content.type: "${type}" does not match the contact's channel (Facebook takes no content type)`);
-  if (channel !== 'facebook' && type === undefined) problems.push(`data.content.type: required for a ${NAME[channel]} contact ("${channel}")`);
-  if (channel !== 'facebook' && type !== undefined && type !== channel) problems.push(`data.content.type: "${type}" does not match the contact's channel ("${channel}")`);
-  if ((channel === 'whatsapp' || channel === 'telegram') && data.content.quick_replies?.length) problems.push(`data.content.quick_replies: Quick Reply buttons are not supported by ${NAME[channel]}`);
+  if (channel === 'facebook' && type !== undefined)
+    problems.push(`data.content.type: "${type}" does not match the contact's channel (Facebook takes no content type)`);
+  if (channel !== 'facebook' && type === undefined)
+    problems.push(`data.content.type: required for a ${NAME[channel]} contact ("${channel}")`);
+  if (channel !== 'facebook' && type !== undefined && type !== channel)
+    problems.push(`data.content.type: "${type}" does not match the contact's channel ("${channel}")`);
+  if ((channel === 'whatsapp' || channel === 'telegram') && data.content.quick_replies?.length)
+    problems.push(`data.content.quick_replies: Quick Reply buttons are not supported by ${NAME[channel]}`);
   data.content.messages.forEach((m, i) => {
-    if (!MESSAGE_TYPES[channel].includes(m.type)) problems.push(`data.content.messages.${i}: sending ${m.type === 'cards' ? 'galleries' : `${m.type} files`} is not supported by ${NAME[channel]}`);
-    if (m.type === 'text' && m.text.length > TEXT_LIMIT[channel]) problems.push(`data.content.messages.${i}.text: longer than ${TEXT_LIMIT[channel]} characters`);
+    if (!MESSAGE_TYPES[channel].includes(m.type))
+      problems.push(
+        `data.content.messages.${i}: sending ${m.type === 'cards' ? 'galleries' : `${m.type} files`} is not supported by ${NAME[channel]}`,
+      );
+    if (m.type === 'text' && m.text.length > TEXT_LIMIT[channel])
+      problems.push(`data.content.messages.${i}.text: longer than ${TEXT_LIMIT[channel]} characters`);
     const buttons = 'buttons' in m ? (m.buttons as unknown[] | undefined) : undefined;
     if (buttons && buttons.length > 3) problems.push(`data.content.messages.${i}.buttons: at most 3 buttons`);
   });

@@ -3,7 +3,16 @@ import { bodyLimit } from 'hono/body-limit';
 import { mcError, routeManyChat } from './manychat.js';
 import { graphError, routeMessenger } from './messenger.js';
 import { FixtureError, type SandboxState, type SubscriberState } from './state.js';
-import { ReplyError, type Api, type ApiRequest, type CallFilter, type FaultKind, type FaultSpec, type Reply, type SandboxSubscriber } from './types.js';
+import {
+  ReplyError,
+  type Api,
+  type ApiRequest,
+  type CallFilter,
+  type FaultKind,
+  type FaultSpec,
+  type Reply,
+  type SandboxSubscriber,
+} from './types.js';
 
 /** The sandbox's HTTP surface: `/__sandbox/*` control routes, everything else goes through the recorded API pipeline. */
 
@@ -41,13 +50,21 @@ const FAULT_WORDS: Record<Exclude<FaultKind, 'hang' | 'slow'>, string> = {
 
 function faultReply(api: Api, fault: FaultSpec & { kind: keyof typeof FAULT_WORDS }): Reply {
   const status = Number(fault.kind);
-  const headers = fault.retryAfterSeconds !== undefined && (status === 429 || status === 503) ? { 'Retry-After': String(fault.retryAfterSeconds) } : undefined;
+  const headers =
+    fault.retryAfterSeconds !== undefined && (status === 429 || status === 503)
+      ? { 'Retry-After': String(fault.retryAfterSeconds) }
+      : undefined;
   const reply =
     api === 'manychat'
       ? mcError(status, `${FAULT_WORDS[fault.kind]} (injected fault)`)
       : status === 429
         ? graphError(429, '(#4) Application request limit reached (injected fault)', 4, { is_transient: true })
-        : graphError(status, `An unexpected error has occurred. Please retry your request later. (${FAULT_WORDS[fault.kind]}, injected fault)`, 2, { is_transient: true });
+        : graphError(
+            status,
+            `An unexpected error has occurred. Please retry your request later. (${FAULT_WORDS[fault.kind]}, injected fault)`,
+            2,
+            { is_transient: true },
+          );
   return headers ? { ...reply, headers } : reply;
 }
 
@@ -92,12 +109,29 @@ function run(routed: { run(): Reply }): Reply {
 async function apiCall(c: Context, deps: AppDeps): Promise<Response> {
   const url = new URL(c.req.url);
   const text = await c.req.text();
-  const req: ApiRequest = { method: c.req.method, path: url.pathname, query: url.searchParams, headers: c.req.raw.headers, text, json: parseJson(text) };
+  const req: ApiRequest = {
+    method: c.req.method,
+    path: url.pathname,
+    query: url.searchParams,
+    headers: c.req.raw.headers,
+    text,
+    json: parseJson(text),
+  };
   const routed = routeManyChat(req, deps.state, deps.enforceRateLimits) ?? routeMessenger(req, deps.state);
   const missing = routed ? undefined : notFound(req);
   const api = routed?.api ?? missing?.api ?? 'manychat';
   const body = req.json === undefined ? null : req.json === 'malformed' ? text : req.json.value;
-  const rec = deps.state.record({ api, method: req.method, path: req.path, query: recordedQuery(req.query), pageId: routed?.pageId, body, status: 0, outcome: 'error', response: null });
+  const rec = deps.state.record({
+    api,
+    method: req.method,
+    path: req.path,
+    query: recordedQuery(req.query),
+    pageId: routed?.pageId,
+    body,
+    status: 0,
+    outcome: 'error',
+    response: null,
+  });
   const fault = routed ? deps.state.takeFault(req.path, routed.pageId) : undefined;
   if (fault) rec.outcome = 'fault';
   if (fault?.kind === 'hang') {
@@ -107,7 +141,11 @@ async function apiCall(c: Context, deps: AppDeps): Promise<Response> {
   // A slow ManyChat still performs the call: the answer just comes late (or to nobody).
   if (fault?.kind === 'slow') await pause(fault.delayMs ?? 3000, c.req.raw.signal, deps.closing);
   const failing = fault && fault.kind !== 'slow' ? fault : undefined;
-  const reply = failing ? faultReply(api, failing as FaultSpec & { kind: keyof typeof FAULT_WORDS }) : routed ? run(routed) : missing!.reply;
+  const reply = failing
+    ? faultReply(api, failing as FaultSpec & { kind: keyof typeof FAULT_WORDS })
+    : routed
+      ? run(routed)
+      : missing!.reply;
   rec.status = reply.status;
   rec.response = structuredClone(reply.body);
   if (!failing) rec.outcome = reply.status < 400 ? 'ok' : 'error';
@@ -138,21 +176,42 @@ function callFilter(q: URLSearchParams): CallFilter | string {
   const api = q.get('api');
   if (since !== null && !/^\d+$/.test(since)) return 'since must be a non-negative integer (a seq)';
   if (api !== null && api !== 'manychat' && api !== 'messenger') return 'api must be manychat or messenger';
-  return { pageId: q.get('pageId') ?? undefined, path: q.get('path') ?? undefined, api: api ?? undefined, since: since === null ? undefined : Number(since) };
+  return {
+    pageId: q.get('pageId') ?? undefined,
+    path: q.get('path') ?? undefined,
+    api: api ?? undefined,
+    since: since === null ? undefined : Number(since),
+  };
 }
 
 /** Friendly snapshot: tag names and fields by name, as in the fixture format. */
 export function subscriberView(state: SandboxState, sub: SubscriberState): SandboxSubscriber {
   const page = state.pages.get(sub.pageId);
   const tags = page?.tags.filter((t) => sub.tagIds.has(t.id)).map((t) => t.name) ?? [];
-  const customFields = Object.fromEntries(page?.customFields.filter((f) => sub.fields.has(f.id)).map((f) => [f.name, sub.fields.get(f.id)]) ?? []);
-  return { pageId: sub.pageId, id: sub.id, firstName: sub.firstName, lastName: sub.lastName, lastInteraction: sub.lastInteraction, customFields, tags };
+  const customFields = Object.fromEntries(
+    page?.customFields.filter((f) => sub.fields.has(f.id)).map((f) => [f.name, sub.fields.get(f.id)]) ?? [],
+  );
+  return {
+    pageId: sub.pageId,
+    id: sub.id,
+    firstName: sub.firstName,
+    lastName: sub.lastName,
+    lastInteraction: sub.lastInteraction,
+    customFields,
+    tags,
+  };
 }
 
 export function createSandboxApp(deps: AppDeps): Hono {
   const { state } = deps;
   const app = new Hono();
-  app.use('*', bodyLimit({ maxSize: MAX_BODY, onError: (c) => c.json({ status: 'error', message: `body over ${MAX_BODY} bytes` }, 413) }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: (c) => c.json({ status: 'error', message: `body over ${MAX_BODY} bytes` }, 413),
+    }),
+  );
   app.get('/__sandbox/calls', (c) => {
     const filter = callFilter(new URL(c.req.url).searchParams);
     return typeof filter === 'string' ? c.json({ error: filter }, 400) : c.json({ calls: state.listCalls(filter) });
@@ -162,10 +221,34 @@ export function createSandboxApp(deps: AppDeps): Hono {
     return c.json({ ok: true });
   });
   app.get('/__sandbox/faults', (c) => c.json({ faults: state.pendingFaults() }));
-  app.post('/__sandbox/faults', fixtureRoute((v) => state.addFault(v), (fault) => ({ fault })));
-  app.post('/__sandbox/pages', fixtureRoute((v) => state.addPage(v), (p) => ({ pageId: p.pageId })));
-  app.post('/__sandbox/messenger-pages', fixtureRoute((v) => state.addMessengerPage(v), (p) => ({ pageId: p.pageId })));
-  app.post('/__sandbox/subscribers', fixtureRoute((v) => state.addSubscriber(v), (s) => ({ subscriber: subscriberView(state, s) })));
+  app.post(
+    '/__sandbox/faults',
+    fixtureRoute(
+      (v) => state.addFault(v),
+      (fault) => ({ fault }),
+    ),
+  );
+  app.post(
+    '/__sandbox/pages',
+    fixtureRoute(
+      (v) => state.addPage(v),
+      (p) => ({ pageId: p.pageId }),
+    ),
+  );
+  app.post(
+    '/__sandbox/messenger-pages',
+    fixtureRoute(
+      (v) => state.addMessengerPage(v),
+      (p) => ({ pageId: p.pageId }),
+    ),
+  );
+  app.post(
+    '/__sandbox/subscribers',
+    fixtureRoute(
+      (v) => state.addSubscriber(v),
+      (s) => ({ subscriber: subscriberView(state, s) }),
+    ),
+  );
   app.get('/__sandbox/subscribers/:pageId/:id', (c) => {
     const sub = state.subscriber(c.req.param('pageId'), c.req.param('id'));
     return sub ? c.json({ subscriber: subscriberView(state, sub) }) : c.json({ error: 'unknown subscriber' }, 404);
@@ -177,6 +260,11 @@ export function createSandboxApp(deps: AppDeps): Hono {
   app.all('/__sandbox/*', (c) => c.json({ error: `no sandbox control route ${c.req.method} ${c.req.path}` }, 404));
   app.all('*', (c) => apiCall(c, deps));
   // Last line of "never crash": any bug answers 500 JSON instead of taking the server down.
-  app.onError((err, c) => c.json({ status: 'error', message: `sandbox internal error: ${err instanceof Error ? err.message : String(err)}` }, 500));
+  app.onError((err, c) =>
+    c.json(
+      { status: 'error', message: `sandbox internal error: ${err instanceof Error ? err.message : String(err)}` },
+      500,
+    ),
+  );
   return app;
 }

@@ -25,12 +25,22 @@ const MESSAGE_TAGS = ['CONFIRMED_EVENT_UPDATE', 'POST_PURCHASE_UPDATE', 'ACCOUNT
 const FLOW_HOURLY_PER_SUBSCRIBER = 100;
 
 // ---- envelopes (doc 2.3) ----
-export const mcSuccess = (data?: unknown): Reply => ({ status: 200, body: data === undefined ? { status: 'success' } : { status: 'success', data } });
-export const mcError = (status: number, message: string, extra: Record<string, unknown> = {}): Reply => ({ status, body: { status: 'error', message, ...extra } });
+export const mcSuccess = (data?: unknown): Reply => ({
+  status: 200,
+  body: data === undefined ? { status: 'success' } : { status: 'success', data },
+});
+export const mcError = (status: number, message: string, extra: Record<string, unknown> = {}): Reply => ({
+  status,
+  body: { status: 'error', message, ...extra },
+});
 /** A validation failure; `messages` lets callers collect several before answering. */
 class McInvalid extends ReplyError {
   constructor(readonly messages: string[]) {
-    super(mcError(400, `Validation error: ${messages.join('; ')}`, { details: { messages: messages.map((message) => ({ message })) } }));
+    super(
+      mcError(400, `Validation error: ${messages.join('; ')}`, {
+        details: { messages: messages.map((message) => ({ message })) },
+      }),
+    );
   }
 }
 export const mcInvalid = (...messages: string[]): ReplyError => new McInvalid(messages);
@@ -40,7 +50,8 @@ export const mcInvalid = (...messages: string[]): ReplyError => new McInvalid(me
 function idParam(body: Record<string, unknown>, name: string): string {
   const v = body[name];
   if (v === undefined || v === null || v === '') throw mcInvalid(`${name} is required`);
-  if ((typeof v === 'number' && Number.isSafeInteger(v) && v > 0) || (typeof v === 'string' && /^\d+$/.test(v))) return String(v);
+  if ((typeof v === 'number' && Number.isSafeInteger(v) && v > 0) || (typeof v === 'string' && /^\d+$/.test(v)))
+    return String(v);
   throw mcInvalid(`${name} must be an integer`);
 }
 function stringParam(body: Record<string, unknown>, name: string): string {
@@ -54,7 +65,11 @@ function subscriberOf(ctx: McContext, source: Record<string, unknown> = ctx.body
   // An auto-created subscriber (npm start: anyone who writes in) is on the channel the first call's content names.
   const named = (ctx.body.data as { content?: { type?: unknown } } | undefined)?.content?.type;
   const channel = named === 'instagram' || named === 'whatsapp' || named === 'telegram' ? named : undefined;
-  const sub = ctx.state.subscriber(ctx.page.pageId, id) ?? (ctx.state.autoSubscribers ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id, ...(channel ? { channel } : {}) }) : undefined);
+  const sub =
+    ctx.state.subscriber(ctx.page.pageId, id) ??
+    (ctx.state.autoSubscribers
+      ? ctx.state.addSubscriber({ pageId: ctx.page.pageId, id, ...(channel ? { channel } : {}) })
+      : undefined);
   if (!sub) throw mcInvalid(`Subscriber does not exist: ${id}`);
   return sub;
 }
@@ -102,13 +117,25 @@ function checkWindow(ctx: McContext, sub: SubscriberState): void {
   if (sub.channel === 'whatsapp') {
     if (tag !== undefined && tag !== null) throw mcInvalid('message_tag is not supported for WhatsApp');
     if (ageMs <= DAY_MS) return;
-    throw new ReplyError(mcError(400, "The contact's 24-hour WhatsApp session has expired: only an approved Message Template can be sent outside it"));
+    throw new ReplyError(
+      mcError(
+        400,
+        "The contact's 24-hour WhatsApp session has expired: only an approved Message Template can be sent outside it",
+      ),
+    );
   }
   if (tag !== undefined && tag !== null) {
-    if (typeof tag !== 'string' || !MESSAGE_TAGS.includes(tag)) throw mcInvalid(`message_tag must be one of ${MESSAGE_TAGS.join(', ')}`);
+    if (typeof tag !== 'string' || !MESSAGE_TAGS.includes(tag))
+      throw mcInvalid(`message_tag must be one of ${MESSAGE_TAGS.join(', ')}`);
     if (tag !== 'HUMAN_AGENT' || ageMs <= 7 * DAY_MS) return;
   } else if (ageMs <= DAY_MS) return;
-  throw new ReplyError(mcError(400, 'Subscriber last interaction was more than 24 hours ago; a message_tag is required to send outside the window', { code: 3011 }));
+  throw new ReplyError(
+    mcError(
+      400,
+      'Subscriber last interaction was more than 24 hours ago; a message_tag is required to send outside the window',
+      { code: 3011 },
+    ),
+  );
 }
 
 // ---- v2 content checks that need the page (tags, fields, flows must exist) ----
@@ -128,7 +155,8 @@ function contentProblems(page: PageState, data: V2ContentData): string[] {
     if (m.type === 'cards') m.elements.forEach((e, j) => checkButtons(e.buttons, `${where}.elements.${j}`));
   });
   data.content.quick_replies?.forEach((q, i) => {
-    if (q.type === 'node') problems.push(`data.content.quick_replies.${i}: node quick replies are not supported via the Public API`);
+    if (q.type === 'node')
+      problems.push(`data.content.quick_replies.${i}: node quick replies are not supported via the Public API`);
     if (q.type === 'flow') flowOk(q.target, `data.content.quick_replies.${i}`);
   });
   data.content.actions?.forEach((a, i) => {
@@ -171,7 +199,9 @@ function sendFlow(ctx: McContext): Reply {
   checkWindow(ctx, sub);
   const key = `${ctx.page.pageId}|sendFlow|${sub.id}`;
   if (ctx.enforceRateLimits && !ctx.state.limiter.tryHit(key, FLOW_HOURLY_PER_SUBSCRIBER, 3600_000)) {
-    throw new ReplyError(mcError(429, `Too many requests: sendFlow is limited to ${FLOW_HOURLY_PER_SUBSCRIBER} per hour per subscriber`));
+    throw new ReplyError(
+      mcError(429, `Too many requests: sendFlow is limited to ${FLOW_HOURLY_PER_SUBSCRIBER} per hour per subscriber`),
+    );
   }
   return mcSuccess();
 }
@@ -201,7 +231,13 @@ function subscriberInfo(page: PageState, sub: SubscriberState) {
     ig_last_interaction: sub.channel === 'instagram' ? sub.lastInteraction : null,
     whatsapp_phone: sub.channel === 'whatsapp' ? `+1555${sub.id.slice(-7)}` : null,
     // Every page field is listed, unset ones with value null.
-    custom_fields: page.customFields.map((f) => ({ id: f.id, name: f.name, type: f.type, description: '', value: sub.fields.get(f.id) ?? null })),
+    custom_fields: page.customFields.map((f) => ({
+      id: f.id,
+      name: f.name,
+      type: f.type,
+      description: '',
+      value: sub.fields.get(f.id) ?? null,
+    })),
     tags: page.tags.filter((t) => sub.tagIds.has(t.id)).map((t) => ({ id: t.id, name: t.name })),
   };
 }
@@ -211,20 +247,28 @@ function getInfo(ctx: McContext): Reply {
   return mcSuccess(subscriberInfo(ctx.page, sub));
 }
 
-const tagHandler = (add: boolean, byName: boolean) => (ctx: McContext): Reply => {
-  const sub = subscriberOf(ctx);
-  const tag = byName ? tagByName(ctx.page, stringParam(ctx.body, 'tag_name')) : tagById(ctx.page, idParam(ctx.body, 'tag_id'));
-  if (add) sub.tagIds.add(tag.id);
-  else sub.tagIds.delete(tag.id);
-  return mcSuccess();
-};
+const tagHandler =
+  (add: boolean, byName: boolean) =>
+  (ctx: McContext): Reply => {
+    const sub = subscriberOf(ctx);
+    const tag = byName
+      ? tagByName(ctx.page, stringParam(ctx.body, 'tag_name'))
+      : tagById(ctx.page, idParam(ctx.body, 'tag_id'));
+    if (add) sub.tagIds.add(tag.id);
+    else sub.tagIds.delete(tag.id);
+    return mcSuccess();
+  };
 
-const fieldHandler = (byName: boolean) => (ctx: McContext): Reply => {
-  const sub = subscriberOf(ctx);
-  const field = byName ? fieldByName(ctx.page, stringParam(ctx.body, 'field_name')) : fieldById(ctx.page, idParam(ctx.body, 'field_id'));
-  setField(sub, field.id, typedValue(field, ctx.body, 'field_value'));
-  return mcSuccess();
-};
+const fieldHandler =
+  (byName: boolean) =>
+  (ctx: McContext): Reply => {
+    const sub = subscriberOf(ctx);
+    const field = byName
+      ? fieldByName(ctx.page, stringParam(ctx.body, 'field_name'))
+      : fieldById(ctx.page, idParam(ctx.body, 'field_id'));
+    setField(sub, field.id, typedValue(field, ctx.body, 'field_value'));
+    return mcSuccess();
+  };
 
 /** All-or-nothing: every entry is validated before any is applied. */
 function setCustomFields(ctx: McContext): Reply {
@@ -233,9 +277,15 @@ function setCustomFields(ctx: McContext): Reply {
   if (!Array.isArray(fields) || fields.length === 0) throw mcInvalid('fields must be a non-empty array');
   if (fields.length > 20) throw mcInvalid('fields must have at most 20 items');
   const updates = fields.map((entry: unknown, i) => {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw mcInvalid(`fields.${i} must be an object`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw mcInvalid(`fields.${i} must be an object`);
     const e = entry as Record<string, unknown>;
-    const field = e.field_id !== undefined ? fieldById(ctx.page, idParam(e, 'field_id')) : e.field_name !== undefined ? fieldByName(ctx.page, stringParam(e, 'field_name')) : undefined;
+    const field =
+      e.field_id !== undefined
+        ? fieldById(ctx.page, idParam(e, 'field_id'))
+        : e.field_name !== undefined
+          ? fieldByName(ctx.page, stringParam(e, 'field_name'))
+          : undefined;
     if (!field) throw mcInvalid(`fields.${i} needs field_id or field_name`);
     return { id: field.id, value: typedValue(field, e, 'field_value') };
   });
@@ -245,10 +295,14 @@ function setCustomFields(ctx: McContext): Reply {
 
 // ---- the page API: what a page has (the dashboard's "Import from ManyChat" reads these) ----
 function getFlows(ctx: McContext): Reply {
-  return mcSuccess({ flows: ctx.page.flows.map((ns) => ({ ns, name: ctx.page.flowNames[ns] ?? ns, folder_id: null })), folders: [] });
+  return mcSuccess({
+    flows: ctx.page.flows.map((ns) => ({ ns, name: ctx.page.flowNames[ns] ?? ns, folder_id: null })),
+    folders: [],
+  });
 }
 const getTags = (ctx: McContext): Reply => mcSuccess(ctx.page.tags.map((t) => ({ id: t.id, name: t.name })));
-const getCustomFields = (ctx: McContext): Reply => mcSuccess(ctx.page.customFields.map((f) => ({ id: f.id, name: f.name, type: f.type, description: '' })));
+const getCustomFields = (ctx: McContext): Reply =>
+  mcSuccess(ctx.page.customFields.map((f) => ({ id: f.id, name: f.name, type: f.type, description: '' })));
 
 export const MANYCHAT_ENDPOINTS: Record<string, McEndpoint> = {
   '/fb/page/getFlows': { method: 'GET', perSecond: 10, handle: getFlows },
@@ -275,7 +329,8 @@ function bearer(headers: Headers): string | undefined {
 /** The POST body as an object; JSON only, as the real API documents (doc 2.1). */
 function bodyObject(req: ApiRequest): Record<string, unknown> {
   if (req.json === undefined) return {};
-  if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? '')) throw mcInvalid('Content-Type must be application/json');
+  if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? ''))
+    throw mcInvalid('Content-Type must be application/json');
   if (req.json === 'malformed') throw mcInvalid('Malformed JSON body');
   const v = req.json.value;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw mcInvalid('Request body must be a JSON object');
@@ -299,9 +354,13 @@ export function routeManyChat(req: ApiRequest, state: SandboxState, enforceRateL
     run: () => {
       if (!key) return mcError(401, 'Unauthorized: missing "Authorization: Bearer <API key>" header');
       if (!page) return mcError(401, 'Unauthorized: invalid API key');
-      if (req.method !== ep.method) return mcError(405, `Method ${req.method} not allowed on ${req.path}; use ${ep.method}`);
+      if (req.method !== ep.method)
+        return mcError(405, `Method ${req.method} not allowed on ${req.path}; use ${ep.method}`);
       if (enforceRateLimits && !state.limiter.tryHit(`${page.pageId}|${req.path}`, ep.perSecond, 1000)) {
-        return mcError(429, `Too many requests: ${req.path} is limited to ${ep.perSecond} requests per second per API key`);
+        return mcError(
+          429,
+          `Too many requests: ${req.path} is limited to ${ep.perSecond} requests per second per API key`,
+        );
       }
       const body = ep.method === 'GET' ? {} : bodyObject(req);
       return ep.handle({ state, page, body, query: req.query, enforceRateLimits });

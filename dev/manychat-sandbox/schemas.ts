@@ -78,13 +78,23 @@ export function issueLines(issues: readonly z.core.$ZodIssue[], prefix = ''): st
 export function fieldValueProblem(type: FieldType, value: unknown): string | undefined {
   if (value === null) return undefined;
   const ok =
-    type === 'text' ? typeof value === 'string'
-    : type === 'number' ? typeof value === 'number' && Number.isFinite(value)
-    : type === 'boolean' ? typeof value === 'boolean'
-    : type === 'date' ? z.iso.date().safeParse(value).success
-    : isoDateTime.safeParse(value).success;
+    type === 'text'
+      ? typeof value === 'string'
+      : type === 'number'
+        ? typeof value === 'number' && Number.isFinite(value)
+        : type === 'boolean'
+          ? typeof value === 'boolean'
+          : type === 'date'
+            ? z.iso.date().safeParse(value).success
+            : isoDateTime.safeParse(value).success;
   if (ok) return undefined;
-  const want = { text: 'a string', number: 'a number', boolean: 'a boolean', date: 'a "YYYY-MM-DD" string', datetime: 'an ISO 8601 date-time with offset' };
+  const want = {
+    text: 'a string',
+    number: 'a number',
+    boolean: 'a boolean',
+    date: 'a "YYYY-MM-DD" string',
+    datetime: 'an ISO 8601 date-time with offset',
+  };
   return `value must be ${want[type]} for a ${type} field`;
 }
 
@@ -92,10 +102,20 @@ export function fieldValueProblem(type: FieldType, value: unknown): string | und
 
 const caption = z.string().min(1);
 const httpsUrl = z.url({ protocol: /^https$/ });
-const callback = { url: z.url(), method: z.string().optional(), headers: z.record(z.string(), z.string()).optional(), payload: z.unknown().optional() };
+const callback = {
+  url: z.url(),
+  method: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  payload: z.unknown().optional(),
+};
 
 const Button = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('url'), caption, url: z.url(), webview_size: z.enum(['full', 'medium', 'compact']).optional() }),
+  z.looseObject({
+    type: z.literal('url'),
+    caption,
+    url: z.url(),
+    webview_size: z.enum(['full', 'medium', 'compact']).optional(),
+  }),
   z.looseObject({ type: z.literal('call'), caption, phone: z.string().min(1) }),
   z.looseObject({ type: z.literal('flow'), caption, target: z.string().min(1) }),
   z.looseObject({ type: z.literal('node'), caption, target: z.string().min(1) }),
@@ -104,7 +124,13 @@ const Button = z.discriminatedUnion('type', [
 ]);
 const buttons = z.array(Button).optional();
 const media = (type: 'image' | 'video' | 'audio') => z.looseObject({ type: z.literal(type), url: z.url(), buttons });
-const Card = z.looseObject({ title: z.string().min(1), subtitle: z.string().optional(), image_url: z.url().optional(), action_url: z.url().optional(), buttons });
+const Card = z.looseObject({
+  title: z.string().min(1),
+  subtitle: z.string().optional(),
+  image_url: z.url().optional(),
+  action_url: z.url().optional(),
+  buttons,
+});
 
 const Message = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text'), text: z.string().min(1), buttons }),
@@ -112,7 +138,11 @@ const Message = z.discriminatedUnion('type', [
   media('video'),
   media('audio'),
   z.looseObject({ type: z.literal('file'), url: z.url() }),
-  z.looseObject({ type: z.literal('cards'), elements: z.array(Card).min(1), image_aspect_ratio: z.enum(['horizontal', 'square']).optional() }),
+  z.looseObject({
+    type: z.literal('cards'),
+    elements: z.array(Card).min(1),
+    image_aspect_ratio: z.enum(['horizontal', 'square']).optional(),
+  }),
 ]);
 
 export const Action = z.discriminatedUnion('action', [

@@ -1,6 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
-import { FaultSchema, MessengerPageSchema, PageSchema, SubscriberSchema, fieldValueProblem, type PageInput } from './schemas.js';
+import {
+  FaultSchema,
+  MessengerPageSchema,
+  PageSchema,
+  SubscriberSchema,
+  fieldValueProblem,
+  type PageInput,
+} from './schemas.js';
 import type { CallFilter, FaultSpec, MessengerPage, RecordedCall } from './types.js';
 
 /** In-memory world of the sandbox: pages, subscribers, recorded calls, pending faults, rate logs. */
@@ -35,7 +42,9 @@ export class FixtureError extends Error {
 function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    throw new FixtureError(parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message })));
+    throw new FixtureError(
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message })),
+    );
   }
   return parsed.data;
 }
@@ -123,7 +132,8 @@ export class SandboxState {
   addSubscriber(input: unknown): SubscriberState {
     const s = parseOrThrow(SubscriberSchema, input);
     const page = this.pages.get(s.pageId);
-    if (!page && !this.messengerPages.has(s.pageId)) throw new FixtureError([{ path: 'pageId', message: `unknown page ${s.pageId}` }]);
+    if (!page && !this.messengerPages.has(s.pageId))
+      throw new FixtureError([{ path: 'pageId', message: `unknown page ${s.pageId}` }]);
     const issues: FixtureIssue[] = [];
     const tagIds = new Set<number>();
     for (const [i, name] of (s.tags ?? []).entries()) {

@@ -29,5 +29,14 @@ export class DeadLetters {
 
 export function dlqSubject(e: DlqEntry): FilterSubject {
   const m = e.message;
-  return { messageId: m.messageId, url: m.url, time: m.createdAt, labels: m.labels, flowControlKey: m.flowControl?.key, scheduleId: m.scheduleId, callerIp: m.callerIp, responseStatus: e.outcome.status };
+  return {
+    messageId: m.messageId,
+    url: m.url,
+    time: m.createdAt,
+    labels: m.labels,
+    flowControlKey: m.flowControl?.key,
+    scheduleId: m.scheduleId,
+    callerIp: m.callerIp,
+    responseStatus: e.outcome.status,
+  };
 }

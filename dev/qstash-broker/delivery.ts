@@ -3,13 +3,23 @@ import { signDelivery } from './sign.js';
 import type { Message, Outcome } from './types.js';
 import { headerLists } from './views.js';
 
-export const errorText = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err));
+export const errorText = (err: unknown) =>
+  err instanceof Error
+    ? err.cause instanceof Error
+      ? `${err.message}: ${err.cause.message}`
+      : err.message
+    : String(err);
 
 /**
  * One HTTP attempt of a message, signed as QStash signs it. `inflight` lets the engine abort every
  * attempt on close. A thrown fetch (refused, timed out, aborted) becomes an Outcome with `error`.
  */
-export async function sendAttempt(msg: Message, retried: number, signingKey: string, inflight: Set<AbortController>): Promise<Outcome> {
+export async function sendAttempt(
+  msg: Message,
+  retried: number,
+  signingKey: string,
+  inflight: Set<AbortController>,
+): Promise<Outcome> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new Error(`timed out after ${msg.timeoutMs} ms`)), msg.timeoutMs);
   inflight.add(ac);
@@ -23,7 +33,13 @@ export async function sendAttempt(msg: Message, retried: number, signingKey: str
     if (msg.callerIp) headers.set('Upstash-Caller-Ip', msg.callerIp);
     if (msg.scheduleId) headers.set('Upstash-Schedule-Id', msg.scheduleId);
     // redirect: manual, so a 3xx counts as a failed attempt instead of silently turning POST into GET.
-    const res = await fetch(msg.url, { method: msg.method, headers, body: body.length ? body : undefined, signal: ac.signal, redirect: 'manual' });
+    const res = await fetch(msg.url, {
+      method: msg.method,
+      headers,
+      body: body.length ? body : undefined,
+      signal: ac.signal,
+      redirect: 'manual',
+    });
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
   } catch (err) {
     return { error: ac.signal.aborted ? errorText(ac.signal.reason) : errorText(err) };
@@ -34,7 +50,12 @@ export async function sendAttempt(msg: Message, retried: number, signingKey: str
 }
 
 /** The JSON body QStash POSTs to `Upstash-Callback` / `Upstash-Failure-Callback` (B4). */
-export function callbackPayload(msg: Message, outcome: Outcome, retried: number, dlqId?: string): Record<string, unknown> {
+export function callbackPayload(
+  msg: Message,
+  outcome: Outcome,
+  retried: number,
+  dlqId?: string,
+): Record<string, unknown> {
   return {
     status: outcome.status ?? 0,
     header: headerLists(outcome.headers ?? []),
@@ -55,7 +76,12 @@ export function callbackPayload(msg: Message, outcome: Outcome, retried: number,
 }
 
 /** Retry-After beats Upstash-Retry-Delay beats the dev backoff min(base·2^n, max). */
-export function retryDelayMs(msg: Message, retried: number, outcome: Outcome, cfg: { retryBaseMs: number; maxRetryDelayMs: number }): number {
+export function retryDelayMs(
+  msg: Message,
+  retried: number,
+  outcome: Outcome,
+  cfg: { retryBaseMs: number; maxRetryDelayMs: number },
+): number {
   const fromHeader = parseRetryAfter(outcome.headers?.get('retry-after') ?? null, Date.now());
   if (fromHeader !== undefined) return fromHeader;
   if (msg.retryDelay) {

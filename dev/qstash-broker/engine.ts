@@ -82,12 +82,21 @@ export class Engine {
     if (spec.deduplicationId !== undefined) return `id:${spec.deduplicationId}`;
     if (!spec.contentBasedDeduplication) return undefined;
     const forward = Object.entries(spec.forward).sort(([a], [b]) => a.localeCompare(b));
-    const hash = createHash('sha256').update(JSON.stringify([url, spec.contentType ?? '', forward])).update(body).digest('hex');
+    const hash = createHash('sha256')
+      .update(JSON.stringify([url, spec.contentType ?? '', forward]))
+      .update(body)
+      .digest('hex');
     return `content:${hash}`;
   }
 
   private create(fields: Omit<Message, 'messageId' | 'createdAt' | 'state' | 'attempts'>): Message {
-    const msg: Message = { ...fields, messageId: randomId('msg_'), createdAt: Date.now(), state: 'CREATED', attempts: [] };
+    const msg: Message = {
+      ...fields,
+      messageId: randomId('msg_'),
+      createdAt: Date.now(),
+      state: 'CREATED',
+      attempts: [],
+    };
     this.messages.set(msg.messageId, msg);
     this.pruneFinished();
     const delay = Math.max(0, msg.notBefore - Date.now());
@@ -114,11 +123,14 @@ export class Engine {
     msg.timer = undefined;
     if (this.paused || this.closed) return; // resume() re-arms
     const wait = Math.max(0, at - Date.now());
-    msg.timer = setTimeout(() => {
-      msg.timer = undefined;
-      if (wait > MAX_TIMER_MS) this.arm(msg, at);
-      else this.launch(msg);
-    }, Math.min(wait, MAX_TIMER_MS));
+    msg.timer = setTimeout(
+      () => {
+        msg.timer = undefined;
+        if (wait > MAX_TIMER_MS) this.arm(msg, at);
+        else this.launch(msg);
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
   }
 
   private launch(msg: Message): void {
@@ -213,7 +225,8 @@ export class Engine {
     msg.dlqId = dlqId;
     this.events.record(msg, 'FAILED');
     this.cfg.log(`${msg.messageId} moved to DLQ as ${dlqId} (${why}; last: ${outcome.status ?? outcome.error})`);
-    if (msg.failureCallback && !msg.isCallback) this.callback(msg.failureCallback, msg, outcome, msg.attempts.length - 1, dlqId);
+    if (msg.failureCallback && !msg.isCallback)
+      this.callback(msg.failureCallback, msg, outcome, msg.attempts.length - 1, dlqId);
   }
 
   /** Callbacks are ordinary signed messages whose JSON body describes the source attempt (B4). */

@@ -37,7 +37,17 @@ export class EventLog {
 
 export function logSubject(e: LogEvent): FilterSubject {
   const m = e.message;
-  return { messageId: m.messageId, url: m.url, time: e.time, labels: m.labels, flowControlKey: m.flowControl?.key, scheduleId: m.scheduleId, callerIp: m.callerIp, responseStatus: e.outcome?.status, state: e.state };
+  return {
+    messageId: m.messageId,
+    url: m.url,
+    time: e.time,
+    labels: m.labels,
+    flowControlKey: m.flowControl?.key,
+    scheduleId: m.scheduleId,
+    callerIp: m.callerIp,
+    responseStatus: e.outcome?.status,
+    state: e.state,
+  };
 }
 
 /** The API's LogEntry: bodies base64, error and response fields only on ERROR entries. */

@@ -25,7 +25,17 @@ export type FilterName =
 
 type ParamName = 'cursor' | 'count' | 'order' | 'dlqIds' | 'messageIds';
 
-export const LOG_STATES = ['CREATED', 'ACTIVE', 'RETRY', 'ERROR', 'IN_PROGRESS', 'DELIVERED', 'FAILED', 'CANCEL_REQUESTED', 'CANCELLED'] as const;
+export const LOG_STATES = [
+  'CREATED',
+  'ACTIVE',
+  'RETRY',
+  'ERROR',
+  'IN_PROGRESS',
+  'DELIVERED',
+  'FAILED',
+  'CANCEL_REQUESTED',
+  'CANCELLED',
+] as const;
 export type LogState = Exclude<(typeof LOG_STATES)[number], 'IN_PROGRESS'>;
 
 export interface Filters {
@@ -77,7 +87,18 @@ export interface ParsedQuery {
   order?: 'earliestFirst' | 'latestFirst';
 }
 
-const MULTI_VALUE = new Set<FilterName>(['url', 'topicName', 'scheduleId', 'queueName', 'responseStatus', 'callerIp', 'label', 'flowControlKey', 'host', 'path']);
+const MULTI_VALUE = new Set<FilterName>([
+  'url',
+  'topicName',
+  'scheduleId',
+  'queueName',
+  'responseStatus',
+  'callerIp',
+  'label',
+  'flowControlKey',
+  'host',
+  'path',
+]);
 
 function values(query: URLSearchParams, key: string, name: string): string[] {
   // A URL may itself contain commas, so only repeated parameters give several URLs.
@@ -100,13 +121,22 @@ function single(query: URLSearchParams, key: string): string {
 
 function parseFilter(filters: Filters, name: FilterName, query: URLSearchParams, key: string): void {
   if (name === 'messageId') filters.messageId = single(query, key);
-  else if (name === 'fromDate' || name === 'toDate') filters[name] = integer(single(query, key), `${name} (unix milliseconds)`);
+  else if (name === 'fromDate' || name === 'toDate')
+    filters[name] = integer(single(query, key), `${name} (unix milliseconds)`);
   else if (name === 'state') {
-    const state = single(query, key).toUpperCase().replace(/^CANCELED$/, 'CANCELLED');
-    if (!(LOG_STATES as readonly string[]).includes(state)) throw new BadRequest(`invalid state "${state}" (expected one of ${LOG_STATES.join(', ')})`);
+    const state = single(query, key)
+      .toUpperCase()
+      .replace(/^CANCELED$/, 'CANCELLED');
+    if (!(LOG_STATES as readonly string[]).includes(state))
+      throw new BadRequest(`invalid state "${state}" (expected one of ${LOG_STATES.join(', ')})`);
     filters.state = state as Filters['state'];
-  } else if (name === 'responseStatus') filters.responseStatus = values(query, key, name).map((v) => integer(v, 'responseStatus'));
-  else if (MULTI_VALUE.has(name)) (filters as Record<string, string[]>)[name] = [...((filters as Record<string, string[] | undefined>)[name] ?? []), ...values(query, key, name)];
+  } else if (name === 'responseStatus')
+    filters.responseStatus = values(query, key, name).map((v) => integer(v, 'responseStatus'));
+  else if (MULTI_VALUE.has(name))
+    (filters as Record<string, string[]>)[name] = [
+      ...((filters as Record<string, string[] | undefined>)[name] ?? []),
+      ...values(query, key, name),
+    ];
 }
 
 export function parseQuery(query: URLSearchParams, spec: QuerySpec): ParsedQuery {
@@ -116,18 +146,27 @@ export function parseQuery(query: URLSearchParams, spec: QuerySpec): ParsedQuery
     // callerIP is the deprecated spelling QStash still takes.
     const name = key === 'callerIP' && accepted.has('callerIp') ? 'callerIp' : key;
     if (!accepted.has(name)) {
-      throw new BadRequest(`unknown query parameter "${key}" for ${spec.endpoint}; it takes ${[...accepted].join(', ')}`);
+      throw new BadRequest(
+        `unknown query parameter "${key}" for ${spec.endpoint}; it takes ${[...accepted].join(', ')}`,
+      );
     }
-    if (name === 'dlqIds' || name === 'messageIds') parsed.ids = query.getAll(key).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+    if (name === 'dlqIds' || name === 'messageIds')
+      parsed.ids = query
+        .getAll(key)
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter(Boolean);
     else if (name === 'cursor') parsed.cursor = integer(single(query, key), 'cursor');
     else if (name === 'count') {
       const count = integer(single(query, key), 'count');
       const max = spec.count?.max ?? 100;
-      if (count < 1 || count > max) throw new BadRequest(`invalid count ${count} for ${spec.endpoint}: between 1 and ${max}`);
+      if (count < 1 || count > max)
+        throw new BadRequest(`invalid count ${count} for ${spec.endpoint}: between 1 and ${max}`);
       parsed.count = count;
     } else if (name === 'order') {
       const order = single(query, key);
-      if (order !== 'earliestFirst' && order !== 'latestFirst') throw new BadRequest(`invalid order "${order}" (expected earliestFirst or latestFirst)`);
+      if (order !== 'earliestFirst' && order !== 'latestFirst')
+        throw new BadRequest(`invalid order "${order}" (expected earliestFirst or latestFirst)`);
       parsed.order = order;
     } else parseFilter(parsed.filters, name as FilterName, query, key);
   }
@@ -143,7 +182,8 @@ function urlPart(url: string, part: 'host' | 'pathname'): string | undefined {
   }
 }
 
-const anyOf = <T>(wanted: readonly T[] | undefined, actual: T | undefined) => wanted === undefined || (actual !== undefined && wanted.includes(actual));
+const anyOf = <T>(wanted: readonly T[] | undefined, actual: T | undefined) =>
+  wanted === undefined || (actual !== undefined && wanted.includes(actual));
 
 /** True when the subject passes every filter given (AND), each multi-value filter by any value (OR). */
 export function matches(f: Filters, s: FilterSubject): boolean {
@@ -153,7 +193,8 @@ export function matches(f: Filters, s: FilterSubject): boolean {
     anyOf(f.url, s.url) &&
     anyOf(f.host, urlPart(s.url, 'host')) &&
     anyOf(f.path, urlPart(s.url, 'pathname')) &&
-    (f.topicName === undefined && f.queueName === undefined) &&
+    f.topicName === undefined &&
+    f.queueName === undefined &&
     anyOf(f.scheduleId, s.scheduleId) &&
     anyOf(f.callerIp, s.callerIp) &&
     anyOf(f.flowControlKey, s.flowControlKey) &&
@@ -166,8 +207,46 @@ export function matches(f: Filters, s: FilterSubject): boolean {
 }
 
 /** Filters of the DLQ endpoints (the DLQ rejects host and path, as QStash does). */
-export const DLQ_FILTERS: readonly FilterName[] = ['messageId', 'url', 'topicName', 'scheduleId', 'queueName', 'fromDate', 'toDate', 'responseStatus', 'callerIp', 'label', 'flowControlKey'];
+export const DLQ_FILTERS: readonly FilterName[] = [
+  'messageId',
+  'url',
+  'topicName',
+  'scheduleId',
+  'queueName',
+  'fromDate',
+  'toDate',
+  'responseStatus',
+  'callerIp',
+  'label',
+  'flowControlKey',
+];
 /** Filters of the bulk cancel (DELETE /v2/messages). */
-export const CANCEL_FILTERS: readonly FilterName[] = ['url', 'topicName', 'scheduleId', 'queueName', 'fromDate', 'toDate', 'callerIp', 'label', 'flowControlKey', 'host', 'path'];
+export const CANCEL_FILTERS: readonly FilterName[] = [
+  'url',
+  'topicName',
+  'scheduleId',
+  'queueName',
+  'fromDate',
+  'toDate',
+  'callerIp',
+  'label',
+  'flowControlKey',
+  'host',
+  'path',
+];
 /** Filters of the logs (GET /v2/events, /v2/logs). */
-export const LOG_FILTERS: readonly FilterName[] = ['messageId', 'url', 'topicName', 'scheduleId', 'queueName', 'fromDate', 'toDate', 'callerIp', 'label', 'flowControlKey', 'host', 'path', 'state'];
+export const LOG_FILTERS: readonly FilterName[] = [
+  'messageId',
+  'url',
+  'topicName',
+  'scheduleId',
+  'queueName',
+  'fromDate',
+  'toDate',
+  'callerIp',
+  'label',
+  'flowControlKey',
+  'host',
+  'path',
+  'state',
+];

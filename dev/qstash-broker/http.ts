@@ -81,7 +81,12 @@ export interface Route {
   rawUrl?: boolean;
 }
 
-export const route = (methods: string | readonly string[], pattern: RegExp, handler: Route['handler'], rawUrl = false): Route => ({
+export const route = (
+  methods: string | readonly string[],
+  pattern: RegExp,
+  handler: Route['handler'],
+  rawUrl = false,
+): Route => ({
   methods: typeof methods === 'string' ? [methods] : methods,
   pattern,
   handler,
@@ -89,7 +94,10 @@ export const route = (methods: string | readonly string[], pattern: RegExp, hand
 });
 
 /** Finds the route for the request; undefined when none matches path and method. */
-export function findRoute(table: readonly Route[], req: IncomingMessage): { route: Route; match: RegExpExecArray; query: URLSearchParams } | undefined {
+export function findRoute(
+  table: readonly Route[],
+  req: IncomingMessage,
+): { route: Route; match: RegExpExecArray; query: URLSearchParams } | undefined {
   const raw = req.url ?? '/';
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);

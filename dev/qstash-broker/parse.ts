@@ -43,7 +43,9 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
 export function parseDestination(raw: string): string {
   // QStash reads a destination that is not a URL as a URL group name (or `api/…`); say that is missing here.
   if (/^[\w.-]+$/.test(raw) || raw.startsWith('api/')) {
-    throw new NotOffered(`destination "${raw}" is a URL group or API name; the local QStash stand-in delivers to http(s) URLs only (URL groups and APIs are not offered)`);
+    throw new NotOffered(
+      `destination "${raw}" is a URL group or API name; the local QStash stand-in delivers to http(s) URLs only (URL groups and APIs are not offered)`,
+    );
   }
   let dest = raw;
   // Some clients percent-encode the destination (`https%3A%2F%2F...`); the SDK appends it raw.
@@ -58,15 +60,29 @@ export function parseDestination(raw: string): string {
   try {
     url = new URL(dest);
   } catch {
-    throw new BadRequest(`invalid destination "${raw}": must be an http(s) URL (URL groups are not supported by the dev broker)`);
+    throw new BadRequest(
+      `invalid destination "${raw}": must be an http(s) URL (URL groups are not supported by the dev broker)`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRequest(`invalid destination "${raw}": only http and https are allowed`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new BadRequest(`invalid destination "${raw}": only http and https are allowed`);
   return dest;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 /** Headers that fetch refuses or that describe the publish hop, never the delivery. */
-const UNFORWARDABLE = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection']);
+const UNFORWARDABLE = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+]);
 const FORWARD_PREFIX = 'upstash-forward-';
 export const MAX_RETRIES = 100;
 
@@ -112,7 +128,8 @@ function optionalDuration(headers: Headers, name: string): number | undefined {
   const value = headers.get(name);
   if (value === null) return undefined;
   const ms = parseDuration(value);
-  if (ms === undefined) throw new BadRequest(`invalid ${name} header: "${value}" (expected e.g. 10s, 1m, 1d10h30m or plain seconds)`);
+  if (ms === undefined)
+    throw new BadRequest(`invalid ${name} header: "${value}" (expected e.g. 10s, 1m, 1d10h30m or plain seconds)`);
   return ms;
 }
 
@@ -120,7 +137,8 @@ function optionalInteger(headers: Headers, name: string, max: number): number | 
   const value = headers.get(name);
   if (value === null) return undefined;
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!(n <= max)) throw new BadRequest(`invalid ${name} header: "${value}" (expected an integer between 0 and ${max})`);
+  if (!(n <= max))
+    throw new BadRequest(`invalid ${name} header: "${value}" (expected an integer between 0 and ${max})`);
   return n;
 }
 
@@ -154,8 +172,12 @@ function forwardedHeaders(headers: Headers): Record<string, string> {
 function parseLabels(headers: Headers): string[] | undefined {
   const value = headers.get('upstash-label');
   if (value === null) return undefined;
-  const labels = value.split(',').map((l) => l.trim()).filter(Boolean);
-  if (labels.length === 0) throw new BadRequest(`invalid Upstash-Label header: "${value}" (expected one label or a comma-separated list)`);
+  const labels = value
+    .split(',')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  if (labels.length === 0)
+    throw new BadRequest(`invalid Upstash-Label header: "${value}" (expected one label or a comma-separated list)`);
   return labels;
 }
 
@@ -164,9 +186,15 @@ function parseFlowControl(headers: Headers): FlowControl | undefined {
   const value = headers.get('upstash-flow-control-value');
   if (key === undefined && value === null) return undefined;
   if (!key) throw new BadRequest('Upstash-Flow-Control-Value needs a non-empty Upstash-Flow-Control-Key header');
-  if (value === null) throw new BadRequest('Upstash-Flow-Control-Key needs an Upstash-Flow-Control-Value header (e.g. "parallelism=1" or "rate=10, period=1m")');
+  if (value === null)
+    throw new BadRequest(
+      'Upstash-Flow-Control-Key needs an Upstash-Flow-Control-Value header (e.g. "parallelism=1" or "rate=10, period=1m")',
+    );
   const flow: FlowControl = { key };
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name = '', raw = ''] = part.split('=').map((s) => s.trim());
     const bad = (why: string) => new BadRequest(`invalid Upstash-Flow-Control-Value header "${value}": ${why}`);
     if (name === 'period') {
@@ -178,17 +206,20 @@ function parseFlowControl(headers: Headers): FlowControl | undefined {
       flow[name] = Number(raw);
     } else throw bad(`unknown setting "${name}" (expected parallelism, rate or period)`);
   }
-  if (flow.parallelism === undefined && flow.rate === undefined) throw new BadRequest(`invalid Upstash-Flow-Control-Value header "${value}": set parallelism, rate or both`);
+  if (flow.parallelism === undefined && flow.rate === undefined)
+    throw new BadRequest(`invalid Upstash-Flow-Control-Value header "${value}": set parallelism, rate or both`);
   return flow;
 }
 
 /** Parses every `Upstash-*` publish header; throws BadRequest naming the first bad one. */
 export function parsePublishHeaders(headers: Headers): PublishSpec {
   const method = headers.get('upstash-method')?.trim().toUpperCase();
-  if (method !== undefined && !METHODS.has(method)) throw new BadRequest(`invalid Upstash-Method header: "${method}" (expected one of ${[...METHODS].join(', ')})`);
+  if (method !== undefined && !METHODS.has(method))
+    throw new BadRequest(`invalid Upstash-Method header: "${method}" (expected one of ${[...METHODS].join(', ')})`);
   const notBefore = optionalInteger(headers, 'Upstash-Not-Before', Number.MAX_SAFE_INTEGER / 1000);
   const deduplicationId = headers.get('upstash-deduplication-id') ?? undefined;
-  if (deduplicationId !== undefined && deduplicationId.trim() === '') throw new BadRequest('invalid Upstash-Deduplication-Id header: empty');
+  if (deduplicationId !== undefined && deduplicationId.trim() === '')
+    throw new BadRequest('invalid Upstash-Deduplication-Id header: empty');
   return {
     method,
     delayMs: optionalDuration(headers, 'Upstash-Delay'),

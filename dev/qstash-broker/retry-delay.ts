@@ -38,7 +38,10 @@ export function compileRetryDelay(src: string): RetryDelayFn {
   let pos = 0;
   const peek = () => tokens[pos];
   const expect = (t: string) => {
-    if (tokens[pos] !== t) throw new Error(`expected "${t}" but found ${tokens[pos] === undefined ? 'end of expression' : `"${tokens[pos]}"`}`);
+    if (tokens[pos] !== t)
+      throw new Error(
+        `expected "${t}" but found ${tokens[pos] === undefined ? 'end of expression' : `"${tokens[pos]}"`}`,
+      );
     pos++;
   };
 
@@ -64,7 +67,8 @@ export function compileRetryDelay(src: string): RetryDelayFn {
       args.push(sum());
     }
     expect(')');
-    if (args.length < f.arity[0] || args.length > f.arity[1]) throw new Error(`${t}() takes ${f.arity[0]}${f.arity[1] === f.arity[0] ? '' : '+'} argument(s)`);
+    if (args.length < f.arity[0] || args.length > f.arity[1])
+      throw new Error(`${t}() takes ${f.arity[0]}${f.arity[1] === f.arity[0] ? '' : '+'} argument(s)`);
     return (r) => f.fn(...args.map((a) => a(r)));
   };
   const unary = (): RetryDelayFn => {

@@ -36,7 +36,10 @@ export function parseCron(text: string): { pattern: string; timezone?: string } 
   const tz = /^(?:CRON_TZ|TZ)=(\S+)\s+(.*)$/.exec(trimmed);
   const pattern = (tz?.[2] ?? trimmed).trim();
   const bad = (why: string) => new BadRequest(`invalid Upstash-Cron header "${text}": ${why}`);
-  if (pattern.split(/\s+/).length !== 5) throw bad('QStash cron expressions have 5 fields (minute hour day-of-month month day-of-week), optionally after CRON_TZ=<zone>');
+  if (pattern.split(/\s+/).length !== 5)
+    throw bad(
+      'QStash cron expressions have 5 fields (minute hour day-of-month month day-of-week), optionally after CRON_TZ=<zone>',
+    );
   try {
     const probe = new Cron(pattern, { timezone: tz?.[1], paused: true, mode: '5-part' });
     probe.nextRun();
@@ -48,9 +51,17 @@ export function parseCron(text: string): { pattern: string; timezone?: string } 
 }
 
 /** Go's canonical header spelling (content-type → Content-Type), which QStash reports schedules with. */
-const canonical = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+const canonical = (name: string) =>
+  name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 
-const stateOf = (m: Message | undefined) => (m === undefined ? undefined : m.state === 'DELIVERED' ? 'SUCCESS' : m.state === 'FAILED' || m.state === 'CANCELLED' ? 'FAIL' : 'IN_PROGRESS');
+const stateOf = (m: Message | undefined) =>
+  m === undefined
+    ? undefined
+    : m.state === 'DELIVERED'
+      ? 'SUCCESS'
+      : m.state === 'FAILED' || m.state === 'CANCELLED'
+        ? 'FAIL'
+        : 'IN_PROGRESS';
 
 export class Scheduler {
   private readonly schedules = new Map<string, Schedule>();
@@ -63,7 +74,9 @@ export class Scheduler {
   /** Creates a schedule, or replaces the settings of the one with the given id. */
   upsert(input: ScheduleInput): string {
     if (input.scheduleId !== undefined && !SCHEDULE_ID.test(input.scheduleId)) {
-      throw new BadRequest(`invalid Upstash-Schedule-Id "${input.scheduleId}": schedule IDs can only contain alphanumeric characters, hyphens, periods and underscores`);
+      throw new BadRequest(
+        `invalid Upstash-Schedule-Id "${input.scheduleId}": schedule IDs can only contain alphanumeric characters, hyphens, periods and underscores`,
+      );
     }
     const { pattern, timezone } = parseCron(input.cron);
     const scheduleId = input.scheduleId ?? randomId('scd_');
@@ -89,8 +102,19 @@ export class Scheduler {
     const s = typeof schedule === 'string' ? this.schedules.get(schedule) : schedule;
     if (!s) return undefined;
     // Each firing is new: deduplication and a fixed not-before belong to single publishes.
-    const spec: PublishSpec = { ...s.spec, deduplicationId: undefined, contentBasedDeduplication: false, notBeforeMs: undefined };
-    const { messageId } = this.engine.publish({ url: s.destination, spec, body: s.body, callerIp: s.callerIp, scheduleId: s.scheduleId });
+    const spec: PublishSpec = {
+      ...s.spec,
+      deduplicationId: undefined,
+      contentBasedDeduplication: false,
+      notBeforeMs: undefined,
+    };
+    const { messageId } = this.engine.publish({
+      url: s.destination,
+      spec,
+      body: s.body,
+      callerIp: s.callerIp,
+      scheduleId: s.scheduleId,
+    });
     s.lastScheduleTime = Date.now();
     s.lastMessageIds = [messageId];
     return messageId;
@@ -130,7 +154,9 @@ export class Scheduler {
     const header = { ...spec.forward, ...(spec.contentType === undefined ? {} : { 'content-type': spec.contentType }) };
     const body = s.body.length ? textOrBase64(s.body) : {};
     const next = s.isPaused ? null : s.job.nextRun();
-    const states = Object.fromEntries(s.lastMessageIds.flatMap((id) => (stateOf(this.engine.get(id)) ? [[id, stateOf(this.engine.get(id))]] : [])));
+    const states = Object.fromEntries(
+      s.lastMessageIds.flatMap((id) => (stateOf(this.engine.get(id)) ? [[id, stateOf(this.engine.get(id))]] : [])),
+    );
     return {
       scheduleId: s.scheduleId,
       cron: s.cron,

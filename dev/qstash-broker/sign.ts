@@ -9,7 +9,12 @@ export const SIGNATURE_TTL_S = 300;
  * bytes, `sub` = destination as published, `body` = base64url(SHA-256(raw body)). The hash keeps its `=`
  * padding like real QStash; `Receiver.verify` strips padding on both sides before comparing.
  */
-export async function signDelivery(signingKey: string, destination: string, body: Uint8Array, nowMs = Date.now()): Promise<string> {
+export async function signDelivery(
+  signingKey: string,
+  destination: string,
+  body: Uint8Array,
+  nowMs = Date.now(),
+): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   const bodyHash = createHash('sha256').update(body).digest('base64').replaceAll('+', '-').replaceAll('/', '_');
   return new SignJWT({ body: bodyHash })

@@ -51,7 +51,11 @@ export async function startDestination(): Promise<{
   };
 }
 
-export async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5000): Promise<T> {
+export async function until<T>(
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

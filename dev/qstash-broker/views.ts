@@ -61,7 +61,9 @@ export function headerLists(headers: Iterable<[string, string]>): Record<string,
 }
 
 /** Labels and flow control as QStash reports them on messages, DLQ entries, logs and schedules. */
-export function labelAndFlowFields(m: Pick<Message, 'labels' | 'flowControl'>): Pick<MessageView, 'label' | 'labels' | 'flowControlKey' | 'parallelism' | 'rate' | 'period'> {
+export function labelAndFlowFields(
+  m: Pick<Message, 'labels' | 'flowControl'>,
+): Pick<MessageView, 'label' | 'labels' | 'flowControlKey' | 'parallelism' | 'rate' | 'period'> {
   const flow = m.flowControl;
   return {
     ...(m.labels.length ? { label: m.labels[0], labels: [...m.labels] } : {}),
@@ -94,7 +96,13 @@ export function messageView(m: Message): MessageView {
 }
 
 export function devMessageView(m: Message): DevMessageView {
-  return { ...messageView(m), retried: Math.max(0, m.attempts.length - 1), nextDeliveryAt: m.nextDeliveryAt, dlqId: m.dlqId, attempts: [...m.attempts] };
+  return {
+    ...messageView(m),
+    retried: Math.max(0, m.attempts.length - 1),
+    nextDeliveryAt: m.nextDeliveryAt,
+    dlqId: m.dlqId,
+    attempts: [...m.attempts],
+  };
 }
 
 export function dlqView(e: DlqEntry): DlqView {
@@ -105,7 +113,11 @@ export function dlqView(e: DlqEntry): DlqView {
     dlqId: e.dlqId,
     ...(outcome.status === undefined ? {} : { responseStatus: outcome.status }),
     ...(outcome.headers ? { responseHeader: headerLists(outcome.headers) } : {}),
-    ...(body === undefined ? {} : body.text === undefined ? { responseBodyBase64: body.base64 } : { responseBody: body.text }),
+    ...(body === undefined
+      ? {}
+      : body.text === undefined
+        ? { responseBodyBase64: body.base64 }
+        : { responseBody: body.text }),
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
   };
 }

@@ -13,7 +13,11 @@ function stepOf(step: TurnRecord['steps'][number]): CaseStep {
   if (replyCall) {
     const input = replyCall.input as Record<string, unknown> | null;
     // The shorthand is strict: a reply the schema would not take is kept raw, exactly as recorded.
-    const shorthand = input && typeof input === 'object' && typeof input.text === 'string' && Object.keys(input).every((k) => REPLY_KEYS.has(k));
+    const shorthand =
+      input &&
+      typeof input === 'object' &&
+      typeof input.text === 'string' &&
+      Object.keys(input).every((k) => REPLY_KEYS.has(k));
     if (shorthand) out.reply = input as CaseStep['reply'];
     else out.replyRaw = replyCall.input;
   }

@@ -18,7 +18,8 @@ export interface Backend {
  * every other command keeps the caller's spelling so Redis's error text (e.g. unknown command 'x')
  * stays faithful. If the internal table ever moves, upper-case everything rather than risk rewrites.
  */
-const replyTransformers = (Command as unknown as { _transformer?: { reply?: Record<string, unknown> } })._transformer?.reply;
+const replyTransformers = (Command as unknown as { _transformer?: { reply?: Record<string, unknown> } })._transformer
+  ?.reply;
 function ioredisName(name: string): string {
   return !replyTransformers || name.toLowerCase() in replyTransformers ? name.toUpperCase() : name;
 }
@@ -42,7 +43,12 @@ export async function runPipeline(backend: Backend, cmds: Cmd[], base64: boolean
     for (const [name, ...args] of runnable) pipeline.callBuffer(ioredisName(name), ...args);
     return (await pipeline.exec()) ?? [];
   };
-  const results = runnable.length === 0 ? [] : runnable.some((c) => blockingTimeout(c) !== undefined) ? await backend.pool.use(exec) : await exec(backend.shared);
+  const results =
+    runnable.length === 0
+      ? []
+      : runnable.some((c) => blockingTimeout(c) !== undefined)
+        ? await backend.pool.use(exec)
+        : await exec(backend.shared);
   let next = 0;
   return refusals.map((why) => {
     if (why !== undefined) return { error: why };
@@ -70,9 +76,13 @@ export async function runTransaction(backend: Backend, cmds: Cmd[], base64: bool
     } catch (err) {
       if (!isRedisError(err)) throw err;
       // ioredis attaches the queue-time errors that caused EXECABORT; they say what was wrong.
-      const causes = ((err as Error & { previousErrors?: Error[] }).previousErrors ?? []).map((e) => explainRedisError(e.message, backend.redisVersion));
+      const causes = ((err as Error & { previousErrors?: Error[] }).previousErrors ?? []).map((e) =>
+        explainRedisError(e.message, backend.redisVersion),
+      );
       throw new HttpError(400, [err.message, ...causes].join(' '));
     }
-    return results.map(([err, reply]) => (err ? { error: explainRedisError(err.message, backend.redisVersion) } : { result: encode(reply, base64) }));
+    return results.map(([err, reply]) =>
+      err ? { error: explainRedisError(err.message, backend.redisVersion) } : { result: encode(reply, base64) },
+    );
   });
 }

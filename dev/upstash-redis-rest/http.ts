@@ -26,10 +26,19 @@ const routes: Record<string, Route> = {
   '/multi-exec': (backend, body, base64) => runTransaction(backend, toCommandList(body), base64),
 };
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -39,7 +48,12 @@ export interface BridgeUsage {
   commands: number;
 }
 
-export async function handle(req: IncomingMessage, backend: Backend, tokenDigest: Buffer, usage?: BridgeUsage): Promise<unknown> {
+export async function handle(
+  req: IncomingMessage,
+  backend: Backend,
+  tokenDigest: Buffer,
+  usage?: BridgeUsage,
+): Promise<unknown> {
   // Not new URL(): it would read a path like `//x/pipeline` as a host plus path.
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   // Dev only (not in Upstash): the usage so far, for benchmarks that report commands per turn.
@@ -48,13 +62,22 @@ export async function handle(req: IncomingMessage, backend: Backend, tokenDigest
     return usage ?? { requests: 0, commands: 0 };
   }
   const route = routes[path];
-  if (!route) throw new HttpError(404, `Endpoint not found: ${path} (this bridge serves POST /, /pipeline, /multi-exec)`);
+  if (!route)
+    throw new HttpError(404, `Endpoint not found: ${path} (this bridge serves POST /, /pipeline, /multi-exec)`);
   if (req.method !== 'POST') throw new HttpError(405, `Method ${req.method} not allowed; use POST`);
   checkAuth(req.headers.authorization, tokenDigest);
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json') throw new HttpError(400, `Invalid content type ${JSON.stringify(req.headers['content-type'] ?? '')}; expected application/json`);
+  if (mediaType !== 'application/json')
+    throw new HttpError(
+      400,
+      `Invalid content type ${JSON.stringify(req.headers['content-type'] ?? '')}; expected application/json`,
+    );
   const format = header(req, 'upstash-response-format');
-  if (format !== undefined && format.toLowerCase() !== 'json') throw new HttpError(400, `Upstash-Response-Format ${JSON.stringify(format)} is not supported by this bridge; only json`);
+  if (format !== undefined && format.toLowerCase() !== 'json')
+    throw new HttpError(
+      400,
+      `Upstash-Response-Format ${JSON.stringify(format)} is not supported by this bridge; only json`,
+    );
   const raw = await readBody(req);
   let body: unknown;
   try {
@@ -73,7 +96,10 @@ export async function handle(req: IncomingMessage, backend: Backend, tokenDigest
 /** Malformed HTTP never reaches a handler; answer it in JSON too rather than Node's plain text. */
 export function onClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
-  const [status, reason] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const [status, reason] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
   const text = JSON.stringify({ error: `Malformed HTTP request: ${err.message}` });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
 }

@@ -6,15 +6,59 @@ import type { Redis } from './ioredis.js';
  * module), "unknown command" would read like a bridge bug, so the error says what is missing.
  */
 const INTRODUCED = [
-  ['6.2.0', ['getdel', 'getex', 'copy', 'lmove', 'blmove', 'zrangestore', 'zrandmember', 'hrandfield', 'smismember', 'zdiff', 'zdiffstore', 'zinter', 'zunion', 'zmscore', 'geosearch', 'geosearchstore', 'xautoclaim']],
-  ['7.0.0', ['lmpop', 'blmpop', 'zmpop', 'bzmpop', 'sintercard', 'zintercard', 'expiretime', 'pexpiretime', 'eval_ro', 'evalsha_ro', 'function', 'fcall', 'fcall_ro', 'lcs']],
+  [
+    '6.2.0',
+    [
+      'getdel',
+      'getex',
+      'copy',
+      'lmove',
+      'blmove',
+      'zrangestore',
+      'zrandmember',
+      'hrandfield',
+      'smismember',
+      'zdiff',
+      'zdiffstore',
+      'zinter',
+      'zunion',
+      'zmscore',
+      'geosearch',
+      'geosearchstore',
+      'xautoclaim',
+    ],
+  ],
+  [
+    '7.0.0',
+    [
+      'lmpop',
+      'blmpop',
+      'zmpop',
+      'bzmpop',
+      'sintercard',
+      'zintercard',
+      'expiretime',
+      'pexpiretime',
+      'eval_ro',
+      'evalsha_ro',
+      'function',
+      'fcall',
+      'fcall_ro',
+      'lcs',
+    ],
+  ],
   ['7.2.0', ['waitaof']],
   // Hash-field expiry.
-  ['7.4.0', ['hexpire', 'hexpireat', 'hexpiretime', 'hpersist', 'hpexpire', 'hpexpireat', 'hpexpiretime', 'hpttl', 'httl']],
+  [
+    '7.4.0',
+    ['hexpire', 'hexpireat', 'hexpiretime', 'hpersist', 'hpexpire', 'hpexpireat', 'hpexpiretime', 'hpttl', 'httl'],
+  ],
   ['8.0.0', ['hgetdel', 'hgetex', 'hsetex']],
   ['8.2.0', ['xackdel', 'xdelex']],
 ] as const;
-const MIN_VERSION: Record<string, string> = Object.fromEntries(INTRODUCED.flatMap(([version, names]) => names.map((name) => [name, version])));
+const MIN_VERSION: Record<string, string> = Object.fromEntries(
+  INTRODUCED.flatMap(([version, names]) => names.map((name) => [name, version])),
+);
 
 /** `redis_version` from INFO server, e.g. "7.0.15". */
 export async function readRedisVersion(redis: Redis): Promise<string> {

@@ -14,16 +14,21 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export function toCommand(value: unknown, where: string): Cmd {
   if (!Array.isArray(value)) throw new HttpError(400, `${where} must be a JSON array like ["set","key","value"]`);
   const [name, ...rest] = value as unknown[];
-  if (typeof name !== 'string' || name === '') throw new HttpError(400, `${where} must start with the command name as a non-empty string`);
+  if (typeof name !== 'string' || name === '')
+    throw new HttpError(400, `${where} must start with the command name as a non-empty string`);
   const args = rest.map((arg, i) => {
     if (typeof arg === 'string' || typeof arg === 'number' || typeof arg === 'boolean') return String(arg);
-    throw new HttpError(400, `argument ${i + 1} of ${where} is ${arg === null ? 'null' : typeof arg}; only strings, numbers and booleans are allowed`);
+    throw new HttpError(
+      400,
+      `argument ${i + 1} of ${where} is ${arg === null ? 'null' : typeof arg}; only strings, numbers and booleans are allowed`,
+    );
   });
   return withUpstashExtensions(acceptUpstashScriptFlags([name, ...args]));
 }
 
 export function toCommandList(value: unknown): Cmd[] {
-  if (!Array.isArray(value)) throw new HttpError(400, 'body must be a JSON array of command arrays like [["set","k","v"],["get","k"]]');
+  if (!Array.isArray(value))
+    throw new HttpError(400, 'body must be a JSON array of command arrays like [["set","k","v"],["get","k"]]');
   if (value.length === 0) throw new HttpError(400, 'body must contain at least one command');
   return value.map((cmd, i) => toCommand(cmd, `command ${i + 1}`));
 }

@@ -15,7 +15,10 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 export function withoutUpstashOnlyFlags(script: string): string {
   const match = /^#!lua(?:[ \t]+flags=([^\n]*))?\n/.exec(script);
   if (!match) return script;
-  const flags = (match[1] ?? '').split(',').map((f) => f.trim()).filter((f) => f && !UPSTASH_ONLY_FLAGS.has(f));
+  const flags = (match[1] ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f && !UPSTASH_ONLY_FLAGS.has(f));
   const body = script.slice(match[0].length);
   return flags.length ? `#!lua flags=${flags.join(',')}\n${body}` : `#!lua\n${body}`;
 }
@@ -24,7 +27,8 @@ export function withoutUpstashOnlyFlags(script: string): string {
 export function acceptUpstashScriptFlags(cmd: [string, ...string[]]): [string, ...string[]] {
   const [name, ...args] = cmd;
   const lower = name.toLowerCase();
-  const scriptAt = lower === 'eval' || lower === 'eval_ro' ? 0 : lower === 'script' && args[0]?.toLowerCase() === 'load' ? 1 : -1;
+  const scriptAt =
+    lower === 'eval' || lower === 'eval_ro' ? 0 : lower === 'script' && args[0]?.toLowerCase() === 'load' ? 1 : -1;
   if (scriptAt >= 0 && args[scriptAt] !== undefined) {
     const original = args[scriptAt]!;
     const accepted = withoutUpstashOnlyFlags(original);

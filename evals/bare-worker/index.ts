@@ -18,7 +18,10 @@ interface FloorEnv {
 }
 const app = new Hono<{ Bindings: FloorEnv }>();
 
-const dynamicBlock = (text: string) => ({ version: 'v2', content: { messages: [{ type: 'text', text }], actions: [], quick_replies: [] } });
+const dynamicBlock = (text: string) => ({
+  version: 'v2',
+  content: { messages: [{ type: 'text', text }], actions: [], quick_replies: [] },
+});
 
 app.post('/v1/manychat/:tenant', async (c) => {
   const body = (await c.req.json()) as { contact?: { id?: string }; text?: string };
@@ -31,18 +34,41 @@ const PROMPT = 'You are the assistant of a small business. '.repeat(200);
 
 app.post('/v1/io-floor/:tenant', async (c) => {
   const { UPSTASH_URL, UPSTASH_TOKEN, MODEL_URL } = c.env;
-  if (!UPSTASH_URL || !UPSTASH_TOKEN || !MODEL_URL) return c.json({ error: 'UPSTASH_URL, UPSTASH_TOKEN and MODEL_URL must be set' }, 500);
+  if (!UPSTASH_URL || !UPSTASH_TOKEN || !MODEL_URL)
+    return c.json({ error: 'UPSTASH_URL, UPSTASH_TOKEN and MODEL_URL must be set' }, 500);
   const body = (await c.req.json()) as { contact?: { id?: string }; text?: string };
   const id = body.contact?.id ?? 'x';
   const redis = (path: string, commands: string[][]) =>
-    fetch(`${UPSTASH_URL}${path}`, { method: 'POST', headers: { authorization: `Bearer ${UPSTASH_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(commands) }).then((r) => r.json());
-  await redis('/pipeline', [['SET', `floor:seen:${id}`, '1', 'NX', 'EX', '60'], ['GET', `floor:a:${id}`], ['GET', `floor:b:${id}`], ['GET', `floor:c:${id}`], ['LRANGE', `floor:h:${id}`, '0', '-1'], ['GET', 'floor:rev']]);
+    fetch(`${UPSTASH_URL}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${UPSTASH_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(commands),
+    }).then((r) => r.json());
+  await redis('/pipeline', [
+    ['SET', `floor:seen:${id}`, '1', 'NX', 'EX', '60'],
+    ['GET', `floor:a:${id}`],
+    ['GET', `floor:b:${id}`],
+    ['GET', `floor:c:${id}`],
+    ['LRANGE', `floor:h:${id}`, '0', '-1'],
+    ['GET', 'floor:rev'],
+  ]);
   const model = await fetch(`${MODEL_URL}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1-mini', messages: [{ role: 'system', content: PROMPT }, { role: 'user', content: body.text ?? '' }], tools: [], safety_identifier: id }),
+    body: JSON.stringify({
+      model: 'gpt-4.1-mini',
+      messages: [
+        { role: 'system', content: PROMPT },
+        { role: 'user', content: body.text ?? '' },
+      ],
+      tools: [],
+      safety_identifier: id,
+    }),
   }).then((r) => r.json());
-  await redis('/multi-exec', [['SET', `floor:turn:${id}`, JSON.stringify(model), 'EX', '60'], ['DEL', `floor:seen:${id}`]]);
+  await redis('/multi-exec', [
+    ['SET', `floor:turn:${id}`, JSON.stringify(model), 'EX', '60'],
+    ['DEL', `floor:seen:${id}`],
+  ]);
   c.header('x-turn-id', `floor_${id}`);
   return c.json(dynamicBlock('Hello!'));
 });

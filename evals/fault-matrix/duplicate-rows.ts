@@ -19,7 +19,13 @@ async function slowWorld(env: FaultEnvironment, label: string): Promise<{ world:
   const world = await createWorld(env, label);
   const contact = newContact(env, world);
   scriptModel(env, world, contact, [brochure.step]);
-  env.stack.manychat.injectFault({ path: brochure.faultPath, pageId: world.pageId, count: COPIES, kind: 'slow', delayMs: 3000 });
+  env.stack.manychat.injectFault({
+    path: brochure.faultPath,
+    pageId: world.pageId,
+    count: COPIES,
+    kind: 'slow',
+    delayMs: 3000,
+  });
   return { world, contact };
 }
 
@@ -29,7 +35,9 @@ const duplicateWebhooks: Row = {
   expected: { performed: 1, unknown: 0, dead: 0, says: 'one turn; the others join it; flow sent once' },
   async run(env) {
     const { world, contact } = await slowWorld(env, 'dup-webhooks');
-    const messages = await Promise.all(Array.from({ length: COPIES }, () => postWebhook(env, world, contact, brochure.text, 'same-message-key')));
+    const messages = await Promise.all(
+      Array.from({ length: COPIES }, () => postWebhook(env, world, contact, brochure.text, 'same-message-key')),
+    );
     return { messages, outcome: await observeRow(env, world, messages, 60_000) };
   },
 };
@@ -51,7 +59,12 @@ const duplicateDeliveries: Row = {
       statuses = await Promise.all(
         Array.from({ length: COPIES }, async () => {
           const signature = await signQStashDelivery({ key: env.stack.facts.qstash.currentSigningKey, url, body });
-          const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body, signal: AbortSignal.timeout(60_000) });
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'upstash-signature': signature },
+            body,
+            signal: AbortSignal.timeout(60_000),
+          });
           await res.text();
           return res.status;
         }),

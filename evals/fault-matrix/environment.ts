@@ -39,9 +39,34 @@ async function startOwnRedis(): Promise<OwnRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'faults-redis-'));
   let child: ChildProcess | null = null;
   const start = async () => {
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     child = proc;
-    const failed = new Promise<never>((_, reject) => proc.once('error', (err) => reject(new RedisUnavailableError(`redis-server could not be started (${err.message}); install it (Debian: apt-get install -y redis-server)`))));
+    const failed = new Promise<never>((_, reject) =>
+      proc.once('error', (err) =>
+        reject(
+          new RedisUnavailableError(
+            `redis-server could not be started (${err.message}); install it (Debian: apt-get install -y redis-server)`,
+          ),
+        ),
+      ),
+    );
     const until = Date.now() + 10_000;
     const ready = (async () => {
       while (Date.now() < until) {
@@ -62,7 +87,13 @@ async function startOwnRedis(): Promise<OwnRedis> {
     });
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop, close: async () => (await stop(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    close: async () => (await stop(), await rm(dir, { recursive: true, force: true })),
+  };
 }
 
 export async function startFaultEnvironment(log: (line: string) => void = () => {}): Promise<FaultEnvironment> {

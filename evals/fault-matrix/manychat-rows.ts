@@ -17,11 +17,34 @@ import { createWorld, newContact, postWebhook, scriptModel } from './world.js';
 const reply = (text: string) => ({ text, escalate: false, confidence: 0.9, reason: 'fault matrix' });
 
 export const ACTION_SETUPS = {
-  send_flow: { text: 'Please send me the brochure', faultPath: '/sendFlow', step: { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending the brochure now.') } },
-  send_content: { text: 'What are your opening hours?', faultPath: '/sendContent', step: { latencyMs: 2500, reply: reply('We are open Monday to Saturday, 7:00 to 21:00.') } },
-  add_tag: { text: 'Please tag me as interested', faultPath: '/addTagByName', step: { calls: [{ tool: 'tag_contact', input: { tag: 'interested' } }], reply: reply('Noted your interest.') } },
-  remove_tag: { text: 'Please remove the interested tag', faultPath: '/removeTagByName', step: { calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Removed it.') } },
-  set_field: { text: 'I prefer pilates', faultPath: '/setCustomFieldByName', step: { calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Pilates it is.') } },
+  send_flow: {
+    text: 'Please send me the brochure',
+    faultPath: '/sendFlow',
+    step: { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending the brochure now.') },
+  },
+  send_content: {
+    text: 'What are your opening hours?',
+    faultPath: '/sendContent',
+    step: { latencyMs: 2500, reply: reply('We are open Monday to Saturday, 7:00 to 21:00.') },
+  },
+  add_tag: {
+    text: 'Please tag me as interested',
+    faultPath: '/addTagByName',
+    step: { calls: [{ tool: 'tag_contact', input: { tag: 'interested' } }], reply: reply('Noted your interest.') },
+  },
+  remove_tag: {
+    text: 'Please remove the interested tag',
+    faultPath: '/removeTagByName',
+    step: { calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Removed it.') },
+  },
+  set_field: {
+    text: 'I prefer pilates',
+    faultPath: '/setCustomFieldByName',
+    step: {
+      calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }],
+      reply: reply('Pilates it is.'),
+    },
+  },
 } satisfies Record<string, { text: string; faultPath: string; step: ScriptStep }>;
 
 export type ActionSetupKind = keyof typeof ACTION_SETUPS;
@@ -40,8 +63,14 @@ const FAULTS: { kind: FaultKind; count: number; label: string; delayMs?: number 
 ];
 
 function expectationFor(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Expectation {
-  const maybePerformed = fault.kind === '500' || fault.kind === '502' || fault.kind === '504' || fault.kind === 'hang' || (fault.delayMs ?? 0) > 10_000;
-  if (maybePerformed && SENDS.has(kind)) return { performed: 0, unknown: 1, dead: 0, says: 'unknown, listed, not resent' };
+  const maybePerformed =
+    fault.kind === '500' ||
+    fault.kind === '502' ||
+    fault.kind === '504' ||
+    fault.kind === 'hang' ||
+    (fault.delayMs ?? 0) > 10_000;
+  if (maybePerformed && SENDS.has(kind))
+    return { performed: 0, unknown: 1, dead: 0, says: 'unknown, listed, not resent' };
   if (maybePerformed) return { performed: 1, unknown: 0, dead: 0, says: 'retried until done' };
   if (fault.kind === 'slow') return { performed: 1, unknown: 0, dead: 0, says: 'done once' };
   return { performed: 1, unknown: 0, dead: 0, says: 'refusal retried, done once' };
@@ -54,7 +83,11 @@ function faultRow(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Row {
     expected: expectationFor(kind, fault),
     async run(env: FaultEnvironment) {
       const setup = ACTION_SETUPS[kind];
-      const world = await createWorld(env, `${kind}-${fault.kind}`, kind === 'send_content' ? { deadlineMs: 1000, holdingReply: 'One moment please…' } : {});
+      const world = await createWorld(
+        env,
+        `${kind}-${fault.kind}`,
+        kind === 'send_content' ? { deadlineMs: 1000, holdingReply: 'One moment please…' } : {},
+      );
       const contact = newContact(env, world, kind === 'remove_tag' ? ['interested'] : []);
       scriptModel(env, world, contact, [setup.step]);
       env.stack.manychat.injectFault({
@@ -71,4 +104,6 @@ function faultRow(kind: ActionSetupKind, fault: (typeof FAULTS)[number]): Row {
   };
 }
 
-export const manyChatRows: Row[] = (Object.keys(ACTION_SETUPS) as ActionSetupKind[]).flatMap((kind) => FAULTS.map((fault) => faultRow(kind, fault)));
+export const manyChatRows: Row[] = (Object.keys(ACTION_SETUPS) as ActionSetupKind[]).flatMap((kind) =>
+  FAULTS.map((fault) => faultRow(kind, fault)),
+);

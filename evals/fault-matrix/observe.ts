@@ -51,9 +51,13 @@ interface Snapshot {
 
 async function snapshot(env: FaultEnvironment, world: RowWorld, contacts: Set<string>): Promise<Snapshot> {
   const keys = tenantKeys(world.tenantId);
-  const turnIds = (await env.session.one((r) => r.zrange(keys.turnLog, 0, -1))).filter((t): t is string => typeof t === 'string');
+  const turnIds = (await env.session.one((r) => r.zrange(keys.turnLog, 0, -1))).filter(
+    (t): t is string => typeof t === 'string',
+  );
   const raws = turnIds.length ? await env.session.pipeline((p) => turnIds.forEach((id) => p.get(keys.turn(id)))) : [];
-  const records = raws.map((r) => parseJson(r) as TurnRecord | null).filter((r): r is TurnRecord => !!r && contacts.has(r.contactId));
+  const records = raws
+    .map((r) => parseJson(r) as TurnRecord | null)
+    .filter((r): r is TurnRecord => !!r && contacts.has(r.contactId));
   const entries: Snapshot['entries'] = [];
   for (const record of records) {
     const [rawEntry, rawLedger] = await env.session.pipeline((p) => {
@@ -73,16 +77,23 @@ async function snapshot(env: FaultEnvironment, world: RowWorld, contacts: Set<st
  * The webhook's `message_key` as the product keys the delivery (src/channels/manychat/message-key.ts):
  * `k:<message_key>:<digest of the text>` — the digest makes a repeated key with other words a new turn.
  */
-const isDeliveryOf = (m: SentMessage, key: string) => key.startsWith(`k:${m.messageKey}:`) && /^[0-9a-f]{32}$/.test(key.slice(`k:${m.messageKey}:`.length));
-const turnsOf = (records: TurnRecord[], m: SentMessage) => records.filter((r) => r.contactId === m.contactId && isDeliveryOf(m, r.messageKey));
+const isDeliveryOf = (m: SentMessage, key: string) =>
+  key.startsWith(`k:${m.messageKey}:`) && /^[0-9a-f]{32}$/.test(key.slice(`k:${m.messageKey}:`.length));
+const turnsOf = (records: TurnRecord[], m: SentMessage) =>
+  records.filter((r) => r.contactId === m.contactId && isDeliveryOf(m, r.messageKey));
 
 function settled(s: Snapshot, accepted: SentMessage[]): boolean {
   const turnFor = (m: SentMessage) => turnsOf(s.records, m).length > 0;
-  return accepted.every(turnFor) && s.entries.every(({ entry, ledger }) => entry.actions.every((a) => TERMINAL.has(ledger[a.id] ?? 'pending')));
+  return (
+    accepted.every(turnFor) &&
+    s.entries.every(({ entry, ledger }) => entry.actions.every((a) => TERMINAL.has(ledger[a.id] ?? 'pending')))
+  );
 }
 
 async function deadLetterIds(env: FaultEnvironment, world: RowWorld): Promise<Set<string>> {
-  const res = await fetch(`${env.workerUrl}/v1/outbox/dead-letters/${world.tenantId}`, { headers: { authorization: `Bearer ${world.adminSecret}` } });
+  const res = await fetch(`${env.workerUrl}/v1/outbox/dead-letters/${world.tenantId}`, {
+    headers: { authorization: `Bearer ${world.adminSecret}` },
+  });
   if (!res.ok) return new Set();
   const body = (await res.json()) as { deadLetters: { turnId: string; actionId: string }[] };
   return new Set(body.deadLetters.map((d) => `${d.turnId}/${d.actionId}`));
@@ -92,23 +103,47 @@ const performedCall = (c: RecordedCall) => c.status === 200 && c.outcome !== 'er
 const subscriberOf = (c: RecordedCall) => String((c.body as { subscriber_id?: unknown } | null)?.subscriber_id ?? '');
 
 /** Waits (at most `timeoutMs`) until every answered message has its turn and every action is terminal, then reads. */
-export async function observeRow(env: FaultEnvironment, world: RowWorld, messages: SentMessage[], timeoutMs: number): Promise<RowOutcome> {
+export async function observeRow(
+  env: FaultEnvironment,
+  world: RowWorld,
+  messages: SentMessage[],
+  timeoutMs: number,
+): Promise<RowOutcome> {
   const contacts = new Set(messages.map((m) => m.contactId));
   const accepted = messages.filter((m) => m.answer.status === 200);
   const until = Date.now() + timeoutMs;
   // A read that fails while polling (Redis just back, a slow machine) is a reason to look again, not a verdict.
-  const isSettled = () => snapshot(env, world, contacts).then((s) => settled(s, accepted), () => false);
+  const isSettled = () =>
+    snapshot(env, world, contacts).then(
+      (s) => settled(s, accepted),
+      () => false,
+    );
   while (!(await isSettled()) && Date.now() < until) await sleep(250);
   await sleep(1500); // a stray second performance would show up now
   const { records, entries } = await snapshot(env, world, contacts);
   const listed = await deadLetterIds(env, world);
-  const calls = env.stack.manychat.calls({ pageId: world.pageId }).filter((c) => contacts.has(subscriberOf(c)) && performedCall(c));
-  const out: RowOutcome = { accepted: accepted.length, turns: records.length, actions: 0, performed: 0, unknown: 0, dead: 0, lost: 0, duplicated: 0, repeats: 0, performedKinds: '', details: [] };
+  const calls = env.stack.manychat
+    .calls({ pageId: world.pageId })
+    .filter((c) => contacts.has(subscriberOf(c)) && performedCall(c));
+  const out: RowOutcome = {
+    accepted: accepted.length,
+    turns: records.length,
+    actions: 0,
+    performed: 0,
+    unknown: 0,
+    dead: 0,
+    lost: 0,
+    duplicated: 0,
+    repeats: 0,
+    performedKinds: '',
+    details: [],
+  };
   const lose = (why: string) => (out.lost++, out.details.push(`lost: ${why}`));
-  const duplicate = (n: number, why: string) => (out.duplicated += n, out.details.push(`duplicated: ${why}`));
+  const duplicate = (n: number, why: string) => ((out.duplicated += n), out.details.push(`duplicated: ${why}`));
 
   for (const m of messages) {
-    if (m.answer.status !== 200) lose(`message ${m.messageKey} answered ${m.answer.status} ${m.answer.error ?? ''}`.trim());
+    if (m.answer.status !== 200)
+      lose(`message ${m.messageKey} answered ${m.answer.status} ${m.answer.error ?? ''}`.trim());
   }
   for (const m of accepted) {
     const turns = turnsOf(records, m);
@@ -128,19 +163,23 @@ export async function observeRow(env: FaultEnvironment, world: RowWorld, message
       if (state === 'done') {
         out.performed++;
         kinds.set(action.kind, (kinds.get(action.kind) ?? 0) + 1);
-        if (performed === 0 && PATH_OF[action.kind]) lose(`${action.kind} ${entry.turnId}/${action.id} is done in the ledger but ManyChat never performed it`);
+        if (performed === 0 && PATH_OF[action.kind])
+          lose(`${action.kind} ${entry.turnId}/${action.id} is done in the ledger but ManyChat never performed it`);
       } else if (state === 'unknown' || state === 'dead') {
         out[state]++;
-        if (!listed.has(`${entry.turnId}/${action.id}`)) lose(`${action.kind} ${entry.turnId}/${action.id} is ${state} but not in the dead letters`);
+        if (!listed.has(`${entry.turnId}/${action.id}`))
+          lose(`${action.kind} ${entry.turnId}/${action.id} is ${state} but not in the dead letters`);
       } else lose(`${action.kind} ${entry.turnId}/${action.id} still ${state} at the end`);
     }
   }
   const byKey = new Map<string, number>();
-  for (const c of calls) byKey.set(`${subscriberOf(c)} ${c.path}`, (byKey.get(`${subscriberOf(c)} ${c.path}`) ?? 0) + 1);
+  for (const c of calls)
+    byKey.set(`${subscriberOf(c)} ${c.path}`, (byKey.get(`${subscriberOf(c)} ${c.path}`) ?? 0) + 1);
   for (const [key, n] of byKey) {
     const expected = expectedCalls.get(key);
     if (!expected) duplicate(n, `ManyChat performed ${key} ${n}× with no committed action for it`);
-    else if (n > expected.count && !expected.idempotent) duplicate(n - expected.count, `${expected.kind} performed ${n}× for ${expected.count} action(s) (${key})`);
+    else if (n > expected.count && !expected.idempotent)
+      duplicate(n - expected.count, `${expected.kind} performed ${n}× for ${expected.count} action(s) (${key})`);
     else if (n > expected.count) out.repeats += n - expected.count;
   }
   out.performedKinds = [...kinds].map(([k, n]) => `${k}×${n}`).join(' ') || '—';

@@ -4,7 +4,16 @@ import type { FaultEnvironment } from './environment.js';
 import { ACTION_SETUPS } from './manychat-rows.js';
 import { observeRow } from './observe.js';
 import type { Row } from './row.js';
-import { createWorld, newContact, postWebhook, runCron, scriptModel, sleep, type RowWorld, type SentMessage } from './world.js';
+import {
+  createWorld,
+  newContact,
+  postWebhook,
+  runCron,
+  scriptModel,
+  sleep,
+  type RowWorld,
+  type SentMessage,
+} from './world.js';
 import { restartRedis } from './redis-restart.js';
 
 /**
@@ -24,7 +33,8 @@ function brochureContacts(env: FaultEnvironment, world: RowWorld, n: number, ste
   });
 }
 
-const performedCalls = (env: FaultEnvironment, world: RowWorld) => env.stack.manychat.calls({ pageId: world.pageId }).filter((c) => c.status === 200).length;
+const performedCalls = (env: FaultEnvironment, world: RowWorld) =>
+  env.stack.manychat.calls({ pageId: world.pageId }).filter((c) => c.status === 200).length;
 
 const redisDown: Row = {
   name: 'Redis down (5 messages) and back',
@@ -42,7 +52,9 @@ const redisDown: Row = {
     try {
       for (const c of contacts) messages.push(await postWebhook(env, world, c, brochure.text));
       const health = await fetch(`${env.workerUrl}/v1/health`);
-      notes.push(`health during the outage: ${health.status} ${JSON.stringify(((await health.json()) as { redis?: unknown }).redis)}`);
+      notes.push(
+        `health during the outage: ${health.status} ${JSON.stringify(((await health.json()) as { redis?: unknown }).redis)}`,
+      );
     } finally {
       await restartRedis(env);
     }
@@ -54,14 +66,22 @@ const redisDown: Row = {
 /** Moves turns' outbox entries five minutes into the past (the sweeper's age) and runs the cron. */
 async function sweepNow(env: FaultEnvironment, world: RowWorld, turnIds: string[]): Promise<string> {
   const keys = tenantKeys(world.tenantId);
-  for (const turnId of turnIds) await env.session.one((r) => r.zadd(keys.outboxPending, { xx: true }, { score: Date.now() - 6 * 60_000, member: turnId }));
+  for (const turnId of turnIds)
+    await env.session.one((r) =>
+      r.zadd(keys.outboxPending, { xx: true }, { score: Date.now() - 6 * 60_000, member: turnId }),
+    );
   return `cron: ${await runCron(env)}`;
 }
 
 const redisDownDuringDelivery: Row = {
   name: 'Redis down while 2 committed entries are delivered',
   exclusive: true,
-  expected: { performed: 2, unknown: 0, dead: 0, says: 'deliveries answer 503 (Retry-After) and are retried; the cron sweep publishes again; each done once' },
+  expected: {
+    performed: 2,
+    unknown: 0,
+    dead: 0,
+    says: 'deliveries answer 503 (Retry-After) and are retried; the cron sweep publishes again; each done once',
+  },
   async run(env) {
     const world = await createWorld(env, 'redis-down-delivery');
     const contacts = brochureContacts(env, world, 2);
@@ -78,12 +98,22 @@ const redisDownDuringDelivery: Row = {
       // The broker retries (200 ms base) while Redis is down; every attempt fails.
       await sleep(9000);
       const turnIds = new Set(messages.map((m) => m.answer.turnId));
-      const tried = env.stack.qstash.messages().filter((m) => [...turnIds].some((t) => t && (m.body ?? '').includes(t)));
-      notes.push(`QStash during the outage: ${tried.map((m) => `${m.state} [${m.attempts.map((a) => a.status ?? a.error ?? '?').join(',')}]`).join('; ')}`);
+      const tried = env.stack.qstash
+        .messages()
+        .filter((m) => [...turnIds].some((t) => t && (m.body ?? '').includes(t)));
+      notes.push(
+        `QStash during the outage: ${tried.map((m) => `${m.state} [${m.attempts.map((a) => a.status ?? a.error ?? '?').join(',')}]`).join('; ')}`,
+      );
     } finally {
       await restartRedis(env);
     }
-    notes.push(await sweepNow(env, world, messages.flatMap((m) => (m.answer.turnId ? [m.answer.turnId] : []))));
+    notes.push(
+      await sweepNow(
+        env,
+        world,
+        messages.flatMap((m) => (m.answer.turnId ? [m.answer.turnId] : [])),
+      ),
+    );
     return { messages, outcome: await observeRow(env, world, messages, 30_000), notes };
   },
 };
@@ -124,13 +154,21 @@ const deliveriesPaused: Row = {
     } finally {
       env.stack.qstash.resume();
     }
-    return { messages, outcome: await observeRow(env, world, messages, 30_000), notes: [`ManyChat calls while paused: ${during}`] };
+    return {
+      messages,
+      outcome: await observeRow(env, world, messages, 30_000),
+      notes: [`ManyChat calls while paused: ${during}`],
+    };
   },
 };
 
 /** A deferred turn whose model takes 8 s, then a Worker restart while it thinks. */
 async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob: boolean) {
-  const world = await createWorld(env, label, { deadlineMs: 1500, asyncDeadlineMs: 5000, holdingReply: 'One moment please…' });
+  const world = await createWorld(env, label, {
+    deadlineMs: 1500,
+    asyncDeadlineMs: 5000,
+    holdingReply: 'One moment please…',
+  });
   const contact = newContact(env, world);
   scriptModel(env, world, contact, [
     { ...brochure.step, latencyMs: 8000, reply: { ...brochure.step.reply, text: 'reply from the first run' } },
@@ -143,11 +181,19 @@ async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob
   const notes: string[] = [];
   if (loseFinishJob && sent.answer.turnId) {
     // Nothing but the cron finishes it now: make its open claim due and run the cron.
-    await env.session.one((r) => r.zadd(tenantKeys(world.tenantId).openClaims, { xx: true }, { score: Date.now() - 1000, member: sent.answer.turnId! }));
+    await env.session.one((r) =>
+      r.zadd(
+        tenantKeys(world.tenantId).openClaims,
+        { xx: true },
+        { score: Date.now() - 1000, member: sent.answer.turnId! },
+      ),
+    );
     notes.push(`cron: ${await runCron(env)}`);
   }
   const outcome = await observeRow(env, world, [sent], 90_000);
-  notes.push(`model calls: ${env.model.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contact) }).length}`);
+  notes.push(
+    `model calls: ${env.model.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contact) }).length}`,
+  );
   return { messages: [sent], outcome, notes };
 }
 
@@ -165,4 +211,11 @@ const workerKilledJobLost: Row = {
   run: (env) => killedMidTurn(env, 'killed-job-lost', true),
 };
 
-export const outageRows: Row[] = [redisDown, redisDownDuringDelivery, qstashPublishFailing, deliveriesPaused, workerKilled, workerKilledJobLost];
+export const outageRows: Row[] = [
+  redisDown,
+  redisDownDuringDelivery,
+  qstashPublishFailing,
+  deliveriesPaused,
+  workerKilled,
+  workerKilledJobLost,
+];

@@ -49,5 +49,11 @@ export function summarizeAnswers(messages: SentMessage[]): string {
 }
 
 export function verdict(expected: Expectation, outcome: RowOutcome): boolean {
-  return outcome.lost === 0 && outcome.duplicated === 0 && outcome.performed === expected.performed && outcome.unknown === expected.unknown && outcome.dead === expected.dead;
+  return (
+    outcome.lost === 0 &&
+    outcome.duplicated === 0 &&
+    outcome.performed === expected.performed &&
+    outcome.unknown === expected.unknown &&
+    outcome.dead === expected.dead
+  );
 }

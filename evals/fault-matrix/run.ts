@@ -26,14 +26,35 @@ async function runRow(env: FaultEnvironment, row: Row): Promise<RowResult> {
   const started = performance.now();
   try {
     const { messages, outcome, notes = [] } = await row.run(env);
-    return { name: row.name, webhook: summarizeAnswers(messages), expected: row.expected, outcome, ok: verdict(row.expected, outcome), seconds: (performance.now() - started) / 1000, notes: [...notes, ...outcome.details] };
+    return {
+      name: row.name,
+      webhook: summarizeAnswers(messages),
+      expected: row.expected,
+      outcome,
+      ok: verdict(row.expected, outcome),
+      seconds: (performance.now() - started) / 1000,
+      notes: [...notes, ...outcome.details],
+    };
   } catch (err) {
-    return { name: row.name, webhook: '—', expected: row.expected, outcome: null, ok: false, seconds: (performance.now() - started) / 1000, notes: [`row failed to run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`] };
+    return {
+      name: row.name,
+      webhook: '—',
+      expected: row.expected,
+      outcome: null,
+      ok: false,
+      seconds: (performance.now() - started) / 1000,
+      notes: [`row failed to run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`],
+    };
   }
 }
 
 /** Exclusive rows one at a time, then the others `concurrency` at a time; results in table order. */
-async function runAll(env: FaultEnvironment, rows: Row[], concurrency: number, onDone: (r: RowResult) => void): Promise<RowResult[]> {
+async function runAll(
+  env: FaultEnvironment,
+  rows: Row[],
+  concurrency: number,
+  onDone: (r: RowResult) => void,
+): Promise<RowResult[]> {
   const results = new Map<Row, RowResult>();
   for (const row of rows.filter((r) => r.exclusive)) {
     const result = await runRow(env, row);
@@ -58,9 +79,13 @@ async function runAll(env: FaultEnvironment, rows: Row[], concurrency: number, o
 async function main() {
   let args;
   try {
-    args = parseArgs({ options: { filter: { type: 'string' }, concurrency: { type: 'string' }, verbose: { type: 'boolean' } } });
+    args = parseArgs({
+      options: { filter: { type: 'string' }, concurrency: { type: 'string' }, verbose: { type: 'boolean' } },
+    });
   } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\nusage: npm run faults -- [--filter TEXT] [--concurrency N] [--verbose]`);
+    console.error(
+      `${err instanceof Error ? err.message : String(err)}\nusage: npm run faults -- [--filter TEXT] [--concurrency N] [--verbose]`,
+    );
     process.exit(2);
   }
   const concurrency = Number(args.values.concurrency ?? 5);
@@ -79,8 +104,14 @@ async function main() {
   const env = await startFaultEnvironment(args.values.verbose ? (l) => console.log(l) : undefined);
   let results: RowResult[];
   try {
-    console.log(`stack up in ${((performance.now() - started) / 1000).toFixed(0)} s (Worker ${env.workerUrl}, Redis ${env.redis.url})`);
-    results = await runAll(env, rows, concurrency, (r) => console.log(`  ${r.ok ? '✓' : '✗'} ${r.name} (${r.seconds.toFixed(0)} s)${r.ok ? '' : `\n      ${r.notes.join('\n      ')}`}`));
+    console.log(
+      `stack up in ${((performance.now() - started) / 1000).toFixed(0)} s (Worker ${env.workerUrl}, Redis ${env.redis.url})`,
+    );
+    results = await runAll(env, rows, concurrency, (r) =>
+      console.log(
+        `  ${r.ok ? '✓' : '✗'} ${r.name} (${r.seconds.toFixed(0)} s)${r.ok ? '' : `\n      ${r.notes.join('\n      ')}`}`,
+      ),
+    );
   } finally {
     await env.close();
   }

@@ -37,14 +37,24 @@ function ungatedDemo(tenantId: string, overrides: Partial<TenantConfigInput>): T
   };
 }
 
-export async function createWorld(env: FaultEnvironment, label: string, overrides: Partial<TenantConfigInput> = {}): Promise<RowWorld> {
+export async function createWorld(
+  env: FaultEnvironment,
+  label: string,
+  overrides: Partial<TenantConfigInput> = {},
+): Promise<RowWorld> {
   const n = ++counter;
-  const tenantId = `fm-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 30)}-${runTag}${n.toString(36)}`.replace(/-+/g, '-');
+  const tenantId = `fm-${label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 30)}-${runTag}${n.toString(36)}`.replace(/-+/g, '-');
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   const pageId = String(6_000_000 + n);
   const apiKey = `${pageId}:faults-${randomBytes(6).toString('hex')}`;
-  const saved = await saveTenant(env.session, ungatedDemo(tenantId, overrides), { plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey }, keys: await devSecretKeys() });
+  const saved = await saveTenant(env.session, ungatedDemo(tenantId, overrides), {
+    plain: { webhookSecret: secret, adminSecret, manychatApiKey: apiKey },
+    keys: await devSecretKeys(),
+  });
   if (!saved.ok) throw new Error(`row ${label}: invalid tenant config: ${saved.problems.join('; ')}`);
   env.stack.manychat.addPage({
     pageId,
@@ -85,7 +95,13 @@ export interface SentMessage {
   answer: WebhookAnswer;
 }
 
-export async function postWebhook(env: FaultEnvironment, world: RowWorld, contactId: string, text: string, messageKey = `mk-${randomBytes(6).toString('hex')}`): Promise<SentMessage> {
+export async function postWebhook(
+  env: FaultEnvironment,
+  world: RowWorld,
+  contactId: string,
+  text: string,
+  messageKey = `mk-${randomBytes(6).toString('hex')}`,
+): Promise<SentMessage> {
   const started = performance.now();
   try {
     const res = await fetch(`${env.workerUrl}/v1/manychat/${world.tenantId}`, {
@@ -99,16 +115,38 @@ export async function postWebhook(env: FaultEnvironment, world: RowWorld, contac
     return {
       contactId,
       messageKey,
-      answer: { status: res.status, ms: performance.now() - started, turnId: h('x-turn-id'), deferred: h('x-turn-deferred') === '1', duplicateOf: h('x-duplicate-of'), storageDown: h('x-storage-down') === '1', ...(res.status >= 400 ? { error: body.slice(0, 200) } : {}) },
+      answer: {
+        status: res.status,
+        ms: performance.now() - started,
+        turnId: h('x-turn-id'),
+        deferred: h('x-turn-deferred') === '1',
+        duplicateOf: h('x-duplicate-of'),
+        storageDown: h('x-storage-down') === '1',
+        ...(res.status >= 400 ? { error: body.slice(0, 200) } : {}),
+      },
     };
   } catch (err) {
-    return { contactId, messageKey, answer: { status: 0, ms: performance.now() - started, turnId: null, deferred: false, duplicateOf: null, storageDown: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) } };
+    return {
+      contactId,
+      messageKey,
+      answer: {
+        status: 0,
+        ms: performance.now() - started,
+        turnId: null,
+        deferred: false,
+        duplicateOf: null,
+        storageDown: false,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      },
+    };
   }
 }
 
 /** Runs the Worker's cron once, as wrangler dev allows locally. */
 export async function runCron(env: FaultEnvironment): Promise<number> {
-  const res = await fetch(`${env.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`, { signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(`${env.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`, {
+    signal: AbortSignal.timeout(60_000),
+  });
   await res.text();
   return res.status;
 }

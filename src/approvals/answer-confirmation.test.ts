@@ -12,7 +12,17 @@ async function pendingConfirmation() {
   const row = fixture.confirmation!;
   const { publisher, published } = recordingPublisher();
   const deps = (now = fixture.now) => ({ session: session(), publisher, pinSecret: PIN_SECRET, now });
-  const claim = (answer: 'yes' | 'no', overrides: Partial<{ contactId: string; pendingId: string; nonce: string }> = {}) => ({ tenantId: row.tenantId, contactId: row.contactId, pendingId: row.id, answer, nonce: row.nonce, ...overrides });
+  const claim = (
+    answer: 'yes' | 'no',
+    overrides: Partial<{ contactId: string; pendingId: string; nonce: string }> = {},
+  ) => ({
+    tenantId: row.tenantId,
+    contactId: row.contactId,
+    pendingId: row.id,
+    answer,
+    nonce: row.nonce,
+    ...overrides,
+  });
   const entry = () => stored(row.tenantId, (k) => k.outbox(row.id)) as Promise<OutboxEntry | null>;
   const status = () => session().one((r) => r.get(tenantKeys(row.tenantId).pinnedStatus(row.id)));
   return { ...fixture, row, actions, deps, claim, entry, status, published };
@@ -30,7 +40,10 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
 
   it('No discards them: nothing in the outbox, nothing published', async () => {
     const { deps, claim, entry, status, published } = await pendingConfirmation();
-    expect(await answerConfirmation(deps(), claim('no'))).toEqual({ outcome: 'declined', text: 'OK, nothing was changed.' });
+    expect(await answerConfirmation(deps(), claim('no'))).toEqual({
+      outcome: 'declined',
+      text: 'OK, nothing was changed.',
+    });
     expect(await entry()).toBeNull();
     expect(await status()).toBe('declined');
     expect(published).toEqual([]);
@@ -47,10 +60,18 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
     expect(published).toHaveLength(1);
   });
 
-  it("a button from another contact, with the wrong nonce, or for an unknown row is invalid and changes nothing", async () => {
+  it('a button from another contact, with the wrong nonce, or for an unknown row is invalid and changes nothing', async () => {
     const { deps, claim, entry, status } = await pendingConfirmation();
-    for (const bad of [claim('yes', { contactId: '424242' }), claim('yes', { nonce: 'f'.repeat(32) }), claim('yes', { nonce: '' }), claim('yes', { pendingId: 'cf_unknown' })]) {
-      expect(await answerConfirmation(deps(), bad)).toEqual({ outcome: 'invalid', text: 'That button is no longer valid; nothing was changed.' });
+    for (const bad of [
+      claim('yes', { contactId: '424242' }),
+      claim('yes', { nonce: 'f'.repeat(32) }),
+      claim('yes', { nonce: '' }),
+      claim('yes', { pendingId: 'cf_unknown' }),
+    ]) {
+      expect(await answerConfirmation(deps(), bad)).toEqual({
+        outcome: 'invalid',
+        text: 'That button is no longer valid; nothing was changed.',
+      });
     }
     expect(await status()).toBe('pending');
     expect(await entry()).toBeNull();
@@ -59,14 +80,19 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
   it('an approval row cannot be confirmed by a contact, even with its nonce', async () => {
     const { approvals, deps, claim } = await pendingConfirmation();
     const approval = approvals[0]!;
-    expect((await answerConfirmation(deps(), claim('yes', { pendingId: approval.id, nonce: approval.nonce }))).outcome).toBe('invalid');
+    expect(
+      (await answerConfirmation(deps(), claim('yes', { pendingId: approval.id, nonce: approval.nonce }))).outcome,
+    ).toBe('invalid');
     expect(await session().one((r) => r.get(tenantKeys(approval.tenantId).pinnedStatus(approval.id)))).toBe('pending');
   });
 
   it('terms altered in Redis (the signature no longer matches) are refused and nothing is performed', async () => {
     const { row, deps, claim, entry, status } = await pendingConfirmation();
     await overwriteTerms({ ...row, actions: row.actions.map((a) => ({ ...a, args: { tag: 'vip' } })) });
-    expect(await answerConfirmation(deps(), claim('yes'))).toEqual({ outcome: 'invalid', text: 'That request could not be verified; nothing was changed.' });
+    expect(await answerConfirmation(deps(), claim('yes'))).toEqual({
+      outcome: 'invalid',
+      text: 'That request could not be verified; nothing was changed.',
+    });
     expect(await status()).toBe('pending');
     expect(await entry()).toBeNull();
   });
@@ -74,7 +100,10 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
   it('after its expiry a Yes does nothing', async () => {
     const { row, deps, claim, entry, status } = await pendingConfirmation();
     const late = new Date(Date.parse(row.expiresAt) + 1000);
-    expect(await answerConfirmation(deps(late), claim('yes'))).toEqual({ outcome: 'expired', text: 'That request has expired; nothing was changed.' });
+    expect(await answerConfirmation(deps(late), claim('yes'))).toEqual({
+      outcome: 'expired',
+      text: 'That request has expired; nothing was changed.',
+    });
     expect(await entry()).toBeNull();
     expect(await status()).toBe('pending');
   });

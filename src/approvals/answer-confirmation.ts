@@ -20,7 +20,15 @@ export interface ConfirmationAnswer {
  * mismatched answer changes nothing.
  */
 export async function answerConfirmation(
-  deps: { session: RedisSession; publisher: OutboxPublisher; pinSecret: string; now: Date; /** The tenant's words in a language (the row's, else the tenant's own); default: the English catalogue. */ words?: (locale?: string) => RuntimeWords },
+  deps: {
+    session: RedisSession;
+    publisher: OutboxPublisher;
+    pinSecret: string;
+    now: Date;
+    /** The tenant's words in a language (the row's, else the tenant's own); default: the English catalogue. */ words?: (
+      locale?: string,
+    ) => RuntimeWords;
+  },
   claim: { tenantId: string; contactId: string; pendingId: string; answer: 'yes' | 'no'; nonce: string },
 ): Promise<ConfirmationAnswer> {
   const wordsIn = deps.words ?? (() => CATALOGUE_EN_WORDS);
@@ -28,7 +36,12 @@ export async function answerConfirmation(
   // The language the contact was asked in, once the row is theirs; before that the tenant's.
   const words = wordsIn(loaded?.terms.contactId === claim.contactId ? loaded.terms.locale : undefined);
   const enc = new TextEncoder();
-  if (!loaded || loaded.terms.kind !== 'confirmation' || loaded.terms.contactId !== claim.contactId || !timingSafeEqual(enc.encode(loaded.terms.nonce), enc.encode(claim.nonce))) {
+  if (
+    !loaded ||
+    loaded.terms.kind !== 'confirmation' ||
+    loaded.terms.contactId !== claim.contactId ||
+    !timingSafeEqual(enc.encode(loaded.terms.nonce), enc.encode(claim.nonce))
+  ) {
     return { text: words.say('buttonInvalid'), outcome: 'invalid' };
   }
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
@@ -36,14 +49,31 @@ export async function answerConfirmation(
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
-      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId: claim.tenantId, channel: loaded.terms.channel, contactId: claim.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
+      ? buildOutboxEntry({
+          entryId: loaded.terms.id,
+          tenantId: claim.tenantId,
+          channel: loaded.terms.channel,
+          contactId: claim.contactId,
+          actions: loaded.terms.actions,
+          now: deps.now,
+          stagedByTurnId: loaded.terms.turnId,
+        })
       : null;
-  const result = await decidePinned(deps.session, loaded, claim.answer === 'yes' ? 'confirmed' : 'declined', entry, deps.now);
+  const result = await decidePinned(
+    deps.session,
+    loaded,
+    claim.answer === 'yes' ? 'confirmed' : 'declined',
+    entry,
+    deps.now,
+  );
   if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired' };
   if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
   if (entry) {
     await publishCommitted(deps.publisher, entry);
-    return { text: words.say('confirmed', { what: describeActions(words, loaded.terms.actions) }), outcome: 'confirmed' };
+    return {
+      text: words.say('confirmed', { what: describeActions(words, loaded.terms.actions) }),
+      outcome: 'confirmed',
+    };
   }
   return { text: words.say('declined'), outcome: 'declined' };
 }

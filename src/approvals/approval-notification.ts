@@ -8,7 +8,11 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
  * and performed by the outbox. The body names what waits and how to decide it; never a secret,
  * and of the contact only their id (the card is the tenant's own words about the action).
  */
-export function approvalNotifications(config: Pick<TenantConfig, 'tenantId' | 'notifications'>, approvals: readonly PinnedTerms[], publicUrl: string): StagedAction[] {
+export function approvalNotifications(
+  config: Pick<TenantConfig, 'tenantId' | 'notifications'>,
+  approvals: readonly PinnedTerms[],
+  publicUrl: string,
+): StagedAction[] {
   const target = config.notifications.approvals;
   if (!target) return [];
   const base = `${publicUrl.replace(/\/$/, '')}/v1/tenants/${config.tenantId}/approvals`;
@@ -26,7 +30,13 @@ export function approvalNotifications(config: Pick<TenantConfig, 'tenantId' | 'n
       approve: `${base}/${approval.id}/approve`,
       reject: `${base}/${approval.id}/reject`,
     };
-    const body = target.format === 'slack' ? { text: `Approval needed (${config.tenantId}): ${event.card} — expires ${event.expiresAt}. Approve: POST ${event.approve}`, event } : event;
+    const body =
+      target.format === 'slack'
+        ? {
+            text: `Approval needed (${config.tenantId}): ${event.card} — expires ${event.expiresAt}. Approve: POST ${event.approve}`,
+            event,
+          }
+        : event;
     const id = `${approval.id}.notify`;
     return {
       id,

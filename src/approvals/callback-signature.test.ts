@@ -2,8 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { signCallback, verifyCallback, type CallbackClaim } from './callback-signature.js';
 
 const SECRET = 'callback-test-secret';
-const confirm: CallbackClaim = { kind: 'confirm', tenantId: 'tenant_a', contactId: '1001', pendingId: 'cf_abc', answer: 'yes', nonce: 'n0nce' };
-const suggest: CallbackClaim = { kind: 'suggest', tenantId: 'tenant_a', contactId: '1001', text: 'Prices', nonce: 'n0nce' };
+const confirm: CallbackClaim = {
+  kind: 'confirm',
+  tenantId: 'tenant_a',
+  contactId: '1001',
+  pendingId: 'cf_abc',
+  answer: 'yes',
+  nonce: 'n0nce',
+};
+const suggest: CallbackClaim = {
+  kind: 'suggest',
+  tenantId: 'tenant_a',
+  contactId: '1001',
+  text: 'Prices',
+  nonce: 'n0nce',
+};
 
 describe('signCallback / verifyCallback: a button we issued, and only that button', () => {
   it('a signature verifies for the claim it was made for (both kinds), as 64 hex characters', async () => {
@@ -16,14 +29,27 @@ describe('signCallback / verifyCallback: a button we issued, and only that butto
 
   it('every field of a confirm claim is covered: changing any one fails', async () => {
     const sig = await signCallback(SECRET, confirm);
-    const edits: Partial<Extract<CallbackClaim, { kind: 'confirm' }>>[] = [{ tenantId: 'tenant_b' }, { contactId: '1002' }, { pendingId: 'cf_abd' }, { answer: 'no' }, { nonce: 'n0ncf' }];
-    for (const edit of edits) expect(await verifyCallback(SECRET, { ...confirm, ...edit } as CallbackClaim, sig)).toBe(false);
+    const edits: Partial<Extract<CallbackClaim, { kind: 'confirm' }>>[] = [
+      { tenantId: 'tenant_b' },
+      { contactId: '1002' },
+      { pendingId: 'cf_abd' },
+      { answer: 'no' },
+      { nonce: 'n0ncf' },
+    ];
+    for (const edit of edits)
+      expect(await verifyCallback(SECRET, { ...confirm, ...edit } as CallbackClaim, sig)).toBe(false);
   });
 
   it('every field of a suggest claim is covered, and a suggestion cannot pass for a confirmation', async () => {
     const sig = await signCallback(SECRET, suggest);
-    const edits: Partial<Extract<CallbackClaim, { kind: 'suggest' }>>[] = [{ tenantId: 'tenant_b' }, { contactId: '1002' }, { text: 'Refund me' }, { nonce: 'other' }];
-    for (const edit of edits) expect(await verifyCallback(SECRET, { ...suggest, ...edit } as CallbackClaim, sig)).toBe(false);
+    const edits: Partial<Extract<CallbackClaim, { kind: 'suggest' }>>[] = [
+      { tenantId: 'tenant_b' },
+      { contactId: '1002' },
+      { text: 'Refund me' },
+      { nonce: 'other' },
+    ];
+    for (const edit of edits)
+      expect(await verifyCallback(SECRET, { ...suggest, ...edit } as CallbackClaim, sig)).toBe(false);
     expect(await verifyCallback(SECRET, { ...confirm, nonce: suggest.nonce }, sig)).toBe(false);
   });
 
@@ -31,7 +57,8 @@ describe('signCallback / verifyCallback: a button we issued, and only that butto
     const sig = await signCallback(SECRET, confirm);
     expect(await verifyCallback('another-secret', confirm, sig)).toBe(false);
     const flipped = `${sig.slice(0, -1)}${sig.endsWith('0') ? '1' : '0'}`;
-    for (const bad of [flipped, sig.slice(0, 63), sig.toUpperCase(), '']) expect(await verifyCallback(SECRET, confirm, bad)).toBe(false);
+    for (const bad of [flipped, sig.slice(0, 63), sig.toUpperCase(), ''])
+      expect(await verifyCallback(SECRET, confirm, bad)).toBe(false);
   });
 
   it('is deterministic: the same claim and secret give the same signature', async () => {

@@ -20,7 +20,13 @@ function claimText(claim: CallbackClaim): string {
 }
 
 async function mac(secret: string, claim: CallbackClaim): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`callback:${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(`callback:${secret}`),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const sig = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(claimText(claim)));
   return [...new Uint8Array(sig)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -30,7 +30,10 @@ describe('pinGatedActions: a passing turn’s gated actions become pinned rows',
     const [x, y] = [gatedAction('vip', 'approval'), gatedAction('member', 'approval')];
     const { confirmation, approvals, now } = await pinnedFixture([x, open, y], { save: false });
     expect(confirmation).toBeNull();
-    expect(approvals.map((r) => [r.kind, r.actions])).toEqual([['approval', [x]], ['approval', [y]]]);
+    expect(approvals.map((r) => [r.kind, r.actions])).toEqual([
+      ['approval', [x]],
+      ['approval', [y]],
+    ]);
     expect(new Set(approvals.map((r) => r.id)).size).toBe(2);
     for (const r of approvals) {
       expect(r.id).toMatch(/^ap_[0-9a-f]{32}$/);
@@ -46,13 +49,17 @@ describe('pinGatedActions: a passing turn’s gated actions become pinned rows',
 
   it('pins each call as tool + canonical JSON (sorted keys), and signs the terms', async () => {
     const action = gatedAction('odd', 'approval', { tag: 'odd', b: { z: 1, a: 2 } });
-    const { approvals: [row] } = await pinnedFixture([action], { save: false });
+    const {
+      approvals: [row],
+    } = await pinnedFixture([action], { save: false });
     expect(row!.pinned).toEqual([{ tool: 'untag_contact', args: '{"b":{"a":2,"z":1},"tag":"odd"}' }]);
     expect(await verifyTerms(row!, PIN_SECRET)).toBe(true);
   });
 
   it('terms changed after signing, or checked with another secret, do not verify', async () => {
-    const { approvals: [row] } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false });
+    const {
+      approvals: [row],
+    } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false });
     expect(await verifyTerms(row!, 'another-secret')).toBe(false);
     const swapped = { ...row!, actions: [{ ...row!.actions[0]!, args: { tag: 'everyone' } }] };
     expect(await verifyTerms(swapped, PIN_SECRET)).toBe(false);
@@ -63,10 +70,18 @@ describe('pinGatedActions: a passing turn’s gated actions become pinned rows',
 
 describe('approvalCard: what a person reads before deciding', () => {
   it('says what changes, for whom, whether it can be undone, and what the contact asked', async () => {
-    const { approvals: [row], config, inbound } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false, text: 'remove my vip tag' });
-    expect(row!.card).toBe(`remove tag "vip" — for Ada (contact ${inbound.contactId}). Reversible afterwards with "tag_contact". Asked in: "remove my vip tag"`);
+    const {
+      approvals: [row],
+      config,
+      inbound,
+    } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false, text: 'remove my vip tag' });
+    expect(row!.card).toBe(
+      `remove tag "vip" — for Ada (contact ${inbound.contactId}). Reversible afterwards with "tag_contact". Asked in: "remove my vip tag"`,
+    );
     const irreversible = { ...config.manifest, untag_contact: { effect: 'destructive' as const } };
     const anonymous = { ...inbound, contact: { fields: {} }, text: 'x'.repeat(300) };
-    expect(approvalCard(row!.actions[0]!, anonymous, irreversible)).toBe(`remove tag "vip" — for contact ${inbound.contactId}. This cannot be undone. Asked in: "${'x'.repeat(200)}"`);
+    expect(approvalCard(row!.actions[0]!, anonymous, irreversible)).toBe(
+      `remove tag "vip" — for contact ${inbound.contactId}. This cannot be undone. Asked in: "${'x'.repeat(200)}"`,
+    );
   });
 });

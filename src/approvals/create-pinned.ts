@@ -12,7 +12,9 @@ function randomToken(): string {
 
 /** The approval card: what will change, for whom, and whether it can be undone. */
 export function approvalCard(action: StagedAction, inbound: InboundMessage, manifest: Manifest): string {
-  const who = inbound.contact.name ? `${inbound.contact.name} (contact ${inbound.contactId})` : `contact ${inbound.contactId}`;
+  const who = inbound.contact.name
+    ? `${inbound.contact.name} (contact ${inbound.contactId})`
+    : `contact ${inbound.contactId}`;
   const undo = manifest[action.tool]?.undo;
   const reversible = undo ? `Reversible afterwards with "${undo}".` : 'This cannot be undone.';
   return `${action.summary} — for ${who}. ${reversible} Asked in: "${(inbound.text ?? '').slice(0, 200)}"`;
@@ -22,9 +24,24 @@ export function approvalCard(action: StagedAction, inbound: InboundMessage, mani
  * Turns a passing turn's gated actions into pinned rows: all confirm-gated actions of the turn
  * become one confirmation (one Yes/No pair), each approval-gated action its own approval.
  */
-export async function pinGatedActions(input: { turnId: string; inbound: InboundMessage; staged: StagedAction[]; manifest: Manifest; secret: string; now: Date; /** The contact's language for the runtime's later words. */ locale?: string }): Promise<{ confirmation: PinnedTerms | null; approvals: PinnedTerms[] }> {
+export async function pinGatedActions(input: {
+  turnId: string;
+  inbound: InboundMessage;
+  staged: StagedAction[];
+  manifest: Manifest;
+  secret: string;
+  now: Date;
+  /** The contact's language for the runtime's later words. */ locale?: string;
+}): Promise<{ confirmation: PinnedTerms | null; approvals: PinnedTerms[] }> {
   const { turnId, inbound, now } = input;
-  const base = { tenantId: inbound.tenantId, contactId: inbound.contactId, channel: inbound.channel, turnId, createdAt: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) };
+  const base = {
+    tenantId: inbound.tenantId,
+    contactId: inbound.contactId,
+    channel: inbound.channel,
+    turnId,
+    createdAt: now.toISOString(),
+    ...(input.locale ? { locale: input.locale } : {}),
+  };
   const confirmActions = input.staged.filter((a) => a.gate === 'confirm');
   const confirmation = confirmActions.length
     ? await signTerms(

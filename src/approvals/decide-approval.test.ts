@@ -8,7 +8,9 @@ import { session } from '../../test/support/workers-env.js';
 import { decideApproval, dueApprovalsByTenant, expireDueApprovals, listApprovals } from './decide-approval.js';
 
 async function pendingApprovals(n = 1) {
-  const fixture = await pinnedFixture([...Array(n).keys()].map((i) => gatedAction(`vip${i}`, 'approval', { tag: `vip${i}`, note: { z: 1, a: 2 } })));
+  const fixture = await pinnedFixture(
+    [...Array(n).keys()].map((i) => gatedAction(`vip${i}`, 'approval', { tag: `vip${i}`, note: { z: 1, a: 2 } })),
+  );
   const { publisher, published } = recordingPublisher();
   const tenantId = fixture.config.tenantId;
   const deps = (now = fixture.now) => ({ session: session(), publisher, pinSecret: PIN_SECRET, now });
@@ -20,7 +22,14 @@ async function pendingApprovals(n = 1) {
 
 describe('decideApproval: approve performs exactly the pinned call, once', () => {
   it('approve: the outbox entry holds exactly the pinned action; published; status approved', async () => {
-    const { tenantId, approvals: [row], deps, entry, status, published } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+      published,
+    } = await pendingApprovals();
     expect(await decideApproval(deps(), tenantId, row!.id, 'approve')).toEqual({ result: 'approved', id: row!.id });
     expect((await entry(row!.id))?.actions).toEqual(row!.actions);
     expect(await status(row!.id)).toBe('approved');
@@ -28,7 +37,12 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
   });
 
   it('two approvers at once (or a double click): one approval, one entry, one publish', async () => {
-    const { tenantId, approvals: [row], deps, published } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      published,
+    } = await pendingApprovals();
     const outcomes = await Promise.all([1, 2].map(() => decideApproval(deps(), tenantId, row!.id, 'approve')));
     expect(outcomes.map((o) => o.result).sort()).toEqual(['already-decided', 'approved']);
     expect(outcomes.find((o) => o.result === 'already-decided')).toMatchObject({ status: 'approved' });
@@ -36,12 +50,24 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
   });
 
   it('reject: nothing the model asked for; the contact is told nothing was changed', async () => {
-    const { tenantId, approvals: [row], deps, entry, status, published } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+      published,
+    } = await pendingApprovals();
     expect(await decideApproval(deps(), tenantId, row!.id, 'reject')).toEqual({ result: 'rejected', id: row!.id });
     expect(await entry(row!.id)).toBeNull();
     const notice = await entry(`${row!.id}.notice`);
     expect(notice?.actions.map((a) => [a.tool, a.kind, a.args, a.idempotent])).toEqual([
-      ['system:approval-rejected', 'send_content', { text: 'A team member reviewed your request and did not approve it. Nothing was changed.' }, false],
+      [
+        'system:approval-rejected',
+        'send_content',
+        { text: 'A team member reviewed your request and did not approve it. Nothing was changed.' },
+        false,
+      ],
     ]);
     expect(notice?.contactId).toBe(row!.contactId);
     expect(await status(row!.id)).toBe('rejected');
@@ -51,26 +77,53 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
   });
 
   it('approving after the hour: expired instead — a notice, never the action', async () => {
-    const { tenantId, approvals: [row], deps, entry, status, late, published } = await pendingApprovals();
-    expect(await decideApproval(deps(late(row!)), tenantId, row!.id, 'approve')).toEqual({ result: 'expired', id: row!.id });
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+      late,
+      published,
+    } = await pendingApprovals();
+    expect(await decideApproval(deps(late(row!)), tenantId, row!.id, 'approve')).toEqual({
+      result: 'expired',
+      id: row!.id,
+    });
     expect(published).toEqual([{ tenantId, turnId: `${row!.id}.notice` }]);
     expect(await entry(row!.id)).toBeNull();
-    expect((await entry(`${row!.id}.notice`))?.actions[0]?.args).toEqual({ text: 'Your request was not reviewed in time. Nothing was changed.' });
+    expect((await entry(`${row!.id}.notice`))?.actions[0]?.args).toEqual({
+      text: 'Your request was not reviewed in time. Nothing was changed.',
+    });
     expect(await status(row!.id)).toBe('expired');
   });
 
   it('an unknown id, a confirmation id, or another tenant: not found, nothing written', async () => {
-    const { tenantId, approvals: [row], deps, entry } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+    } = await pendingApprovals();
     const other = await pendingApprovals();
     const withConfirmation = await pinnedFixture([gatedAction('news', 'confirm')]);
     expect((await decideApproval(deps(), tenantId, 'ap_unknown', 'approve')).result).toBe('not-found');
-    expect((await decideApproval(deps(), withConfirmation.config.tenantId, withConfirmation.confirmation!.id, 'approve')).result).toBe('not-found');
+    expect(
+      (await decideApproval(deps(), withConfirmation.config.tenantId, withConfirmation.confirmation!.id, 'approve'))
+        .result,
+    ).toBe('not-found');
     expect((await decideApproval(deps(), other.tenantId, row!.id, 'approve')).result).toBe('not-found');
     expect(await entry(row!.id)).toBeNull();
   });
 
   it('terms altered in Redis: tampered, still pending, nothing performed', async () => {
-    const { tenantId, approvals: [row], deps, entry, status } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+    } = await pendingApprovals();
     await overwriteTerms({ ...row!, actions: [{ ...row!.actions[0]!, args: { tag: 'everyone' } }] });
     expect(await decideApproval(deps(), tenantId, row!.id, 'approve')).toEqual({ result: 'tampered', id: row!.id });
     expect(await status(row!.id)).toBe('pending');
@@ -80,9 +133,17 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
 
 describe('expireDueApprovals: the sweeper expires what is due, and only that', () => {
   it('expires the rows past their hour, each with its notice; a later row stays pending', async () => {
-    const { tenantId, approvals: [soon, later], deps, entry, status } = await pendingApprovals(2);
+    const {
+      tenantId,
+      approvals: [soon, later],
+      deps,
+      entry,
+      status,
+    } = await pendingApprovals(2);
     // Make `later` expire an hour after `soon`: rewrite its queue score only (its terms are signed).
-    await session().one((r) => r.zadd(tenantKeys(tenantId).approvalQueue, { score: Date.parse(soon!.expiresAt) + 3_600_000, member: later!.id }));
+    await session().one((r) =>
+      r.zadd(tenantKeys(tenantId).approvalQueue, { score: Date.parse(soon!.expiresAt) + 3_600_000, member: later!.id }),
+    );
     const at = new Date(Date.parse(soon!.expiresAt) + 1000);
     expect(await expireDueApprovals(deps(at), tenantId)).toBe(1);
     expect(await status(soon!.id)).toBe('expired');
@@ -92,7 +153,12 @@ describe('expireDueApprovals: the sweeper expires what is due, and only that', (
   });
 
   it('nothing is due before the hour', async () => {
-    const { tenantId, approvals: [row], deps, status } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      status,
+    } = await pendingApprovals();
     expect(await expireDueApprovals(deps(), tenantId)).toBe(0);
     expect(await status(row!.id)).toBe('pending');
   });
@@ -100,7 +166,11 @@ describe('expireDueApprovals: the sweeper expires what is due, and only that', (
 
 describe('listApprovals: the queue as the dashboard shows it', () => {
   it('pending rows only (a decided row leaves the queue), each with its card, tool and canonical arguments', async () => {
-    const { tenantId, approvals: [row], deps } = await pendingApprovals();
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+    } = await pendingApprovals();
     await decideApproval(deps(), tenantId, row!.id, 'reject');
     const withPending = await pendingApprovals();
     expect(await listApprovals(session(), tenantId)).toEqual([]);

@@ -37,7 +37,15 @@ function noticeEntry(deps: ApprovalDeps, loaded: LoadedPinned, why: 'rejected' |
     gate: 'none',
     summary: `tell the contact the request was ${why}`,
   };
-  return buildOutboxEntry({ entryId: `${terms.id}.notice`, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: [notice], now, stagedByTurnId: terms.turnId });
+  return buildOutboxEntry({
+    entryId: `${terms.id}.notice`,
+    tenantId: terms.tenantId,
+    channel: terms.channel,
+    contactId: terms.contactId,
+    actions: [notice],
+    now,
+    stagedByTurnId: terms.turnId,
+  });
 }
 
 async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
@@ -52,14 +60,33 @@ async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): P
  * also writes the outbox entry, so two approvers or a double click perform it once. Reject and
  * expiry perform nothing the model asked for; the contact is told nothing was changed.
  */
-export async function decideApproval(deps: ApprovalDeps, tenantId: string, id: string, decision: 'approve' | 'reject'): Promise<ApprovalOutcome> {
+export async function decideApproval(
+  deps: ApprovalDeps,
+  tenantId: string,
+  id: string,
+  decision: 'approve' | 'reject',
+): Promise<ApprovalOutcome> {
   const loaded = await loadVerified(deps, tenantId, id);
   if (!('terms' in loaded)) return loaded;
   const entry: OutboxEntry =
     decision === 'approve'
-      ? buildOutboxEntry({ entryId: loaded.terms.id, tenantId, channel: loaded.terms.channel, contactId: loaded.terms.contactId, actions: loaded.terms.actions, now: deps.now, stagedByTurnId: loaded.terms.turnId })
+      ? buildOutboxEntry({
+          entryId: loaded.terms.id,
+          tenantId,
+          channel: loaded.terms.channel,
+          contactId: loaded.terms.contactId,
+          actions: loaded.terms.actions,
+          now: deps.now,
+          stagedByTurnId: loaded.terms.turnId,
+        })
       : noticeEntry(deps, loaded, 'rejected', deps.now);
-  const result = await decidePinned(deps.session, loaded, decision === 'approve' ? 'approved' : 'rejected', entry, deps.now);
+  const result = await decidePinned(
+    deps.session,
+    loaded,
+    decision === 'approve' ? 'approved' : 'rejected',
+    entry,
+    deps.now,
+  );
   if (result === 'tampered') return { result: 'tampered', id };
   if (result === 'expired') return expireOne(deps, loaded);
   if (result !== 'ok') return { result: 'already-decided', id, status: result };
@@ -71,12 +98,22 @@ async function expireOne(deps: ApprovalDeps, loaded: LoadedPinned): Promise<Appr
   const entry = noticeEntry(deps, loaded, 'expired', deps.now);
   const result = await decidePinned(deps.session, loaded, 'expired', entry, deps.now);
   if (result === 'ok') await publishCommitted(deps.publisher, entry);
-  return result === 'ok' ? { result: 'expired', id: loaded.terms.id } : { result: 'already-decided', id: loaded.terms.id, status: result };
+  return result === 'ok'
+    ? { result: 'expired', id: loaded.terms.id }
+    : { result: 'already-decided', id: loaded.terms.id, status: result };
 }
 
 /** Expires every approval of the tenant whose hour has passed (the sweeper calls this). */
-export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string, dueIds?: readonly string[]): Promise<number> {
-  const due = dueIds ?? ((await deps.session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }))) as string[]);
+export async function expireDueApprovals(
+  deps: ApprovalDeps,
+  tenantId: string,
+  dueIds?: readonly string[],
+): Promise<number> {
+  const due =
+    dueIds ??
+    ((await deps.session.one((r) =>
+      r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }),
+    )) as string[]);
   let expired = 0;
   for (const id of due) {
     const loaded = await loadVerified(deps, tenantId, id);
@@ -91,14 +128,20 @@ export async function expireDueApprovals(deps: ApprovalDeps, tenantId: string, d
  * the cron then visits only the tenants that have one, so an idle minute costs one request
  * however many tenants there are, not one per tenant.
  */
-export async function dueApprovalsByTenant(session: RedisSession, tenantIds: readonly string[], now: Date): Promise<Map<string, string[]>> {
+export async function dueApprovalsByTenant(
+  session: RedisSession,
+  tenantIds: readonly string[],
+  now: Date,
+): Promise<Map<string, string[]>> {
   if (!tenantIds.length) return new Map();
   const queues = await session.pipeline((p) => {
     for (const tenantId of tenantIds) p.zrange(tenantKeys(tenantId).approvalQueue, 0, now.getTime(), { byScore: true });
   });
   const due = new Map<string, string[]>();
   tenantIds.forEach((tenantId, i) => {
-    const ids = (Array.isArray(queues[i]) ? (queues[i] as unknown[]) : []).filter((id): id is string => typeof id === 'string');
+    const ids = (Array.isArray(queues[i]) ? (queues[i] as unknown[]) : []).filter(
+      (id): id is string => typeof id === 'string',
+    );
     if (ids.length) due.set(tenantId, ids);
   });
   return due;
@@ -123,7 +166,17 @@ export async function listApprovals(session: RedisSession, tenantId: string): Pr
     const loaded = await loadPinned(session, tenantId, id);
     if (!loaded) continue;
     const first = loaded.terms.pinned[0];
-    views.push({ id, status: loaded.status, card: loaded.terms.card, tool: first?.tool ?? '', args: first?.args ?? '{}', contactId: loaded.terms.contactId, turnId: loaded.terms.turnId, createdAt: loaded.terms.createdAt, expiresAt: loaded.terms.expiresAt });
+    views.push({
+      id,
+      status: loaded.status,
+      card: loaded.terms.card,
+      tool: first?.tool ?? '',
+      args: first?.args ?? '{}',
+      contactId: loaded.terms.contactId,
+      turnId: loaded.terms.turnId,
+      createdAt: loaded.terms.createdAt,
+      expiresAt: loaded.terms.expiresAt,
+    });
   }
   return views;
 }

@@ -13,7 +13,12 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
  */
 export function handoffNotification(
   config: Pick<TenantConfig, 'tenantId' | 'notifications' | 'handoff'>,
-  turn: { turnId: string; inbound: Pick<InboundMessage, 'channel' | 'contactId'>; reason: string; handoffUntil: string | null },
+  turn: {
+    turnId: string;
+    inbound: Pick<InboundMessage, 'channel' | 'contactId'>;
+    reason: string;
+    handoffUntil: string | null;
+  },
   publicUrl: string,
 ): StagedAction[] {
   const target = config.notifications.approvals;
@@ -51,7 +56,13 @@ export function handoffNotification(
  * Slack's message text: `&`, `<` and `>` escaped as Slack asks (its control characters), so a
  * reason cannot inject a link or a mention; the link is the one formatted part.
  */
-function slackText(event: { tenantId: string; channel: string; contactId: string; reason: string; turn: string }): string {
+function slackText(event: {
+  tenantId: string;
+  channel: string;
+  contactId: string;
+  reason: string;
+  turn: string;
+}): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return `Handoff requested (${esc(event.tenantId)}): ${esc(event.channel)} contact ${esc(event.contactId)} waits for a person — ${esc(event.reason)}. <${event.turn}|Open the turn>`;
 }

@@ -13,16 +13,34 @@ async function savedConfirmation() {
   const fixture = await pinnedFixture([action]);
   const row = fixture.confirmation!;
   const find = (actions = [action], opts: { contactId?: string; secret?: string; now?: Date } = {}) =>
-    livePendingRows({ session: session(), tenantId: row.tenantId, contactId: opts.contactId ?? row.contactId, actions, secret: opts.secret ?? PIN_SECRET, now: opts.now ?? fixture.now });
+    livePendingRows({
+      session: session(),
+      tenantId: row.tenantId,
+      contactId: opts.contactId ?? row.contactId,
+      actions,
+      secret: opts.secret ?? PIN_SECRET,
+      now: opts.now ?? fixture.now,
+    });
   return { action, row, find, now: fixture.now };
 }
 
 describe('livePendingRows: one pending row per contact and call', () => {
   it('nothing staged: nothing found', async () => {
-    expect((await livePendingRows({ session: session(), tenantId: 'tnone', contactId: '1', actions: [], secret: PIN_SECRET, now: new Date() })).size).toBe(0);
+    expect(
+      (
+        await livePendingRows({
+          session: session(),
+          tenantId: 'tnone',
+          contactId: '1',
+          actions: [],
+          secret: PIN_SECRET,
+          now: new Date(),
+        })
+      ).size,
+    ).toBe(0);
   });
 
-  it('the same call again finds the contact\'s live row, keyed by the new action\'s id', async () => {
+  it("the same call again finds the contact's live row, keyed by the new action's id", async () => {
     const { action, row, find } = await savedConfirmation();
     const again = { ...action, id: 'a_again' };
     const found = await find([again]);
@@ -34,7 +52,14 @@ describe('livePendingRows: one pending row per contact and call', () => {
     const action = gatedAction('multi', 'confirm', { tag: 'multi', note: { b: 1, a: 2 } });
     const { confirmation, now } = await pinnedFixture([action]);
     const reordered = { ...action, id: 'a_reordered', args: { note: { a: 2, b: 1 }, tag: 'multi' } };
-    const found = await livePendingRows({ session: session(), tenantId: confirmation!.tenantId, contactId: confirmation!.contactId, actions: [reordered], secret: PIN_SECRET, now });
+    const found = await livePendingRows({
+      session: session(),
+      tenantId: confirmation!.tenantId,
+      contactId: confirmation!.contactId,
+      actions: [reordered],
+      secret: PIN_SECRET,
+      now,
+    });
     expect(found.get('a_reordered')?.id).toBe(confirmation!.id);
   });
 
@@ -63,14 +88,14 @@ describe('livePendingRows: one pending row per contact and call', () => {
     expect((await find([action])).size).toBe(0);
   });
 
-  it('terms that do not verify (another secret, changed behind the code\'s back) are not live', async () => {
+  it("terms that do not verify (another secret, changed behind the code's back) are not live", async () => {
     const { action, row, find } = await savedConfirmation();
     expect((await find([action], { secret: 'another-secret' })).size).toBe(0);
     await overwriteTerms({ ...row, card: 'tampered' });
     expect((await find([action])).size).toBe(0);
   });
 
-  it('terms signed for another contact or tenant are not this contact\'s row', async () => {
+  it("terms signed for another contact or tenant are not this contact's row", async () => {
     for (const change of [{ contactId: '42' }, { tenantId: 'tother' }]) {
       const { action, row, find } = await savedConfirmation();
       const { sig: _sig, pinned: _pinned, callDigests: _digests, ...unsigned } = row;
@@ -87,10 +112,13 @@ describe('livePendingRows: one pending row per contact and call', () => {
     expect((await find([action])).size).toBe(0);
   });
 
-  it('a row whose terms do not list this call\'s digest is not its row', async () => {
+  it("a row whose terms do not list this call's digest is not its row", async () => {
     const { action, row, find } = await savedConfirmation();
     const { sig: _sig, pinned: _pinned, callDigests: _digests, ...unsigned } = row;
-    const resigned: PinnedTerms = await signTerms({ ...unsigned, actions: [{ ...action, args: { tag: 'different' } }] }, PIN_SECRET);
+    const resigned: PinnedTerms = await signTerms(
+      { ...unsigned, actions: [{ ...action, args: { tag: 'different' } }] },
+      PIN_SECRET,
+    );
     await overwriteTerms(resigned);
     expect((await find([action])).size).toBe(0);
   });
@@ -98,9 +126,23 @@ describe('livePendingRows: one pending row per contact and call', () => {
   it('a call with no pending row costs one round trip; a found one two', async () => {
     const { action, row, now } = await savedConfirmation();
     const s = session();
-    await livePendingRows({ session: s, tenantId: row.tenantId, contactId: row.contactId, actions: [{ ...action, args: { tag: 'unseen' } }], secret: PIN_SECRET, now });
+    await livePendingRows({
+      session: s,
+      tenantId: row.tenantId,
+      contactId: row.contactId,
+      actions: [{ ...action, args: { tag: 'unseen' } }],
+      secret: PIN_SECRET,
+      now,
+    });
     expect(s.roundTrips).toBe(1);
-    await livePendingRows({ session: s, tenantId: row.tenantId, contactId: row.contactId, actions: [action, { ...action, id: 'a_other', args: { tag: 'unseen' } }], secret: PIN_SECRET, now });
+    await livePendingRows({
+      session: s,
+      tenantId: row.tenantId,
+      contactId: row.contactId,
+      actions: [action, { ...action, id: 'a_other', args: { tag: 'unseen' } }],
+      secret: PIN_SECRET,
+      now,
+    });
     expect(s.roundTrips).toBe(3);
   });
 
@@ -115,7 +157,14 @@ describe('livePendingRows: one pending row per contact and call', () => {
     const { sig: _s, pinned: _p, callDigests: _d, ...unsigned } = moved;
     const resigned = await signTerms(unsigned, PIN_SECRET);
     await savePinned([resigned]);
-    const found = await livePendingRows({ session: session(), tenantId: a.confirmation!.tenantId, contactId, actions: [first, second], secret: PIN_SECRET, now: a.now });
+    const found = await livePendingRows({
+      session: session(),
+      tenantId: a.confirmation!.tenantId,
+      contactId,
+      actions: [first, second],
+      secret: PIN_SECRET,
+      now: a.now,
+    });
     expect(found.get(first.id)?.id).toBe(a.confirmation!.id);
     expect(found.get(second.id)?.id).toBe(resigned.id);
   });
@@ -123,9 +172,18 @@ describe('livePendingRows: one pending row per contact and call', () => {
   it('a row written before call digests existed is not matched, and does not throw', async () => {
     const { action, row, find } = await savedConfirmation();
     const { sig: _sig, callDigests: _digests, ...unsigned } = row;
-    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(`pinned-terms:${PIN_SECRET}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const key = await crypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(`pinned-terms:${PIN_SECRET}`),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(canonicalJson(unsigned)));
-    const old: PinnedTerms = { ...unsigned, sig: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('') };
+    const old: PinnedTerms = {
+      ...unsigned,
+      sig: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join(''),
+    };
     await overwriteTerms(old);
     expect((await find([action])).size).toBe(0);
   });

@@ -12,7 +12,14 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
  * that stages a gated action. A row created concurrently anyway cannot perform the call: the
  * pending-call index names one owner (core/storage/pinned-rows.ts, the decision script).
  */
-export async function livePendingRows(input: { session: RedisSession; tenantId: string; contactId: string; actions: readonly StagedAction[]; secret: string; now: Date }): Promise<Map<string, PinnedTerms>> {
+export async function livePendingRows(input: {
+  session: RedisSession;
+  tenantId: string;
+  contactId: string;
+  actions: readonly StagedAction[];
+  secret: string;
+  now: Date;
+}): Promise<Map<string, PinnedTerms>> {
   const { session, tenantId, contactId, actions, now } = input;
   const found = new Map<string, PinnedTerms>();
   if (!actions.length) return found;
@@ -32,7 +39,13 @@ export async function livePendingRows(input: { session: RedisSession; tenantId: 
   const live = new Map<string, PinnedTerms>();
   for (const [i, id] of ids.entries()) {
     const terms = PinnedTermsSchema.safeParse(parseJson(rows[i * 2]));
-    if (!terms.success || rows[i * 2 + 1] !== 'pending' || terms.data.tenantId !== tenantId || terms.data.contactId !== contactId) continue;
+    if (
+      !terms.success ||
+      rows[i * 2 + 1] !== 'pending' ||
+      terms.data.tenantId !== tenantId ||
+      terms.data.contactId !== contactId
+    )
+      continue;
     if (Date.parse(terms.data.expiresAt) <= now.getTime() || !(await verifyTerms(terms.data, input.secret))) continue;
     live.set(id, terms.data);
   }

@@ -13,19 +13,43 @@ import { describeActions } from '../../core/tenant/tenant-words.js';
 type Described = Pick<StagedAction, 'kind' | 'args' | 'summary'>;
 
 /** The status line for the rows a turn points the contact to; '' when nothing waits. */
-export function pendingStatusLine(words: RuntimeWords, confirmation: PinnedTerms | null, approvals: readonly PinnedTerms[], fields: TenantConfig['fields'] = []): string {
-  return statusLine(words, confirmation?.actions ?? [], approvals.flatMap((a) => a.actions), fields);
+export function pendingStatusLine(
+  words: RuntimeWords,
+  confirmation: PinnedTerms | null,
+  approvals: readonly PinnedTerms[],
+  fields: TenantConfig['fields'] = [],
+): string {
+  return statusLine(
+    words,
+    confirmation?.actions ?? [],
+    approvals.flatMap((a) => a.actions),
+    fields,
+  );
 }
 
 /**
  * The same line for gated actions not pinned yet (a shadow replay's, which writes no rows): the
  * confirm-gated ones ask for Yes or No, the approval-gated ones wait for a team member.
  */
-export function stagedStatusLine(words: RuntimeWords, gated: readonly (Described & Pick<StagedAction, 'gate'>)[], fields: TenantConfig['fields'] = []): string {
-  return statusLine(words, gated.filter((a) => a.gate === 'confirm'), gated.filter((a) => a.gate === 'approval'), fields);
+export function stagedStatusLine(
+  words: RuntimeWords,
+  gated: readonly (Described & Pick<StagedAction, 'gate'>)[],
+  fields: TenantConfig['fields'] = [],
+): string {
+  return statusLine(
+    words,
+    gated.filter((a) => a.gate === 'confirm'),
+    gated.filter((a) => a.gate === 'approval'),
+    fields,
+  );
 }
 
-function statusLine(words: RuntimeWords, confirming: readonly Described[], waiting: readonly Described[], fields: TenantConfig['fields']): string {
+function statusLine(
+  words: RuntimeWords,
+  confirming: readonly Described[],
+  waiting: readonly Described[],
+  fields: TenantConfig['fields'],
+): string {
   const lines: string[] = [];
   if (confirming.length) lines.push(words.say('confirmPrompt', { what: describeActions(words, confirming, fields) }));
   if (waiting.length) lines.push(words.say('approvalWait', { what: describeActions(words, waiting, fields) }));

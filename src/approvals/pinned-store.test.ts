@@ -9,7 +9,15 @@ import { stageConfig, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { decidePinned, loadPinned, PinnedTermsImmutableError, writePinnedTerms } from './pinned-store.js';
 
-const entryFor = (terms: PinnedTerms, now: Date) => buildOutboxEntry({ entryId: terms.id, tenantId: terms.tenantId, channel: terms.channel, contactId: terms.contactId, actions: terms.actions, now });
+const entryFor = (terms: PinnedTerms, now: Date) =>
+  buildOutboxEntry({
+    entryId: terms.id,
+    tenantId: terms.tenantId,
+    channel: terms.channel,
+    contactId: terms.contactId,
+    actions: terms.actions,
+    now,
+  });
 
 async function approvalRow() {
   const fixture = await pinnedFixture([gatedAction('vip', 'approval')]);
@@ -23,12 +31,17 @@ async function approvalRow() {
 
 describe('writePinnedTerms: terms are written once and never changed', () => {
   it('a second write for the same id is refused and the first terms stay', async () => {
-    const { approvals: [terms] } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false });
+    const {
+      approvals: [terms],
+    } = await pinnedFixture([gatedAction('vip', 'approval')], { save: false });
     await writePinnedTerms(session(), terms!);
     const changed = { ...terms!, card: 'something else entirely' };
     await expect(writePinnedTerms(session(), changed)).rejects.toBeInstanceOf(PinnedTermsImmutableError);
     // The error names itself and the row (what the caller's log and 409 show).
-    await expect(writePinnedTerms(session(), changed)).rejects.toMatchObject({ name: 'PinnedTermsImmutableError', message: `the pinned terms of ${terms!.id} already exist and cannot be changed` });
+    await expect(writePinnedTerms(session(), changed)).rejects.toMatchObject({
+      name: 'PinnedTermsImmutableError',
+      message: `the pinned terms of ${terms!.id} already exist and cannot be changed`,
+    });
     expect(await stored(terms!.tenantId, (k) => k.pinnedTerms(terms!.id))).toEqual(terms);
   });
 });
@@ -87,7 +100,9 @@ describe('decidePinned: the one atomic decision on a pending row', () => {
   it('of concurrent decisions exactly one wins', async () => {
     const { config, terms, now } = await approvalRow();
     const loaded = (await loadPinned(session(), config.tenantId, terms.id))!;
-    const results = await Promise.all([1, 2, 3, 4].map(() => decidePinned(session(), loaded, 'approved', entryFor(terms, now), now)));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => decidePinned(session(), loaded, 'approved', entryFor(terms, now), now)),
+    );
     expect(results.filter((r) => r === 'ok')).toHaveLength(1);
     expect(results.filter((r) => r !== 'ok')).toEqual(['approved', 'approved', 'approved']);
   });
@@ -134,7 +149,16 @@ describe('decidePinned: one row per call (issue 22)', () => {
     // once decided, the contact may ask for the call afresh.
     const first = await approvalRow();
     const keys = tenantKeys(first.terms.tenantId);
-    const second = (await pinGatedActions({ turnId: 'turn_second', inbound: first.inbound, staged: [gatedAction('vip', 'approval')], manifest: first.config.manifest, secret: PIN_SECRET, now: first.now })).approvals[0]!;
+    const second = (
+      await pinGatedActions({
+        turnId: 'turn_second',
+        inbound: first.inbound,
+        staged: [gatedAction('vip', 'approval')],
+        manifest: first.config.manifest,
+        secret: PIN_SECRET,
+        now: first.now,
+      })
+    ).approvals[0]!;
     expect(second.callDigests).toEqual(first.terms.callDigests);
     expect(second.callDigests?.length).toBeGreaterThan(0);
     await savePinned([second]);
@@ -143,15 +167,18 @@ describe('decidePinned: one row per call (issue 22)', () => {
     expect(await owners()).toEqual(callKeys.map(() => first.terms.id));
 
     const loadedSecond = (await loadPinned(session(), first.config.tenantId, second.id))!;
-    expect(await decidePinned(session(), loadedSecond, 'approved', entryFor(second, first.now), first.now)).toBe('superseded');
+    expect(await decidePinned(session(), loadedSecond, 'approved', entryFor(second, first.now), first.now)).toBe(
+      'superseded',
+    );
     expect((await loadPinned(session(), first.config.tenantId, second.id))?.status).toBe('superseded');
     expect(await session().one((r) => r.get(keys.outbox(second.id)))).toBeNull();
     expect(await session().one((r) => r.zscore(keys.approvalQueue, second.id))).toBeNull();
     expect(await owners()).toEqual(callKeys.map(() => first.terms.id));
 
     const loadedFirst = (await loadPinned(session(), first.config.tenantId, first.terms.id))!;
-    expect(await decidePinned(session(), loadedFirst, 'approved', entryFor(first.terms, first.now), first.now)).toBe('ok');
+    expect(await decidePinned(session(), loadedFirst, 'approved', entryFor(first.terms, first.now), first.now)).toBe(
+      'ok',
+    );
     expect(await owners()).toEqual(callKeys.map(() => null));
   });
 });
-

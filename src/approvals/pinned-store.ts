@@ -16,8 +16,11 @@ export class PinnedTermsImmutableError extends Error {
  * id is refused, which is the only write path to a row's terms.
  */
 export async function writePinnedTerms(session: RedisSession, terms: PinnedTerms): Promise<void> {
-  const written = await session.one((r) => r.set(tenantKeys(terms.tenantId).pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds }));
-  if (written !== 'OK') throw new PinnedTermsImmutableError(`the pinned terms of ${terms.id} already exist and cannot be changed`);
+  const written = await session.one((r) =>
+    r.set(tenantKeys(terms.tenantId).pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds }),
+  );
+  if (written !== 'OK')
+    throw new PinnedTermsImmutableError(`the pinned terms of ${terms.id} already exist and cannot be changed`);
 }
 
 export interface LoadedPinned {
@@ -86,7 +89,6 @@ return 'ok'
 
 export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'missing' | PinnedStatus;
 
-
 export async function decidePinned(
   session: RedisSession,
   loaded: LoadedPinned,
@@ -101,8 +103,24 @@ export async function decidePinned(
   const result = await session.one((r) =>
     r.eval(
       DECIDE_SCRIPT,
-      [keys.pinnedStatus(terms.id), keys.pinnedTerms(terms.id), keys.outbox(entryId), keys.outboxPending, keys.approvalQueue, ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d))],
-      [termsSha1, String(now.getTime()), String(Date.parse(terms.expiresAt)), decision, entry ? JSON.stringify(entry) : '', entryId, String(TTL.outboxSeconds), terms.id],
+      [
+        keys.pinnedStatus(terms.id),
+        keys.pinnedTerms(terms.id),
+        keys.outbox(entryId),
+        keys.outboxPending,
+        keys.approvalQueue,
+        ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d)),
+      ],
+      [
+        termsSha1,
+        String(now.getTime()),
+        String(Date.parse(terms.expiresAt)),
+        decision,
+        entry ? JSON.stringify(entry) : '',
+        entryId,
+        String(TTL.outboxSeconds),
+        terms.id,
+      ],
     ),
   );
   return String(result) as DecideResult;

@@ -28,27 +28,51 @@ const TurnQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).max(100_000).catch(0),
 });
 
-const RedriveFormSchema = z.object({ entryId: KeyIdSchema, actionId: KeyIdSchema, sendAnyway: z.literal('yes').optional() });
+const RedriveFormSchema = z.object({
+  entryId: KeyIdSchema,
+  actionId: KeyIdSchema,
+  sendAnyway: z.literal('yes').optional(),
+});
 
 /** Re-drives one dead or unknown action of the session's tenant and delivers it now; 'ok' or why not. */
 async function redrive(c: Context<DashboardContext>, form: z.infer<typeof RedriveFormSchema>): Promise<string> {
   const { tenantId, user } = c.get('dash');
   const services = c.get('services');
   const session = c.get('session');
-  const redriven = await redriveDeadLetter({ session, publisher: services.publisher(), tenantId, turnId: form.entryId, actionId: form.actionId, sendAnyway: form.sendAnyway === 'yes' });
+  const redriven = await redriveDeadLetter({
+    session,
+    publisher: services.publisher(),
+    tenantId,
+    turnId: form.entryId,
+    actionId: form.actionId,
+    sendAnyway: form.sendAnyway === 'yes',
+  });
   if (!redriven.ok) return redriven.error;
-  await appendAudit(session, tenantId, { actor: actor(user), action: 'dead-letter.redriven', detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}` });
+  await appendAudit(session, tenantId, {
+    actor: actor(user),
+    action: 'dead-letter.redriven',
+    detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}`,
+  });
   // Delivered now, so the page can say what became of it (a concurrent QStash delivery finds the lease taken or the work done).
-  const delivery = await deliverOutboxEntry({ session, tenantId, turnId: form.entryId, apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config) });
+  const delivery = await deliverOutboxEntry({
+    session,
+    tenantId,
+    turnId: form.entryId,
+    apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
+  });
   const action = delivery.actions.find((a) => a.id === form.actionId);
-  if (action && (action.state === 'dead' || action.state === 'unknown')) return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;
+  if (action && (action.state === 'dead' || action.state === 'unknown'))
+    return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;
   return 'ok';
 }
 
 /** The pages behind the login. Every read and write names `c.get('dash').tenantId`, nothing else. */
 export function dashboardPages() {
   const app = new Hono<DashboardContext>();
-  const page = (c: Context<DashboardContext>) => ({ dash: c.get('dash'), tenantName: c.get('tenant').config.displayName });
+  const page = (c: Context<DashboardContext>) => ({
+    dash: c.get('dash'),
+    tenantName: c.get('tenant').config.displayName,
+  });
 
   app.route('/setup', setupRoutes());
   app.route('/health', healthRoutes());
@@ -62,9 +86,15 @@ export function dashboardPages() {
   });
   app.get('/approvals/:id/confirm', async (c) => {
     const id = c.req.param('id');
-    const card = APPROVAL_ID.test(id) ? (await approvalCards(c.get('session'), c.get('dash').tenantId, c.get('tenant').config)).find((a) => a.id === id) : undefined;
+    const card = APPROVAL_ID.test(id)
+      ? (await approvalCards(c.get('session'), c.get('dash').tenantId, c.get('tenant').config)).find((a) => a.id === id)
+      : undefined;
     if (!card) return c.html(<ApprovalsPage {...page(c)} cards={[]} result="not-found" />, 404);
-    if (card.shownStatus !== 'pending') return c.redirect(`${BASE}/approvals?result=${card.shownStatus === 'expired' ? 'expired' : 'already-decided'}`, 303);
+    if (card.shownStatus !== 'pending')
+      return c.redirect(
+        `${BASE}/approvals?result=${card.shownStatus === 'expired' ? 'expired' : 'already-decided'}`,
+        303,
+      );
     return c.html(<ConfirmApprovalPage {...page(c)} card={card} />);
   });
   for (const action of ['approve', 'reject'] as const) {
@@ -73,13 +103,31 @@ export function dashboardPages() {
       const { tenantId, user } = c.get('dash');
       if (!APPROVAL_ID.test(id)) return c.redirect(`${BASE}/approvals?result=not-found`, 303);
       // Approve performs something: it needs the confirm step's field, so a stray click cannot.
-      if (action === 'approve' && (await c.req.parseBody()).confirm !== 'yes') return c.redirect(`${BASE}/approvals/${id}/confirm`, 303);
+      if (action === 'approve' && (await c.req.parseBody()).confirm !== 'yes')
+        return c.redirect(`${BASE}/approvals/${id}/confirm`, 303);
       // A suspended tenant performs nothing new; its outbox only drains what was committed before.
-      if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return c.redirect(`${BASE}/approvals?result=suspended`, 303);
+      if (action === 'approve' && c.get('tenant').meta.status === 'suspended')
+        return c.redirect(`${BASE}/approvals?result=suspended`, 303);
       const services = c.get('services');
       const { config } = c.get('tenant');
-      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale) }, tenantId, id, action);
-      if (outcome.result === 'approved' || outcome.result === 'rejected') await appendAudit(c.get('session'), tenantId, { actor: actor(user), action: `approval.${outcome.result}`, detail: `approval ${id}: ${outcome.result}` });
+      const outcome = await decideApproval(
+        {
+          session: c.get('session'),
+          publisher: services.publisher(),
+          pinSecret: services.env.SESSION_SECRET,
+          now: new Date(),
+          words: (locale) => tenantWords(config, locale),
+        },
+        tenantId,
+        id,
+        action,
+      );
+      if (outcome.result === 'approved' || outcome.result === 'rejected')
+        await appendAudit(c.get('session'), tenantId, {
+          actor: actor(user),
+          action: `approval.${outcome.result}`,
+          detail: `approval ${id}: ${outcome.result}`,
+        });
       return c.redirect(`${BASE}/approvals?result=${outcome.result}`, 303);
     });
   }
@@ -94,17 +142,39 @@ export function dashboardPages() {
     const tenantId = c.get('dash').tenantId;
     const turn = await loadTurn(c.get('session'), tenantId, c.req.param('turnId'));
     if (!turn) return c.text('No such turn for this tenant.', 404);
-    const deliveries = await loadDeliveries(c.get('session'), tenantId, [turn.turnId, ...turn.approvals, ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : [])]);
-    const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as string | null;
+    const deliveries = await loadDeliveries(c.get('session'), tenantId, [
+      turn.turnId,
+      ...turn.approvals,
+      ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
+    ]);
+    const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as
+      string | null;
     const redriven = c.req.query('redriven');
-    const notice = redriven ? (redriven === 'ok' ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' } : { kind: 'error' as const, text: `Re-drive: ${redriven.slice(0, 300)}` }) : undefined;
+    const notice = redriven
+      ? redriven === 'ok'
+        ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' }
+        : { kind: 'error' as const, text: `Re-drive: ${redriven.slice(0, 300)}` }
+      : undefined;
     const released = c.req.query('released');
-    const shown = notice ?? (released ? { kind: released === 'yes' ? ('ok' as const) : ('error' as const), text: released === 'yes' ? 'Released: the agent answers this contact again.' : 'The contact was not in a handoff.' } : undefined);
-    return c.html(<TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />);
+    const shown =
+      notice ??
+      (released
+        ? {
+            kind: released === 'yes' ? ('ok' as const) : ('error' as const),
+            text:
+              released === 'yes'
+                ? 'Released: the agent answers this contact again.'
+                : 'The contact was not in a handoff.',
+          }
+        : undefined);
+    return c.html(
+      <TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />,
+    );
   });
   app.post('/dead-letters/redrive', async (c) => {
     const form = RedriveFormSchema.safeParse(await c.req.parseBody());
-    if (!form.success) return c.redirect(`${BASE}/health?redriven=${encodeURIComponent('the form is missing the action')}`, 303);
+    if (!form.success)
+      return c.redirect(`${BASE}/health?redriven=${encodeURIComponent('the form is missing the action')}`, 303);
     // Keys are read under the session's tenant only: an id of another tenant's entry finds nothing.
     const outcome = await redrive(c, form.data);
     return c.redirect(`${BASE}/health?redriven=${encodeURIComponent(outcome)}`, 303);
@@ -112,11 +182,22 @@ export function dashboardPages() {
   app.post('/contacts/:contactId/release', async (c) => {
     const { tenantId, user } = c.get('dash');
     const contactId = KeyIdSchema.safeParse(c.req.param('contactId'));
-    const back = z.string().regex(/^turn_[0-9a-f]{32}$/).safeParse((await c.req.parseBody()).turnId);
+    const back = z
+      .string()
+      .regex(/^turn_[0-9a-f]{32}$/)
+      .safeParse((await c.req.parseBody()).turnId);
     if (!contactId.success) return c.text('That contact id cannot be part of a key.', 400);
     const released = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId.data)));
-    if (released > 0) await appendAudit(c.get('session'), tenantId, { actor: actor(user), action: 'handoff.released', detail: `contact ${contactId.data}` });
-    return c.redirect(back.success ? `${BASE}/turns/${back.data}?released=${released > 0 ? 'yes' : 'no'}` : `${BASE}/turns`, 303);
+    if (released > 0)
+      await appendAudit(c.get('session'), tenantId, {
+        actor: actor(user),
+        action: 'handoff.released',
+        detail: `contact ${contactId.data}`,
+      });
+    return c.redirect(
+      back.success ? `${BASE}/turns/${back.data}?released=${released > 0 ? 'yes' : 'no'}` : `${BASE}/turns`,
+      303,
+    );
   });
   app.get('/audit', async (c) => {
     const offset = z.coerce.number().int().min(0).max(10_000).catch(0).parse(c.req.query('offset'));
@@ -131,7 +212,8 @@ export function dashboardPages() {
     const back = (why: string) => c.redirect(`${BASE}/turns/${turn.turnId}?redriven=${encodeURIComponent(why)}`, 303);
     if (!form.success) return back('the form is missing the action');
     // Only an entry this turn owns (its own, or one its approvals or confirmation created).
-    if (![turn.turnId, ...turn.approvals, turn.pendingConfirmation].includes(form.data.entryId)) return back('that action is not part of this turn');
+    if (![turn.turnId, ...turn.approvals, turn.pendingConfirmation].includes(form.data.entryId))
+      return back('that action is not part of this turn');
     return back(await redrive(c, form.data));
   });
   return app;

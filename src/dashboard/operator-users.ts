@@ -18,20 +18,44 @@ export function dashboardUserOperatorRoutes() {
   app.on(['PUT', 'DELETE'], '/:tenant/dashboard-users/:user', async (c) => {
     const tenantId = TenantIdSchema.safeParse(c.req.param('tenant'));
     const user = UserNameSchema.safeParse(c.req.param('user'));
-    if (!user.success) return jsonError(c, 400, 'invalid user name', user.error.issues.map((i) => i.message));
-    if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data))) return jsonError(c, 404, 'no such tenant');
+    if (!user.success)
+      return jsonError(
+        c,
+        400,
+        'invalid user name',
+        user.error.issues.map((i) => i.message),
+      );
+    if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data)))
+      return jsonError(c, 404, 'no such tenant');
     const session = c.get('session');
     if (c.req.method === 'DELETE') {
       const removed = await removeDashboardUser(session, tenantId.data, user.data);
       const revoked = await revokeUserSessions(session, tenantId.data, user.data);
-      if (removed) await recordOperatorAction(session, { action: 'dashboard-user.removed', tenantId: tenantId.data, detail: `user ${user.data}; ${revoked} sessions ended` });
-      return removed ? c.json({ tenantId: tenantId.data, user: user.data, removed, sessionsEnded: revoked }) : jsonError(c, 404, `no dashboard user "${user.data}"`);
+      if (removed)
+        await recordOperatorAction(session, {
+          action: 'dashboard-user.removed',
+          tenantId: tenantId.data,
+          detail: `user ${user.data}; ${revoked} sessions ended`,
+        });
+      return removed
+        ? c.json({ tenantId: tenantId.data, user: user.data, removed, sessionsEnded: revoked })
+        : jsonError(c, 404, `no dashboard user "${user.data}"`);
     }
     const password = generatePassword();
     await setDashboardUser(session, tenantId.data, user.data, password);
     const revoked = await revokeUserSessions(session, tenantId.data, user.data);
-    await recordOperatorAction(session, { action: 'dashboard-user.password-set', tenantId: tenantId.data, detail: `user ${user.data}; ${revoked} sessions ended` });
-    return c.json({ tenantId: tenantId.data, user: user.data, password, sessionsEnded: revoked, note: 'give this password to the user now; it is not shown again' });
+    await recordOperatorAction(session, {
+      action: 'dashboard-user.password-set',
+      tenantId: tenantId.data,
+      detail: `user ${user.data}; ${revoked} sessions ended`,
+    });
+    return c.json({
+      tenantId: tenantId.data,
+      user: user.data,
+      password,
+      sessionsEnded: revoked,
+      note: 'give this password to the user now; it is not shown again',
+    });
   });
   return app;
 }

@@ -18,7 +18,11 @@ import { dashboardPages } from './dashboard-pages.js';
 
 const FORM_LIMIT = 256 * 1024;
 
-const LoginFormSchema = z.object({ tenant: TenantIdSchema, user: UserNameSchema, password: z.string().min(1).max(1000) });
+const LoginFormSchema = z.object({
+  tenant: TenantIdSchema,
+  user: UserNameSchema,
+  password: z.string().min(1).max(1000),
+});
 
 /** The audit log's name for a dashboard user. */
 export const actorOf = (user: string) => `dashboard:${user}`;
@@ -30,7 +34,8 @@ function originCheck(): MiddlewareHandler {
     try {
       await check(c, next);
     } catch (err) {
-      if (err instanceof HTTPException && err.status === 403) return c.text('Refused: this form was not sent from the dashboard (cross-site request).', 403);
+      if (err instanceof HTTPException && err.status === 403)
+        return c.text('Refused: this form was not sent from the dashboard (cross-site request).', 403);
       throw err;
     }
   };
@@ -44,7 +49,16 @@ export function dashboardRoutes() {
   const app = new Hono<AppContext>();
   app.use(
     secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], scriptSrc: ["'self'"], connectSrc: ["'none'"], styleSrc: ["'self'"], imgSrc: ["'self'", 'data:'], formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
       referrerPolicy: 'same-origin',
     }),
   );
@@ -69,19 +83,42 @@ export function dashboardRoutes() {
     const parsed = LoginFormSchema.safeParse(form);
     const tenant = typeof form.tenant === 'string' ? form.tenant.slice(0, 63) : '';
     const user = typeof form.user === 'string' ? form.user.slice(0, 64) : '';
-    if (!parsed.success) return c.html(<LoginPage error="Wrong tenant, user or password." tenant={tenant} user={user} />, 401);
+    if (!parsed.success)
+      return c.html(<LoginPage error="Wrong tenant, user or password." tenant={tenant} user={user} />, 401);
     const redis = c.get('session');
-    const allowed = await loginAllowed(redis, parsed.data.tenant, parsed.data.user, c.req.header('cf-connecting-ip') ?? 'local');
+    const allowed = await loginAllowed(
+      redis,
+      parsed.data.tenant,
+      parsed.data.user,
+      c.req.header('cf-connecting-ip') ?? 'local',
+    );
     if (!allowed.ok) {
       c.header('Retry-After', String(allowed.retryAfterSeconds));
-      return c.html(<LoginPage error={`Too many login attempts. Try again in ${allowed.retryAfterSeconds} seconds.`} tenant={tenant} user={user} />, 429);
+      return c.html(
+        <LoginPage
+          error={`Too many login attempts. Try again in ${allowed.retryAfterSeconds} seconds.`}
+          tenant={tenant}
+          user={user}
+        />,
+        429,
+      );
     }
     if (!(await checkDashboardLogin(redis, parsed.data.tenant, parsed.data.user, parsed.data.password))) {
       console.warn(`dashboard: failed login for tenant "${parsed.data.tenant}"`);
       return c.html(<LoginPage error="Wrong tenant, user or password." tenant={tenant} user={user} />, 401);
     }
-    await openSession(c as unknown as Context, redis, c.get('services').env.SESSION_SECRET, parsed.data.tenant, parsed.data.user);
-    await appendAudit(redis, parsed.data.tenant, { actor: actorOf(parsed.data.user), action: 'dashboard.login', detail: 'logged in' });
+    await openSession(
+      c as unknown as Context,
+      redis,
+      c.get('services').env.SESSION_SECRET,
+      parsed.data.tenant,
+      parsed.data.user,
+    );
+    await appendAudit(redis, parsed.data.tenant, {
+      actor: actorOf(parsed.data.user),
+      action: 'dashboard.login',
+      detail: 'logged in',
+    });
     return c.redirect(`${BASE}/setup`, 303);
   });
 

@@ -19,7 +19,12 @@ export function zodProblems(error: z.ZodError): string[] {
 }
 
 /** A JSON body checked against `schema`, or the 400 that says what is wrong with it. */
-export function parseJsonBody<T>(c: Context, text: string, schema: z.ZodType<T>, what: string): { ok: true; value: T } | { ok: false; response: Response } {
+export function parseJsonBody<T>(
+  c: Context,
+  text: string,
+  schema: z.ZodType<T>,
+  what: string,
+): { ok: true; value: T } | { ok: false; response: Response } {
   const json = parseJsonText(text);
   if (!json.ok) return { ok: false, response: jsonError(c, 400, json.error) };
   const parsed = schema.safeParse(json.value);

@@ -46,7 +46,8 @@ function firstMalformedString(value: unknown): string | null {
 }
 
 export function parseUntrustedJson(text: string): UntrustedJson {
-  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return { ok: false, error: `body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels` };
+  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+    return { ok: false, error: `body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -5,8 +5,16 @@ import type { HedgeRecord } from '../../core/turn-record.js';
 import { forgetHedges, takeHedge } from './hedge-budget.js';
 import { HEDGE_HEADER, hedgedModel } from './hedged-model.js';
 
-const usage = (output: number) => ({ inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } });
-const answer = (text: string, output = 10): LanguageModelV4GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(output), warnings: [] });
+const usage = (output: number) => ({
+  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+const answer = (text: string, output = 10): LanguageModelV4GenerateResult => ({
+  content: [{ type: 'text', text }],
+  finishReason: { unified: 'stop', raw: 'stop' },
+  usage: usage(output),
+  warnings: [],
+});
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -17,7 +25,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The primary call and the hedge behave as scripted; every call's signal is kept to see who was aborted. */
-function pair(primary: { ms: number; fail?: string; text?: string }, hedge: { ms: number; fail?: string; text?: string }) {
+function pair(
+  primary: { ms: number; fail?: string; text?: string },
+  hedge: { ms: number; fail?: string; text?: string },
+) {
   const signals: { hedge: boolean; signal: AbortSignal }[] = [];
   const model = new MockLanguageModelV4({
     doGenerate: async (options: LanguageModelV4CallOptions) => {
@@ -34,8 +45,15 @@ function pair(primary: { ms: number; fail?: string; text?: string }, hedge: { ms
 
 async function call(model: MockLanguageModelV4, options: { afterMs: number; allow?: boolean; signal?: AbortSignal }) {
   const hedges: HedgeRecord[] = [];
-  const hedged = hedgedModel(model, { afterMs: options.afterMs, mayHedge: () => options.allow ?? true, onHedge: (h) => hedges.push(h) });
-  const run = hedged.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], ...(options.signal ? { abortSignal: options.signal } : {}) });
+  const hedged = hedgedModel(model, {
+    afterMs: options.afterMs,
+    mayHedge: () => options.allow ?? true,
+    onHedge: (h) => hedges.push(h),
+  });
+  const run = hedged.doGenerate({
+    prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    ...(options.signal ? { abortSignal: options.signal } : {}),
+  });
   return { run: Promise.resolve(run), hedges };
 }
 
@@ -62,7 +80,13 @@ describe('hedgedModel: a slow model call is raced by the same request, the first
     expect(signals.find((s) => !s.hedge)!.signal.aborted).toBe(true);
     expect(signals.find((s) => s.hedge)!.signal.aborted).toBe(false);
     expect(hedges).toHaveLength(1);
-    expect(hedges[0]).toMatchObject({ afterMs: 30, winner: 'hedge', primaryAborted: true, hedgeAborted: false, outputTokens: 7 });
+    expect(hedges[0]).toMatchObject({
+      afterMs: 30,
+      winner: 'hedge',
+      primaryAborted: true,
+      hedgeAborted: false,
+      outputTokens: 7,
+    });
     expect(hedges[0]!.primaryMs).toBeGreaterThanOrEqual(hedges[0]!.hedgeMs);
   });
 

@@ -13,7 +13,8 @@ export interface HedgeOptions {
   onHedge: (record: HedgeRecord) => void;
 }
 
-type Settled = { ok: true; result: LanguageModelV4GenerateResult; ms: number } | { ok: false; error: unknown; ms: number };
+type Settled =
+  { ok: true; result: LanguageModelV4GenerateResult; ms: number } | { ok: false; error: unknown; ms: number };
 
 /**
  * A model whose calls are hedged: when a call has not answered after `afterMs`, the same request
@@ -36,7 +37,11 @@ export function hedgedModel(model: LanguageModelV4, options: HedgeOptions): Lang
   };
 }
 
-async function raceCalls(model: LanguageModelV4, call: LanguageModelV4CallOptions, options: HedgeOptions): Promise<LanguageModelV4GenerateResult> {
+async function raceCalls(
+  model: LanguageModelV4,
+  call: LanguageModelV4CallOptions,
+  options: HedgeOptions,
+): Promise<LanguageModelV4GenerateResult> {
   const started = performance.now();
   const primary = linkedController(call.abortSignal);
   const first = settle(model.doGenerate({ ...call, abortSignal: primary.signal }), started);
@@ -48,8 +53,14 @@ async function raceCalls(model: LanguageModelV4, call: LanguageModelV4CallOption
 
   const hedgeStartedAt = performance.now();
   const second = linkedController(call.abortSignal);
-  const hedge = settle(model.doGenerate({ ...call, abortSignal: second.signal, headers: { ...call.headers, [HEDGE_HEADER]: '1' } }), hedgeStartedAt);
-  const calls = [first.then((s) => ({ who: 'primary' as const, s })), hedge.then((s) => ({ who: 'hedge' as const, s }))];
+  const hedge = settle(
+    model.doGenerate({ ...call, abortSignal: second.signal, headers: { ...call.headers, [HEDGE_HEADER]: '1' } }),
+    hedgeStartedAt,
+  );
+  const calls = [
+    first.then((s) => ({ who: 'primary' as const, s })),
+    hedge.then((s) => ({ who: 'hedge' as const, s })),
+  ];
   let winner = await Promise.race(calls);
   // The first to settle failed: the other may still answer.
   if (!winner.s.ok) winner = await (winner.who === 'primary' ? calls[1]! : calls[0]!);
@@ -63,7 +74,9 @@ async function raceCalls(model: LanguageModelV4, call: LanguageModelV4CallOption
     hedgeMs: Math.round(h.ms),
     primaryAborted: winner.who === 'hedge' && winner.s.ok,
     hedgeAborted: winner.who === 'primary' && winner.s.ok,
-    ...(winner.s.ok ? { inputTokens: winner.s.result.usage.inputTokens.total, outputTokens: winner.s.result.usage.outputTokens.total } : {}),
+    ...(winner.s.ok
+      ? { inputTokens: winner.s.result.usage.inputTokens.total, outputTokens: winner.s.result.usage.outputTokens.total }
+      : {}),
   });
   return unwrap(winner.s.ok ? winner.s : p);
 }

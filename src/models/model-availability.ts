@@ -14,7 +14,9 @@ export const NO_MODEL_PROBLEM =
  * Which model answers contacts. A deployed Worker never falls back to the offline rule model
  * silently: without a key it refuses, unless ALLOW_OFFLINE_MODEL says so explicitly.
  */
-export function modelAvailability(env: Pick<AppEnv, 'OPENAI_API_KEY' | 'ENVIRONMENT' | 'ALLOW_OFFLINE_MODEL'>): ModelAvailability {
+export function modelAvailability(
+  env: Pick<AppEnv, 'OPENAI_API_KEY' | 'ENVIRONMENT' | 'ALLOW_OFFLINE_MODEL'>,
+): ModelAvailability {
   if (env.OPENAI_API_KEY) return { kind: 'openai' };
   if (!isDeployed(env)) return { kind: 'offline-rule-model', degraded: false };
   if (env.ALLOW_OFFLINE_MODEL === 'true') return { kind: 'offline-rule-model', degraded: true };

@@ -19,9 +19,24 @@ const config: TenantConfig = TenantConfigSchema.parse({
   persona: 'A friendly, concise assistant for Acme Fitness.',
   fallbackReply: 'Sorry, a teammate will get back to you.',
   flows: [
-    { name: 'brochure', ns: 'content20240101000001_000001', description: 'Membership brochure (PDF)', keywords: ['leaflet', 'pdf'] },
-    { name: 'price_list', ns: 'content20240101000002_000002', description: 'Current price list', keywords: ['pricing'] },
-    { name: 'class_timetable', ns: 'content20240101000003_000003', description: 'Weekly class timetable', keywords: ['schedule'] },
+    {
+      name: 'brochure',
+      ns: 'content20240101000001_000001',
+      description: 'Membership brochure (PDF)',
+      keywords: ['leaflet', 'pdf'],
+    },
+    {
+      name: 'price_list',
+      ns: 'content20240101000002_000002',
+      description: 'Current price list',
+      keywords: ['pricing'],
+    },
+    {
+      name: 'class_timetable',
+      ns: 'content20240101000003_000003',
+      description: 'Weekly class timetable',
+      keywords: ['schedule'],
+    },
   ],
   tags: [{ name: 'vip' }, { name: 'needs_human' }],
   fields: [
@@ -60,7 +75,10 @@ function buildTools(log: Array<{ tool: string; input: unknown }>, opts: ToolOpti
       execute: async (input) => {
         record('send_media', input);
         return opts.denyFlows
-          ? envelope('denied', `Refused: flow "${input.flow}" is not enabled for this contact. Allowed flows: price_list, class_timetable.`)
+          ? envelope(
+              'denied',
+              `Refused: flow "${input.flow}" is not enabled for this contact. Allowed flows: price_list, class_timetable.`,
+            )
           : envelope('staged', `Staged: send flow "${input.flow}" (it has not been sent yet).`);
       },
     }),
@@ -79,7 +97,13 @@ function buildTools(log: Array<{ tool: string; input: unknown }>, opts: ToolOpti
         record('faq', input);
         const q = input.query.toLowerCase();
         const hits = config.faq
-          .map((entry) => ({ entry, score: entry.question.toLowerCase().split(/\W+/).filter((w) => w.length > 3 && q.includes(w)).length }))
+          .map((entry) => ({
+            entry,
+            score: entry.question
+              .toLowerCase()
+              .split(/\W+/)
+              .filter((w) => w.length > 3 && q.includes(w)).length,
+          }))
           .filter((h) => h.score > 0)
           .sort((a, b) => b.score - a.score)
           .map((h) => h.entry);
@@ -140,7 +164,10 @@ function stepTwoPrompt(
 ): LanguageModelV4Prompt {
   return [
     ...userPrompt(text),
-    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: call.toolName, input: call.input }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: call.toolName, input: call.input }],
+    },
     { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: call.toolName, output }] },
   ];
 }
@@ -200,7 +227,12 @@ describe('offline rule model: step 1 through generateText', () => {
 
   it('records a choice field value with set_field and replies together, confidence 0.85', async () => {
     const { log, model, doGenerate, tools } = setup();
-    const result = await generateText({ model, tools, messages: userMessage('My main goal is Muscle Gain'), stopWhen: isStepCount(2) });
+    const result = await generateText({
+      model,
+      tools,
+      messages: userMessage('My main goal is Muscle Gain'),
+      stopWhen: isStepCount(2),
+    });
     expect(doGenerate).toHaveBeenCalledTimes(1);
     expect(log).toEqual([{ tool: 'record_goal', input: { field: 'goal', value: 'muscle gain' } }]);
     expect(result.toolCalls.map((c) => c.toolName)).toEqual(['record_goal', 'reply']);
@@ -211,7 +243,11 @@ describe('offline rule model: step 1 through generateText', () => {
 
   it('escalates a request for a human, before any other rule (even with a flow word in it)', async () => {
     const { log, model, tools } = setup();
-    const result = await generateText({ model, tools, messages: userMessage('Can I talk to a real human about the brochure?') });
+    const result = await generateText({
+      model,
+      tools,
+      messages: userMessage('Can I talk to a real human about the brochure?'),
+    });
     expect(log).toEqual([]);
     expect(result.toolCalls.map((c) => c.toolName)).toEqual(['reply']);
     const reply = replyOf(result.toolCalls);
@@ -230,8 +266,7 @@ describe('offline rule model: step 1 through generateText', () => {
     expect(log).toEqual([]);
     const reply = replyOf(result.toolCalls);
     expect(reply).toEqual({
-      text:
-        'Hi there! Welcome to Acme Fitness. I can help you with the membership brochure (PDF), the current price list and the weekly class timetable.',
+      text: 'Hi there! Welcome to Acme Fitness. I can help you with the membership brochure (PDF), the current price list and the weekly class timetable.',
       escalate: false,
       confidence: 0.7,
       reason: expect.any(String),
@@ -240,7 +275,10 @@ describe('offline rule model: step 1 through generateText', () => {
   });
 
   it('uses a formal opener for a formal persona', async () => {
-    const formal = TenantConfigSchema.parse({ ...config, persona: 'Formal and professional front desk of a law firm.' });
+    const formal = TenantConfigSchema.parse({
+      ...config,
+      persona: 'Formal and professional front desk of a law firm.',
+    });
     const { tools } = setup();
     const result = await generateText({ model: createOfflineRuleModel(formal), tools, messages: userMessage('hi') });
     expect(replyOf(result.toolCalls).text).toMatch(/^Hello, and welcome to Acme Fitness\./);
@@ -342,7 +380,10 @@ describe('offline rule model: only offered tools', () => {
       tools: functionTools(ALL_TOOL_NAMES),
       toolChoice: { type: 'required' },
     });
-    expect(required.content.map((c) => (c.type === 'tool-call' ? c.toolName : c.type))).toEqual(['send_media', 'reply']);
+    expect(required.content.map((c) => (c.type === 'tool-call' ? c.toolName : c.type))).toEqual([
+      'send_media',
+      'reply',
+    ]);
     const forced = await model.doGenerate({
       prompt: userPrompt('send me the brochure'),
       tools: functionTools(ALL_TOOL_NAMES),
@@ -350,7 +391,8 @@ describe('offline rule model: only offered tools', () => {
     });
     expect(forced.content.map((c) => (c.type === 'tool-call' ? c.toolName : c.type))).toEqual(['reply']);
     // The flow tool was not callable, so the reply must not promise the flow.
-    const forcedReply = forced.content[0]?.type === 'tool-call' ? ReplySchema.parse(JSON.parse(forced.content[0].input)) : undefined;
+    const forcedReply =
+      forced.content[0]?.type === 'tool-call' ? ReplySchema.parse(JSON.parse(forced.content[0].input)) : undefined;
     expect(forcedReply?.text).toMatch(/^Hi there!/);
   });
 });
@@ -386,35 +428,58 @@ describe('offline rule model: step 2 from tool results', () => {
 
   it('reads a denial from a plain-text envelope and from an allowed array', async () => {
     const asText = await directReply({
-      prompt: stepTwoPrompt('goal: yoga', { toolName: 'record_goal', input: { field: 'goal', value: 'yoga' } }, {
-        type: 'text',
-        value: JSON.stringify(envelope('denied', 'Value "yoga" is not a choice of goal; allowed values: "weight loss", "muscle gain" or "endurance".')),
-      }),
+      prompt: stepTwoPrompt(
+        'goal: yoga',
+        { toolName: 'record_goal', input: { field: 'goal', value: 'yoga' } },
+        {
+          type: 'text',
+          value: JSON.stringify(
+            envelope(
+              'denied',
+              'Value "yoga" is not a choice of goal; allowed values: "weight loss", "muscle gain" or "endurance".',
+            ),
+          ),
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
-    expect(asText.reply.text).toBe("Sorry, I couldn't record that. What I can offer: weight loss, muscle gain, endurance.");
+    expect(asText.reply.text).toBe(
+      "Sorry, I couldn't record that. What I can offer: weight loss, muscle gain, endurance.",
+    );
     const asArray = await directReply({
-      prompt: stepTwoPrompt('tag me', { toolName: 'tag_vip', input: { tag: 'gold' } }, {
-        type: 'json',
-        value: { content: { message: 'Unknown tag.', allowed: ['vip'] }, effects: [], status: 'denied' },
-      }),
+      prompt: stepTwoPrompt(
+        'tag me',
+        { toolName: 'tag_vip', input: { tag: 'gold' } },
+        {
+          type: 'json',
+          value: { content: { message: 'Unknown tag.', allowed: ['vip'] }, effects: [], status: 'denied' },
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(asArray.reply.text).toBe("Sorry, I couldn't update that. What I can offer: vip.");
     const noneAllowed = await directReply({
-      prompt: stepTwoPrompt('brochure', { toolName: 'send_media', input: { flow: 'brochure' } }, {
-        type: 'json',
-        value: envelope('denied', 'Refused: flow "brochure" is not configured. Allowed flows: none.') as JSONValue,
-      }),
+      prompt: stepTwoPrompt(
+        'brochure',
+        { toolName: 'send_media', input: { flow: 'brochure' } },
+        {
+          type: 'json',
+          value: envelope('denied', 'Refused: flow "brochure" is not configured. Allowed flows: none.') as JSONValue,
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(noneAllowed.reply.text).toBe("Sorry, I can't send that.");
     expect(noneAllowed.reply.quickReplies).toBeUndefined();
     const unlisted = await directReply({
-      prompt: stepTwoPrompt('goal: yoga', { toolName: 'record_goal', input: { field: 'goal', value: 'yoga' } }, {
-        type: 'json',
-        value: envelope('denied', 'Refused: "yoga" is not a valid choice for this field.') as JSONValue,
-      }),
+      prompt: stepTwoPrompt(
+        'goal: yoga',
+        { toolName: 'record_goal', input: { field: 'goal', value: 'yoga' } },
+        {
+          type: 'json',
+          value: envelope('denied', 'Refused: "yoga" is not a valid choice for this field.') as JSONValue,
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(unlisted.reply.text).toBe("Sorry, I couldn't record that.");
@@ -422,15 +487,23 @@ describe('offline rule model: step 2 from tool results', () => {
 
   it('summarises a contact lookup and treats an SDK error output as an apology', async () => {
     const lookup = await directReply({
-      prompt: stepTwoPrompt('what do you know about me', { toolName: 'whoami', input: {} }, {
-        type: 'json',
-        value: { contact_id: '123', name: 'Ana', fields: { goal: 'endurance', visits: 3 } },
-      }),
+      prompt: stepTwoPrompt(
+        'what do you know about me',
+        { toolName: 'whoami', input: {} },
+        {
+          type: 'json',
+          value: { contact_id: '123', name: 'Ana', fields: { goal: 'endurance', visits: 3 } },
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(lookup.reply.text).toBe("Here's what I have on file for you: name: Ana; goal: endurance; visits: 3.");
     const failed = await directReply({
-      prompt: stepTwoPrompt('hours?', { toolName: 'faq', input: { query: 'hours?' } }, { type: 'error-text', value: 'timeout' }),
+      prompt: stepTwoPrompt(
+        'hours?',
+        { toolName: 'faq', input: { query: 'hours?' } },
+        { type: 'error-text', value: 'timeout' },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(failed.reply).toMatchObject({ confidence: 0.5, escalate: false });
@@ -439,29 +512,44 @@ describe('offline rule model: step 2 from tool results', () => {
 
   it('answers from a plain-text FAQ result, a bare JSON array (best score) and the first of unscored hits', async () => {
     const text = await directReply({
-      prompt: stepTwoPrompt('hours?', { toolName: 'faq', input: { query: 'hours?' } }, {
-        type: 'text',
-        value: 'Q: What are your opening hours?\nA: 6am to 10pm daily.',
-      }),
+      prompt: stepTwoPrompt(
+        'hours?',
+        { toolName: 'faq', input: { query: 'hours?' } },
+        {
+          type: 'text',
+          value: 'Q: What are your opening hours?\nA: 6am to 10pm daily.',
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(text.reply.text).toBe('6am to 10pm daily.');
     const scored = await directReply({
-      prompt: stepTwoPrompt('parking?', { toolName: 'faq', input: { query: 'parking?' } }, {
-        type: 'json',
-        value: [
-          { id: 'hours', answer: 'Open late.', score: 0.2 },
-          { id: 'parking', answer: 'Free parking.', score: 0.9 },
-        ],
-      }),
+      prompt: stepTwoPrompt(
+        'parking?',
+        { toolName: 'faq', input: { query: 'parking?' } },
+        {
+          type: 'json',
+          value: [
+            { id: 'hours', answer: 'Open late.', score: 0.2 },
+            { id: 'parking', answer: 'Free parking.', score: 0.9 },
+          ],
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(scored.reply.text).toBe('Free parking.');
     const marked = await directReply({
-      prompt: stepTwoPrompt('gym?', { toolName: 'faq', input: { query: 'gym?' } }, {
-        type: 'json',
-        value: envelope('ok', `<untrusted-data source="faq">\n${JSON.stringify([config.faq[1], config.faq[0]])}\n</untrusted-data>`) as JSONValue,
-      }),
+      prompt: stepTwoPrompt(
+        'gym?',
+        { toolName: 'faq', input: { query: 'gym?' } },
+        {
+          type: 'json',
+          value: envelope(
+            'ok',
+            `<untrusted-data source="faq">\n${JSON.stringify([config.faq[1], config.faq[0]])}\n</untrusted-data>`,
+          ) as JSONValue,
+        },
+      ),
       tools: functionTools(ALL_TOOL_NAMES),
     });
     expect(marked.reply.text).toBe(config.faq[1]!.answer);
@@ -478,13 +566,18 @@ describe('offline rule model: streaming', () => {
     expect(toolCalls.map((c) => c.toolName)).toEqual(['send_media', 'reply']);
     expect(log).toEqual([{ tool: 'send_media', input: { flow: 'brochure' } }]);
     expect(replyOf(toolCalls).text).toBe('Sending you the membership brochure (PDF) now.');
-    expect(types).toEqual(expect.arrayContaining(['tool-input-start', 'tool-input-delta', 'tool-call', 'tool-result', 'finish']));
+    expect(types).toEqual(
+      expect.arrayContaining(['tool-input-start', 'tool-input-delta', 'tool-call', 'tool-result', 'finish']),
+    );
     expect((await result.steps).length).toBe(1);
   });
 
   it('doStream emits stream-start, tool input parts, tool calls and finish matching doGenerate', async () => {
     const model = createOfflineRuleModel(config);
-    const options: LanguageModelV4CallOptions = { prompt: userPrompt('brochure please'), tools: functionTools(ALL_TOOL_NAMES) };
+    const options: LanguageModelV4CallOptions = {
+      prompt: userPrompt('brochure please'),
+      tools: functionTools(ALL_TOOL_NAMES),
+    };
     const generated = await model.doGenerate(options);
     const { stream } = await model.doStream(options);
     const parts: LanguageModelV4StreamPart[] = [];
@@ -495,15 +588,22 @@ describe('offline rule model: streaming', () => {
     const deltas = parts.flatMap((p) => (p.type === 'tool-input-delta' ? [p.delta] : [])).join('');
     expect(deltas).toBe(generated.content.map((c) => (c.type === 'tool-call' ? c.input : '')).join(''));
     expect(parts.map((p) => p.type).filter((t) => t.startsWith('tool-input'))).toEqual([
-      'tool-input-start', 'tool-input-delta', 'tool-input-end',
-      'tool-input-start', 'tool-input-delta', 'tool-input-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-end',
     ]);
   });
 });
 
 describe('offline rule model: result shape, abort, determinism', () => {
   it('returns tool-calls finish reason, word-count usage and no warnings', async () => {
-    const result = await createOfflineRuleModel(config).doGenerate({ prompt: userPrompt('brochure'), tools: functionTools(ALL_TOOL_NAMES) });
+    const result = await createOfflineRuleModel(config).doGenerate({
+      prompt: userPrompt('brochure'),
+      tools: functionTools(ALL_TOOL_NAMES),
+    });
     expect(result.finishReason).toEqual({ unified: 'tool-calls', raw: 'tool_calls' });
     expect(result.warnings).toEqual([]);
     const inputTokens = result.usage.inputTokens.total ?? 0;
@@ -512,7 +612,10 @@ describe('offline rule model: result shape, abort, determinism', () => {
     expect(result.usage.outputTokens.total).toBeGreaterThan(0);
     expect(result.usage.outputTokens.reasoning).toBe(0);
     const ids = result.content.map((c) => (c.type === 'tool-call' ? c.toolCallId : ''));
-    expect(ids).toEqual([expect.stringMatching(/^call_1_1_[0-9a-f]{8}$/), expect.stringMatching(/^call_1_2_[0-9a-f]{8}$/)]);
+    expect(ids).toEqual([
+      expect.stringMatching(/^call_1_1_[0-9a-f]{8}$/),
+      expect.stringMatching(/^call_1_2_[0-9a-f]{8}$/),
+    ]);
   });
 
   it('rejects with the signal reason when already aborted', async () => {
@@ -530,7 +633,12 @@ describe('offline rule model: result shape, abort, determinism', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     const started = Date.now();
-    const error = await generateText({ model, tools, messages: userMessage('hi'), abortSignal: controller.signal }).then(
+    const error = await generateText({
+      model,
+      tools,
+      messages: userMessage('hi'),
+      abortSignal: controller.signal,
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -132,11 +132,21 @@ function renderPlan(
   for (const call of plan.calls) {
     // The rules already pick offered tools; this guard keeps "never call what is not offered" true by construction.
     if (!callable.has(call.toolName)) continue;
-    content.push({ type: 'tool-call', toolCallId: nextId(), toolName: call.toolName, input: JSON.stringify(call.input) });
+    content.push({
+      type: 'tool-call',
+      toolCallId: nextId(),
+      toolName: call.toolName,
+      input: JSON.stringify(call.input),
+    });
   }
   if (!plan.reply) return content;
   if (callable.has(REPLY_TOOL_NAME)) {
-    content.push({ type: 'tool-call', toolCallId: nextId(), toolName: REPLY_TOOL_NAME, input: JSON.stringify(plan.reply) });
+    content.push({
+      type: 'tool-call',
+      toolCallId: nextId(),
+      toolName: REPLY_TOOL_NAME,
+      input: JSON.stringify(plan.reply),
+    });
   } else {
     content.push({ type: 'text', text: plan.reply.text });
   }
@@ -158,7 +168,8 @@ function usage(transcript: string, content: LanguageModelV4Content[]): LanguageM
 /** The same result as stream parts, in the order hosted providers emit them. */
 function streamParts(result: LanguageModelV4GenerateResult): LanguageModelV4StreamPart[] {
   const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-  if (result.response) parts.push({ type: 'response-metadata', id: result.response.id, modelId: result.response.modelId });
+  if (result.response)
+    parts.push({ type: 'response-metadata', id: result.response.id, modelId: result.response.modelId });
   result.content.forEach((c, i) => {
     if (c.type === 'tool-call') {
       parts.push(

@@ -33,7 +33,8 @@ function providerFor(apiKey: string, baseURL: string | undefined): OpenAIProvide
  */
 export function selectModel(env: AppEnv, config: TenantConfig): SelectedModel {
   if (modelAvailability(env).kind === 'none') throw new ModelUnavailableError();
-  if (!env.OPENAI_API_KEY) return { model: createOfflineRuleModel(config), modelId: OFFLINE_RULE_MODEL_ID, offline: true };
+  if (!env.OPENAI_API_KEY)
+    return { model: createOfflineRuleModel(config), modelId: OFFLINE_RULE_MODEL_ID, offline: true };
   const openai = providerFor(env.OPENAI_API_KEY, env.OPENAI_BASE_URL);
   const model = env.OPENAI_API_MODE === 'chat' ? openai.chat(config.modelId) : openai.responses(config.modelId);
   return { model, modelId: config.modelId, offline: false };

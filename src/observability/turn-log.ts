@@ -31,7 +31,6 @@ export interface TurnLogLine {
   written: boolean;
 }
 
-
 export function turnLogLine(record: TurnRecord, written: boolean): TurnLogLine {
   return {
     event: 'turn',

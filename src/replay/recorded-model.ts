@@ -1,4 +1,9 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+} from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import type { ModelStepRecord, TurnRecord } from '../../core/turn-record.js';
 import { modelRequestDigest } from '../models/request-digest.js';
@@ -53,7 +58,12 @@ function recordedAnswer(step: ModelStepRecord): LanguageModelV4GenerateResult {
 }
 
 /** Why call n's recorded response may not answer this request (null: it may). */
-async function staleBecause(step: ModelStepRecord | undefined, n: number, options: ReplayModelOptions, call: LanguageModelV4CallOptions): Promise<string | null> {
+async function staleBecause(
+  step: ModelStepRecord | undefined,
+  n: number,
+  options: ReplayModelOptions,
+  call: LanguageModelV4CallOptions,
+): Promise<string | null> {
   if (!step) return `the recording made no model call ${n}`;
   if (!step.requestDigest) return `the record keeps no request digest for model call ${n} (recorded before digests)`;
   if ((await modelRequestDigest(options.modelId, call)) !== step.requestDigest) {
@@ -69,9 +79,13 @@ async function staleBecause(step: ModelStepRecord | undefined, n: number, option
  * model, or an earlier step that went otherwise — goes to the configured model, and with none
  * configured the call fails with NeedsModelError: a stale answer is never reused.
  */
-export function replayModel(record: Pick<TurnRecord, 'steps' | 'modelId'>, options: ReplayModelOptions): LanguageModelV4 & { calls: ReplayCall[] } {
+export function replayModel(
+  record: Pick<TurnRecord, 'steps' | 'modelId'>,
+  options: ReplayModelOptions,
+): LanguageModelV4 & { calls: ReplayCall[] } {
   const given = options.fallback;
-  if (given !== undefined && (typeof given === 'string' || given.specificationVersion !== 'v4')) throw new Error('a replay needs a v4 model object, not a model id or an older model');
+  if (given !== undefined && (typeof given === 'string' || given.specificationVersion !== 'v4'))
+    throw new Error('a replay needs a v4 model object, not a model id or an older model');
   const fallback: LanguageModelV4 | undefined = given;
   const calls: ReplayCall[] = [];
   return {
@@ -85,7 +99,10 @@ export function replayModel(record: Pick<TurnRecord, 'steps' | 'modelId'>, optio
       const n = calls.length + 1;
       const step = record.steps[n - 1];
       const toolList = JSON.stringify(call.tools ?? []);
-      const why = options.useRecorded === false ? 'the configured model answers every call' : await staleBecause(step, n, options, call);
+      const why =
+        options.useRecorded === false
+          ? 'the configured model answers every call'
+          : await staleBecause(step, n, options, call);
       if (why === null && step) {
         calls.push({ step: n, source: 'recorded', ms: step.ms, toolList });
         return recordedAnswer(step);

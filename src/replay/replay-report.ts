@@ -63,8 +63,14 @@ export function summarize(tenantId: string, turns: ReplayedTurn[]): ReplayReport
       answeredFromRecording: calls.filter((c) => c.source === 'recorded').length,
       answeredByModel: calls.filter((c) => c.source === 'model').length,
       toolListChanged: turns.filter((t) => t.toolList.changed).length,
-      modelCalls: { recorded: turns.reduce((n, t) => n + t.before.modelCalls, 0), replayed: replayedTurns.reduce((n, t) => n + t.after.modelCalls, 0) },
-      latency: { recorded: percentiles(turns.map((t) => t.latency.recordedMs)), replayed: percentiles(replayedTurns.map((t) => t.latency.replayedMs)) },
+      modelCalls: {
+        recorded: turns.reduce((n, t) => n + t.before.modelCalls, 0),
+        replayed: replayedTurns.reduce((n, t) => n + t.after.modelCalls, 0),
+      },
+      latency: {
+        recorded: percentiles(turns.map((t) => t.latency.recordedMs)),
+        replayed: percentiles(replayedTurns.map((t) => t.latency.replayedMs)),
+      },
     },
   };
 }

@@ -16,7 +16,9 @@ import { replayTurn } from './replay-turn.js';
 async function recordedTurn() {
   const config = stageConfig();
   const contactId = await newContact();
-  const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') }]);
+  const model = scriptedModel([
+    { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') },
+  ]);
   const deps = stageDeps({ model, guardrails: defaultGuardrails });
   const ctx = stageContext(config, inboundFor(config, 'brochure please', { contactId }));
   const record = await runTurn(deps, ctx);
@@ -69,10 +71,23 @@ describe('replayTurn', () => {
     // that compared the model's bare text would call every gated turn "changed: reply".
     const config = stageConfig();
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }, { tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('Noted.') }]);
-    const record = await runTurn(stageDeps({ model, guardrails: defaultGuardrails }), stageContext(config, inboundFor(config, 'I prefer pilates, and please remove my interested tag', { contactId })));
+    const model = scriptedModel([
+      {
+        calls: [
+          { tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } },
+          { tool: 'untag_contact', input: { tag: 'interested' } },
+        ],
+        reply: reply('Noted.'),
+      },
+    ]);
+    const record = await runTurn(
+      stageDeps({ model, guardrails: defaultGuardrails }),
+      stageContext(config, inboundFor(config, 'I prefer pilates, and please remove my interested tag', { contactId })),
+    );
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toMatch(/^Noted\.\n\nPlease confirm with Yes or No: .*\nA team member will review this before anything happens: /);
+    expect(record.reply.text).toMatch(
+      /^Noted\.\n\nPlease confirm with Yes or No: .*\nA team member will review this before anything happens: /,
+    );
     const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, config);
     expect(replayed.changes).toEqual([]);
     expect(replayed.after.reply).toBe(record.reply.text);
@@ -83,8 +98,16 @@ describe('replayTurn', () => {
     const { config, record, contactId } = await recordedTurn();
     const callsBefore = await sandboxCallsFor(contactId);
     const stateBefore = await tenantState(config.tenantId);
-    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, candidate(config, (c) => (c.guardrails.content.denyPhrases = ['brochure'])));
-    expect(replayed.after).toMatchObject({ decision: 'veto', decidingGuardrail: 'content', reply: config.fallbackReply });
+    const replayed = await replayTurn(
+      { guardrails: defaultGuardrails },
+      record,
+      candidate(config, (c) => (c.guardrails.content.denyPhrases = ['brochure'])),
+    );
+    expect(replayed.after).toMatchObject({
+      decision: 'veto',
+      decidingGuardrail: 'content',
+      reply: config.fallbackReply,
+    });
     expect(replayed.changes).toEqual(['decision', 'deciding-guardrail', 'reply']);
     expect(await tenantState(config.tenantId)).toEqual(stateBefore);
     expect(await sandboxCallsFor(contactId)).toEqual(callsBefore);
@@ -94,8 +117,16 @@ describe('replayTurn', () => {
     const { config, record, contactId } = await recordedTurn();
     const callsBefore = await sandboxCallsFor(contactId);
     const stateBefore = await tenantState(config.tenantId);
-    const replayed = await replayTurn({ guardrails: defaultGuardrails }, record, candidate(config, (c) => (c.thresholds.minConfidence = 0.95)));
-    expect(replayed.after).toMatchObject({ decision: 'escalate', decidingGuardrail: 'confidence', reply: config.handoff.reply });
+    const replayed = await replayTurn(
+      { guardrails: defaultGuardrails },
+      record,
+      candidate(config, (c) => (c.thresholds.minConfidence = 0.95)),
+    );
+    expect(replayed.after).toMatchObject({
+      decision: 'escalate',
+      decidingGuardrail: 'confidence',
+      reply: config.handoff.reply,
+    });
     expect(replayed.changes).toContain('decision');
     expect(await tenantState(config.tenantId)).toEqual(stateBefore);
     expect(await sandboxCallsFor(contactId)).toEqual(callsBefore);
@@ -108,11 +139,21 @@ describe('replayTurn', () => {
     const same = await replayTurn({ guardrails: defaultGuardrails, model }, record, config);
     expect(same.modelSource).toBe('recorded');
     expect(same.changes).toEqual([]);
-    const forced = await replayTurn({ guardrails: defaultGuardrails, model: scriptedModel([{ reply: reply('No brochure, sorry.') }]), useRecorded: false }, record, config);
+    const forced = await replayTurn(
+      {
+        guardrails: defaultGuardrails,
+        model: scriptedModel([{ reply: reply('No brochure, sorry.') }]),
+        useRecorded: false,
+      },
+      record,
+      config,
+    );
     expect(forced.modelSource).toBe('model');
     expect(forced.after).toMatchObject({ decision: 'pass', reply: 'No brochure, sorry.', staged: [] });
     expect(forced.changes).toEqual(['reply', 'staged']);
-    await expect(replayTurn({ guardrails: defaultGuardrails }, record, stageConfig())).rejects.toThrow(/another tenant/);
+    await expect(replayTurn({ guardrails: defaultGuardrails }, record, stageConfig())).rejects.toThrow(
+      /another tenant/,
+    );
   });
 
   it('a new persona changes the request: the recorded response is not reused — the configured model answers, and with none the turn needs a model', async () => {
@@ -122,13 +163,22 @@ describe('replayTurn', () => {
     const answered = await replayTurn({ guardrails: defaultGuardrails, model }, record, persona);
     expect(answered.status).toBe('replayed');
     expect(answered.modelSource).toBe('model');
-    expect(answered.calls).toEqual([{ step: 1, source: 'model', why: 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with', ms: expect.any(Number) }]);
+    expect(answered.calls).toEqual([
+      {
+        step: 1,
+        source: 'model',
+        why: 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with',
+        ms: expect.any(Number),
+      },
+    ]);
     expect(answered.after.reply).toBe('Voici la brochure.');
     expect(answered.changes).toContain('reply');
 
     const none = await replayTurn({ guardrails: defaultGuardrails }, record, persona);
     expect(none.status).toBe('needs-model');
-    expect(none.needsModel).toBe('the request of model call 1 differs from the recorded one; the config is not the one the turn ran with');
+    expect(none.needsModel).toBe(
+      'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with',
+    );
     // Not reported as a change: a stale answer is no prediction.
     expect(none.changes).toEqual([]);
     expect(none.calls.map((c) => c.source)).toEqual(['needs-model']);
@@ -145,7 +195,11 @@ describe('replayTurn', () => {
 
   it("latency: the recorded turn's times, and the replay's estimate counts each recorded answer at the time it took then", async () => {
     const { config, record } = await recordedTurn();
-    const slow = { ...record, steps: record.steps.map((s) => ({ ...s, ms: 4321 })), timings: { ...record.timings, totalMs: 5000, modelMs: 4400 } };
+    const slow = {
+      ...record,
+      steps: record.steps.map((s) => ({ ...s, ms: 4321 })),
+      timings: { ...record.timings, totalMs: 5000, modelMs: 4400 },
+    };
     const replayed = await replayTurn({ guardrails: defaultGuardrails }, slow, config);
     expect(replayed.modelSource).toBe('recorded');
     expect(replayed.latency).toMatchObject({ recordedMs: 5000, recordedModelMs: 4400, replayedModelMs: 4321 });

@@ -79,10 +79,21 @@ export type ChangeKind = 'decision' | 'deciding-guardrail' | 'reply' | 'staged' 
  * sent, tagged or pinned; the staging area is the replay's own. Tools only stage, so running
  * them is safe; the handoff's rows and pending rows are reported as what would be asked.
  */
-export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate: TenantConfig, options: ReplayOptions = {}): Promise<ReplayedTurn> {
-  if (candidate.tenantId !== record.tenantId) throw new Error(`turn ${record.turnId} belongs to another tenant than the candidate config`);
+export async function replayTurn(
+  deps: ReplayDeps,
+  record: TurnRecord,
+  candidate: TenantConfig,
+  options: ReplayOptions = {},
+): Promise<ReplayedTurn> {
+  if (candidate.tenantId !== record.tenantId)
+    throw new Error(`turn ${record.turnId} belongs to another tenant than the candidate config`);
   const configChanged = record.request !== undefined && record.request.configDigest !== (await configDigest(candidate));
-  const model = replayModel(record, { modelId: candidate.modelId, fallback: deps.model, useRecorded: deps.useRecorded, configChanged });
+  const model = replayModel(record, {
+    modelId: candidate.modelId,
+    fallback: deps.model,
+    useRecorded: deps.useRecorded,
+    configChanged,
+  });
   const startedAt = performance.now();
   const ctx = turnContext('replay', {
     turnId: record.turnId,
@@ -93,16 +104,27 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
     startedAt,
     deadlineMs: options.deadlineMs ?? candidate.asyncDeadlineMs,
     // A turn that met a human in the recording meets one again: the replay does not change who holds the contact.
-    inHandoffUntil: record.steps.length === 0 && record.decision === 'escalate' && record.reply.text === '' ? record.finishedAt || record.startedAt : null,
+    inHandoffUntil:
+      record.steps.length === 0 && record.decision === 'escalate' && record.reply.text === ''
+        ? record.finishedAt || record.startedAt
+        : null,
   });
   // The engine's stages, stopping at the decision; the recorded canary, so a rebuilt request is the recorded one byte for byte.
-  const { loop, toolOrder, judged, decision, staged } = await evaluateTurn({ model, guardrails: deps.guardrails, now: deps.now ?? (() => new Date(record.startedAt)) }, ctx, record.request?.canary ? { canary: record.request.canary } : {});
+  const { loop, toolOrder, judged, decision, staged } = await evaluateTurn(
+    { model, guardrails: deps.guardrails, now: deps.now ?? (() => new Date(record.startedAt)) },
+    ctx,
+    record.request?.canary ? { canary: record.request.canary } : {},
+  );
   const after: TurnOutcome = {
     decision: decision.decision,
     decidingGuardrail: decidingGuardrail(judged?.verdicts ?? [], decision.decision),
     reason: decision.reason,
     // As the commit words it: the model's text, then the runtime's line about what waits.
-    reply: withPendingStatus(decision.reply.text, stagedStatusLine(tenantWords(candidate, ctx.inbound.contact.language), decision.pin, candidate.fields), MAX_TEXT_CHARS),
+    reply: withPendingStatus(
+      decision.reply.text,
+      stagedStatusLine(tenantWords(candidate, ctx.inbound.contact.language), decision.pin, candidate.fields),
+      MAX_TEXT_CHARS,
+    ),
     staged: staged.map(actionLine),
     asks: decision.pin.map(askLine),
     modelCalls: loop.steps.length,
@@ -120,7 +142,12 @@ export async function replayTurn(deps: ReplayDeps, record: TurnRecord, candidate
   const recordedOrder = record.request?.toolOrder ?? null;
   const order = toolOrder ?? [];
   const toolListChanged = recordedOrder !== null && order.length > 0 && order.join('\n') !== recordedOrder.join('\n');
-  const toolList: ToolListChange = { recordedOrder, order, changed: toolListChanged, ...(toolListChanged && model.calls[0] ? { bytes: model.calls[0].toolList } : {}) };
+  const toolList: ToolListChange = {
+    recordedOrder,
+    order,
+    changed: toolListChanged,
+    ...(toolListChanged && model.calls[0] ? { bytes: model.calls[0].toolList } : {}),
+  };
   return {
     turnId: record.turnId,
     status: needs ? 'needs-model' : 'replayed',

@@ -35,7 +35,11 @@ export async function selectTurns(session: RedisSession, tenantId: string, filte
   const keep = matches(filter);
   const oldestFirst = (records: TurnRecord[]) => records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   if (filter.ids) return oldestFirst((await loadTurnRecords(session, tenantId, filter.ids)).filter(keep));
-  const range = { ...(filter.contact ? { contactId: filter.contact } : {}), ...(filter.until ? { untilMs: Date.parse(filter.until) } : {}), ...(filter.since ? { sinceMs: Date.parse(filter.since) } : {}) };
+  const range = {
+    ...(filter.contact ? { contactId: filter.contact } : {}),
+    ...(filter.until ? { untilMs: Date.parse(filter.until) } : {}),
+    ...(filter.since ? { sinceMs: Date.parse(filter.since) } : {}),
+  };
   const found: TurnRecord[] = [];
   for (let offset = 0; found.length < filter.limit && offset < MAX_SCANNED; offset += PAGE) {
     const ids = await turnIdsByTime(session, tenantId, { ...range, offset, count: PAGE });

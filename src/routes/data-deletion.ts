@@ -19,7 +19,9 @@ import { deleteContactData } from '../tenants/contact-deletion.js';
  * ID-matching API is not built); the answer is `{ url, confirmation_code }`, and the URL reports the
  * deletion's status (a code and a time, nothing personal) for 90 days.
  */
-const PayloadSchema = z.object({ algorithm: z.literal('HMAC-SHA256'), user_id: z.string().regex(/^[0-9A-Za-z_.:@-]{1,100}$/) }).loose();
+const PayloadSchema = z
+  .object({ algorithm: z.literal('HMAC-SHA256'), user_id: z.string().regex(/^[0-9A-Za-z_.:@-]{1,100}$/) })
+  .loose();
 const STATUS_TTL_SECONDS = 90 * 24 * 3600;
 
 function base64UrlDecode(text: string): Uint8Array | null {
@@ -33,13 +35,22 @@ function base64UrlDecode(text: string): Uint8Array | null {
 }
 
 /** The verified payload of a signed_request, or null (any problem is the same null). */
-export async function verifySignedRequest(signedRequest: string, appSecret: string): Promise<z.infer<typeof PayloadSchema> | null> {
+export async function verifySignedRequest(
+  signedRequest: string,
+  appSecret: string,
+): Promise<z.infer<typeof PayloadSchema> | null> {
   const [sigPart, payloadPart, extra] = signedRequest.split('.');
   if (!sigPart || !payloadPart || extra !== undefined) return null;
   const sig = base64UrlDecode(sigPart);
   const payload = base64UrlDecode(payloadPart);
   if (!sig || !payload) return null;
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(appSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(appSecret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const expected = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(payloadPart)));
   if (!timingSafeEqual(expected, sig)) return null;
   const parsed = PayloadSchema.safeParse(parseJson(new TextDecoder().decode(payload)));
@@ -50,7 +61,10 @@ function statusUrl(c: Context<AppContext>, tenantId: string, code: string): stri
   return `${c.get('services').env.PUBLIC_URL.replace(/\/$/, '')}/v1/messenger/${tenantId}/data-deletion/${code}`;
 }
 
-type DeletionContext = { Bindings: Bindings; Variables: AppVariables & { tenant: LoadedTenant; deletionRequest: z.infer<typeof PayloadSchema> } };
+type DeletionContext = {
+  Bindings: Bindings;
+  Variables: AppVariables & { tenant: LoadedTenant; deletionRequest: z.infer<typeof PayloadSchema> };
+};
 
 /**
  * The callback's authentication, with the tenant's loading: the form's `signed_request` verified
@@ -85,17 +99,32 @@ export function dataDeletionRoutes() {
     const detail = found
       ? `Deleted: ${deleted.turns} conversation turns and everything stored with them.`
       : 'No data was stored under this id. Conversations with a page are kept under the id the page knows you by: to have one deleted, ask the business through the page.';
-    const status = { confirmation_code: code, status: 'complete', found, detail, completedAt: new Date().toISOString() };
-    await c.get('session').one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
-    await appendAudit(c.get('session'), tenantId, { actor: 'meta', action: 'contact.deleted', detail: `data-deletion request ${code}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys` });
+    const status = {
+      confirmation_code: code,
+      status: 'complete',
+      found,
+      detail,
+      completedAt: new Date().toISOString(),
+    };
+    await c
+      .get('session')
+      .one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
+    await appendAudit(c.get('session'), tenantId, {
+      actor: 'meta',
+      action: 'contact.deleted',
+      detail: `data-deletion request ${code}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys`,
+    });
     return c.json({ url: statusUrl(c as unknown as Context<AppContext>, tenantId, code), confirmation_code: code });
   });
 
   app.get('/:tenant/data-deletion/:code', async (c) => {
     const code = c.req.param('code');
     const lookup = await lookupTenantFromPath(c);
-    if (lookup.kind !== 'found' || !/^del_[a-f0-9]{32}$/.test(code)) return jsonError(c, 404, 'no such deletion request');
-    const raw = await c.get('session').one((r) => r.get(tenantKeys(lookup.tenant.config.tenantId).deletionStatus(code)));
+    if (lookup.kind !== 'found' || !/^del_[a-f0-9]{32}$/.test(code))
+      return jsonError(c, 404, 'no such deletion request');
+    const raw = await c
+      .get('session')
+      .one((r) => r.get(tenantKeys(lookup.tenant.config.tenantId).deletionStatus(code)));
     return raw ? c.json(parseJson(raw)) : jsonError(c, 404, 'no such deletion request');
   });
   return app;

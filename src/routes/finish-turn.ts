@@ -32,13 +32,34 @@ export function finishTurnRoutes() {
     if (tenant.meta.status === 'suspended') {
       const released = await releaseUnfinishedTurn(session, job.value);
       if (released.kind === 'already-done') return c.json({ outcome: 'already-done', turnId: job.value.turnId });
-      console.log(`finish-turn ${tenant.config.tenantId}/${job.value.turnId}: tenant suspended; not run, claim released`);
+      console.log(
+        `finish-turn ${tenant.config.tenantId}/${job.value.turnId}: tenant suspended; not run, claim released`,
+      );
       c.header('x-tenant-suspended', '1');
-      return c.json({ outcome: 'suspended', tenantId: tenant.config.tenantId, turnId: job.value.turnId, released: released.released });
+      return c.json({
+        outcome: 'suspended',
+        tenantId: tenant.config.tenantId,
+        turnId: job.value.turnId,
+        released: released.released,
+      });
     }
-    const outcome = await finishTurn(turnDeps(services, session, tenant.config, tenant.meta.status), tenant.config, job.value);
-    if (outcome.kind === 'refused') return c.json({ outcome: 'suspended', tenantId: tenant.config.tenantId, turnId: job.value.turnId, released: false });
-    return c.json(outcome.kind === 'already-done' ? { outcome: 'already-done', turnId: outcome.turnId } : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision });
+    const outcome = await finishTurn(
+      turnDeps(services, session, tenant.config, tenant.meta.status),
+      tenant.config,
+      job.value,
+    );
+    if (outcome.kind === 'refused')
+      return c.json({
+        outcome: 'suspended',
+        tenantId: tenant.config.tenantId,
+        turnId: job.value.turnId,
+        released: false,
+      });
+    return c.json(
+      outcome.kind === 'already-done'
+        ? { outcome: 'already-done', turnId: outcome.turnId }
+        : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision },
+    );
   });
   return app;
 }

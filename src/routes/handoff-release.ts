@@ -23,8 +23,13 @@ import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
  * contact's messages again rather than `standby`. Called directly, not through the outbox: the
  * admin is waiting for the answer, and a failure is told to them (it changes nothing stored).
  */
-async function takeThreadBack(services: Services, tenant: LoadedTenant, contactId: string): Promise<'taken' | { failed: string } | null> {
-  if (!tenant.config.messenger.handoverAppId || !tenant.config.messenger.pages.length || !/^\d{1,30}$/.test(contactId)) return null;
+async function takeThreadBack(
+  services: Services,
+  tenant: LoadedTenant,
+  contactId: string,
+): Promise<'taken' | { failed: string } | null> {
+  if (!tenant.config.messenger.handoverAppId || !tenant.config.messenger.pages.length || !/^\d{1,30}$/.test(contactId))
+    return null;
   const messenger = channelApisFor(services, tenant.secrets).messenger;
   if (!messenger) return { failed: 'the tenant has no Messenger page access token' };
   const result = await messenger.takeThreadControl(contactId, 'released by the tenant');
@@ -42,7 +47,12 @@ export function handoffReleaseRoutes() {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
     const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
-    if (deleted > 0) await appendAudit(c.get('session'), tenantId, { actor: 'admin', action: 'handoff.released', detail: `contact ${contactId}` });
+    if (deleted > 0)
+      await appendAudit(c.get('session'), tenantId, {
+        actor: 'admin',
+        action: 'handoff.released',
+        detail: `contact ${contactId}`,
+      });
     const threadControl = await takeThreadBack(c.get('services'), c.get('tenant'), contactId);
     return c.json({ tenantId, contactId, released: deleted > 0, ...(threadControl ? { threadControl } : {}) });
   });

@@ -4,10 +4,16 @@ import { safeErrorText } from '../http/errors.js';
 import { modelAvailability } from '../models/model-availability.js';
 import { isDeployed } from '../env.js';
 
-async function probe(run: () => Promise<unknown>, timeoutMs = 1500): Promise<{ ok: boolean; ms: number; error?: string }> {
+async function probe(
+  run: () => Promise<unknown>,
+  timeoutMs = 1500,
+): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = performance.now();
   try {
-    await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs))]);
+    await Promise.race([
+      run(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)),
+    ]);
     return { ok: true, ms: Math.round(performance.now() - started) };
   } catch (err) {
     return { ok: false, ms: Math.round(performance.now() - started), error: safeErrorText(err) };
@@ -42,32 +48,66 @@ export function healthRoute() {
     const checkedAt = new Date(cached.at).toISOString();
     function runProbes(): Promise<[Probe, Probe]> {
       return Promise.all([
-      probe(async () => {
-        const pong = await session.one((r) => r.ping());
-        if (pong !== 'PONG') throw new Error(`unexpected PING reply ${String(pong)}`);
-      }),
-      probe(async () => {
-        const res = await fetch(`${env.QSTASH_URL.replace(/\/$/, '')}/v2/keys`, { headers: { authorization: `Bearer ${env.QSTASH_TOKEN}` } });
-        if (!res.ok) throw new Error(`QStash answered ${res.status}`);
-      }),
+        probe(async () => {
+          const pong = await session.one((r) => r.ping());
+          if (pong !== 'PONG') throw new Error(`unexpected PING reply ${String(pong)}`);
+        }),
+        probe(async () => {
+          const res = await fetch(`${env.QSTASH_URL.replace(/\/$/, '')}/v2/keys`, {
+            headers: { authorization: `Bearer ${env.QSTASH_TOKEN}` },
+          });
+          if (!res.ok) throw new Error(`QStash answered ${res.status}`);
+        }),
       ]);
     }
     const availability = modelAvailability(env);
     const model =
       availability.kind === 'openai'
-        ? { kind: 'openai', configured: true, customBaseUrl: Boolean(env.OPENAI_BASE_URL), apiMode: env.OPENAI_API_MODE }
+        ? {
+            kind: 'openai',
+            configured: true,
+            customBaseUrl: Boolean(env.OPENAI_BASE_URL),
+            apiMode: env.OPENAI_API_MODE,
+          }
         : availability.kind === 'offline-rule-model'
-          ? { kind: 'offline-rule-model', configured: true, note: availability.degraded ? 'no OPENAI_API_KEY: the offline rule model answers contacts (ALLOW_OFFLINE_MODEL=true)' : 'no OPENAI_API_KEY: the offline rule model answers' }
+          ? {
+              kind: 'offline-rule-model',
+              configured: true,
+              note: availability.degraded
+                ? 'no OPENAI_API_KEY: the offline rule model answers contacts (ALLOW_OFFLINE_MODEL=true)'
+                : 'no OPENAI_API_KEY: the offline rule model answers',
+            }
           : { kind: 'none', configured: false, error: availability.problem };
     // Degraded: something a business would not want to run on, said loudly. A Worker that cannot
     // answer contacts at all (no model) is not ok, as when Redis or QStash do not answer.
     const degraded = [
       ...(availability.kind === 'none' ? [availability.problem] : []),
-      ...(availability.kind === 'offline-rule-model' && availability.degraded ? ['contacts are answered by the offline rule model, not a hosted model'] : []),
+      ...(availability.kind === 'offline-rule-model' && availability.degraded
+        ? ['contacts are answered by the offline rule model, not a hosted model']
+        : []),
     ];
     const ok = redisProbe.ok && qstashProbe.ok && availability.kind !== 'none';
-    const status = !ok ? (availability.kind === 'none' && redisProbe.ok && qstashProbe.ok ? 'degraded' : 'down') : degraded.length ? 'degraded' : 'ok';
-    return c.json({ ok, status, degraded, checkedAt, environment: isDeployed(env) ? 'deployed' : 'local', version: env.APP_VERSION, redis: redisProbe, qstash: qstashProbe, model }, ok ? 200 : 503);
+    const status = !ok
+      ? availability.kind === 'none' && redisProbe.ok && qstashProbe.ok
+        ? 'degraded'
+        : 'down'
+      : degraded.length
+        ? 'degraded'
+        : 'ok';
+    return c.json(
+      {
+        ok,
+        status,
+        degraded,
+        checkedAt,
+        environment: isDeployed(env) ? 'deployed' : 'local',
+        version: env.APP_VERSION,
+        redis: redisProbe,
+        qstash: qstashProbe,
+        model,
+      },
+      ok ? 200 : 503,
+    );
   });
   return app;
 }

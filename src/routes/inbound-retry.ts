@@ -34,12 +34,22 @@ export function inboundRetryRoutes() {
         c.header('x-tenant-suspended', '1');
         return c.json({ outcome: 'suspended', tenantId: inbound.tenantId });
       }
-      const outcome = await runRetriedInbound(turnDeps(c.get('services'), session, tenant.config, tenant.meta.status), tenant.config, inbound);
+      const outcome = await runRetriedInbound(
+        turnDeps(c.get('services'), session, tenant.config, tenant.meta.status),
+        tenant.config,
+        inbound,
+      );
       if (outcome.kind === 'refused') return c.json({ outcome: 'suspended', tenantId: inbound.tenantId });
-      return c.json(outcome.kind === 'duplicate' ? { outcome: 'duplicate', turnId: outcome.turnId } : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision });
+      return c.json(
+        outcome.kind === 'duplicate'
+          ? { outcome: 'duplicate', turnId: outcome.turnId }
+          : { outcome: 'finished', turnId: outcome.record.turnId, decision: outcome.record.decision },
+      );
     } catch (err) {
       // Redis (most likely) still does not answer: not processed; QStash delivers it again later.
-      console.warn(`inbound retry for tenant ${inbound.tenantId} not processed yet: ${err instanceof Error ? err.name : 'Error'}`);
+      console.warn(
+        `inbound retry for tenant ${inbound.tenantId} not processed yet: ${err instanceof Error ? err.name : 'Error'}`,
+      );
       return jsonError(c, 503, 'storage is unavailable; the delivery will be tried again');
     }
   });

@@ -11,6 +11,9 @@ export function registerNotificationSecretRoute(app: Hono<TenantContext>): void 
   app.get('/:tenant/notifications/secret', async (c) => {
     const secret = await tenantWebhookSecret(c.get('services').env.SESSION_SECRET, c.req.param('tenant'));
     c.header('cache-control', 'no-store');
-    return c.json({ scheme: 'Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>)', secret });
+    return c.json({
+      scheme: 'Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>)',
+      secret,
+    });
   });
 }

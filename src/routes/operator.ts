@@ -8,12 +8,23 @@ import { limitBody } from '../http/middleware/body-limit.js';
 import { requireOperatorSecret } from '../http/middleware/operator-auth.js';
 import { AUDIT_LIMIT } from '../tenants/audit-log.js';
 import { readOperatorAudit, recordOperatorAction } from '../tenants/operator-audit.js';
-import { createTenant, deleteTenant, describeTenant, reencryptAll, rotateSecret, setTenantStatus } from '../tenants/provisioning.js';
+import {
+  createTenant,
+  deleteTenant,
+  describeTenant,
+  reencryptAll,
+  rotateSecret,
+  setTenantStatus,
+} from '../tenants/provisioning.js';
 import { dashboardUserOperatorRoutes } from '../dashboard/operator-users.js';
 import { saveSecretsAtRevision } from '../dashboard/setup/save-config.js';
 
 /** The Messenger secrets a tenant holds, write-only (create, and replace after a leak). */
-const MessengerSecretsSchema = z.strictObject({ appSecret: z.string().min(1).max(500).optional(), pageAccessToken: z.string().min(1).max(2000).optional(), verifyToken: z.string().min(1).max(500).optional() });
+const MessengerSecretsSchema = z.strictObject({
+  appSecret: z.string().min(1).max(500).optional(),
+  pageAccessToken: z.string().min(1).max(2000).optional(),
+  verifyToken: z.string().min(1).max(500).optional(),
+});
 const CreateBodySchema = z.strictObject({
   tenantId: TenantIdSchema,
   /** The tenant config (its tenantId is the body's); absent: a starter config with no tools. */
@@ -24,8 +35,18 @@ const CreateBodySchema = z.strictObject({
 /** `PUT …/secrets`: write-only replacements of the secrets the tenant holds for ManyChat and Messenger (a leaked key). */
 const ReplaceSecretsSchema = z
   .strictObject({ manychatApiKey: z.string().min(1).max(500).optional(), messenger: MessengerSecretsSchema.optional() })
-  .refine((b) => b.manychatApiKey !== undefined || Object.keys(b.messenger ?? {}).length > 0, 'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken or messenger.verifyToken');
-const RotateBodySchema = z.strictObject({ secret: z.enum(['webhook', 'admin']), overlapMinutes: z.number().min(0).max(7 * 24 * 60).default(60) });
+  .refine(
+    (b) => b.manychatApiKey !== undefined || Object.keys(b.messenger ?? {}).length > 0,
+    'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken or messenger.verifyToken',
+  );
+const RotateBodySchema = z.strictObject({
+  secret: z.enum(['webhook', 'admin']),
+  overlapMinutes: z
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(60),
+});
 /** `GET /audit`'s query: a page of the operator's audit log, newest first. */
 const AuditQuerySchema = z.strictObject({
   offset: z.coerce.number().int().min(0).max(AUDIT_LIMIT).default(0),
@@ -51,17 +72,36 @@ export function operatorRoutes() {
     const created = await createTenant(c.get('session'), await c.get('services').secretKeys(), {
       tenantId,
       ...(config ? { config } : {}),
-      secrets: { manychatApiKey, ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}), ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}), ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}) },
+      secrets: {
+        manychatApiKey,
+        ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}),
+        ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}),
+        ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}),
+      },
     });
     if (!created.ok) return jsonError(c, created.status, created.error, created.problems);
-    await recordOperatorAction(c.get('session'), { action: 'tenant.created', tenantId, detail: 'tenant created; webhook and admin secrets issued' });
+    await recordOperatorAction(c.get('session'), {
+      action: 'tenant.created',
+      tenantId,
+      detail: 'tenant created; webhook and admin secrets issued',
+    });
     // Shown once: only their keyed hashes are stored.
-    return c.json({ tenantId, webhookSecret: created.webhookSecret, adminSecret: created.adminSecret, note: 'store these secrets now; they are not shown again' }, 201);
+    return c.json(
+      {
+        tenantId,
+        webhookSecret: created.webhookSecret,
+        adminSecret: created.adminSecret,
+        note: 'store these secrets now; they are not shown again',
+      },
+      201,
+    );
   });
 
   app.get('/tenants', async (c) => {
     const session = c.get('session');
-    const ids = (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string' && id(t).success).sort();
+    const ids = (await session.one((r) => r.smembers(TENANT_INDEX_KEY)))
+      .filter((t): t is string => typeof t === 'string' && id(t).success)
+      .sort();
     const tenants = await Promise.all(ids.map((t) => describeTenant(session, t)));
     return c.json({ tenants: tenants.filter(Boolean) });
   });
@@ -77,10 +117,26 @@ export function operatorRoutes() {
     const body = parseJsonBody(c, await c.req.text(), RotateBodySchema, 'rotation');
     if (!body.ok) return body.response;
     if (!tenantId.success) return jsonError(c, 404, 'no such tenant');
-    const rotated = await rotateSecret(c.get('session'), await c.get('services').secretKeys(), tenantId.data, body.value.secret, Math.round(body.value.overlapMinutes * 60));
+    const rotated = await rotateSecret(
+      c.get('session'),
+      await c.get('services').secretKeys(),
+      tenantId.data,
+      body.value.secret,
+      Math.round(body.value.overlapMinutes * 60),
+    );
     if (!rotated.ok) return jsonError(c, 404, `no tenant "${tenantId.data}"`);
-    await recordOperatorAction(c.get('session'), { action: 'secret.rotated', tenantId: tenantId.data, detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}` });
-    return c.json({ tenantId: tenantId.data, secret: body.value.secret, value: rotated.secret, previousValidUntil: rotated.previousValidUntil, note: 'store this secret now; it is not shown again' });
+    await recordOperatorAction(c.get('session'), {
+      action: 'secret.rotated',
+      tenantId: tenantId.data,
+      detail: `${body.value.secret} secret rotated; the previous one works until ${rotated.previousValidUntil}`,
+    });
+    return c.json({
+      tenantId: tenantId.data,
+      secret: body.value.secret,
+      value: rotated.secret,
+      previousValidUntil: rotated.previousValidUntil,
+      note: 'store this secret now; it is not shown again',
+    });
   });
 
   app.put('/tenants/:tenant/secrets', limitBody(8192), async (c) => {
@@ -98,29 +154,56 @@ export function operatorRoutes() {
     const session = c.get('session');
     // At the revision read just now: a save racing this one is refused, never half-applied.
     const rev = Number(await session.one((r) => r.get(tenantKeys(tenantId.data).rev))) || 0;
-    const saved = await saveSecretsAtRevision(session, tenantId.data, await c.get('services').secretKeys(), replace, rev);
-    if (!saved.ok) return saved.kind === 'missing' ? jsonError(c, 404, `no tenant "${tenantId.data}"`) : jsonError(c, 409, 'the tenant changed while its secrets were being replaced; try again');
+    const saved = await saveSecretsAtRevision(
+      session,
+      tenantId.data,
+      await c.get('services').secretKeys(),
+      replace,
+      rev,
+    );
+    if (!saved.ok)
+      return saved.kind === 'missing'
+        ? jsonError(c, 404, `no tenant "${tenantId.data}"`)
+        : jsonError(c, 409, 'the tenant changed while its secrets were being replaced; try again');
     // The names of what changed, never a value.
-    await recordOperatorAction(session, { action: 'secrets.replaced', tenantId: tenantId.data, detail: `replaced: ${saved.changed.join(', ')}` });
+    await recordOperatorAction(session, {
+      action: 'secrets.replaced',
+      tenantId: tenantId.data,
+      detail: `replaced: ${saved.changed.join(', ')}`,
+    });
     return c.json({ tenantId: tenantId.data, replaced: saved.changed });
   });
 
-  for (const [path, status] of [['suspend', 'suspended'], ['resume', 'active']] as const) {
+  for (const [path, status] of [
+    ['suspend', 'suspended'],
+    ['resume', 'active'],
+  ] as const) {
     app.post(`/tenants/:tenant/${path}`, async (c) => {
       const tenantId = id(c.req.param('tenant'));
-      if (!tenantId.success || !(await setTenantStatus(c.get('session'), tenantId.data, status))) return jsonError(c, 404, 'no such tenant');
-      await recordOperatorAction(c.get('session'), { action: `tenant.${path === 'suspend' ? 'suspended' : 'resumed'}`, tenantId: tenantId.data, detail: `status ${status}` });
+      if (!tenantId.success || !(await setTenantStatus(c.get('session'), tenantId.data, status)))
+        return jsonError(c, 404, 'no such tenant');
+      await recordOperatorAction(c.get('session'), {
+        action: `tenant.${path === 'suspend' ? 'suspended' : 'resumed'}`,
+        tenantId: tenantId.data,
+        detail: `status ${status}`,
+      });
       return c.json({ tenantId: tenantId.data, status });
     });
   }
 
   app.delete('/tenants/:tenant', async (c) => {
     const tenantId = id(c.req.param('tenant'));
-    if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data))) return jsonError(c, 404, 'no such tenant');
+    if (!tenantId.success || !(await describeTenant(c.get('session'), tenantId.data)))
+      return jsonError(c, 404, 'no such tenant');
     const result = await deleteTenant(c.get('session'), tenantId.data);
     console.log(`operator: tenant ${tenantId.data} deleted (${result.deleted} keys; ${result.remaining} remain)`);
     // Its own log went with it: the operator's log is where the deletion stays on record.
-    await recordOperatorAction(c.get('session'), { action: 'tenant.deleted', tenantId: tenantId.data, detail: `${result.deleted} keys deleted; ${result.remaining} remain`, alsoOnTenantLog: false });
+    await recordOperatorAction(c.get('session'), {
+      action: 'tenant.deleted',
+      tenantId: tenantId.data,
+      detail: `${result.deleted} keys deleted; ${result.remaining} remain`,
+      alsoOnTenantLog: false,
+    });
     return c.json({ tenantId: tenantId.data, ...result }, result.remaining ? 500 : 200);
   });
 
@@ -129,7 +212,11 @@ export function operatorRoutes() {
 
   app.post('/secrets/reencrypt', async (c) => {
     const result = await reencryptAll(c.get('session'), await c.get('services').secretKeys());
-    await recordOperatorAction(c.get('session'), { action: 'secrets.reencrypted', tenantId: null, detail: `${result.resealed} of ${result.tenants} tenants resealed under the current key` });
+    await recordOperatorAction(c.get('session'), {
+      action: 'secrets.reencrypted',
+      tenantId: null,
+      detail: `${result.resealed} of ${result.tenants} tenants resealed under the current key`,
+    });
     return c.json(result);
   });
 

@@ -36,7 +36,10 @@ beforeAll(async () => {
   env = { ...workerEnv, PUBLIC_URL, MANYCHAT_API_URL: MANYCHAT_URL };
   signingKey = workerEnv.QSTASH_CURRENT_SIGNING_KEY ?? '';
   session = RedisSession.connect(inject('upstashUrl'), inject('upstashToken'));
-  const saved = await saveTenant(session, demoTenantConfig(tenantId), { plain: { webhookSecret: 's', manychatApiKey: '1:k' }, keys: await testSecretKeys() });
+  const saved = await saveTenant(session, demoTenantConfig(tenantId), {
+    plain: { webhookSecret: 's', manychatApiKey: '1:k' },
+    keys: await testSecretKeys(),
+  });
   expect(saved.ok).toBe(true);
 });
 
@@ -61,8 +64,26 @@ async function newEntry(): Promise<{ subscriber: string; body: string }> {
     createdAt: new Date().toISOString(),
     attempts: 0,
     actions: [
-      { id: `${turnId}.a1`, tool: 'send_media', kind: 'send_flow', args: { flowNs: 'content1', flowName: 'brochure' }, effect: 'write', idempotent: false, gate: 'none', summary: 'send brochure' },
-      { id: `${turnId}.a2`, tool: 'tag_contact', kind: 'add_tag', args: { tag: 'interested' }, effect: 'write', idempotent: true, gate: 'none', summary: 'tag interested' },
+      {
+        id: `${turnId}.a1`,
+        tool: 'send_media',
+        kind: 'send_flow',
+        args: { flowNs: 'content1', flowName: 'brochure' },
+        effect: 'write',
+        idempotent: false,
+        gate: 'none',
+        summary: 'send brochure',
+      },
+      {
+        id: `${turnId}.a2`,
+        tool: 'tag_contact',
+        kind: 'add_tag',
+        args: { tag: 'interested' },
+        effect: 'write',
+        idempotent: true,
+        gate: 'none',
+        summary: 'tag interested',
+      },
     ],
   };
   const keys = tenantKeys(tenantId);
@@ -73,10 +94,19 @@ async function newEntry(): Promise<{ subscriber: string; body: string }> {
   return { subscriber, body: JSON.stringify({ tenantId, turnId }) };
 }
 
-const sentTo = (subscriber: string) => sent.filter((s) => String(s.body.subscriber_id) === subscriber).map((s) => s.path);
+const sentTo = (subscriber: string) =>
+  sent.filter((s) => String(s.body.subscriber_id) === subscriber).map((s) => s.path);
 
 function post(body: string, signature?: string) {
-  return app.request('/v1/outbox/deliver', { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'Upstash-Signature': signature } : {}) }, body }, env);
+  return app.request(
+    '/v1/outbox/deliver',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signature ? { 'Upstash-Signature': signature } : {}) },
+      body,
+    },
+    env,
+  );
 }
 
 describe('POST /v1/outbox/deliver in workerd', () => {

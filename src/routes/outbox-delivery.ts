@@ -22,7 +22,13 @@ function nonRetryable(c: Context<SignedContext>, error: string, details?: string
 }
 
 function answer(c: Context<SignedContext>, tenantId: string, turnId: string, result: DeliveryResult) {
-  const body = { tenantId, turnId, outcome: result.outcome, entryState: result.entryState ?? null, actions: result.actions };
+  const body = {
+    tenantId,
+    turnId,
+    outcome: result.outcome,
+    entryState: result.entryState ?? null,
+    actions: result.actions,
+  };
   switch (result.outcome) {
     case 'done':
       return c.json(body, 200);
@@ -51,10 +57,18 @@ export function deliveryRoutes() {
     const tenant = await loadTenant(session, tenantId, await c.get('services').secretKeys());
     if (!tenant.found) return nonRetryable(c, `unknown tenant "${tenantId}"`);
     // A broken config may be fixed by the tenant: retryable, unlike an unknown tenant.
-    if ('broken' in tenant) return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
-    const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config) });
+    if ('broken' in tenant)
+      return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
+    const result = await deliverOutboxEntry({
+      session,
+      tenantId,
+      turnId,
+      apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config),
+    });
     // Ids and outcome only: action details can quote contact data.
-    console.log(`outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`);
+    console.log(
+      `outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`,
+    );
     return answer(c, tenantId, turnId, result);
   });
   return app;

@@ -33,14 +33,30 @@ export function tenantApiRoutes() {
     const json = parseJsonText(await c.req.text());
     if (!json.ok) return jsonError(c, 400, json.error);
     const tenantId = c.req.param('tenant');
-    if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) return jsonError(c, 400, 'config must be a JSON object');
+    if (typeof json.value !== 'object' || json.value === null || Array.isArray(json.value))
+      return jsonError(c, 400, 'config must be a JSON object');
     // The path names the tenant; a body naming another is a mistake to report, never to rewrite.
     const bodyTenant = (json.value as { tenantId?: unknown }).tenantId;
-    if (bodyTenant !== undefined && bodyTenant !== tenantId) return jsonError(c, 400, `the body's tenantId ${JSON.stringify(bodyTenant)} differs from the URL's tenant "${tenantId}"; nothing was saved`);
-    const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<typeof saveTenant>[1]);
+    if (bodyTenant !== undefined && bodyTenant !== tenantId)
+      return jsonError(
+        c,
+        400,
+        `the body's tenantId ${JSON.stringify(bodyTenant)} differs from the URL's tenant "${tenantId}"; nothing was saved`,
+      );
+    const saved = await saveTenant(c.get('session'), { ...(json.value as object), tenantId } as Parameters<
+      typeof saveTenant
+    >[1]);
     // `details`: each problem as a sentence (`path: words`); `problems`: the same split for programs.
-    if (!saved.ok) return c.json({ error: 'invalid tenant config', details: saved.problems, problems: saved.problems.map(splitProblem) }, 400);
-    await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'config.changed', detail: configDiffSummary(c.get('tenant').config, saved.config) });
+    if (!saved.ok)
+      return c.json(
+        { error: 'invalid tenant config', details: saved.problems, problems: saved.problems.map(splitProblem) },
+        400,
+      );
+    await appendAudit(c.get('session'), tenantId, {
+      actor: ADMIN,
+      action: 'config.changed',
+      detail: configDiffSummary(c.get('tenant').config, saved.config),
+    });
     return c.json({ ok: true, config: saved.config });
   });
 
@@ -57,17 +73,35 @@ export function tenantApiRoutes() {
     return c.json({ manifest: config.manifest, drift: manifestDrift(config), toolOrder });
   });
 
-  app.get('/:tenant/approvals', async (c) => c.json({ approvals: await listApprovals(c.get('session'), c.req.param('tenant')) }));
+  app.get('/:tenant/approvals', async (c) =>
+    c.json({ approvals: await listApprovals(c.get('session'), c.req.param('tenant')) }),
+  );
 
   for (const action of ['approve', 'reject'] as const) {
     app.post(`/:tenant/approvals/:id/${action}`, async (c) => {
       const id = c.req.param('id');
       if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
       // A suspended tenant performs nothing new; its outbox only drains what was committed before.
-      if (action === 'approve' && c.get('tenant').meta.status === 'suspended') return jsonError(c, 409, `tenant "${c.req.param('tenant')}" is suspended: approving would perform something new; the approval waits until the tenant is resumed (reject still works)`);
+      if (action === 'approve' && c.get('tenant').meta.status === 'suspended')
+        return jsonError(
+          c,
+          409,
+          `tenant "${c.req.param('tenant')}" is suspended: approving would perform something new; the approval waits until the tenant is resumed (reject still works)`,
+        );
       const services = c.get('services');
       const { config } = c.get('tenant');
-      const outcome = await decideApproval({ session: c.get('session'), publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale) }, c.req.param('tenant'), id, action);
+      const outcome = await decideApproval(
+        {
+          session: c.get('session'),
+          publisher: services.publisher(),
+          pinSecret: services.env.SESSION_SECRET,
+          now: new Date(),
+          words: (locale) => tenantWords(config, locale),
+        },
+        c.req.param('tenant'),
+        id,
+        action,
+      );
       switch (outcome.result) {
         case 'not-found':
           return jsonError(c, 404, `no approval "${id}"`);
@@ -78,7 +112,11 @@ export function tenantApiRoutes() {
         case 'expired':
           return jsonError(c, 410, `approval "${id}" expired; nothing was performed and the contact was told`);
         default:
-          await appendAudit(c.get('session'), c.req.param('tenant'), { actor: ADMIN, action: `approval.${outcome.result}`, detail: `approval ${id}: ${outcome.result}` });
+          await appendAudit(c.get('session'), c.req.param('tenant'), {
+            actor: ADMIN,
+            action: `approval.${outcome.result}`,
+            detail: `approval ${id}: ${outcome.result}`,
+          });
           return c.json(outcome);
       }
     });
@@ -94,9 +132,14 @@ export function tenantApiRoutes() {
   app.delete('/:tenant/contacts/:contact', async (c) => {
     const tenantId = c.req.param('tenant');
     const contactId = c.req.param('contact');
-    if (!/^[A-Za-z0-9_.:@-]{1,100}$/.test(contactId)) return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
+    if (!/^[A-Za-z0-9_.:@-]{1,100}$/.test(contactId))
+      return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     const deleted = await deleteContactData(c.get('session'), tenantId, contactId);
-    await appendAudit(c.get('session'), tenantId, { actor: ADMIN, action: 'contact.deleted', detail: `contact ${contactId}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys, ${deleted.deadLetters} dead letters` });
+    await appendAudit(c.get('session'), tenantId, {
+      actor: ADMIN,
+      action: 'contact.deleted',
+      detail: `contact ${contactId}: ${deleted.turns} turns, ${deleted.rows} pending rows, ${deleted.keys} keys, ${deleted.deadLetters} dead letters`,
+    });
     return c.json({ tenantId, contactId, ...deleted });
   });
   return app;

@@ -14,10 +14,16 @@ export function registerTurnRecordRoutes(app: Hono<TenantContext>): void {
   app.get('/:tenant/turns/:turnId', async (c) => {
     const turnId = c.req.param('turnId');
     const shown = JSON.stringify(turnId.slice(0, 80));
-    if (!KeyIdSchema.safeParse(turnId).success) return jsonError(c, 404, `no turn ${shown} for tenant "${c.req.param('tenant')}"`);
+    if (!KeyIdSchema.safeParse(turnId).success)
+      return jsonError(c, 404, `no turn ${shown} for tenant "${c.req.param('tenant')}"`);
     const raw = await c.get('session').one((r) => r.get(tenantKeys(c.req.param('tenant')).turn(turnId)));
     const record = parseJson(raw);
-    if (!record || typeof record !== 'object') return jsonError(c, 404, `no turn ${shown} for tenant "${c.req.param('tenant')}" (never recorded, or past the tenant's retention)`);
+    if (!record || typeof record !== 'object')
+      return jsonError(
+        c,
+        404,
+        `no turn ${shown} for tenant "${c.req.param('tenant')}" (never recorded, or past the tenant's retention)`,
+      );
     return c.json(record);
   });
 }

@@ -18,12 +18,21 @@ export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 export const AUDIT_LIMIT = 10_000;
 
-export async function appendAudit(session: RedisSession, tenantId: string, entry: Omit<AuditEntry, 'at'>, now = new Date()): Promise<void> {
+export async function appendAudit(
+  session: RedisSession,
+  tenantId: string,
+  entry: Omit<AuditEntry, 'at'>,
+  now = new Date(),
+): Promise<void> {
   const key = tenantKeys(tenantId).audit;
   await session.pipeline((p) => pushAuditEntry(p, key, auditEntry(entry, now)));
 }
 
-export async function readAudit(session: RedisSession, tenantId: string, page: AuditPage): Promise<{ entries: AuditEntry[]; next: number | null }> {
+export async function readAudit(
+  session: RedisSession,
+  tenantId: string,
+  page: AuditPage,
+): Promise<{ entries: AuditEntry[]; next: number | null }> {
   return readAuditPage(session, tenantKeys(tenantId).audit, AuditEntrySchema, page);
 }
 
@@ -38,13 +47,22 @@ export function auditEntry<T extends { detail: string }>(entry: T, now: Date): T
 }
 
 /** Queues an append to an audit list (newest first, bounded to AUDIT_LIMIT) on a pipeline: any audit list, the tenant's or the operator's. */
-export function pushAuditEntry(p: Parameters<Parameters<RedisSession['pipeline']>[0]>[0], key: string, entry: object): void {
+export function pushAuditEntry(
+  p: Parameters<Parameters<RedisSession['pipeline']>[0]>[0],
+  key: string,
+  entry: object,
+): void {
   p.lpush(key, JSON.stringify(entry));
   p.ltrim(key, 0, AUDIT_LIMIT - 1);
 }
 
 /** One page of an audit list, newest first; `next` is the offset of the page after it, if there is one. */
-export async function readAuditPage<T>(session: RedisSession, key: string, schema: z.ZodType<T>, page: AuditPage): Promise<{ entries: T[]; next: number | null }> {
+export async function readAuditPage<T>(
+  session: RedisSession,
+  key: string,
+  schema: z.ZodType<T>,
+  page: AuditPage,
+): Promise<{ entries: T[]; next: number | null }> {
   // One more than the page: whether another page follows, without a second round trip.
   const raw = await session.one((r) => r.lrange(key, page.offset, page.offset + page.limit));
   const entries = raw.map((e) => schema.safeParse(parseJson(e))).flatMap((p) => (p.success ? [p.data] : []));

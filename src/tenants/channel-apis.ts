@@ -12,9 +12,18 @@ import { createWebhookClient, tenantWebhookSecret } from '../../outbox/webhook-c
  * allowed message tags (none when the config is not given: fail closed). The tenant's signed
  * webhook (approval notifications) when the config is given.
  */
-export function channelApisFor(services: Services, secrets: TenantSecrets, config?: Pick<TenantConfig, 'guardrails' | 'tenantId'>): ChannelApis {
+export function channelApisFor(
+  services: Services,
+  secrets: TenantSecrets,
+  config?: Pick<TenantConfig, 'guardrails' | 'tenantId'>,
+): ChannelApis {
   return {
-    manychat: createManyChatClient({ baseUrl: services.env.MANYCHAT_API_URL, apiKey: secrets.manychatApiKey, fetch: services.fetch, timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS }),
+    manychat: createManyChatClient({
+      baseUrl: services.env.MANYCHAT_API_URL,
+      apiKey: secrets.manychatApiKey,
+      fetch: services.fetch,
+      timeoutMs: DEFAULT_MANYCHAT_TIMEOUT_MS,
+    }),
     ...(secrets.messengerPageAccessToken
       ? {
           messenger: createMessengerClient({
@@ -26,6 +35,13 @@ export function channelApisFor(services: Services, secrets: TenantSecrets, confi
           }),
         }
       : {}),
-    ...(config ? { webhook: createWebhookClient({ secret: () => tenantWebhookSecret(services.env.SESSION_SECRET, config.tenantId), fetch: services.fetch }) } : {}),
+    ...(config
+      ? {
+          webhook: createWebhookClient({
+            secret: () => tenantWebhookSecret(services.env.SESSION_SECRET, config.tenantId),
+            fetch: services.fetch,
+          }),
+        }
+      : {}),
   };
 }

@@ -31,7 +31,11 @@ end
 return removed
 `;
 
-export async function deleteContactData(session: RedisSession, tenantId: string, contactId: string): Promise<ContactDeletion> {
+export async function deleteContactData(
+  session: RedisSession,
+  tenantId: string,
+  contactId: string,
+): Promise<ContactDeletion> {
   const k = tenantKeys(tenantId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(k.contactTurns(contactId), 0, -1);
@@ -43,7 +47,14 @@ export async function deleteContactData(session: RedisSession, tenantId: string,
     k.contactTurns(contactId),
     k.contactRows(contactId),
     ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), k.claimJob(t)]),
-    ...rowIds.flatMap((r) => [k.pinnedTerms(r), k.pinnedStatus(r), k.outbox(r), k.ledger(r), k.outbox(`${r}.notice`), k.ledger(`${r}.notice`)]),
+    ...rowIds.flatMap((r) => [
+      k.pinnedTerms(r),
+      k.pinnedStatus(r),
+      k.outbox(r),
+      k.ledger(r),
+      k.outbox(`${r}.notice`),
+      k.ledger(`${r}.notice`),
+    ]),
     ...(await scanPrefix(session, `${k.pendingCall(contactId, '0'.repeat(64)).slice(0, -64)}`)),
     ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
   ];
@@ -59,5 +70,10 @@ export async function deleteContactData(session: RedisSession, tenantId: string,
     p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
   });
   const deletedKeys = results.slice(0, Math.ceil(keys.length / 500)).reduce<number>((n, r) => n + Number(r), 0);
-  return { turns: turnIds.length, rows: rowIds.length, keys: deletedKeys, deadLetters: Number(results[results.length - 1]) };
+  return {
+    turns: turnIds.length,
+    rows: rowIds.length,
+    keys: deletedKeys,
+    deadLetters: Number(results[results.length - 1]),
+  };
 }

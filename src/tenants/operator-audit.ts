@@ -32,8 +32,15 @@ export interface OperatorAction {
 }
 
 /** Records an operator action, on the tenant's log too unless told otherwise: one round trip. */
-export async function recordOperatorAction(session: RedisSession, act: OperatorAction, now = new Date()): Promise<void> {
-  const entry = auditEntry({ actor: OPERATOR_ACTOR, action: act.action, tenantId: act.tenantId, detail: act.detail }, now);
+export async function recordOperatorAction(
+  session: RedisSession,
+  act: OperatorAction,
+  now = new Date(),
+): Promise<void> {
+  const entry = auditEntry(
+    { actor: OPERATOR_ACTOR, action: act.action, tenantId: act.tenantId, detail: act.detail },
+    now,
+  );
   const tenantId = act.tenantId;
   await session.pipeline((p) => {
     pushAuditEntry(p, OPERATOR_AUDIT_KEY, entry);
@@ -44,6 +51,9 @@ export async function recordOperatorAction(session: RedisSession, act: OperatorA
   });
 }
 
-export function readOperatorAudit(session: RedisSession, page: AuditPage): Promise<{ entries: OperatorAuditEntry[]; next: number | null }> {
+export function readOperatorAudit(
+  session: RedisSession,
+  page: AuditPage,
+): Promise<{ entries: OperatorAuditEntry[]; next: number | null }> {
   return readAuditPage(session, OPERATOR_AUDIT_KEY, OperatorAuditEntrySchema, page);
 }

@@ -3,7 +3,14 @@ import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { keyedHash } from '../../core/security/keyed-hash.js';
 import { parseTenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
-import { resealTenantSecrets, sealTenantSecrets, StoredSecretsSchema, type PlainSecrets, type SecretKeys, type StoredSecrets } from '../../core/tenant/tenant-secrets.js';
+import {
+  resealTenantSecrets,
+  sealTenantSecrets,
+  StoredSecretsSchema,
+  type PlainSecrets,
+  type SecretKeys,
+  type StoredSecrets,
+} from '../../core/tenant/tenant-secrets.js';
 import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
 
 /**
@@ -15,7 +22,10 @@ import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
 /** A new secret: 256 random bits, base64url (43 characters). */
 export function newSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 }
 
 /** A tenant's starting config when the operator gives none: valid, with no tools yet. */
@@ -34,7 +44,16 @@ export type CreateResult =
   | { ok: true; tenantId: string; webhookSecret: string; adminSecret: string }
   | { ok: false; status: 400 | 409; error: string; problems?: string[] };
 
-export async function createTenant(session: RedisSession, keys: SecretKeys, input: { tenantId: string; config?: Record<string, unknown>; secrets: Omit<PlainSecrets, 'webhookSecret' | 'adminSecret'> }, now = new Date()): Promise<CreateResult> {
+export async function createTenant(
+  session: RedisSession,
+  keys: SecretKeys,
+  input: {
+    tenantId: string;
+    config?: Record<string, unknown>;
+    secrets: Omit<PlainSecrets, 'webhookSecret' | 'adminSecret'>;
+  },
+  now = new Date(),
+): Promise<CreateResult> {
   const parsed = parseTenantConfig({ ...(input.config ?? starterConfig(input.tenantId)), tenantId: input.tenantId });
   if (!parsed.ok) return { ok: false, status: 400, error: 'invalid tenant config', problems: parsed.problems };
   const webhookSecret = newSecret();
@@ -54,14 +73,21 @@ export async function createTenant(session: RedisSession, keys: SecretKeys, inpu
 }
 
 /** A change to a tenant's secrets or status, with its revision bumped in the same MULTI (isolates re-read it). */
-async function bumpAfter(session: RedisSession, tenantId: string, write: (m: Parameters<Parameters<RedisSession['multi']>[0]>[0]) => void): Promise<void> {
+async function bumpAfter(
+  session: RedisSession,
+  tenantId: string,
+  write: (m: Parameters<Parameters<RedisSession['multi']>[0]>[0]) => void,
+): Promise<void> {
   await session.multi((m) => {
     write(m);
     m.incr(tenantKeys(tenantId).rev);
   });
 }
 
-async function readStored(session: RedisSession, tenantId: string): Promise<{ stored: StoredSecrets; meta: TenantMeta } | null> {
+async function readStored(
+  session: RedisSession,
+  tenantId: string,
+): Promise<{ stored: StoredSecrets; meta: TenantMeta } | null> {
   const k = tenantKeys(tenantId);
   const [rawSecrets, rawMeta] = await session.pipeline((p) => {
     p.get(k.secrets);
@@ -77,29 +103,54 @@ async function readStored(session: RedisSession, tenantId: string): Promise<{ st
  * A new webhook or admin secret; the old one keeps working for `overlapSeconds` (so ManyChat
  * templates can be updated without dropping messages), then stops. Shown once.
  */
-export async function rotateSecret(session: RedisSession, keys: SecretKeys, tenantId: string, which: 'webhook' | 'admin', overlapSeconds: number, now = new Date()): Promise<{ ok: true; secret: string; previousValidUntil: string } | { ok: false }> {
+export async function rotateSecret(
+  session: RedisSession,
+  keys: SecretKeys,
+  tenantId: string,
+  which: 'webhook' | 'admin',
+  overlapSeconds: number,
+  now = new Date(),
+): Promise<{ ok: true; secret: string; previousValidUntil: string } | { ok: false }> {
   const current = await readStored(session, tenantId);
   if (!current) return { ok: false };
   const field = which === 'webhook' ? 'webhookSecret' : 'adminSecret';
   const secret = newSecret();
   const previousValidUntil = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   const old = current.stored[field];
-  const next: StoredSecrets = { ...current.stored, [field]: { hmac: await keyedHash(secret, keys.hashKey), ...(old ? { previous: { hmac: old.hmac, validUntil: previousValidUntil } } : {}) } };
+  const next: StoredSecrets = {
+    ...current.stored,
+    [field]: {
+      hmac: await keyedHash(secret, keys.hashKey),
+      ...(old ? { previous: { hmac: old.hmac, validUntil: previousValidUntil } } : {}),
+    },
+  };
   await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
   return { ok: true, secret, previousValidUntil };
 }
 
-export async function setTenantStatus(session: RedisSession, tenantId: string, status: TenantMeta['status'], now = new Date()): Promise<boolean> {
+export async function setTenantStatus(
+  session: RedisSession,
+  tenantId: string,
+  status: TenantMeta['status'],
+  now = new Date(),
+): Promise<boolean> {
   const current = await readStored(session, tenantId);
   if (!current) return false;
-  const meta: TenantMeta = { ...current.meta, status, ...(status === 'suspended' ? { suspendedAt: now.toISOString() } : {}) };
+  const meta: TenantMeta = {
+    ...current.meta,
+    status,
+    ...(status === 'suspended' ? { suspendedAt: now.toISOString() } : {}),
+  };
   if (status === 'active') delete meta.suspendedAt;
   await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).meta, JSON.stringify(meta)));
   return true;
 }
 
 /** Every key under the tenant's prefix, in batches; then proof that none is left. */
-export async function deleteTenant(session: RedisSession, tenantId: string): Promise<{ deleted: number; remaining: number }> {
+export async function deleteTenant(
+  session: RedisSession,
+  tenantId: string,
+): Promise<{ deleted: number; remaining: number }> {
   const prefix = `t:${tenantId}:`;
   tenantKeys(tenantId); // validates the id before any key is touched
   await session.one((r) => r.srem(TENANT_INDEX_KEY, tenantId));
@@ -107,7 +158,8 @@ export async function deleteTenant(session: RedisSession, tenantId: string): Pro
   for (let pass = 0; pass < 3; pass++) {
     const keys = await scanPrefix(session, prefix);
     if (!keys.length) break;
-    for (let i = 0; i < keys.length; i += 500) deleted += Number(await session.one((r) => r.del(...keys.slice(i, i + 500))));
+    for (let i = 0; i < keys.length; i += 500)
+      deleted += Number(await session.one((r) => r.del(...keys.slice(i, i + 500))));
   }
   return { deleted, remaining: (await scanPrefix(session, prefix)).length };
 }
@@ -116,7 +168,9 @@ export async function scanPrefix(session: RedisSession, prefix: string): Promise
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = (await session.one((r) => r.scan(cursor, { match: `${escapeGlob(prefix)}*`, count: 500 }))) as [string | number, string[]];
+    const [next, keys] = (await session.one((r) =>
+      r.scan(cursor, { match: `${escapeGlob(prefix)}*`, count: 500 }),
+    )) as [string | number, string[]];
     found.push(...keys);
     cursor = String(next);
   } while (cursor !== '0');
@@ -128,8 +182,14 @@ function escapeGlob(text: string): string {
 }
 
 /** Seals every tenant's secrets again under the ring's current key (after a key rotation). */
-export async function reencryptAll(session: RedisSession, keys: SecretKeys, only?: readonly string[]): Promise<{ tenants: number; resealed: number }> {
-  const ids = only ? [...only] : (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
+export async function reencryptAll(
+  session: RedisSession,
+  keys: SecretKeys,
+  only?: readonly string[],
+): Promise<{ tenants: number; resealed: number }> {
+  const ids = only
+    ? [...only]
+    : (await session.one((r) => r.smembers(TENANT_INDEX_KEY))).filter((t): t is string => typeof t === 'string');
   let resealed = 0;
   for (const tenantId of ids) {
     let current;
@@ -162,7 +222,13 @@ export async function describeTenant(session: RedisSession, tenantId: string): P
     secrets: {
       webhookSecret: { previousValidUntil: s.webhookSecret.previous?.validUntil ?? null },
       adminSecret: s.adminSecret ? { previousValidUntil: s.adminSecret.previous?.validUntil ?? null } : null,
-      sealedWith: [...new Set([s.manychatApiKey, s.messengerAppSecret, s.messengerPageAccessToken, s.messengerVerifyToken].flatMap((x) => (x ? [x.kid] : [])))],
+      sealedWith: [
+        ...new Set(
+          [s.manychatApiKey, s.messengerAppSecret, s.messengerPageAccessToken, s.messengerVerifyToken].flatMap((x) =>
+            x ? [x.kid] : [],
+          ),
+        ),
+      ],
       messenger: Boolean(s.messengerAppSecret),
     },
   };

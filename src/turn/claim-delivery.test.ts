@@ -6,7 +6,11 @@ import { session, uniqueId } from '../../test/support/workers-env.js';
 import { awaitTurnRecord, claimDelivery } from './claim-delivery.js';
 
 const contact = () => String(Math.floor(Math.random() * 1e12));
-const entry = (role: HistoryEntry['role'], text: string): HistoryEntry => ({ role, text, at: new Date().toISOString() });
+const entry = (role: HistoryEntry['role'], text: string): HistoryEntry => ({
+  role,
+  text,
+  at: new Date().toISOString(),
+});
 
 describe('claimDelivery: one delivery, one turn', () => {
   it('the first delivery claims its key for its turn id, with the claim TTL', async () => {
@@ -29,13 +33,19 @@ describe('claimDelivery: one delivery, one turn', () => {
     await claimDelivery(s, tenantId, 'k:retry', contactId, 'turn_first');
     const retry = await claimDelivery(s, tenantId, 'k:retry', contactId, 'turn_second');
     expect(retry).toEqual({ claimed: false, existingTurnId: 'turn_first' });
-    expect(await s.one(async (r) => r.get(tenantKeys(tenantId).claim(await deliveryKeyDigest(contactId, 'k:retry'))))).toBe('turn_first');
+    expect(
+      await s.one(async (r) => r.get(tenantKeys(tenantId).claim(await deliveryKeyDigest(contactId, 'k:retry')))),
+    ).toBe('turn_first');
   });
 
   it('of concurrent duplicates exactly one claims, and every other names that one', async () => {
     const { tenantId } = stageConfig();
     const contactId = contact();
-    const claims = await Promise.all(['t1', 't2', 't3', 't4', 't5'].map((id) => claimDelivery(session(), tenantId, 'k:burst', contactId, `turn_${id}`)));
+    const claims = await Promise.all(
+      ['t1', 't2', 't3', 't4', 't5'].map((id) =>
+        claimDelivery(session(), tenantId, 'k:burst', contactId, `turn_${id}`),
+      ),
+    );
     const winners = claims.flatMap((c, i) => (c.claimed ? [`turn_t${i + 1}`] : []));
     expect(winners).toHaveLength(1);
     for (const c of claims) if (!c.claimed) expect(c.existingTurnId).toBe(winners[0]);
@@ -91,13 +101,20 @@ describe('claimDelivery: one delivery, one turn', () => {
 });
 
 describe('awaitTurnRecord: a duplicate waits for the first turn', () => {
-  const parseReply = (raw: unknown) => (raw && typeof raw === 'object' && 'reply' in raw ? (raw as { reply: string }) : null);
+  const parseReply = (raw: unknown) =>
+    raw && typeof raw === 'object' && 'reply' in raw ? (raw as { reply: string }) : null;
 
   it('returns the record once the first turn writes it', async () => {
     const { tenantId } = stageConfig();
     const turnId = `turn_${uniqueId('w')}`;
     const write = new Promise<void>((resolve) =>
-      setTimeout(() => void session().one((r) => r.set(tenantKeys(tenantId).turn(turnId), JSON.stringify({ reply: 'first turn' }))).then(() => resolve()), 250),
+      setTimeout(
+        () =>
+          void session()
+            .one((r) => r.set(tenantKeys(tenantId).turn(turnId), JSON.stringify({ reply: 'first turn' })))
+            .then(() => resolve()),
+        250,
+      ),
     );
     const record = await awaitTurnRecord(session(), tenantId, turnId, Date.now() + 10_000, parseReply);
     await write;

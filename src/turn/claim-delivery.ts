@@ -29,9 +29,18 @@ export interface OpenClaim {
  * beside it), in the same script: if the isolate dies, or every finish-turn publish fails, the
  * sweeper finds the claim past its due time and finishes the turn. The commit takes it off.
  */
-export async function claimDelivery(session: RedisSession, tenantId: string, messageKey: string, contactId: string, turnId: string, open?: OpenClaim): Promise<ClaimResult> {
+export async function claimDelivery(
+  session: RedisSession,
+  tenantId: string,
+  messageKey: string,
+  contactId: string,
+  turnId: string,
+  open?: OpenClaim,
+): Promise<ClaimResult> {
   const digest = await deliveryKeyDigest(contactId, messageKey);
-  const { tenantRev: _rev, ...claim } = await session.one((r) => claimWith(r, tenantId, digest, contactId, turnId, open, claimTtlSeconds(messageKey)));
+  const { tenantRev: _rev, ...claim } = await session.one((r) =>
+    claimWith(r, tenantId, digest, contactId, turnId, open, claimTtlSeconds(messageKey)),
+  );
   return claim;
 }
 
@@ -40,13 +49,34 @@ export async function claimDelivery(session: RedisSession, tenantId: string, mes
  * other commands (the rate limit's, on an auto-pipelining client). `digest` is the delivery's
  * `deliveryKeyDigest`.
  */
-export async function claimWith(redis: Redis, tenantId: string, digest: string, contactId: string, turnId: string, open: OpenClaim | undefined, claimSeconds: number): Promise<ClaimResult & { tenantRev: number | null }> {
+export async function claimWith(
+  redis: Redis,
+  tenantId: string,
+  digest: string,
+  contactId: string,
+  turnId: string,
+  open: OpenClaim | undefined,
+  claimSeconds: number,
+): Promise<ClaimResult & { tenantRev: number | null }> {
   const keys = tenantKeys(tenantId);
   const reply = await redis.eval(
     CLAIM_SCRIPT,
-    [keys.claim(digest), keys.history(contactId), keys.handoff(contactId), keys.claimJob(turnId), keys.openClaims, keys.rev],
+    [
+      keys.claim(digest),
+      keys.history(contactId),
+      keys.handoff(contactId),
+      keys.claimJob(turnId),
+      keys.openClaims,
+      keys.rev,
+    ],
     // The claim's own TTL follows its key (claimTtlSeconds); the job waits for the sweeper as before.
-    [turnId, String(claimSeconds), open ? JSON.stringify(open.job) : '', open ? String(open.dueAt) : '0', String(retainedTtl(TTL.claimSeconds, open?.retentionDays))],
+    [
+      turnId,
+      String(claimSeconds),
+      open ? JSON.stringify(open.job) : '',
+      open ? String(open.dueAt) : '0',
+      String(retainedTtl(TTL.claimSeconds, open?.retentionDays)),
+    ],
   );
   const [won, owner, history, handoff, rev] = Array.isArray(reply) ? (reply as unknown[]) : [];
   // The tenant's revision, read in the same script: is the caller's cached tenant current?
@@ -54,7 +84,12 @@ export async function claimWith(redis: Redis, tenantId: string, digest: string, 
   // A claim that expired between the SET and the GET leaves no owner: treat it as a lost race
   // with nobody to wait for (the caller answers without a reply rather than waiting on "null").
   if (Number(won) !== 1) return { claimed: false, existingTurnId: typeof owner === 'string' ? owner : '', tenantRev };
-  return { claimed: true, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null, tenantRev };
+  return {
+    claimed: true,
+    history: parseHistory(history),
+    inHandoffUntil: typeof handoff === 'string' && handoff !== '' ? handoff : null,
+    tenantRev,
+  };
 }
 
 /**
@@ -62,9 +97,16 @@ export async function claimWith(redis: Redis, tenantId: string, digest: string, 
  * authenticate against the tenant's current secrets): only if it is still this turn's, with its
  * open-claim listing, so the delivery can be tried again.
  */
-export async function releaseClaim(session: RedisSession, tenantId: string, digest: string, turnId: string): Promise<void> {
+export async function releaseClaim(
+  session: RedisSession,
+  tenantId: string,
+  digest: string,
+  turnId: string,
+): Promise<void> {
   const keys = tenantKeys(tenantId);
-  await session.one((r) => r.eval(RELEASE_CLAIM_SCRIPT, [keys.claim(digest), keys.openClaims, keys.claimJob(turnId)], [turnId]));
+  await session.one((r) =>
+    r.eval(RELEASE_CLAIM_SCRIPT, [keys.claim(digest), keys.openClaims, keys.claimJob(turnId)], [turnId]),
+  );
 }
 
 const RELEASE_CLAIM_SCRIPT = `
@@ -96,11 +138,19 @@ return {won and 1 or 0, owner, history, handoff, rev}
 export function parseHistory(raw: unknown): HistoryEntry[] {
   return (Array.isArray(raw) ? raw : [])
     .map((h) => parseJson(h) as HistoryEntry | null)
-    .filter((h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string');
+    .filter(
+      (h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string',
+    );
 }
 
 /** Waits for the turn a duplicate belongs to; null if it has not finished by `deadline`. */
-export async function awaitTurnRecord<T>(session: RedisSession, tenantId: string, turnId: string, deadline: number, parse: (raw: unknown) => T | null): Promise<T | null> {
+export async function awaitTurnRecord<T>(
+  session: RedisSession,
+  tenantId: string,
+  turnId: string,
+  deadline: number,
+  parse: (raw: unknown) => T | null,
+): Promise<T | null> {
   const key = tenantKeys(tenantId).turn(turnId);
   for (;;) {
     const raw = await session.one((r) => r.get(key));

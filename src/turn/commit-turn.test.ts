@@ -7,7 +7,15 @@ import type { TurnRecord } from '../../core/turn-record.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { verifyCallback, type CallbackClaim } from '../approvals/callback-signature.js';
 import { loadPinned } from '../approvals/pinned-store.js';
-import { inboundFor, PIN_SECRET, recordingPublisher, stageConfig, stageContext, stageDeps, stored } from '../../test/support/turn-stage.js';
+import {
+  inboundFor,
+  PIN_SECRET,
+  recordingPublisher,
+  stageConfig,
+  stageContext,
+  stageDeps,
+  stored,
+} from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { commitTurn } from './commit-turn.js';
 import { replySequenceOf } from './reply-sequence.js';
@@ -18,31 +26,77 @@ import type { TurnContext, TurnDeps } from './turn-context.js';
 const CALLBACK_URL = 'https://agent.example.test/v1/manychat/tenant';
 
 function action(name: string, gate: StagedAction['gate'], kind: StagedAction['kind'] = 'add_tag'): StagedAction {
-  return { id: `a_${name}`, tool: 'tag_contact', kind, args: { tag: name }, effect: 'write', idempotent: kind !== 'send_flow', gate, summary: `add tag "${name}"` };
+  return {
+    id: `a_${name}`,
+    tool: 'tag_contact',
+    kind,
+    args: { tag: name },
+    effect: 'write',
+    idempotent: kind !== 'send_flow',
+    gate,
+    summary: `add tag "${name}"`,
+  };
 }
 
 function decision(overrides: Partial<TurnDecision> = {}): TurnDecision {
-  return { decision: 'pass', reason: 'every guardrail passed', reply: { text: 'Done soon.', quickReplies: [] }, commit: [], pin: [], handoffUntil: null, replyRoute: 'webhook', recordAgentReply: true, ...overrides };
+  return {
+    decision: 'pass',
+    reason: 'every guardrail passed',
+    reply: { text: 'Done soon.', quickReplies: [] },
+    commit: [],
+    pin: [],
+    handoffUntil: null,
+    replyRoute: 'webhook',
+    recordAgentReply: true,
+    ...overrides,
+  };
 }
 
 function draftFor(ctx: TurnContext, d: TurnDecision): TurnRecord {
   return {
-    turnId: ctx.turnId, tenantId: ctx.config.tenantId, contactId: ctx.inbound.contactId, messageKey: ctx.inbound.messageKey, inbound: ctx.inbound, modelId: 'scripted-model',
-    steps: [], modelReply: null, staged: [...d.commit, ...d.pin], verdicts: [], decision: d.decision, decisionReason: d.reason, reply: d.reply, committed: [], pendingConfirmation: null, approvals: [],
-    deferred: false, timings: { totalMs: 0, loadMs: 0, modelMs: 0, guardrailsMs: 0, commitMs: 0 }, redisRoundTrips: { beforeModel: 1, afterModel: 0 }, startedAt: new Date().toISOString(), finishedAt: '', notes: [],
+    turnId: ctx.turnId,
+    tenantId: ctx.config.tenantId,
+    contactId: ctx.inbound.contactId,
+    messageKey: ctx.inbound.messageKey,
+    inbound: ctx.inbound,
+    modelId: 'scripted-model',
+    steps: [],
+    modelReply: null,
+    staged: [...d.commit, ...d.pin],
+    verdicts: [],
+    decision: d.decision,
+    decisionReason: d.reason,
+    reply: d.reply,
+    committed: [],
+    pendingConfirmation: null,
+    approvals: [],
+    deferred: false,
+    timings: { totalMs: 0, loadMs: 0, modelMs: 0, guardrailsMs: 0, commitMs: 0 },
+    redisRoundTrips: { beforeModel: 1, afterModel: 0 },
+    startedAt: new Date().toISOString(),
+    finishedAt: '',
+    notes: [],
   };
 }
 
 function setup(opts: { text?: string; deferred?: boolean; deps?: Partial<TurnDeps> } = {}) {
   const config = stageConfig();
-  const ctx = stageContext(config, inboundFor(config, opts.text ?? 'tag me please'), { deferral: { deferred: opts.deferred ?? false, committing: true } });
+  const ctx = stageContext(config, inboundFor(config, opts.text ?? 'tag me please'), {
+    deferral: { deferred: opts.deferred ?? false, committing: true },
+  });
   const deps = stageDeps(opts.deps);
   const commit = (d: TurnDecision) => commitTurn(deps, ctx, d, draftFor(ctx, d));
   const read = {
     record: () => stored(config.tenantId, (k) => k.turn(ctx.turnId)) as Promise<TurnRecord | null>,
     entry: () => stored(config.tenantId, (k) => k.outbox(ctx.turnId)) as Promise<OutboxEntry | null>,
-    history: async () => ((await session().one((r) => r.lrange(tenantKeys(config.tenantId).history(ctx.inbound.contactId), 0, -1))) as string[]).map((h) => JSON.parse(h) as HistoryEntry),
-    pending: async () => (await session().one((r) => r.zscore(tenantKeys(config.tenantId).outboxPending, ctx.turnId))) !== null,
+    history: async () =>
+      (
+        (await session().one((r) =>
+          r.lrange(tenantKeys(config.tenantId).history(ctx.inbound.contactId), 0, -1),
+        )) as string[]
+      ).map((h) => JSON.parse(h) as HistoryEntry),
+    pending: async () =>
+      (await session().one((r) => r.zscore(tenantKeys(config.tenantId).outboxPending, ctx.turnId))) !== null,
   };
   return { config, ctx, deps, commit, read };
 }
@@ -54,12 +108,29 @@ describe('commitTurn: one conditional write', () => {
     const committed = [action('one', 'none'), action('two', 'none', 'send_flow')];
     const record = await commit(decision({ commit: committed }));
     expect(deps.session.roundTrips - before).toBe(1);
-    expect(record).toMatchObject({ committed, reply: { text: 'Done soon.' }, deferred: false, pendingConfirmation: null, approvals: [], redisRoundTrips: { afterModel: 1 } });
+    expect(record).toMatchObject({
+      committed,
+      reply: { text: 'Done soon.' },
+      deferred: false,
+      pendingConfirmation: null,
+      approvals: [],
+      redisRoundTrips: { afterModel: 1 },
+    });
     expect(Date.parse(record.finishedAt)).not.toBeNaN();
     expect(await read.record()).toEqual({ ...record, timings: { ...record.timings, commitMs: 0 } });
-    expect(await read.entry()).toMatchObject({ turnId: ctx.turnId, tenantId: ctx.config.tenantId, contactId: ctx.inbound.contactId, actions: committed, state: 'pending', attempts: 0 });
+    expect(await read.entry()).toMatchObject({
+      turnId: ctx.turnId,
+      tenantId: ctx.config.tenantId,
+      contactId: ctx.inbound.contactId,
+      actions: committed,
+      state: 'pending',
+      attempts: 0,
+    });
     expect(await read.pending()).toBe(true);
-    expect((await read.history()).map((h) => [h.role, h.text])).toEqual([['contact', 'tag me please'], ['agent', 'Done soon.']]);
+    expect((await read.history()).map((h) => [h.role, h.text])).toEqual([
+      ['contact', 'tag me please'],
+      ['agent', 'Done soon.'],
+    ]);
     expect(deps.published).toEqual([{ tenantId: ctx.config.tenantId, turnId: ctx.turnId }]);
   });
 
@@ -68,7 +139,9 @@ describe('commitTurn: one conditional write', () => {
     const first = await commit(decision({ commit: [action('first', 'none')] }));
     const storedFirst = await read.record();
     const entryFirst = await read.entry();
-    const second = await commit(decision({ reply: { text: 'A different reply.', quickReplies: [] }, commit: [action('second', 'none')] }));
+    const second = await commit(
+      decision({ reply: { text: 'A different reply.', quickReplies: [] }, commit: [action('second', 'none')] }),
+    );
     expect(second.notes).toContain('another run of this turn committed it first; this run wrote nothing');
     expect(await read.record()).toEqual(storedFirst);
     expect((await read.record())?.reply.text).toBe(first.reply.text);
@@ -79,7 +152,9 @@ describe('commitTurn: one conditional write', () => {
 
   it('nothing to perform (a veto): the record and history are written, no outbox entry, no publish', async () => {
     const { deps, commit, read } = setup();
-    const record = await commit(decision({ decision: 'veto', reason: 'content: x', reply: { text: 'FALLBACK', quickReplies: [] } }));
+    const record = await commit(
+      decision({ decision: 'veto', reason: 'content: x', reply: { text: 'FALLBACK', quickReplies: [] } }),
+    );
     expect(record.committed).toEqual([]);
     expect((await read.record())?.decision).toBe('veto');
     expect(await read.entry()).toBeNull();
@@ -89,7 +164,14 @@ describe('commitTurn: one conditional write', () => {
 
   it("the agent's reply joins the history only when the decision says so; a message without text adds none", async () => {
     const silent = setup();
-    await silent.commit(decision({ reply: { text: '', quickReplies: [] }, replyRoute: 'none', recordAgentReply: false, decision: 'escalate' }));
+    await silent.commit(
+      decision({
+        reply: { text: '', quickReplies: [] },
+        replyRoute: 'none',
+        recordAgentReply: false,
+        decision: 'escalate',
+      }),
+    );
     expect((await silent.read.history()).map((h) => h.role)).toEqual(['contact']);
     const empty = setup({ text: '' });
     await empty.commit(decision());
@@ -111,7 +193,9 @@ describe('commitTurn: gated actions become pinned rows', () => {
   it('a confirmation: pinned (pending, not committed), and the reply carries Yes/No bound to its row and nonce', async () => {
     const { config, commit, read } = setup();
     const gated = action('newsletter', 'confirm');
-    const record = await commit(decision({ reply: { text: 'Shall I?', quickReplies: [{ caption: 'Maybe' }] }, pin: [gated] }));
+    const record = await commit(
+      decision({ reply: { text: 'Shall I?', quickReplies: [{ caption: 'Maybe' }] }, pin: [gated] }),
+    );
     expect(record.pendingConfirmation).toMatch(/^cf_/);
     const pinned = await loadPinned(session(), config.tenantId, record.pendingConfirmation!);
     expect(pinned?.status).toBe('pending');
@@ -129,7 +213,9 @@ describe('commitTurn: gated actions become pinned rows', () => {
   it('an approval: one queued row per action, no buttons; the ungated actions still commit', async () => {
     const { config, commit, read } = setup();
     const open = action('open', 'none');
-    const record = await commit(decision({ commit: [open], pin: [action('wipe_a', 'approval'), action('wipe_b', 'approval')] }));
+    const record = await commit(
+      decision({ commit: [open], pin: [action('wipe_a', 'approval'), action('wipe_b', 'approval')] }),
+    );
     expect(record.approvals).toHaveLength(2);
     expect(record.reply.quickReplies).toEqual([]);
     const queue = (await session().one((r) => r.zrange(tenantKeys(config.tenantId).approvalQueue, 0, -1))) as string[];
@@ -143,7 +229,16 @@ describe('commitTurn: a deferred reply goes first, through the outbox', () => {
     const { ctx, commit, read } = setup({ deferred: true });
     const later = [action('one', 'none'), action('two', 'none')];
     const record = await commit(decision({ commit: later, replyRoute: 'outbox' }));
-    const reply: StagedAction = { id: `${ctx.turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args: { text: 'Done soon.' }, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
+    const reply: StagedAction = {
+      id: `${ctx.turnId}.reply`,
+      tool: 'system:deferred-reply',
+      kind: 'send_content',
+      args: { text: 'Done soon.' },
+      effect: 'write',
+      idempotent: false,
+      gate: 'none',
+      summary: 'send the deferred reply',
+    };
     expect(record.committed).toEqual([reply, ...later]);
     expect((await read.entry())?.actions).toEqual([reply, ...later]);
     expect(record.deferred).toBe(true);
@@ -153,13 +248,23 @@ describe('commitTurn: a deferred reply goes first, through the outbox', () => {
     const { config, ctx, commit } = setup({ deferred: true, deps: { callbackUrl: CALLBACK_URL } });
     const record = await commit(decision({ pin: [action('newsletter', 'confirm')], replyRoute: 'outbox' }));
     const [send] = record.committed;
-    const buttons = send!.args.quickReplies as { caption: string; url: string; payload: { contact: { id: string }; callback: Record<string, string>; sig: string } }[];
+    const buttons = send!.args.quickReplies as {
+      caption: string;
+      url: string;
+      payload: { contact: { id: string }; callback: Record<string, string>; sig: string };
+    }[];
     expect(buttons.map((b) => [b.caption, b.url, b.payload.contact.id, b.payload.callback.answer])).toEqual([
       ['Yes', CALLBACK_URL, ctx.inbound.contactId, 'yes'],
       ['No', CALLBACK_URL, ctx.inbound.contactId, 'no'],
     ]);
     for (const b of buttons) {
-      const claim = { kind: 'confirm', tenantId: config.tenantId, contactId: ctx.inbound.contactId, pendingId: record.pendingConfirmation, ...b.payload.callback } as CallbackClaim;
+      const claim = {
+        kind: 'confirm',
+        tenantId: config.tenantId,
+        contactId: ctx.inbound.contactId,
+        pendingId: record.pendingConfirmation,
+        ...b.payload.callback,
+      } as CallbackClaim;
       expect(await verifyCallback(PIN_SECRET, claim, b.payload.sig)).toBe(true);
       expect(await verifyCallback(PIN_SECRET, { ...claim, contactId: '1' }, b.payload.sig)).toBe(false);
     }
@@ -167,7 +272,9 @@ describe('commitTurn: a deferred reply goes first, through the outbox', () => {
 
   it('without a callback URL the deferred reply is sent as text only', async () => {
     const { commit } = setup({ deferred: true });
-    const record = await commit(decision({ reply: { text: 'Pick one', quickReplies: [{ caption: 'Yoga' }] }, replyRoute: 'outbox' }));
+    const record = await commit(
+      decision({ reply: { text: 'Pick one', quickReplies: [{ caption: 'Yoga' }] }, replyRoute: 'outbox' }),
+    );
     expect(record.committed[0]?.args).toEqual({ text: 'Pick one' });
   });
 
@@ -182,7 +289,12 @@ describe('commitTurn: the publish is off the reply path and may fail', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const state = { published: false };
-    const publisher: OutboxPublisher = { publish: async () => { await gate; state.published = true; } };
+    const publisher: OutboxPublisher = {
+      publish: async () => {
+        await gate;
+        state.published = true;
+      },
+    };
     return { publisher, state, release };
   }
 
@@ -227,8 +339,13 @@ describe('commitTurn: one row per call, and what the record says about the commi
     const d = decision({ pin: [again] });
     const record = await commitTurn(first.deps, ctx2, d, draftFor(ctx2, d));
     expect(record.pendingConfirmation).toBe(earlier.pendingConfirmation);
-    expect(record.notes).toContain(`a_newsletter_again is already waiting in ${earlier.pendingConfirmation}; no second row`);
-    expect(record.reply.quickReplies.map((q) => q.callback?.pendingId)).toEqual([earlier.pendingConfirmation, earlier.pendingConfirmation]);
+    expect(record.notes).toContain(
+      `a_newsletter_again is already waiting in ${earlier.pendingConfirmation}; no second row`,
+    );
+    expect(record.reply.quickReplies.map((q) => q.callback?.pendingId)).toEqual([
+      earlier.pendingConfirmation,
+      earlier.pendingConfirmation,
+    ]);
     expect(record.approvals).toEqual([]);
   });
 
@@ -267,7 +384,9 @@ describe('commitTurn: one row per call, and what the record says about the commi
     const record = await commit(decision({ commit: [action('timed', 'none')] }));
     expect(record.redisRoundTrips.afterModel).toBe(deps.session.roundTrips - before);
     // The stored record counts the same round trips (counted ahead of its own write).
-    expect((await stored(ctx.config.tenantId, (k) => k.turn(ctx.turnId)) as TurnRecord | null)?.redisRoundTrips.afterModel).toBe(record.redisRoundTrips.afterModel);
+    expect(
+      ((await stored(ctx.config.tenantId, (k) => k.turn(ctx.turnId))) as TurnRecord | null)?.redisRoundTrips.afterModel,
+    ).toBe(record.redisRoundTrips.afterModel);
     expect(record.timings.totalMs).toBeGreaterThanOrEqual(0);
     expect(record.timings.totalMs).toBeLessThanOrEqual(Math.ceil(performance.now() - ctx.startedAt));
     expect(record.timings.commitMs).toBeGreaterThanOrEqual(0);
@@ -286,7 +405,9 @@ describe('commitTurn: one row per call, and what the record says about the commi
       expect(warned).toEqual([]);
       const failing = setup({ deps: { publisher: recordingPublisher(true).publisher } });
       await failing.commit(decision({ commit: [action('one', 'none')] }));
-      expect(warned).toEqual([`QStash publish of turn ${failing.ctx.turnId} failed (QStash is down); the sweeper will publish it again`]);
+      expect(warned).toEqual([
+        `QStash publish of turn ${failing.ctx.turnId} failed (QStash is down); the sweeper will publish it again`,
+      ]);
     } finally {
       console.warn = original;
     }
@@ -294,7 +415,7 @@ describe('commitTurn: one row per call, and what the record says about the commi
 });
 
 describe('commitTurn: the reply order of an ordered channel, the turn log, the rows written (issue 22)', () => {
-  it('an ordered channel: the entry carries the message\'s place; a turn that delivers nothing leaves the contact\'s order at once', async () => {
+  it("an ordered channel: the entry carries the message's place; a turn that delivers nothing leaves the contact's order at once", async () => {
     // Rule (reply order): a later reply waits for an earlier message's only while that message
     // still has something to deliver; one with nothing must not hold the contact's replies.
     const config = stageConfig();
@@ -326,7 +447,10 @@ describe('commitTurn: the reply order of an ordered channel, the turn log, the r
       const { ctx, commit } = setup();
       await commit(decision({ commit: [action('first', 'none')] }));
       await commit(decision({ commit: [action('second', 'none')] }));
-      const written = lines.map((l) => JSON.parse(l) as { event?: string; turnId?: string; written?: boolean }).filter((l) => l.event === 'turn' && l.turnId === ctx.turnId).map((l) => l.written);
+      const written = lines
+        .map((l) => JSON.parse(l) as { event?: string; turnId?: string; written?: boolean })
+        .filter((l) => l.event === 'turn' && l.turnId === ctx.turnId)
+        .map((l) => l.written);
       expect(written).toEqual([true, false]);
     } finally {
       console.log = original;
@@ -345,4 +469,3 @@ describe('commitTurn: the reply order of an ordered channel, the turn log, the r
     expect((await loadPinned(session(), config.tenantId, record.approvals[0]!))?.status).toBe('pending');
   });
 });
-

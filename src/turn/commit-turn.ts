@@ -21,15 +21,37 @@ import { handoffNotification } from '../approvals/handoff-notification.js';
  * pending rows, history and handoff silence — then, off the reply's path, QStash is asked to
  * deliver. Written only if no other run of this turn committed first.
  */
-export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: TurnDecision, draft: TurnRecord): Promise<TurnRecord> {
+export async function commitTurn(
+  deps: TurnDeps,
+  ctx: TurnContext,
+  decision: TurnDecision,
+  draft: TurnRecord,
+): Promise<TurnRecord> {
   const now = (deps.now ?? (() => new Date()))();
   const { config, inbound, turnId } = ctx;
   // A call the contact already has a live pending row for reuses it: one row per call.
-  const live = await livePendingRows({ session: deps.session, tenantId: config.tenantId, contactId: inbound.contactId, actions: decision.pin, secret: deps.pinSecret, now });
+  const live = await livePendingRows({
+    session: deps.session,
+    tenantId: config.tenantId,
+    contactId: inbound.contactId,
+    actions: decision.pin,
+    secret: deps.pinSecret,
+    now,
+  });
   const fresh = decision.pin.filter((a) => !live.has(a.id));
   for (const [actionId, row] of live) draft.notes.push(`${actionId} is already waiting in ${row.id}; no second row`);
   const words = tenantWords(config, inbound.contact.language);
-  const pinned = fresh.length ? await pinGatedActions({ turnId, inbound, staged: fresh, manifest: config.manifest, secret: deps.pinSecret, now, locale: words.locale }) : { confirmation: null, approvals: [] };
+  const pinned = fresh.length
+    ? await pinGatedActions({
+        turnId,
+        inbound,
+        staged: fresh,
+        manifest: config.manifest,
+        secret: deps.pinSecret,
+        now,
+        locale: words.locale,
+      })
+    : { confirmation: null, approvals: [] };
   const reused = [...new Map([...live.values()].map((r) => [r.id, r])).values()];
   const confirmation = pinned.confirmation ?? reused.find((r) => r.kind === 'confirmation') ?? null;
   const approvals = [...pinned.approvals, ...reused.filter((r) => r.kind === 'approval')];
@@ -46,8 +68,19 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   // A new approval is told to the tenant's endpoint, if it set one: in the same entry, after the contact's actions.
   const notify = deps.publicUrl ? approvalNotifications(config, pinned.approvals, deps.publicUrl) : [];
   // A new escalation (not a message while the contact is already with a person) tells the team.
-  if (deps.publicUrl && decision.decision === 'escalate' && decision.recordAgentReply) notify.push(...handoffNotification(config, { turnId, inbound, reason: decision.reason, handoffUntil: decision.handoffUntil }, deps.publicUrl));
-  const committed = [...(decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply)] : []), ...decision.commit, ...notify];
+  if (deps.publicUrl && decision.decision === 'escalate' && decision.recordAgentReply)
+    notify.push(
+      ...handoffNotification(
+        config,
+        { turnId, inbound, reason: decision.reason, handoffUntil: decision.handoffUntil },
+        deps.publicUrl,
+      ),
+    );
+  const committed = [
+    ...(decision.replyRoute === 'outbox' ? [await deferredReplyAction(deps, ctx, reply)] : []),
+    ...decision.commit,
+    ...notify,
+  ];
   const record: TurnRecord = {
     ...draft,
     reply,
@@ -58,7 +91,18 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
     finishedAt: now.toISOString(),
   };
   const sequence = await replySequenceOf(inbound);
-  const entry = committed.length ? buildOutboxEntry({ entryId: turnId, tenantId: config.tenantId, channel: inbound.channel, contactId: inbound.contactId, actions: committed, now, retentionDays: config.retentionDays, ...(sequence ? { sequence } : {}) }) : null;
+  const entry = committed.length
+    ? buildOutboxEntry({
+        entryId: turnId,
+        tenantId: config.tenantId,
+        channel: inbound.channel,
+        contactId: inbound.contactId,
+        actions: committed,
+        now,
+        retentionDays: config.retentionDays,
+        ...(sequence ? { sequence } : {}),
+      })
+    : null;
   const history: HistoryEntry[] = [{ role: 'contact', text: inbound.text ?? '', at: inbound.receivedAt }];
   if (decision.recordAgentReply) history.push({ role: 'agent', text: reply.text, at: record.finishedAt });
 
@@ -89,7 +133,8 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
   logTurn(record, true);
   if (entry) {
     const publishing = publishCommitted(deps.publisher, entry).then((published) => {
-      if (!published.published) console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
+      if (!published.published)
+        console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
     });
     if (deps.background) deps.background(publishing);
     else await publishing;
@@ -103,12 +148,31 @@ export async function commitTurn(deps: TurnDeps, ctx: TurnContext, decision: Tur
  * Its buttons (a confirmation's Yes/No, suggestions) go with it in the channel's own form,
  * signed now as the webhook would have.
  */
-async function deferredReplyAction(deps: TurnDeps, ctx: TurnContext, reply: TurnRecord['reply']): Promise<StagedAction> {
+async function deferredReplyAction(
+  deps: TurnDeps,
+  ctx: TurnContext,
+  reply: TurnRecord['reply'],
+): Promise<StagedAction> {
   const { config, inbound, turnId } = ctx;
   const channel = channelOf(inbound.channel);
   const quickReplies = reply.quickReplies.length
-    ? await channel.renderButtons(reply, { secret: deps.pinSecret, tenantId: config.tenantId, contactId: inbound.contactId, ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}), ...(inbound.surface ? { surface: inbound.surface } : {}) })
+    ? await channel.renderButtons(reply, {
+        secret: deps.pinSecret,
+        tenantId: config.tenantId,
+        contactId: inbound.contactId,
+        ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}),
+        ...(inbound.surface ? { surface: inbound.surface } : {}),
+      })
     : [];
   const args = { text: reply.text, ...(quickReplies.length ? { quickReplies } : {}), ...channel.replyArgs(inbound) };
-  return { id: `${turnId}.reply`, tool: 'system:deferred-reply', kind: 'send_content', args, effect: 'write', idempotent: false, gate: 'none', summary: 'send the deferred reply' };
+  return {
+    id: `${turnId}.reply`,
+    tool: 'system:deferred-reply',
+    kind: 'send_content',
+    args,
+    effect: 'write',
+    idempotent: false,
+    gate: 'none',
+    summary: 'send the deferred reply',
+  };
 }

@@ -16,7 +16,9 @@ export interface DecideInput {
   /** The webhook has already answered (deadline passed): the reply must go through the outbox. */
   deferred: boolean;
   staged: readonly StagedAction[];
-  config: Pick<TenantConfig, 'fallbackReply' | 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> };
+  config: Pick<TenantConfig, 'fallbackReply' | 'handoff'> & {
+    messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'>;
+  };
   turnId: string;
   now: Date;
   /** The runtime's words for this contact (fallback and handoff replies); absent: the config's own texts. */
@@ -57,7 +59,16 @@ export function decideTurn(input: DecideInput): TurnDecision {
   const { loop, judged, config } = input;
   if (input.inHandoffUntil) {
     const reason = loop.kind === 'no-reply' ? loop.why : 'contact in handoff';
-    return { decision: 'escalate', reason, reply: { text: '', quickReplies: [] }, commit: [], pin: [], handoffUntil: null, replyRoute: 'none', recordAgentReply: false };
+    return {
+      decision: 'escalate',
+      reason,
+      reply: { text: '', quickReplies: [] },
+      commit: [],
+      pin: [],
+      handoffUntil: null,
+      replyRoute: 'none',
+      recordAgentReply: false,
+    };
   }
   if (loop.kind === 'error') return fallback(input, 'error', loop.why);
   if (!judged) return escalation(input, 'the turn was not judged (fail closed)');
@@ -65,7 +76,10 @@ export function decideTurn(input: DecideInput): TurnDecision {
   if (judged.outcome === 'veto') return fallback(input, 'veto', judged.reason);
   if (judged.outcome !== 'pass') return escalation(input, `unknown verdict "${String(judged.outcome)}" (fail closed)`);
   if (loop.kind !== 'reply') return escalation(input, `no usable reply: ${loop.why}`);
-  const reply: OutgoingReply = { text: loop.reply.text, quickReplies: (loop.reply.quickReplies ?? []).map((caption) => ({ caption })) };
+  const reply: OutgoingReply = {
+    text: loop.reply.text,
+    quickReplies: (loop.reply.quickReplies ?? []).map((caption) => ({ caption })),
+  };
   return {
     decision: 'pass',
     reason: judged.reason,
@@ -84,8 +98,20 @@ function routeOf(reply: OutgoingReply, deferred: boolean): TurnDecision['replyRo
 }
 
 function fallback(input: DecideInput, decision: 'veto' | 'error', reason: string): TurnDecision {
-  const reply: OutgoingReply = { text: input.words?.say('fallbackReply') ?? input.config.fallbackReply, quickReplies: [] };
-  return { decision, reason, reply, commit: [], pin: [], handoffUntil: null, replyRoute: routeOf(reply, input.deferred), recordAgentReply: true };
+  const reply: OutgoingReply = {
+    text: input.words?.say('fallbackReply') ?? input.config.fallbackReply,
+    quickReplies: [],
+  };
+  return {
+    decision,
+    reason,
+    reply,
+    commit: [],
+    pin: [],
+    handoffUntil: null,
+    replyRoute: routeOf(reply, input.deferred),
+    recordAgentReply: true,
+  };
 }
 
 function escalation(input: DecideInput, reason: string): TurnDecision {
@@ -95,24 +121,44 @@ function escalation(input: DecideInput, reason: string): TurnDecision {
     decision: 'escalate',
     reason,
     reply,
-    commit: handoffActions(input.config, input.turnId).filter((a) => actionKind(a.kind).performsOn(input.channel ?? 'manychat')),
+    commit: handoffActions(input.config, input.turnId).filter((a) =>
+      actionKind(a.kind).performsOn(input.channel ?? 'manychat'),
+    ),
     pin: [],
-    handoffUntil: handoff.silenceMinutes > 0 ? new Date(input.now.getTime() + handoff.silenceMinutes * 60_000).toISOString() : null,
+    handoffUntil:
+      handoff.silenceMinutes > 0 ? new Date(input.now.getTime() + handoff.silenceMinutes * 60_000).toISOString() : null,
     replyRoute: routeOf(reply, input.deferred),
     recordAgentReply: true,
   };
 }
 
 /** Actions the system (not the model) performs when a turn escalates: the tenant's handoff. */
-export function handoffActions(config: Pick<TenantConfig, 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> }, turnId: string): StagedAction[] {
+export function handoffActions(
+  config: Pick<TenantConfig, 'handoff'> & { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> },
+  turnId: string,
+): StagedAction[] {
   return [...tagHandoff(config, turnId), ...threadHandover(config, turnId)];
 }
 
 /** Messenger's Handover Protocol: the thread to the tenant's human-facing app (performed only on Messenger). */
-function threadHandover(config: { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> }, turnId: string): StagedAction[] {
+function threadHandover(
+  config: { messenger?: Pick<TenantConfig['messenger'], 'handoverAppId'> },
+  turnId: string,
+): StagedAction[] {
   const targetAppId = config.messenger?.handoverAppId;
   if (!targetAppId) return [];
-  return [{ id: `${turnId}.h2`, tool: 'system:handoff', kind: 'pass_thread_control', args: { targetAppId, metadata: `handoff from turn ${turnId}` }, effect: 'write', idempotent: true, gate: 'none', summary: `handoff: hand the thread to app ${targetAppId}` }];
+  return [
+    {
+      id: `${turnId}.h2`,
+      tool: 'system:handoff',
+      kind: 'pass_thread_control',
+      args: { targetAppId, metadata: `handoff from turn ${turnId}` },
+      effect: 'write',
+      idempotent: true,
+      gate: 'none',
+      summary: `handoff: hand the thread to app ${targetAppId}`,
+    },
+  ];
 }
 
 function tagHandoff(config: Pick<TenantConfig, 'handoff'>, turnId: string): StagedAction[] {

@@ -8,7 +8,10 @@ import { inboundFor, stageConfig, stageDeps, stored } from '../../test/support/t
 import { session, uniqueId } from '../../test/support/workers-env.js';
 import { finishTurn } from './finish-turn.js';
 
-const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') };
+const brochure: ScriptedStep = {
+  calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+  reply: reply('Here comes the brochure.'),
+};
 
 function setup() {
   const config = stageConfig();
@@ -38,7 +41,12 @@ describe('finishTurn: the delayed job that guarantees a deferred turn finishes',
     const outcome = await finishTurn(deps, config, job);
     expect(outcome.kind).toBe('finished');
     expect(model.doGenerateCalls).toHaveLength(1);
-    expect(await record()).toMatchObject({ turnId: job.turnId, decision: 'pass', deferred: true, redisRoundTrips: { beforeModel: 1 } });
+    expect(await record()).toMatchObject({
+      turnId: job.turnId,
+      decision: 'pass',
+      deferred: true,
+      redisRoundTrips: { beforeModel: 1 },
+    });
     expect((await entry())?.actions.map((a) => [a.kind, a.args.text ?? a.args.flowName])).toEqual([
       ['send_content', 'Here comes the brochure.'],
       ['send_flow', 'brochure'],
@@ -49,8 +57,13 @@ describe('finishTurn: the delayed job that guarantees a deferred turn finishes',
   it('the rerun sees the conversation as stored (one round trip with the done check)', async () => {
     const { config, job } = setup();
     const at = new Date().toISOString();
-    const history: HistoryEntry[] = [{ role: 'contact', text: 'hello', at }, { role: 'agent', text: 'Hi! How can I help?', at }];
-    await session().one((r) => r.rpush(tenantKeys(config.tenantId).history(job.inbound.contactId), ...history.map((h) => JSON.stringify(h))));
+    const history: HistoryEntry[] = [
+      { role: 'contact', text: 'hello', at },
+      { role: 'agent', text: 'Hi! How can I help?', at },
+    ];
+    await session().one((r) =>
+      r.rpush(tenantKeys(config.tenantId).history(job.inbound.contactId), ...history.map((h) => JSON.stringify(h))),
+    );
     const model = scriptedModel([brochure]);
     await finishTurn(stageDeps({ model }), config, job);
     const prompt = model.doGenerateCalls[0]!.prompt;
@@ -75,7 +88,9 @@ describe('finishTurn: the delayed job that guarantees a deferred turn finishes',
     const b = stageDeps({ model: scriptedModel([{ ...brochure, reply: reply('run B') }]) });
     const outcomes = await Promise.all([finishTurn(a, config, job), finishTurn(b, config, job)]);
     const winner = (await record())!;
-    const loser = outcomes.flatMap((o) => (o.kind === 'finished' && o.record.reply.text !== winner.reply.text ? [o.record] : []));
+    const loser = outcomes.flatMap((o) =>
+      o.kind === 'finished' && o.record.reply.text !== winner.reply.text ? [o.record] : [],
+    );
     expect(loser).toHaveLength(1);
     expect(loser[0]!.notes).toContain('another run of this turn committed it first; this run wrote nothing');
     expect([...a.published, ...b.published]).toHaveLength(1);

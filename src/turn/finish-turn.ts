@@ -8,7 +8,10 @@ import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 import { refusalOf, turnContext } from './turn-engine.js';
 
-export type FinishOutcome = { kind: 'already-done'; turnId: string } | { kind: 'finished'; record: TurnRecord } | { kind: 'refused'; reason: 'suspended' };
+export type FinishOutcome =
+  | { kind: 'already-done'; turnId: string }
+  | { kind: 'finished'; record: TurnRecord }
+  | { kind: 'refused'; reason: 'suspended' };
 
 /** One round trip: is the turn done, and the context a rerun needs. */
 async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: string, contactId: string) {
@@ -19,7 +22,11 @@ async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: 
     p.get(keys.handoff(contactId));
   });
   // The same reading as the first run's claim: a line of any other role never reaches the model.
-  return { done: record != null, history: parseHistory(history), inHandoffUntil: typeof handoff === 'string' ? handoff : null };
+  return {
+    done: record != null,
+    history: parseHistory(history),
+    inHandoffUntil: typeof handoff === 'string' ? handoff : null,
+  };
 }
 
 /**
@@ -33,6 +40,16 @@ export async function finishTurn(deps: TurnDeps, config: TenantConfig, job: Fini
   const { inbound, turnId } = job;
   const inputs = await loadRerunInputs(deps.session, config.tenantId, turnId, inbound.contactId);
   if (inputs.done) return { kind: 'already-done', turnId };
-  const record = await runTurn(deps, turnContext('deferred-finish', { turnId, inbound, config, history: inputs.history, roundTripsBeforeModel: deps.session.roundTrips, inHandoffUntil: inputs.inHandoffUntil }));
+  const record = await runTurn(
+    deps,
+    turnContext('deferred-finish', {
+      turnId,
+      inbound,
+      config,
+      history: inputs.history,
+      roundTripsBeforeModel: deps.session.roundTrips,
+      inHandoffUntil: inputs.inHandoffUntil,
+    }),
+  );
   return { kind: 'finished', record };
 }

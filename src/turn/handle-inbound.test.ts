@@ -7,9 +7,18 @@ import type { TurnRecord } from '../../core/turn-record.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { reply, scriptedModel, type ScriptedStep } from '../../test/support/scripted-model.js';
 import { inboundFor, stageConfig, stageDeps, stored } from '../../test/support/turn-stage.js';
-import { FINISH_JOB_GRACE_SECONDS, handleInbound, newTurnId, RESPONSE_MARGIN_MS, type InboundDeps } from './handle-inbound.js';
+import {
+  FINISH_JOB_GRACE_SECONDS,
+  handleInbound,
+  newTurnId,
+  RESPONSE_MARGIN_MS,
+  type InboundDeps,
+} from './handle-inbound.js';
 
-const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') };
+const brochure: ScriptedStep = {
+  calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+  reply: reply('Here comes the brochure.'),
+};
 
 function harness(model: LanguageModel, opts: { publisher?: OutboxPublisher; failJobs?: boolean; log?: string[] } = {}) {
   const jobs: { job: FinishTurnJob; delaySeconds: number }[] = [];
@@ -27,7 +36,7 @@ function harness(model: LanguageModel, opts: { publisher?: OutboxPublisher; fail
   };
   /** Waits for everything handed to waitUntil, including work handed over meanwhile. */
   const settle = async () => {
-    for (let seen = -1; seen !== waited.length; ) {
+    for (let seen = -1; seen !== waited.length;) {
       seen = waited.length;
       await Promise.all(waited);
     }
@@ -38,7 +47,8 @@ function harness(model: LanguageModel, opts: { publisher?: OutboxPublisher; fail
 function tenant(overrides: Partial<TenantConfigInput> = {}) {
   const config = stageConfig(overrides);
   const turnOf = async (turnId: string) => (await stored(config.tenantId, (k) => k.turn(turnId))) as TurnRecord | null;
-  const entryOf = async (turnId: string) => (await stored(config.tenantId, (k) => k.outbox(turnId))) as OutboxEntry | null;
+  const entryOf = async (turnId: string) =>
+    (await stored(config.tenantId, (k) => k.outbox(turnId))) as OutboxEntry | null;
   return { config, turnOf, entryOf };
 }
 
@@ -56,7 +66,12 @@ describe('handleInbound: a new delivery', () => {
     const inbound = inboundFor(config, 'brochure please');
     const outcome = await handleInbound(deps, inbound, config, performance.now(), () => 'turn_fresh1');
     expect(outcome.kind).toBe('turn');
-    expect(outcome.kind === 'turn' && outcome.record).toMatchObject({ turnId: 'turn_fresh1', decision: 'pass', reply: { text: 'Here comes the brochure.' }, deferred: false });
+    expect(outcome.kind === 'turn' && outcome.record).toMatchObject({
+      turnId: 'turn_fresh1',
+      decision: 'pass',
+      reply: { text: 'Here comes the brochure.' },
+      deferred: false,
+    });
     expect(log).toEqual(['model']);
     expect(jobs).toEqual([]);
     await settle();
@@ -81,7 +96,13 @@ describe('handleInbound: a new delivery', () => {
   it('a finish-turn job that cannot be published does not fail the turn', async () => {
     const { config } = tenant();
     const { deps, settle } = harness(scriptedModel([brochure]), { failJobs: true });
-    const outcome = await handleInbound(deps, inboundFor(config, 'brochure please'), config, performance.now(), newTurnId);
+    const outcome = await handleInbound(
+      deps,
+      inboundFor(config, 'brochure please'),
+      config,
+      performance.now(),
+      newTurnId,
+    );
     await settle();
     expect(outcome.kind === 'turn' && outcome.record.decision).toBe('pass');
   });
@@ -95,7 +116,11 @@ describe('handleInbound: duplicates attach to the first turn', () => {
     const inbound = inboundFor(config, 'brochure please');
     const first = await handleInbound(deps, inbound, config, performance.now(), () => 'turn_dup1');
     const retry = await handleInbound(deps, inbound, config, performance.now(), () => 'turn_dup2');
-    expect(retry).toEqual({ kind: 'duplicate', turnId: 'turn_dup1', reply: first.kind === 'turn' ? first.record.reply : 'unreachable' });
+    expect(retry).toEqual({
+      kind: 'duplicate',
+      turnId: 'turn_dup1',
+      reply: first.kind === 'turn' ? first.record.reply : 'unreachable',
+    });
     expect(model.doGenerateCalls).toHaveLength(1);
     expect(jobs).toEqual([]);
     expect(await stored(config.tenantId, (k) => k.claimJob('turn_dup2'))).toBeNull();
@@ -107,11 +132,17 @@ describe('handleInbound: duplicates attach to the first turn', () => {
     const { deps } = harness(model);
     const inbound = inboundFor(config, 'brochure please');
     let n = 0;
-    const outcomes = await Promise.all([1, 2].map(() => handleInbound(deps, inbound, config, performance.now(), () => `turn_conc${++n}`)));
+    const outcomes = await Promise.all(
+      [1, 2].map(() => handleInbound(deps, inbound, config, performance.now(), () => `turn_conc${++n}`)),
+    );
     const turn = outcomes.find((o) => o.kind === 'turn');
     const dup = outcomes.find((o) => o.kind === 'duplicate');
     expect(turn && dup).toBeTruthy();
-    expect(dup).toEqual({ kind: 'duplicate', turnId: turn!.kind === 'turn' ? turn!.record.turnId : '', reply: turn!.kind === 'turn' ? turn!.record.reply : null });
+    expect(dup).toEqual({
+      kind: 'duplicate',
+      turnId: turn!.kind === 'turn' ? turn!.record.turnId : '',
+      reply: turn!.kind === 'turn' ? turn!.record.reply : null,
+    });
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
@@ -131,8 +162,18 @@ describe('handleInbound: the response deadline', () => {
   it('a turn still running at the deadline is answered with the holding reply and finished in the background', async () => {
     const { config, turnOf, entryOf } = tenant({ deadlineMs: 500, asyncDeadlineMs: 5000, holdingReply: 'One moment…' });
     const { deps, settle } = harness(scriptedModel([{ delayMs: 1500, ...brochure }]));
-    const outcome = await handleInbound(deps, inboundFor(config, 'brochure please'), config, performance.now(), () => 'turn_slow1');
-    expect(outcome).toEqual({ kind: 'deferred', turnId: 'turn_slow1', reply: { text: 'One moment…', quickReplies: [] } });
+    const outcome = await handleInbound(
+      deps,
+      inboundFor(config, 'brochure please'),
+      config,
+      performance.now(),
+      () => 'turn_slow1',
+    );
+    expect(outcome).toEqual({
+      kind: 'deferred',
+      turnId: 'turn_slow1',
+      reply: { text: 'One moment…', quickReplies: [] },
+    });
     expect(await turnOf('turn_slow1')).toBeNull();
     await settle();
     expect(await turnOf('turn_slow1')).toMatchObject({ decision: 'pass', deferred: true });
@@ -147,14 +188,24 @@ describe('handleInbound: the response deadline', () => {
     const startedAt = performance.now();
     const responseDeadline = startedAt + deadlineMs - RESPONSE_MARGIN_MS;
     const slowPublisher: OutboxPublisher = {
-      publish: () => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, responseDeadline + 100 - performance.now()))),
+      publish: () =>
+        new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, responseDeadline + 100 - performance.now()))),
     };
     const { config } = tenant({ deadlineMs, asyncDeadlineMs: 5000 });
     const { deps } = harness(scriptedModel([brochure]), { publisher: slowPublisher });
-    const outcome = await handleInbound(deps, inboundFor(config, 'brochure please'), config, startedAt, () => 'turn_commit1');
+    const outcome = await handleInbound(
+      deps,
+      inboundFor(config, 'brochure please'),
+      config,
+      startedAt,
+      () => 'turn_commit1',
+    );
     expect(performance.now()).toBeGreaterThan(responseDeadline);
     expect(outcome.kind).toBe('turn');
-    expect(outcome.kind === 'turn' && outcome.record).toMatchObject({ deferred: false, reply: { text: 'Here comes the brochure.' } });
+    expect(outcome.kind === 'turn' && outcome.record).toMatchObject({
+      deferred: false,
+      reply: { text: 'Here comes the brochure.' },
+    });
   });
 });
 

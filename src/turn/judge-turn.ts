@@ -27,11 +27,20 @@ export interface JudgeInput {
  * signed Yes/No instead of escalating or committing silently. The guardrails judge the turn as it
  * will be decided (a reply claiming that write happened is then vetoed), and `staged` returns it.
  */
-export async function judgeTurn(guardrails: readonly Guardrail[], input: JudgeInput): Promise<{ judged: PipelineResult | null; ms: number; staged: StagedAction[]; notes: string[] }> {
+export async function judgeTurn(
+  guardrails: readonly Guardrail[],
+  input: JudgeInput,
+): Promise<{ judged: PipelineResult | null; ms: number; staged: StagedAction[]; notes: string[] }> {
   const started = performance.now();
   const { loop } = input;
   if (input.inHandoffUntil || loop.kind === 'error') return { judged: null, ms: 0, staged: input.staged, notes: [] };
-  const taps = writesNeedingTap({ inbound: input.inbound, steps: loop.steps, history: input.history, config: input.config, staged: input.staged });
+  const taps = writesNeedingTap({
+    inbound: input.inbound,
+    steps: loop.steps,
+    history: input.history,
+    config: input.config,
+    staged: input.staged,
+  });
   const tapped = new Set(taps.map((t) => t.actionId));
   const staged = input.staged.map((a) => (tapped.has(a.id) ? { ...a, gate: 'confirm' as const } : a));
   const judged = await runGuardrails(
@@ -48,7 +57,12 @@ export async function judgeTurn(guardrails: readonly Guardrail[], input: JudgeIn
     },
     input.config.thresholds.guardrailTimeoutMs,
   );
-  return { judged, ms: Math.round(performance.now() - started), staged, notes: taps.map((t) => `${t.actionId}: ${t.why}`) };
+  return {
+    judged,
+    ms: Math.round(performance.now() - started),
+    staged,
+    notes: taps.map((t) => `${t.actionId}: ${t.why}`),
+  };
 }
 
 /** When the loop ended without a valid reply, the last reply call's raw input (for the schema verdict). */

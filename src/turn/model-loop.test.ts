@@ -15,17 +15,33 @@ import { MAX_MODEL_STEPS, runModelLoop } from './model-loop.js';
  */
 const noInput = z.object({});
 const tools: Record<string, Tool> = {
-  stage_it: tool({ inputSchema: noInput, execute: async () => envelope.staged('Staged, not done: x.', [{ actionId: 'a1', kind: 'add_tag', summary: 'x' }]) }),
+  stage_it: tool({
+    inputSchema: noInput,
+    execute: async () => envelope.staged('Staged, not done: x.', [{ actionId: 'a1', kind: 'add_tag', summary: 'x' }]),
+  }),
   read_it: tool({ inputSchema: noInput, execute: async () => envelope.ok('<untrusted-data>42</untrusted-data>') }),
   refuse_it: tool({ inputSchema: noInput, execute: async () => envelope.denied('not allowed; allowed: a, b') }),
   plain_it: tool({ inputSchema: noInput, execute: async () => 'just text' }),
   near_miss: tool({ inputSchema: noInput, execute: async () => ({ status: 'staged', content: 'looks staged' }) }),
-  throw_it: tool({ inputSchema: noInput, execute: async (): Promise<string> => { throw new Error('tool broke'); } }),
+  throw_it: tool({
+    inputSchema: noInput,
+    execute: async (): Promise<string> => {
+      throw new Error('tool broke');
+    },
+  }),
   faq: tool({ inputSchema: noInput, execute: async () => envelope.ok('We open at 7.') }),
   faq_plain: tool({ inputSchema: noInput, execute: async () => 'No FAQ entry matches.' }),
 };
-const declarations: Record<string, ToolDeclaration> = { faq: { effect: 'read', answers_directly: true }, faq_plain: { effect: 'read', answers_directly: true } };
-const toolset: TurnToolset = { tools: { ...tools, reply: replyTool() }, order: [...Object.keys(tools), 'reply'].sort(), declarations, refused: [] };
+const declarations: Record<string, ToolDeclaration> = {
+  faq: { effect: 'read', answers_directly: true },
+  faq_plain: { effect: 'read', answers_directly: true },
+};
+const toolset: TurnToolset = {
+  tools: { ...tools, reply: replyTool() },
+  order: [...Object.keys(tools), 'reply'].sort(),
+  declarations,
+  refused: [],
+};
 
 const call = (name: string) => ({ tool: name, input: {} });
 const endless: ScriptedStep[] = [1, 2, 3, 4].map(() => ({ calls: [call('read_it')] }));
@@ -33,18 +49,30 @@ const endless: ScriptedStep[] = [1, 2, 3, 4].map(() => ({ calls: [call('read_it'
 async function run(script: ScriptedStep[], signal = new AbortController().signal) {
   const model = scriptedModel(script);
   const notes: string[] = [];
-  const outcome = await runModelLoop({ model, instructions: 'INSTRUCTIONS', messages: [{ role: 'user', content: 'hi' }], toolset, abortSignal: signal, notes });
+  const outcome = await runModelLoop({
+    model,
+    instructions: 'INSTRUCTIONS',
+    messages: [{ role: 'user', content: 'hi' }],
+    toolset,
+    abortSignal: signal,
+    notes,
+  });
   return { outcome, calls: model.doGenerateCalls, notes };
 }
 
 /** The tool results the model is shown for `toolCallId` in a later call's prompt. */
 function resultsFor(prompt: LanguageModelV4Prompt, toolCallId: string) {
-  return prompt.flatMap((m) => (m.role === 'tool' ? m.content.filter((c) => c.type === 'tool-result' && c.toolCallId === toolCallId) : []));
+  return prompt.flatMap((m) =>
+    m.role === 'tool' ? m.content.filter((c) => c.type === 'tool-result' && c.toolCallId === toolCallId) : [],
+  );
 }
 
 describe('runModelLoop: one call when nothing needs the model again', () => {
   it('staging calls that all staged plus a valid reply end the turn after one call', async () => {
-    const { outcome, calls } = await run([{ calls: [call('stage_it'), call('stage_it')], reply: reply('On its way.') }, ...endless]);
+    const { outcome, calls } = await run([
+      { calls: [call('stage_it'), call('stage_it')], reply: reply('On its way.') },
+      ...endless,
+    ]);
     expect(calls).toHaveLength(1);
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'On its way.' } });
     expect(outcome.steps.map((s) => s.toolResults.map((r) => r.status))).toEqual([['staged', 'staged']]);
@@ -66,9 +94,18 @@ describe('runModelLoop: one call when nothing needs the model again', () => {
 });
 
 describe('runModelLoop: a result the model must see forces the second call', () => {
-  for (const [name, status] of [['read_it', 'ok'], ['refuse_it', 'denied'], ['plain_it', 'plain'], ['throw_it', 'error']] as const) {
+  for (const [name, status] of [
+    ['read_it', 'ok'],
+    ['refuse_it', 'denied'],
+    ['plain_it', 'plain'],
+    ['throw_it', 'error'],
+  ] as const) {
     it(`a ${status} result (${name}) beside a valid reply: the reply is not sent, the second call's reply is`, async () => {
-      const { outcome, calls } = await run([{ calls: [call('stage_it'), call(name)], reply: reply('premature') }, { reply: reply('after seeing it') }, ...endless]);
+      const { outcome, calls } = await run([
+        { calls: [call('stage_it'), call(name)], reply: reply('premature') },
+        { reply: reply('after seeing it') },
+        ...endless,
+      ]);
       expect(calls).toHaveLength(2);
       expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'after seeing it' } });
       expect(outcome.steps[0]!.toolResults.find((r) => r.toolName === name)?.status).toBe(status);
@@ -76,7 +113,10 @@ describe('runModelLoop: a result the model must see forces the second call', () 
   }
 
   it('a status-bearing object that is not an envelope is plain content, not "staged", and is noted', async () => {
-    const { outcome, calls, notes } = await run([{ calls: [call('near_miss')], reply: reply('premature') }, { reply: reply('second') }]);
+    const { outcome, calls, notes } = await run([
+      { calls: [call('near_miss')], reply: reply('premature') },
+      { reply: reply('second') },
+    ]);
     expect(calls).toHaveLength(2);
     expect(outcome.steps[0]!.toolResults[0]?.status).toBe('plain');
     expect(notes.join('\n')).toContain('tool near_miss returned a status-bearing object that is not an envelope');
@@ -92,7 +132,10 @@ describe('runModelLoop: a result the model must see forces the second call', () 
   });
 
   it('an invalid reply gets a second call; its schema error is its one result (no duplicate "Not sent")', async () => {
-    const { outcome, calls } = await run([{ calls: [call('stage_it')], reply: { text: 'x', escalate: false, confidence: 7, reason: 'r' } }, { reply: reply('valid now') }]);
+    const { outcome, calls } = await run([
+      { calls: [call('stage_it')], reply: { text: 'x', escalate: false, confidence: 7, reason: 'r' } },
+      { reply: reply('valid now') },
+    ]);
     expect(calls).toHaveLength(2);
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'valid now' } });
     const results = resultsFor(calls[1]!.prompt, 'call_0_1');
@@ -118,7 +161,11 @@ describe(`runModelLoop: never more than ${MAX_MODEL_STEPS} calls`, () => {
   });
 
   it('on the last call a valid reply stands even beside a result that would need another look', async () => {
-    const { outcome, calls } = await run([{ calls: [call('read_it')] }, { calls: [call('read_it')], reply: reply('final') }, ...endless]);
+    const { outcome, calls } = await run([
+      { calls: [call('read_it')] },
+      { calls: [call('read_it')], reply: reply('final') },
+      ...endless,
+    ]);
     expect(calls).toHaveLength(2);
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'final' } });
   });
@@ -134,7 +181,13 @@ describe(`runModelLoop: never more than ${MAX_MODEL_STEPS} calls`, () => {
 describe('runModelLoop: several reply calls in one step', () => {
   it('an escalation in any of them stands, and the lowest confidence counts (fail closed): a later reply cannot drop them', async () => {
     const { outcome, calls } = await run([
-      { calls: [call('stage_it'), { tool: 'reply', input: reply('Getting a teammate.', { escalate: true, confidence: 0.95 }) }], reply: reply('Here it is!', { escalate: false, confidence: 0.9 }) },
+      {
+        calls: [
+          call('stage_it'),
+          { tool: 'reply', input: reply('Getting a teammate.', { escalate: true, confidence: 0.95 }) },
+        ],
+        reply: reply('Here it is!', { escalate: false, confidence: 0.9 }),
+      },
       ...endless,
     ]);
     expect(calls).toHaveLength(1);
@@ -142,19 +195,33 @@ describe('runModelLoop: several reply calls in one step', () => {
   });
 
   it('an escalation held back for a second step (a read beside it) stands when step 2 replies without one', async () => {
-    const { outcome, calls } = await run([{ calls: [call('read_it')], reply: reply('Getting a teammate.', { escalate: true, confidence: 0.3 }) }, { calls: [call('stage_it')], reply: reply('Here it is!', { confidence: 0.9 }) }, ...endless]);
+    const { outcome, calls } = await run([
+      { calls: [call('read_it')], reply: reply('Getting a teammate.', { escalate: true, confidence: 0.3 }) },
+      { calls: [call('stage_it')], reply: reply('Here it is!', { confidence: 0.9 }) },
+      ...endless,
+    ]);
     expect(calls).toHaveLength(2);
     // The held-back text and confidence were written before the model saw the read: only the escalation carries over.
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'Here it is!', escalate: true, confidence: 0.9 } });
   });
 
   it('a held-back reply without an escalation changes nothing in step 2', async () => {
-    const { outcome } = await run([{ calls: [call('read_it')], reply: reply('premature') }, { reply: reply('after seeing it') }, ...endless]);
+    const { outcome } = await run([
+      { calls: [call('read_it')], reply: reply('premature') },
+      { reply: reply('after seeing it') },
+      ...endless,
+    ]);
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'after seeing it', escalate: false } });
   });
 
   it('a low confidence in the first is not overruled by a confident second', async () => {
-    const { outcome } = await run([{ calls: [{ tool: 'reply', input: reply('Unsure.', { confidence: 0.2 }) }], reply: reply('Sure!', { confidence: 0.99 }) }, ...endless]);
+    const { outcome } = await run([
+      {
+        calls: [{ tool: 'reply', input: reply('Unsure.', { confidence: 0.2 }) }],
+        reply: reply('Sure!', { confidence: 0.99 }),
+      },
+      ...endless,
+    ]);
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'Sure!', escalate: false, confidence: 0.2 } });
   });
 });
@@ -163,7 +230,11 @@ describe('runModelLoop: a tool that answers directly', () => {
   it('an answers_directly tool that came back ok is the reply, after one call, even without a reply call', async () => {
     const { outcome, calls } = await run([{ calls: [call('faq')] }, ...endless]);
     expect(calls).toHaveLength(1);
-    expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'We open at 7.', escalate: false, confidence: 1, reason: 'answered directly by faq' }, modelReply: null });
+    expect(outcome).toMatchObject({
+      kind: 'reply',
+      reply: { text: 'We open at 7.', escalate: false, confidence: 1, reason: 'answered directly by faq' },
+      modelReply: null,
+    });
   });
 
   it('not when something was staged beside it: the model writes the answer', async () => {
@@ -186,15 +257,21 @@ describe('runModelLoop: a tool that answers directly', () => {
     expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'composed' } });
   });
 
-  it('not when the step\'s reply failed its schema (a malformed request for a human): step 2 answers, the FAQ text is never sent with confidence 1', async () => {
+  it("not when the step's reply failed its schema (a malformed request for a human): step 2 answers, the FAQ text is never sent with confidence 1", async () => {
     const bad = [
       { text: 'Let me get a person.', escalate: 'true', confidence: 0.9, reason: 'asks for a human' },
       { text: 'Let me get a person.', escalate: true, confidence: 1.5, reason: 'asks for a human' },
     ];
     for (const malformed of bad) {
-      const { outcome, calls } = await run([{ calls: [call('faq')], reply: malformed }, { reply: reply('A person will answer.', { escalate: true, confidence: 0.4 }) }]);
+      const { outcome, calls } = await run([
+        { calls: [call('faq')], reply: malformed },
+        { reply: reply('A person will answer.', { escalate: true, confidence: 0.4 }) },
+      ]);
       expect(calls).toHaveLength(2);
-      expect(outcome).toMatchObject({ kind: 'reply', reply: { text: 'A person will answer.', escalate: true, confidence: 0.4 } });
+      expect(outcome).toMatchObject({
+        kind: 'reply',
+        reply: { text: 'A person will answer.', escalate: true, confidence: 0.4 },
+      });
     }
   });
 
@@ -224,6 +301,11 @@ describe('runModelLoop: failures are outcomes, never throws', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('turn deadline')), 50);
     const { outcome } = await run([{ delayMs: 30_000, reply: reply('too late') }], controller.signal);
-    expect(outcome).toMatchObject({ kind: 'error', aborted: true, why: 'the model did not answer before the deadline', steps: [] });
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      aborted: true,
+      why: 'the model did not answer before the deadline',
+      steps: [],
+    });
   });
 });

@@ -37,7 +37,8 @@ export interface LoopInput {
 
 function statusOf(output: unknown, notes: string[], toolName: string): ToolResultRecord['status'] {
   if (isToolEnvelope(output)) return output.status;
-  if (isNearMissEnvelope(output)) notes.push(`tool ${toolName} returned a status-bearing object that is not an envelope; treated as plain content`);
+  if (isNearMissEnvelope(output))
+    notes.push(`tool ${toolName} returned a status-bearing object that is not an envelope; treated as plain content`);
   return 'plain';
 }
 
@@ -65,7 +66,12 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
       result = await callModel(input, toolset, instructions, messages);
     } catch (err) {
       const aborted = input.abortSignal.aborted;
-      return { kind: 'error', why: aborted ? 'the model did not answer before the deadline' : `model call failed: ${errorText(err)}`, aborted, steps };
+      return {
+        kind: 'error',
+        why: aborted ? 'the model did not answer before the deadline' : `model call failed: ${errorText(err)}`,
+        aborted,
+        steps,
+      };
     }
     const read = readStep(result, input, step, Math.round(performance.now() - started), hedgesBefore, digestsBefore);
     const { record } = read;
@@ -82,7 +88,11 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
     if (reply && !read.needsAnotherStep) return { kind: 'reply', reply, modelReply: reply, steps };
     if (step === MAX_MODEL_STEPS - 1) {
       if (reply) return { kind: 'reply', reply, modelReply: reply, steps };
-      return { kind: 'no-reply', why: read.replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`, steps };
+      return {
+        kind: 'no-reply',
+        why: read.replyProblem ?? `the model made ${MAX_MODEL_STEPS} calls without a reply`,
+        steps,
+      };
     }
     if (input.widen && record.toolResults.some((r) => r.status === 'denied' || r.status === 'error')) {
       ({ toolset, instructions } = input.widen());
@@ -100,7 +110,12 @@ export async function runModelLoop(input: LoopInput): Promise<LoopOutcome> {
 type StepResult = Awaited<ReturnType<typeof generateText>>;
 
 /** One model call: one AI SDK step, a tool call required, no retries. */
-function callModel(input: LoopInput, toolset: TurnToolset, instructions: string, messages: ModelMessage[]): Promise<StepResult> {
+function callModel(
+  input: LoopInput,
+  toolset: TurnToolset,
+  instructions: string,
+  messages: ModelMessage[],
+): Promise<StepResult> {
   return generateText({
     model: input.model,
     instructions,
@@ -128,7 +143,14 @@ interface ReadStep {
 }
 
 /** What one step said: its record for the turn, its reply, and whether the model must see results. */
-function readStep(result: StepResult, input: LoopInput, step: number, ms: number, hedgesBefore: number, digestsBefore: number): ReadStep {
+function readStep(
+  result: StepResult,
+  input: LoopInput,
+  step: number,
+  ms: number,
+  hedgesBefore: number,
+  digestsBefore: number,
+): ReadStep {
   const record: ModelStepRecord = {
     step: step + 1,
     ms,
@@ -138,7 +160,9 @@ function readStep(result: StepResult, input: LoopInput, step: number, ms: number
     inputTokens: result.usage?.inputTokens,
     outputTokens: result.usage?.outputTokens,
     ...(input.hedges && input.hedges.length > hedgesBefore ? { hedge: input.hedges[hedgesBefore]! } : {}),
-    ...(input.requestDigests && input.requestDigests.length > digestsBefore ? { requestDigest: input.requestDigests[digestsBefore]! } : {}),
+    ...(input.requestDigests && input.requestDigests.length > digestsBefore
+      ? { requestDigest: input.requestDigests[digestsBefore]! }
+      : {}),
   };
   const read: ReadStep = { record, reply: null, replyCallId: null, replyProblem: null, needsAnotherStep: false };
   for (const part of result.content) {
@@ -147,14 +171,20 @@ function readStep(result: StepResult, input: LoopInput, step: number, ms: number
       if (part.toolName !== REPLY_TOOL_NAME) continue;
       read.replyCallId = part.toolCallId;
       const parsed = ReplySchema.safeParse(part.input);
-      if (parsed.success && !(part as { invalid?: boolean }).invalid) read.reply = read.reply ? failClosedMerge(read.reply, parsed.data) : parsed.data;
+      if (parsed.success && !(part as { invalid?: boolean }).invalid)
+        read.reply = read.reply ? failClosedMerge(read.reply, parsed.data) : parsed.data;
       else read.replyProblem = 'the reply did not match its schema';
     } else if (part.type === 'tool-result') {
       const status = statusOf(part.output, input.notes, part.toolName);
       record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status, output: part.output });
       if (status !== 'staged') read.needsAnotherStep = true;
     } else if (part.type === 'tool-error') {
-      record.toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, status: 'error', output: errorText(part.error) });
+      record.toolResults.push({
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        status: 'error',
+        output: errorText(part.error),
+      });
       if (part.toolName !== REPLY_TOOL_NAME) read.needsAnotherStep = true;
     }
   }
@@ -162,14 +192,26 @@ function readStep(result: StepResult, input: LoopInput, step: number, ms: number
 }
 
 /** A reply call has no result of its own; the provider needs one before the next call. */
-function unansweredReplyNote(result: StepResult, replyCallId: string | null, replyProblem: string | null): ModelMessage | null {
+function unansweredReplyNote(
+  result: StepResult,
+  replyCallId: string | null,
+  replyProblem: string | null,
+): ModelMessage | null {
   if (!replyCallId) return null;
-  if (result.responseMessages.some((m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId))) return null;
+  if (
+    result.responseMessages.some(
+      (m) => m.role === 'tool' && m.content.some((c) => c.type === 'tool-result' && c.toolCallId === replyCallId),
+    )
+  )
+    return null;
   const note: ToolResultPart = {
     type: 'tool-result',
     toolCallId: replyCallId,
     toolName: REPLY_TOOL_NAME,
-    output: { type: 'text', value: `Not sent: ${replyProblem ?? 'another tool call in this step needs your attention'}. Actions already staged stay staged; do not stage them again. Call reply once more.` },
+    output: {
+      type: 'text',
+      value: `Not sent: ${replyProblem ?? 'another tool call in this step needs your attention'}. Actions already staged stay staged; do not stage them again. Call reply once more.`,
+    },
   };
   return { role: 'tool', content: [note] };
 }
@@ -207,7 +249,11 @@ function directAnswer(step: ModelStepRecord, toolset: TurnToolset, modelReply: R
  * would have its own typed `escalate` silently dropped and its staged actions committed.
  */
 export function failClosedMerge(earlier: Reply, later: Reply): Reply {
-  return { ...later, escalate: earlier.escalate || later.escalate, confidence: Math.min(earlier.confidence, later.confidence) };
+  return {
+    ...later,
+    escalate: earlier.escalate || later.escalate,
+    confidence: Math.min(earlier.confidence, later.confidence),
+  };
 }
 
 export function errorText(err: unknown): string {

@@ -23,9 +23,15 @@ async function holdings(inbound: InboundMessage, turnId: string) {
 }
 async function claimed(channel: InboundMessage['channel'] = 'manychat') {
   const config = stageConfig();
-  const inbound = inboundFor(config, 'hello', { channel, contact: { fields: {}, lastInteraction: new Date().toISOString() } });
+  const inbound = inboundFor(config, 'hello', {
+    channel,
+    contact: { fields: {}, lastInteraction: new Date().toISOString() },
+  });
   const turnId = `turn_${crypto.randomUUID().replaceAll('-', '')}`;
-  await claimDelivery(session(), config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt: Date.now() });
+  await claimDelivery(session(), config.tenantId, inbound.messageKey, inbound.contactId, turnId, {
+    job: { turnId, inbound },
+    dueAt: Date.now(),
+  });
   const sequence = await replySequenceOf(inbound);
   if (sequence) await enterReplyOrder(session(), config.tenantId, inbound.contactId, sequence);
   return { inbound, turnId };
@@ -39,12 +45,17 @@ describe('releaseUnfinishedTurn: a turn that will not run gives back what it hol
     expect(await holdings(inbound, turnId)).toEqual({ owner: null, open: false, job: false, place: false });
     expect(await releaseUnfinishedTurn(session(), { turnId, inbound })).toEqual({ kind: 'released', released: false });
     // The delivery can be claimed again, by a new turn.
-    expect((await claimDelivery(session(), inbound.tenantId, inbound.messageKey, inbound.contactId, 'turn_next')).claimed).toBe(true);
+    expect(
+      (await claimDelivery(session(), inbound.tenantId, inbound.messageKey, inbound.contactId, 'turn_next')).claimed,
+    ).toBe(true);
   });
 
-  it('a claim that names another turn (a duplicate\'s job) is not taken from it', async () => {
+  it("a claim that names another turn (a duplicate's job) is not taken from it", async () => {
     const { inbound, turnId } = await claimed();
-    expect(await releaseUnfinishedTurn(session(), { turnId: 'turn_other', inbound })).toEqual({ kind: 'released', released: false });
+    expect(await releaseUnfinishedTurn(session(), { turnId: 'turn_other', inbound })).toEqual({
+      kind: 'released',
+      released: false,
+    });
     expect(await holdings(inbound, turnId)).toMatchObject({ owner: turnId, open: true, job: true });
   });
 

@@ -26,7 +26,17 @@ export async function releaseUnfinishedTurn(session: RedisSession, job: FinishTu
   const digest = await deliveryKeyDigest(inbound.contactId, inbound.messageKey);
   const sequence = await replySequenceOf(inbound);
   const reply = await session.one((r) =>
-    r.eval(RELEASE_SCRIPT, [keys.turn(turnId), keys.claim(digest), keys.openClaims, keys.claimJob(turnId), keys.replyOrder(inbound.contactId)], [turnId, sequence?.member ?? '']),
+    r.eval(
+      RELEASE_SCRIPT,
+      [
+        keys.turn(turnId),
+        keys.claim(digest),
+        keys.openClaims,
+        keys.claimJob(turnId),
+        keys.replyOrder(inbound.contactId),
+      ],
+      [turnId, sequence?.member ?? ''],
+    ),
   );
   const released = Number(reply);
   return released < 0 ? { kind: 'already-done' } : { kind: 'released', released: released > 0 };

@@ -7,20 +7,42 @@ import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 import { finishDueAt, refusalOf, turnContext } from './turn-engine.js';
 
-export type RetriedOutcome = { kind: 'duplicate'; turnId: string } | { kind: 'finished'; record: TurnRecord } | { kind: 'refused'; reason: 'suspended' };
+export type RetriedOutcome =
+  | { kind: 'duplicate'; turnId: string }
+  | { kind: 'finished'; record: TurnRecord }
+  | { kind: 'refused'; reason: 'suspended' };
 
 /**
  * A delivery kept through a Redis outage, back from QStash: claimed like any delivery (so a
  * second copy joins the first and nothing runs twice), then run as a deferred turn — the webhook
  * answered long ago, so the reply goes out through the outbox, before the actions.
  */
-export async function runRetriedInbound(deps: TurnDeps, config: TenantConfig, inbound: InboundMessage): Promise<RetriedOutcome> {
+export async function runRetriedInbound(
+  deps: TurnDeps,
+  config: TenantConfig,
+  inbound: InboundMessage,
+): Promise<RetriedOutcome> {
   const refused = refusalOf('inbound-retry', deps.tenantStatus ?? 'active');
   if (refused) return { kind: 'refused', reason: refused };
   const turnId = newTurnId();
   const startedAt = performance.now();
-  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, { job: { turnId, inbound }, dueAt: finishDueAt(config), retentionDays: config.retentionDays });
+  const claim = await claimDelivery(deps.session, config.tenantId, inbound.messageKey, inbound.contactId, turnId, {
+    job: { turnId, inbound },
+    dueAt: finishDueAt(config),
+    retentionDays: config.retentionDays,
+  });
   if (!claim.claimed) return { kind: 'duplicate', turnId: claim.existingTurnId };
-  const record = await runTurn(deps, turnContext('inbound-retry', { turnId, inbound, config, history: claim.history, startedAt, roundTripsBeforeModel: deps.session.roundTrips, inHandoffUntil: claim.inHandoffUntil }));
+  const record = await runTurn(
+    deps,
+    turnContext('inbound-retry', {
+      turnId,
+      inbound,
+      config,
+      history: claim.history,
+      startedAt,
+      roundTripsBeforeModel: deps.session.roundTrips,
+      inHandoffUntil: claim.inHandoffUntil,
+    }),
+  );
   return { kind: 'finished', record };
 }

@@ -11,7 +11,11 @@ import { runTurn } from './run-turn.js';
  * answer what the test needs. Each stage is tested beside its own code; here the question is
  * whether they are wired so that nothing the model staged escapes a turn that did not pass.
  */
-function guardrail(result: GuardrailResult, seen: { input: GuardrailInput; committing: boolean }[] = [], ctxRef?: { ctx?: TurnContext }): Guardrail {
+function guardrail(
+  result: GuardrailResult,
+  seen: { input: GuardrailInput; committing: boolean }[] = [],
+  ctxRef?: { ctx?: TurnContext },
+): Guardrail {
   return {
     name: `says-${result.outcome}`,
     check: (input) => {
@@ -21,13 +25,24 @@ function guardrail(result: GuardrailResult, seen: { input: GuardrailInput; commi
   };
 }
 
-const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') };
+const brochure: ScriptedStep = {
+  calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+  reply: reply('Here comes the brochure.'),
+};
 
-async function turn(script: ScriptedStep[], guardrails: Guardrail[], ctxOverrides: Partial<TurnContext> = {}, ctxRef: { ctx?: TurnContext } = {}) {
+async function turn(
+  script: ScriptedStep[],
+  guardrails: Guardrail[],
+  ctxOverrides: Partial<TurnContext> = {},
+  ctxRef: { ctx?: TurnContext } = {},
+) {
   const config = stageConfig();
   const model = scriptedModel(script);
   const deps = stageDeps({ model, guardrails });
-  const ctx = stageContext(config, inboundFor(config, 'brochure please'), { roundTripsBeforeModel: 2, ...ctxOverrides });
+  const ctx = stageContext(config, inboundFor(config, 'brochure please'), {
+    roundTripsBeforeModel: 2,
+    ...ctxOverrides,
+  });
   ctxRef.ctx = ctx;
   const record = await runTurn(deps, ctx);
   const entry = (await stored(config.tenantId, (k) => k.outbox(ctx.turnId))) as OutboxEntry | null;
@@ -37,7 +52,13 @@ async function turn(script: ScriptedStep[], guardrails: Guardrail[], ctxOverride
 describe('runTurn: only a passing turn commits what the model staged', () => {
   it("pass: the model's reply, its staged action committed through the outbox, the record complete", async () => {
     const { record, entry, deps, ctx } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' })]);
-    expect(record).toMatchObject({ decision: 'pass', modelId: 'scripted-model', modelReply: { text: 'Here comes the brochure.' }, reply: { text: 'Here comes the brochure.' }, redisRoundTrips: { beforeModel: 2, afterModel: 1 } });
+    expect(record).toMatchObject({
+      decision: 'pass',
+      modelId: 'scripted-model',
+      modelReply: { text: 'Here comes the brochure.' },
+      reply: { text: 'Here comes the brochure.' },
+      redisRoundTrips: { beforeModel: 2, afterModel: 1 },
+    });
     expect(record.staged.map((a) => a.args.flowName)).toEqual(['brochure']);
     expect(record.committed).toEqual(record.staged);
     expect(record.verdicts.map((v) => [v.guardrail, v.outcome])).toEqual([['says-pass', 'pass']]);
@@ -47,22 +68,38 @@ describe('runTurn: only a passing turn commits what the model staged', () => {
   });
 
   it('veto: the fallback reply and no outbox entry; what was staged is recorded, not committed', async () => {
-    const { record, entry, config, deps } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' }), guardrail({ outcome: 'veto', reason: 'no brochures today' })]);
-    expect(record).toMatchObject({ decision: 'veto', decisionReason: 'says-veto: no brochures today', reply: { text: config.fallbackReply }, committed: [] });
+    const { record, entry, config, deps } = await turn(
+      [brochure],
+      [guardrail({ outcome: 'pass', reason: 'ok' }), guardrail({ outcome: 'veto', reason: 'no brochures today' })],
+    );
+    expect(record).toMatchObject({
+      decision: 'veto',
+      decisionReason: 'says-veto: no brochures today',
+      reply: { text: config.fallbackReply },
+      committed: [],
+    });
     expect(record.staged).toHaveLength(1);
     expect(entry).toBeNull();
     expect(deps.published).toEqual([]);
   });
 
   it("escalate: the handoff reply and the tenant's handoff tag only — none of the model's actions", async () => {
-    const { record, entry, config } = await turn([brochure], [guardrail({ outcome: 'escalate', reason: 'needs a human' })]);
+    const { record, entry, config } = await turn(
+      [brochure],
+      [guardrail({ outcome: 'escalate', reason: 'needs a human' })],
+    );
     expect(record).toMatchObject({ decision: 'escalate', reply: { text: config.handoff.reply } });
-    expect(entry?.actions.map((a) => [a.tool, a.kind, a.args])).toEqual([['system:handoff', 'add_tag', { tag: 'human_handoff' }]]);
+    expect(entry?.actions.map((a) => [a.tool, a.kind, a.args])).toEqual([
+      ['system:handoff', 'add_tag', { tag: 'human_handoff' }],
+    ]);
   });
 
   it('a model that fails: error, the fallback, no guardrail run, nothing committed', async () => {
     const seen: { input: GuardrailInput; committing: boolean }[] = [];
-    const { record, entry, config } = await turn([{ error: 'provider 500' }], [guardrail({ outcome: 'pass', reason: 'ok' }, seen)]);
+    const { record, entry, config } = await turn(
+      [{ error: 'provider 500' }],
+      [guardrail({ outcome: 'pass', reason: 'ok' }, seen)],
+    );
     expect(record).toMatchObject({ decision: 'error', reply: { text: config.fallbackReply }, committed: [] });
     expect(record.decisionReason).toContain('provider 500');
     expect(seen).toHaveLength(0);
@@ -70,7 +107,9 @@ describe('runTurn: only a passing turn commits what the model staged', () => {
   });
 
   it('a contact with a human: no model call, silence, nothing committed (no second handoff)', async () => {
-    const { record, entry, model } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' })], { inHandoffUntil: new Date(Date.now() + 600_000).toISOString() });
+    const { record, entry, model } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' })], {
+      inHandoffUntil: new Date(Date.now() + 600_000).toISOString(),
+    });
     expect(model.doGenerateCalls).toHaveLength(0);
     expect(record).toMatchObject({ decision: 'escalate', reply: { text: '' }, committed: [], steps: [] });
     expect(entry).toBeNull();
@@ -83,7 +122,9 @@ describe('runTurn: the stages share one turn', () => {
     const { record, model } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' }, seen)]);
     expect(seen[0]?.input.staged).toEqual(record.staged);
     // What the model saw as system text: the stable instructions first, the per-turn canary last.
-    const systemTexts = model.doGenerateCalls[0]!.prompt.filter((m) => m.role === 'system').map((m) => (m as { content: string }).content);
+    const systemTexts = model.doGenerateCalls[0]!.prompt.filter((m) => m.role === 'system').map(
+      (m) => (m as { content: string }).content,
+    );
     expect(systemTexts).toHaveLength(2);
     expect(seen[0]?.input.instructions).toBe(systemTexts.join('\n\n'));
   });
@@ -97,7 +138,9 @@ describe('runTurn: the stages share one turn', () => {
   });
 
   it('a turn deferred before it decides sends its reply through the outbox, first', async () => {
-    const { record, entry } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' })], { deferral: { deferred: true, committing: false } });
+    const { record, entry } = await turn([brochure], [guardrail({ outcome: 'pass', reason: 'ok' })], {
+      deferral: { deferred: true, committing: false },
+    });
     expect(record.deferred).toBe(true);
     expect(entry?.actions.map((a) => [a.kind, a.args.text ?? a.args.flowName])).toEqual([
       ['send_content', 'Here comes the brochure.'],

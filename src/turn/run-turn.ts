@@ -26,17 +26,51 @@ export async function runTurn(deps: TurnDeps, ctx: TurnContext): Promise<TurnRec
     console.error(`turn ${ctx.turnId}: ${why}`);
     const loop = { kind: 'error' as const, why, aborted: false, steps: [] };
     ctx.deferral.committing = true;
-    const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop, judged: null, deferred: ctx.deferral.deferred, staged: [], config: ctx.config, turnId: ctx.turnId, now: (deps.now ?? (() => new Date()))(), channel: ctx.inbound.channel, words: tenantWords(ctx.config, ctx.inbound.contact.language) });
-    return commitTurn(deps, ctx, decision, draftRecord(deps, ctx, { loop, judged: null, decision, staged: [], notes: [why], timings: { loadMs: 0, modelMs: 0, guardrailsMs: 0 } }));
+    const decision = decideTurn({
+      inHandoffUntil: ctx.inHandoffUntil,
+      loop,
+      judged: null,
+      deferred: ctx.deferral.deferred,
+      staged: [],
+      config: ctx.config,
+      turnId: ctx.turnId,
+      now: (deps.now ?? (() => new Date()))(),
+      channel: ctx.inbound.channel,
+      words: tenantWords(ctx.config, ctx.inbound.contact.language),
+    });
+    return commitTurn(
+      deps,
+      ctx,
+      decision,
+      draftRecord(deps, ctx, {
+        loop,
+        judged: null,
+        decision,
+        staged: [],
+        notes: [why],
+        timings: { loadMs: 0, modelMs: 0, guardrailsMs: 0 },
+      }),
+    );
   }
 }
 
 async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnRecord> {
   const { config } = ctx;
   const loadMs = Math.round(performance.now() - ctx.startedAt);
-  const { loop, modelMs, canary, toolOrder, shortlist, judged, guardrailsMs, decision, staged, notes } = await evaluateTurn(deps, ctx);
-  const request: ModelRequestRecord | undefined = canary && toolOrder ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history } : undefined;
-  const draft = draftRecord(deps, ctx, { loop, judged, decision, staged, notes, timings: { loadMs, modelMs, guardrailsMs } });
+  const { loop, modelMs, canary, toolOrder, shortlist, judged, guardrailsMs, decision, staged, notes } =
+    await evaluateTurn(deps, ctx);
+  const request: ModelRequestRecord | undefined =
+    canary && toolOrder
+      ? { configDigest: await configDigest(config), toolOrder, canary, history: ctx.history }
+      : undefined;
+  const draft = draftRecord(deps, ctx, {
+    loop,
+    judged,
+    decision,
+    staged,
+    notes,
+    timings: { loadMs, modelMs, guardrailsMs },
+  });
   const withRequest = request ? { ...draft, request } : draft;
   return commitTurn(deps, ctx, decision, shortlist ? { ...withRequest, shortlist } : withRequest);
 }
@@ -45,7 +79,14 @@ async function runTurnStages(deps: TurnDeps, ctx: TurnContext): Promise<TurnReco
 function draftRecord(
   deps: TurnDeps,
   ctx: TurnContext,
-  turn: { loop: LoopOutcome; judged: PipelineResult | null; decision: TurnDecision; staged: StagedAction[]; notes: string[]; timings: { loadMs: number; modelMs: number; guardrailsMs: number } },
+  turn: {
+    loop: LoopOutcome;
+    judged: PipelineResult | null;
+    decision: TurnDecision;
+    staged: StagedAction[];
+    notes: string[];
+    timings: { loadMs: number; modelMs: number; guardrailsMs: number };
+  },
 ): TurnRecord {
   const { config, inbound, turnId } = ctx;
   const { loop, judged, decision } = turn;

@@ -25,7 +25,12 @@ export interface StartedTurn {
  * one auto-pipelining client in one tick, so they leave as one HTTP request. The claim is taken
  * optimistically; a refused message gives it back (one more round trip, on that path only).
  */
-export async function startTurn(session: RedisSession, config: TenantConfig, inbound: InboundMessage, turnId: string): Promise<StartedTurn> {
+export async function startTurn(
+  session: RedisSession,
+  config: TenantConfig,
+  inbound: InboundMessage,
+  turnId: string,
+): Promise<StartedTurn> {
   const digest = await deliveryKeyDigest(inbound.contactId, inbound.messageKey);
   // Past this the sweeper finishes the turn if nothing else has (the isolate died before the commit).
   const open = { job: { turnId, inbound }, dueAt: finishDueAt(config), retentionDays: config.retentionDays };
@@ -33,11 +38,17 @@ export async function startTurn(session: RedisSession, config: TenantConfig, inb
     deliveryKey: inbound.messageKey,
     // A script (a write, like the limiter's): an auto-pipeline sends reads and writes apart, so the
     // revision is read inside the claim's script rather than by a GET beside it.
-    alongside: (redis) => [claimWith(redis, config.tenantId, digest, inbound.contactId, turnId, open, claimTtlSeconds(inbound.messageKey))],
+    alongside: (redis) => [
+      claimWith(redis, config.tenantId, digest, inbound.contactId, turnId, open, claimTtlSeconds(inbound.messageKey)),
+    ],
   });
   const [claimResult] = limit.alongside ?? [null];
   const claimed = (claimResult as (ClaimResult & { tenantRev: number | null }) | null) ?? null;
-  const claim: ClaimResult | null = claimed ? (claimed.claimed ? { claimed: true, history: claimed.history, inHandoffUntil: claimed.inHandoffUntil } : { claimed: false, existingTurnId: claimed.existingTurnId }) : null;
+  const claim: ClaimResult | null = claimed
+    ? claimed.claimed
+      ? { claimed: true, history: claimed.history, inHandoffUntil: claimed.inHandoffUntil }
+      : { claimed: false, existingTurnId: claimed.existingTurnId }
+    : null;
   const storedRev = claimed?.tenantRev ?? null;
   if (!limit.ok) {
     if (claim?.claimed) await releaseClaim(session, config.tenantId, digest, turnId);

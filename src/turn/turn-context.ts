@@ -7,7 +7,8 @@ import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 
 /** How a turn runs: the modes of the turn engine (turn-engine.ts `TURN_MODES` says what each one does). */
-export type TurnModeName = 'live' | 'messenger' | 'deferred-finish' | 'inbound-retry' | 'try-perform' | 'try-dry' | 'replay';
+export type TurnModeName =
+  'live' | 'messenger' | 'deferred-finish' | 'inbound-retry' | 'try-perform' | 'try-dry' | 'replay';
 
 /** A tenant's status as the engine needs it (tenants/tenant-meta.ts). */
 export type TenantStatus = 'active' | 'suspended';

@@ -14,7 +14,13 @@ export function manyChatCallbackUrl(services: Services, tenantId: string): strin
  * status comes with it, so the engine refuses a suspended tenant's committing turn whichever
  * entry point let it in (turn-engine.ts `refusalOf`).
  */
-export function turnDeps(services: Services, session: RedisSession, config: TenantConfig, status: TenantStatus, background?: (work: Promise<unknown>) => void): TurnDeps {
+export function turnDeps(
+  services: Services,
+  session: RedisSession,
+  config: TenantConfig,
+  status: TenantStatus,
+  background?: (work: Promise<unknown>) => void,
+): TurnDeps {
   const model = services.model(config);
   return {
     session,

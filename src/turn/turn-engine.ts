@@ -69,7 +69,11 @@ export function finishDueAt(config: Pick<TenantConfig, 'asyncDeadlineMs'>, nowMs
 }
 
 /** The finish-turn job's delay for a deferred turn started at `startedAt` (performance.now() ms). */
-export function finishJobDelaySeconds(config: Pick<TenantConfig, 'asyncDeadlineMs'>, startedAt: number, now = performance.now()): number {
+export function finishJobDelaySeconds(
+  config: Pick<TenantConfig, 'asyncDeadlineMs'>,
+  startedAt: number,
+  now = performance.now(),
+): number {
   return Math.ceil((startedAt + config.asyncDeadlineMs - now) / 1000) + FINISH_JOB_GRACE_SECONDS;
 }
 
@@ -124,17 +128,45 @@ export interface EvaluatedTurn extends TurnLoopResult {
  * modes that commit go on to `commitTurn` (run-turn.ts); the dry run and the replay stop here.
  * `canary`: a replay's recorded canary, so its rebuilt request is the recorded one byte for byte.
  */
-export async function evaluateTurn(deps: { model: LanguageModel; guardrails: readonly Guardrail[]; now?: () => Date }, ctx: TurnContext, options: { canary?: string } = {}): Promise<EvaluatedTurn> {
+export async function evaluateTurn(
+  deps: { model: LanguageModel; guardrails: readonly Guardrail[]; now?: () => Date },
+  ctx: TurnContext,
+  options: { canary?: string } = {},
+): Promise<EvaluatedTurn> {
   const { config, inbound, turnId } = ctx;
   const notes: string[] = [];
   const staging = new TurnStaging(turnId);
   const looped = await runTurnLoop(deps, ctx, staging, notes, options.canary);
   // The judge may re-gate a write the runtime cannot tie to the contact's request (a tap instead of a handoff): `staged` is what the decision sees.
-  const { judged, ms: guardrailsMs, staged, notes: tapNotes } = await judgeTurn(deps.guardrails, { inbound, config, history: ctx.history, instructions: looped.instructions, loop: looped.loop, staged: staging.actions, inHandoffUntil: ctx.inHandoffUntil });
+  const {
+    judged,
+    ms: guardrailsMs,
+    staged,
+    notes: tapNotes,
+  } = await judgeTurn(deps.guardrails, {
+    inbound,
+    config,
+    history: ctx.history,
+    instructions: looped.instructions,
+    loop: looped.loop,
+    staged: staging.actions,
+    inHandoffUntil: ctx.inHandoffUntil,
+  });
   notes.push(...tapNotes);
   // From here a committing turn commits: a webhook reaching its deadline now waits for it (it is quick).
   ctx.deferral.committing = true;
   const now = (deps.now ?? (() => new Date()))();
-  const decision = decideTurn({ inHandoffUntil: ctx.inHandoffUntil, loop: looped.loop, judged, deferred: ctx.deferral.deferred, staged, config, turnId, now, channel: inbound.channel, words: tenantWords(config, inbound.contact.language) });
+  const decision = decideTurn({
+    inHandoffUntil: ctx.inHandoffUntil,
+    loop: looped.loop,
+    judged,
+    deferred: ctx.deferral.deferred,
+    staged,
+    config,
+    turnId,
+    now,
+    channel: inbound.channel,
+    words: tenantWords(config, inbound.contact.language),
+  });
   return { ...looped, staging, staged, notes, judged, guardrailsMs, decision };
 }

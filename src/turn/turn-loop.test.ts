@@ -36,7 +36,11 @@ describe('modelBudgetMs: the model gets the window minus a reserve for guardrail
   });
 });
 
-async function loopWith(script: ScriptedStep[], configure: (config: TenantConfig) => TenantConfig = (c) => c, ctxOverrides: Partial<TurnContext> = {}) {
+async function loopWith(
+  script: ScriptedStep[],
+  configure: (config: TenantConfig) => TenantConfig = (c) => c,
+  ctxOverrides: Partial<TurnContext> = {},
+) {
   const config = configure(stageConfig());
   const model = scriptedModel(script);
   const inbound = inboundFor(config, 'brochure please');
@@ -47,7 +51,10 @@ async function loopWith(script: ScriptedStep[], configure: (config: TenantConfig
   return { result, model, staging, notes, ctx };
 }
 
-const brochure: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here it comes.') };
+const brochure: ScriptedStep = {
+  calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+  reply: reply('Here it comes.'),
+};
 
 describe('runTurnLoop: the loop stage', () => {
   it('runs the model with the system text it returns (instructions first, the canary last of all) and the staged actions land in staging', async () => {
@@ -73,21 +80,30 @@ describe('runTurnLoop: the loop stage', () => {
 
   it("sends the conversation so far and the message as the model's messages", async () => {
     const at = new Date().toISOString();
-    const { model } = await loopWith([brochure], undefined, { history: [{ role: 'contact', text: 'earlier', at }, { role: 'agent', text: 'earlier answer', at }] });
+    const { model } = await loopWith([brochure], undefined, {
+      history: [
+        { role: 'contact', text: 'earlier', at },
+        { role: 'agent', text: 'earlier answer', at },
+      ],
+    });
     const roles = model.doGenerateCalls[0]!.prompt.map((m) => m.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'user', 'system']);
     expect(JSON.stringify(model.doGenerateCalls[0]!.prompt.at(-2))).toContain('brochure please');
   });
 
-  it("passes OpenAI a safety identifier that is a hash of tenant and contact, never the contact id", async () => {
+  it('passes OpenAI a safety identifier that is a hash of tenant and contact, never the contact id', async () => {
     const { model, ctx } = await loopWith([brochure]);
-    const id = (model.doGenerateCalls[0]!.providerOptions as { openai: { safetyIdentifier: string } }).openai.safetyIdentifier;
+    const id = (model.doGenerateCalls[0]!.providerOptions as { openai: { safetyIdentifier: string } }).openai
+      .safetyIdentifier;
     expect(id).toBe((await sha256Hex(`${ctx.config.tenantId}:${ctx.inbound.contactId}`)).slice(0, 32));
     expect(id).not.toContain(ctx.inbound.contactId);
   });
 
   it('notes the tools that could not be registered, and still runs', async () => {
-    const { result, notes } = await loopWith([brochure], (c) => ({ ...c, tools: [...c.tools, { name: 'ghost_tool', kind: 'add_tag', description: 'not declared' }] }));
+    const { result, notes } = await loopWith([brochure], (c) => ({
+      ...c,
+      tools: [...c.tools, { name: 'ghost_tool', kind: 'add_tag', description: 'not declared' }],
+    }));
     expect(result.loop.kind).toBe('reply');
     expect(notes.join('\n')).toContain('tool "ghost_tool" is not declared');
   });
@@ -107,13 +123,22 @@ describe('runTurnLoop: no model call when it must not or cannot run', () => {
     const { result, model } = await loopWith([brochure], (c) => ({ ...c, toolOrder: ['send_media', 'send_media'] }));
     expect(model.doGenerateCalls).toHaveLength(0);
     expect(result.loop.kind).toBe('error');
-    expect(result.loop.kind === 'error' && result.loop.why).toMatch(/^configuration error: invalid tool order: .*must contain "<unlisted-tools>" exactly once/);
+    expect(result.loop.kind === 'error' && result.loop.why).toMatch(
+      /^configuration error: invalid tool order: .*must contain "<unlisted-tools>" exactly once/,
+    );
   });
 
   it('a tool builder that throws is an error outcome, not a throw', async () => {
     const { result, model } = await loopWith([brochure], (c) => ({
       ...c,
-      tools: [...c.tools, { name: 'say_it', kind: 'live_chat' as TenantConfig['tools'][number]['kind'], description: 'no staging tool for this kind' }],
+      tools: [
+        ...c.tools,
+        {
+          name: 'say_it',
+          kind: 'live_chat' as TenantConfig['tools'][number]['kind'],
+          description: 'no staging tool for this kind',
+        },
+      ],
       manifest: { ...c.manifest, say_it: { effect: 'write', confirm: 'never' } },
     }));
     expect(model.doGenerateCalls).toHaveLength(0);
@@ -123,17 +148,33 @@ describe('runTurnLoop: no model call when it must not or cannot run', () => {
 
   it("a model slower than the turn's budget is aborted: an error outcome marked aborted", async () => {
     const startedAt = performance.now();
-    const { result } = await loopWith([{ delayMs: 30_000, ...brochure }], undefined, { startedAt, deadlineAt: startedAt + 600 });
-    expect(result.loop).toMatchObject({ kind: 'error', aborted: true, why: 'the model did not answer before the deadline' });
+    const { result } = await loopWith([{ delayMs: 30_000, ...brochure }], undefined, {
+      startedAt,
+      deadlineAt: startedAt + 600,
+    });
+    expect(result.loop).toMatchObject({
+      kind: 'error',
+      aborted: true,
+      why: 'the model did not answer before the deadline',
+    });
   });
 });
 
 describe('runTurnLoop: hedged model calls stay one step and stage only the winner', () => {
-  const hedgeSoon = (c: TenantConfig): TenantConfig => ({ ...c, hedging: { enabled: true, afterMs: 30, maxPerMinute: 10_000 } });
+  const hedgeSoon = (c: TenantConfig): TenantConfig => ({
+    ...c,
+    hedging: { enabled: true, afterMs: 30, maxPerMinute: 10_000 },
+  });
 
   it("a pair whose calls would stage differently: only the winner's tool calls run, so only its action is staged", async () => {
     // The primary (slow) would send the studio tour; its hedge (fast) sends the timetable.
-    const racing: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], hedgeCalls: [{ tool: 'send_media', input: { flow: 'timetable' } }], reply: reply('Here it comes.'), delayMs: 2000, hedgeDelayMs: 5 };
+    const racing: ScriptedStep = {
+      calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }],
+      hedgeCalls: [{ tool: 'send_media', input: { flow: 'timetable' } }],
+      reply: reply('Here it comes.'),
+      delayMs: 2000,
+      hedgeDelayMs: 5,
+    };
     const { result, model, staging } = await loopWith([racing], hedgeSoon);
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(staging.actions.map((a) => a.args.flowName)).toEqual(['timetable']);
@@ -160,7 +201,10 @@ describe('runTurnLoop: hedged model calls stay one step and stage only the winne
 
   it('hedging off: a slow call is awaited alone', async () => {
     const slow: ScriptedStep = { ...brochure, delayMs: 120, hedgeDelayMs: 5 };
-    const { result, model } = await loopWith([slow], (c) => ({ ...c, hedging: { enabled: false, afterMs: 30, maxPerMinute: 10_000 } }));
+    const { result, model } = await loopWith([slow], (c) => ({
+      ...c,
+      hedging: { enabled: false, afterMs: 30, maxPerMinute: 10_000 },
+    }));
     expect(model.doGenerateCalls).toHaveLength(1);
     expect(result.loop.steps[0]!.hedge).toBeUndefined();
   });
@@ -168,8 +212,12 @@ describe('runTurnLoop: hedged model calls stay one step and stage only the winne
 
 describe('runTurnLoop: the tool shortlist (issue 21)', () => {
   const small = (c: TenantConfig): TenantConfig => ({ ...c, shortlist: { maxToolTokens: 1 } });
-  const toolNames = (call: { tools?: readonly { name: string }[] | undefined }) => (call.tools ?? []).map((t) => t.name);
-  const descriptionOf = (call: { tools?: readonly { name: string; description?: string }[] | undefined }, name: string) => call.tools?.find((t) => t.name === name)?.description ?? '';
+  const toolNames = (call: { tools?: readonly { name: string }[] | undefined }) =>
+    (call.tools ?? []).map((t) => t.name);
+  const descriptionOf = (
+    call: { tools?: readonly { name: string; description?: string }[] | undefined },
+    name: string,
+  ) => call.tools?.find((t) => t.name === name)?.description ?? '';
 
   it('off under the default size: every tool offered, no shortlist in the result', async () => {
     const { result, model } = await loopWith([brochure]);
@@ -184,7 +232,9 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
     expect(result.shortlist?.offered).toContain('reply');
     expect(result.shortlist?.offered).not.toContain('untag_contact');
     expect(result.shortlist?.resources['send_media']).toEqual(['flow:brochure']);
-    expect(result.shortlist?.dropped).toContain('flow:studio_tour (tool send_media): no word of the message or recent history matches it');
+    expect(result.shortlist?.dropped).toContain(
+      'flow:studio_tour (tool send_media): no word of the message or recent history matches it',
+    );
     expect(result.shortlist?.widened).toBe(false);
     const call = model.doGenerateCalls[0]! as never;
     expect(toolNames(call)).toEqual(result.shortlist?.offered);
@@ -193,7 +243,10 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
 
   it('a write naming a dropped resource is refused (nothing staged), and step 2 is offered the full menu once', async () => {
     const tour: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }] };
-    const { result, model, staging, notes } = await loopWith([tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }], small);
+    const { result, model, staging, notes } = await loopWith(
+      [tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }],
+      small,
+    );
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(result.loop.steps[0]!.toolResults[0]!.status).not.toBe('staged');
     // The refusal names what is in scope on this turn (the shortlist's flows), as any refusal does.
@@ -211,9 +264,12 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
   const FAQ_GUIDANCE = 'Search the FAQ before answering questions about the studio.';
   const MEDIA_GUIDANCE = 'Offer media only when it answers what the contact asked.';
 
-  it('the guidance sent matches the tools offered: a dropped tool\'s guidance is not sent, and after widening step 2 reads it', async () => {
+  it("the guidance sent matches the tools offered: a dropped tool's guidance is not sent, and after widening step 2 reads it", async () => {
     const tour: ScriptedStep = { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }] };
-    const { result, model } = await loopWith([tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }], small);
+    const { result, model } = await loopWith(
+      [tour, { calls: [{ tool: 'send_media', input: { flow: 'studio_tour' } }], reply: reply('Here is the tour.') }],
+      small,
+    );
     const [first, second] = model.doGenerateCalls.map((c) => systemOf(c as never));
     expect(first).toContain(MEDIA_GUIDANCE);
     expect(first).not.toContain(FAQ_GUIDANCE);
@@ -226,7 +282,13 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
   });
 
   it('a call to a tool the shortlist left off entirely comes back an error, and step 2 is offered that tool with its guidance', async () => {
-    const { result, model, notes } = await loopWith([{ calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] }, { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }], reply: reply('We open at 7.') }], small);
+    const { result, model, notes } = await loopWith(
+      [
+        { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] },
+        { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }], reply: reply('We open at 7.') },
+      ],
+      small,
+    );
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(toolNames(model.doGenerateCalls[0]! as never)).not.toContain('search_faq');
     expect(result.loop.steps[0]!.toolResults[0]).toMatchObject({ toolName: 'search_faq', status: 'error' });
@@ -237,8 +299,19 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
     expect(notes).toContain('tool shortlist widened: step 2 offered the full tool menu after a refusal');
   });
 
-  it('without a refusal nothing widens: both calls read the shortlist\'s instructions', async () => {
-    const { model } = await loopWith([{ calls: [{ tool: 'lookup_contact', input: {} }, { tool: 'send_media', input: { flow: 'brochure' } }] }, { reply: reply('Sent.') }], (c) => ({ ...small(c), manifest: { ...c.manifest, lookup_contact: { effect: 'read', pinned: true } } }));
+  it("without a refusal nothing widens: both calls read the shortlist's instructions", async () => {
+    const { model } = await loopWith(
+      [
+        {
+          calls: [
+            { tool: 'lookup_contact', input: {} },
+            { tool: 'send_media', input: { flow: 'brochure' } },
+          ],
+        },
+        { reply: reply('Sent.') },
+      ],
+      (c) => ({ ...small(c), manifest: { ...c.manifest, lookup_contact: { effect: 'read', pinned: true } } }),
+    );
     expect(model.doGenerateCalls).toHaveLength(2);
     const [first, second] = model.doGenerateCalls.map((c) => systemOf(c as never));
     expect(second).toBe(first);

@@ -36,7 +36,11 @@ export function modelBudgetMs(ctx: Pick<TurnContext, 'deadlineAt' | 'startedAt'>
 function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRecord[]): LanguageModel {
   const { enabled, afterMs, maxPerMinute } = config.hedging;
   if (!enabled || typeof model === 'string' || model.specificationVersion !== 'v4') return model;
-  return hedgedModel(model, { afterMs, mayHedge: () => takeHedge(config.tenantId, maxPerMinute), onHedge: (h) => hedges.push(h) });
+  return hedgedModel(model, {
+    afterMs,
+    mayHedge: () => takeHedge(config.tenantId, maxPerMinute),
+    onHedge: (h) => hedges.push(h),
+  });
 }
 
 /**
@@ -44,17 +48,36 @@ function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRe
  * budget. A contact with a human gets no model call at all. A failure before the model answers
  * (an invalid tool order, a thrown tool builder) is an `error` outcome, never a throw.
  */
-export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContext, staging: TurnStaging, notes: string[], replayCanary?: string): Promise<TurnLoopResult> {
+export async function runTurnLoop(
+  deps: Pick<TurnDeps, 'model'>,
+  ctx: TurnContext,
+  staging: TurnStaging,
+  notes: string[],
+  replayCanary?: string,
+): Promise<TurnLoopResult> {
   const { config, inbound } = ctx;
   const started = performance.now();
   let listed: TurnLoopResult['shortlist'];
-  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({ loop, instructions, modelMs: Math.round(performance.now() - started), ...(listed ? { shortlist: listed } : {}) });
-  if (ctx.inHandoffUntil) return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
+  const done = (loop: LoopOutcome, instructions = ''): TurnLoopResult => ({
+    loop,
+    instructions,
+    modelMs: Math.round(performance.now() - started),
+    ...(listed ? { shortlist: listed } : {}),
+  });
+  if (ctx.inHandoffUntil)
+    return done({ kind: 'no-reply', why: `contact is with a human until ${ctx.inHandoffUntil}`, steps: [] });
   let systemText = '';
   try {
     const list = shortlist(config, [...ctx.history.slice(-HISTORY_WINDOW).map((h) => h.text), inbound.text ?? '']);
     const toolset = buildTurnTools({ config, inbound, staging }, config.toolOrder, list);
-    if (list.active) listed = { offered: toolset.order, resources: list.resources, dropped: list.dropped, fullTokens: list.fullTokens, widened: false };
+    if (list.active)
+      listed = {
+        offered: toolset.order,
+        resources: list.resources,
+        dropped: list.dropped,
+        fullTokens: list.fullTokens,
+        widened: false,
+      };
     notes.push(...toolset.refused);
     const instructions = buildInstructions(config, toolset);
     // A replay rebuilding a recorded request uses the recorded canary; a live turn a fresh one.
@@ -97,7 +120,10 @@ export async function runTurnLoop(deps: Pick<TurnDeps, 'model'>, ctx: TurnContex
       clearTimeout(timer);
     }
   } catch (err) {
-    const why = err instanceof ToolOrderError ? `configuration error: ${err.message}` : `turn failed before the model answered: ${err instanceof Error ? err.message : String(err)}`;
+    const why =
+      err instanceof ToolOrderError
+        ? `configuration error: ${err.message}`
+        : `turn failed before the model answered: ${err instanceof Error ? err.message : String(err)}`;
     return done({ kind: 'error', why, aborted: false, steps: [] }, systemText);
   }
 }

@@ -9,7 +9,20 @@ import { ROOT } from '../../dev/stack.js';
 import { runTenantCli, tenantUsage } from '../../dev/tenant-cli.js';
 
 /** The operator's command lines behave like command lines, with no stack running: help, usage errors, exit codes. */
-const COMMANDS = ['create', 'list', 'show', 'config', 'rotate', 'secrets', 'suspend', 'resume', 'delete', 'reencrypt', 'dashboard-user', 'audit'];
+const COMMANDS = [
+  'create',
+  'list',
+  'show',
+  'config',
+  'rotate',
+  'secrets',
+  'suspend',
+  'resume',
+  'delete',
+  'reencrypt',
+  'dashboard-user',
+  'audit',
+];
 
 async function tenant(...args: string[]) {
   const lines: string[] = [];
@@ -35,7 +48,11 @@ async function withEnv(vars: Record<string, string | undefined>, body: () => Pro
 
 /** The script as npm runs it: its exit code and what it printed. */
 function script(file: string, args: string[], env: Record<string, string> = {}) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', file), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'dev', file), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -79,8 +96,12 @@ describe('npm run tenant: --help and usage errors', () => {
   it('with no stack at STACK_STATE_DIR and no --url it says where it looked; an unreachable Worker is a failure, not a usage error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'no-stack-'));
     await withEnv({ STACK_STATE_DIR: dir, OPERATOR_SECRET: undefined }, async () => {
-      await expect(tenant('list')).rejects.toThrow(`no Worker to talk to: start the local stack (npm start; looked for ${join(dir, 'stack.json')})`);
-      const failure = await tenant('list', '--url', 'http://127.0.0.1:9', '--operator-secret', 'x').catch((e: unknown) => e);
+      await expect(tenant('list')).rejects.toThrow(
+        `no Worker to talk to: start the local stack (npm start; looked for ${join(dir, 'stack.json')})`,
+      );
+      const failure = await tenant('list', '--url', 'http://127.0.0.1:9', '--operator-secret', 'x').catch(
+        (e: unknown) => e,
+      );
       expect(failure).toBeInstanceOf(Error);
       expect(failure).not.toBeInstanceOf(UsageError);
     });
@@ -92,7 +113,22 @@ describe('npm run replay: --help and usage errors', () => {
     const lines: string[] = [];
     expect(await runReplayCli(['--help'], (l) => lines.push(l))).toBe(0);
     expect(lines.join('\n')).toBe(REPLAY_USAGE);
-    for (const flag of ['--config', '--ids', '--limit', '--decision', '--contact', '--since', '--until', '--model-url', '--json', '--export-case', '--out', '--upstash-url', '--upstash-token']) expect(REPLAY_USAGE).toContain(flag);
+    for (const flag of [
+      '--config',
+      '--ids',
+      '--limit',
+      '--decision',
+      '--contact',
+      '--since',
+      '--until',
+      '--model-url',
+      '--json',
+      '--export-case',
+      '--out',
+      '--upstash-url',
+      '--upstash-token',
+    ])
+      expect(REPLAY_USAGE).toContain(flag);
     expect(REPLAY_USAGE).toContain('exit codes: 0 done');
   });
 
@@ -100,7 +136,9 @@ describe('npm run replay: --help and usage errors', () => {
     await expect(runReplayCli(['demo', '--bogus'], () => {})).rejects.toThrow(UsageError);
     await expect(runReplayCli(['demo', '--json=yes'], () => {})).rejects.toThrow(/^--json takes no value$/);
     await expect(runReplayCli(['Not_A_Tenant'], () => {})).rejects.toThrow('"Not_A_Tenant" is not a tenant id');
-    await expect(runReplayCli(['demo', '--limit', '0'], () => {})).rejects.toThrow('--limit is a whole number from 1 to 1000');
+    await expect(runReplayCli(['demo', '--limit', '0'], () => {})).rejects.toThrow(
+      '--limit is a whole number from 1 to 1000',
+    );
   });
 
   it('reads the stack facts from STACK_STATE_DIR', async () => {
@@ -108,13 +146,17 @@ describe('npm run replay: --help and usage errors', () => {
     expect(stackFactsFile({ STACK_STATE_DIR: dir })).toBe(join(dir, 'stack.json'));
     expect(stackFactsFile({})).toBe(join(ROOT, '.local', 'stack.json'));
     await writeFile(join(dir, 'stack.json'), JSON.stringify({ upstash: { url: 'http://127.0.0.1:9', token: 't' } }));
-    expect(await readStackFacts({ STACK_STATE_DIR: dir })).toEqual({ upstash: { url: 'http://127.0.0.1:9', token: 't' } });
+    expect(await readStackFacts({ STACK_STATE_DIR: dir })).toEqual({
+      upstash: { url: 'http://127.0.0.1:9', token: 't' },
+    });
     await withEnv({ STACK_STATE_DIR: dir }, async () => {
       // It tried the Redis named there (nothing listens on port 9), not .local/stack.json's.
       const failure = await runReplayCli(['demo'], () => {}).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(Error);
       expect(failure).not.toBeInstanceOf(UsageError);
     });
-    await withEnv({ STACK_STATE_DIR: join(dir, 'absent') }, () => expect(runReplayCli(['demo'], () => {})).rejects.toThrow(`looked for ${join(dir, 'absent', 'stack.json')}`));
+    await withEnv({ STACK_STATE_DIR: join(dir, 'absent') }, () =>
+      expect(runReplayCli(['demo'], () => {})).rejects.toThrow(`looked for ${join(dir, 'absent', 'stack.json')}`),
+    );
   });
 });

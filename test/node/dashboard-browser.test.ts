@@ -18,7 +18,14 @@ import { parseJson } from '../../core/storage/redis-session.js';
  * (git-ignored) so a person can look at them.
  */
 const CHROMIUM = chromiumPath(); // CHROMIUM_PATH, else Debian's; npm test's preflight makes sure it is there
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard');
 
 let stack: LocalStack;
@@ -30,7 +37,11 @@ const savedRedisUrl = process.env.REDIS_URL;
 const base = () => stack.facts.workerUrl!;
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const redis = () => RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
-const demoConfig = async () => parseJson(await redis().one((r) => r.get(tenantKeys(DEMO_TENANT_ID).config))) as { flows: { name: string }[]; toolOrder?: string[] };
+const demoConfig = async () =>
+  parseJson(await redis().one((r) => r.get(tenantKeys(DEMO_TENANT_ID).config))) as {
+    flows: { name: string }[];
+    toolOrder?: string[];
+  };
 
 function newContact(): string {
   const id = String(Math.floor(1e9 + Math.random() * 8e9));
@@ -42,13 +53,20 @@ async function webhook(contactId: string, text: string): Promise<string> {
   const res = await fetch(`${base()}/v1/manychat/${DEMO_TENANT_ID}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-staged-agent-secret': DEMO_WEBHOOK_SECRET },
-    body: JSON.stringify({ contact: { id: contactId, first_name: 'Ada', last_interaction: new Date().toISOString() }, text }),
+    body: JSON.stringify({
+      contact: { id: contactId, first_name: 'Ada', last_interaction: new Date().toISOString() },
+      text,
+    }),
   });
   expect(res.status).toBe(200);
   return res.headers.get('x-turn-id')!;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -110,7 +128,9 @@ describe('the dashboard in headless Chromium', () => {
     await row.getByLabel('Keywords (comma-separated)').fill('prices, 2027');
     await page.getByRole('button', { name: 'Review changes' }).click();
     await page.waitForURL('**/dashboard/setup/preview');
-    await expect.poll(() => page.locator('pre.diff ins').allTextContents()).toContainEqual(expect.stringContaining('"name": "price_list"'));
+    await expect
+      .poll(() => page.locator('pre.diff ins').allTextContents())
+      .toContainEqual(expect.stringContaining('"name": "price_list"'));
     await shot('03-setup-diff');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL('**/dashboard/setup/catalogue?saved=config');
@@ -142,9 +162,29 @@ describe('the dashboard in headless Chromium', () => {
 
   it('approves a pending destructive action: it is performed in the ManyChat sandbox', async () => {
     const contactId = newContact();
-    models.script({ safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, contactId), steps: [{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: { text: 'A teammate will review removing the tag.', escalate: false, confidence: 0.9, reason: 'asked to remove a tag' } }] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, contactId),
+      steps: [
+        {
+          calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+          reply: {
+            text: 'A teammate will review removing the tag.',
+            escalate: false,
+            confidence: 0.9,
+            reason: 'asked to remove a tag',
+          },
+        },
+      ],
+    });
     await webhook(contactId, 'please remove my interested tag');
-    const removals = () => stack.manychat.calls().filter((c) => c.path.includes('removeTag') && String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId);
+    const removals = () =>
+      stack.manychat
+        .calls()
+        .filter(
+          (c) =>
+            c.path.includes('removeTag') &&
+            String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId,
+        );
     await page.goto(`${base()}/dashboard/approvals`);
     const card = page.getByRole('article').filter({ hasText: contactId });
     await expect.poll(() => card.count()).toBe(1);
@@ -156,14 +196,28 @@ describe('the dashboard in headless Chromium', () => {
     expect(removals()).toHaveLength(0);
     await page.getByRole('button', { name: 'Yes, approve and perform it' }).click();
     await page.waitForURL('**/dashboard/approvals?result=approved');
-    const performed = await until('the removeTag call', () => (removals().some((c) => c.status === 200) ? removals() : undefined));
+    const performed = await until('the removeTag call', () =>
+      removals().some((c) => c.status === 200) ? removals() : undefined,
+    );
     expect(performed.filter((c) => c.status === 200)).toHaveLength(1);
     await shot('07-approved');
   }, 90_000);
 
   it("opens a vetoed turn's page and reads the guardrail's reason", async () => {
     const contactId = newContact();
-    models.script({ safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, contactId), steps: [{ reply: { text: 'Sure, your card 4111 1111 1111 1111 is on file.', escalate: false, confidence: 0.9, reason: 'answered' } }] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, contactId),
+      steps: [
+        {
+          reply: {
+            text: 'Sure, your card 4111 1111 1111 1111 is on file.',
+            escalate: false,
+            confidence: 0.9,
+            reason: 'answered',
+          },
+        },
+      ],
+    });
     const turnId = await webhook(contactId, 'Which card do you have on file for me?');
     await page.goto(`${base()}/dashboard/turns`);
     await page.getByLabel('Decision').selectOption('veto');
@@ -178,27 +232,65 @@ describe('the dashboard in headless Chromium', () => {
   }, 60_000);
 
   it('uses Try it: the reply is shown and nothing is sent to the test contact', async () => {
-    models.script({ safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, 'dashboard-test'), steps: [{ calls: [{ tool: 'send_media', input: { flow: 'timetable' } }], reply: { text: "Here is this week's timetable!", escalate: false, confidence: 0.9, reason: 'asked for the timetable' } }] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(DEMO_TENANT_ID, 'dashboard-test'),
+      steps: [
+        {
+          calls: [{ tool: 'send_media', input: { flow: 'timetable' } }],
+          reply: {
+            text: "Here is this week's timetable!",
+            escalate: false,
+            confidence: 0.9,
+            reason: 'asked for the timetable',
+          },
+        },
+      ],
+    });
     const before = stack.manychat.calls().length;
     await page.goto(`${base()}/dashboard/try`);
     await page.getByLabel('Message').fill('Can you send me the timetable?');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#try-reply').textContent()).toBe("Here is this week's timetable!");
     expect(await page.getByRole('status').first().textContent()).toContain('Dry run');
-    expect(await page.locator('section#result, section[aria-labelledby="result"]').textContent()).toContain('send flow "timetable"');
+    expect(await page.locator('section#result, section[aria-labelledby="result"]').textContent()).toContain(
+      'send flow "timetable"',
+    );
     await shot('10-try-it');
     await new Promise((r) => setTimeout(r, 1000));
-    expect(stack.manychat.calls().slice(before).filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === 'dashboard-test')).toEqual([]);
+    expect(
+      stack.manychat
+        .calls()
+        .slice(before)
+        .filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === 'dashboard-test'),
+    ).toEqual([]);
   }, 60_000);
 
   it('stays readable at 200 % zoom: no page scrolls sideways', async () => {
     // 200 % zoom of a 1200 px window is a 600 CSS-pixel viewport.
     await page.setViewportSize({ width: 600, height: 900 });
-    for (const path of ['setup', 'setup/persona', 'setup/catalogue', 'setup/tools', 'setup/guardrails', 'setup/handoff', 'setup/secrets', 'approvals', 'turns', 'health', 'try', 'replay', 'api', 'audit', 'setup/channels']) {
+    for (const path of [
+      'setup',
+      'setup/persona',
+      'setup/catalogue',
+      'setup/tools',
+      'setup/guardrails',
+      'setup/handoff',
+      'setup/secrets',
+      'approvals',
+      'turns',
+      'health',
+      'try',
+      'replay',
+      'api',
+      'audit',
+      'setup/channels',
+    ]) {
       await page.goto(`${base()}/dashboard/${path}`);
       // Runs in the page (the test's own types have no DOM).
       const overflow = await page.evaluate(() => {
-        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        const root = (
+          globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+        ).document.documentElement;
         return root.scrollWidth - root.clientWidth;
       });
       expect(overflow, path).toBeLessThanOrEqual(0);
@@ -206,14 +298,41 @@ describe('the dashboard in headless Chromium', () => {
     await page.goto(`${base()}/dashboard/setup/tools`);
     await shot('13-setup-200-percent');
     // Every visible control of every page has an accessible name (a <label>, or a button's text).
-    for (const path of ['setup/persona', 'setup/catalogue', 'setup/tools', 'setup/guardrails', 'setup/handoff', 'setup/channels', 'setup/secrets', 'approvals', 'turns', 'health', 'try', 'replay', 'audit']) {
+    for (const path of [
+      'setup/persona',
+      'setup/catalogue',
+      'setup/tools',
+      'setup/guardrails',
+      'setup/handoff',
+      'setup/channels',
+      'setup/secrets',
+      'approvals',
+      'turns',
+      'health',
+      'try',
+      'replay',
+      'audit',
+    ]) {
       await page.goto(`${base()}/dashboard/${path}`);
       const unlabelled = await page.evaluate(() => {
-        type El = { tagName: string; type?: string; id: string; name?: string; labels?: { length: number } | null; textContent: string | null; getAttribute(n: string): string | null };
+        type El = {
+          tagName: string;
+          type?: string;
+          id: string;
+          name?: string;
+          labels?: { length: number } | null;
+          textContent: string | null;
+          getAttribute(n: string): string | null;
+        };
         const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<El> } }).document;
         return [...doc.querySelectorAll('input, select, textarea, button')]
           .filter((el) => el.type !== 'hidden')
-          .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent?.trim()))
+          .filter(
+            (el) =>
+              !(el.labels && el.labels.length) &&
+              !el.getAttribute('aria-label') &&
+              !(el.tagName === 'BUTTON' && el.textContent?.trim()),
+          )
           .map((el) => `${el.tagName.toLowerCase()} ${el.name ?? el.id}`);
       });
       expect(unlabelled, path).toEqual([]);
@@ -240,7 +359,9 @@ describe('the dashboard in headless Chromium', () => {
     await page.getByLabel('Newest matching turns to replay').fill('5');
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.locator('#replay-summary').waitFor();
-    expect(await page.locator('section[aria-labelledby="replay-report"]').textContent()).toContain('nothing was sent, committed or saved');
+    expect(await page.locator('section[aria-labelledby="replay-report"]').textContent()).toContain(
+      'nothing was sent, committed or saved',
+    );
     expect(Number(await page.locator('#replay-summary dd').first().textContent())).toBeGreaterThan(0);
     await shot('14-replay');
     expect(stack.manychat.calls().length).toBe(before);

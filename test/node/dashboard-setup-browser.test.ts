@@ -18,7 +18,14 @@ import { setDashboardUser } from '../../src/dashboard/auth/users.js';
  * .local/screenshots/dashboard-setup/ (git-ignored).
  */
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard-setup');
 const TENANT = 'lotus-studio';
 const PAGE_ID = '4200042';
@@ -35,9 +42,18 @@ const savedRedisUrl = process.env.REDIS_URL;
 const base = () => stack.facts.workerUrl!;
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const redis = () => RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
-const storedConfig = async () => parseJson(await redis().one((r) => r.get(tenantKeys(TENANT).config))) as { flows: { name: string; ns: string }[]; tools: { name: string }[]; manifest: Record<string, unknown> };
+const storedConfig = async () =>
+  parseJson(await redis().one((r) => r.get(tenantKeys(TENANT).config))) as {
+    flows: { name: string; ns: string }[];
+    tools: { name: string }[];
+    manifest: Record<string, unknown>;
+  };
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -50,7 +66,9 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 /** Scroll width past the viewport, measured in the page (the test's own types have no DOM). */
 const sidewaysOverflow = () =>
   page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
     return root.scrollWidth - root.clientWidth;
   });
 
@@ -65,8 +83,19 @@ beforeAll(async () => {
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
   });
   // The business's ManyChat page: two flows, two tags, a field — none of them in the tenant yet.
-  stack.manychat.addPage({ pageId: PAGE_ID, apiKey: API_KEY, flows: [TOUR_NS, 'content20261101000000_000102'], flowNames: { [TOUR_NS]: 'Studio tour', content20261101000000_000102: 'Price list' }, tags: [{ id: 1, name: 'vip' }], customFields: [{ id: 5, name: 'plan', type: 'text' }] });
-  const created = await fetch(`${base()}/v1/operator/tenants`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.facts.operatorSecret}` }, body: JSON.stringify({ tenantId: TENANT, manychatApiKey: API_KEY }) });
+  stack.manychat.addPage({
+    pageId: PAGE_ID,
+    apiKey: API_KEY,
+    flows: [TOUR_NS, 'content20261101000000_000102'],
+    flowNames: { [TOUR_NS]: 'Studio tour', content20261101000000_000102: 'Price list' },
+    tags: [{ id: 1, name: 'vip' }],
+    customFields: [{ id: 5, name: 'plan', type: 'text' }],
+  });
+  const created = await fetch(`${base()}/v1/operator/tenants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.facts.operatorSecret}` },
+    body: JSON.stringify({ tenantId: TENANT, manychatApiKey: API_KEY }),
+  });
   expect(created.status).toBe(201);
   await setDashboardUser(redis(), TENANT, LOGIN.user, LOGIN.password);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
@@ -92,14 +121,17 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await page.getByLabel('Password').fill(LOGIN.password);
     await page.getByRole('button', { name: /log in/i }).click();
     await page.waitForURL('**/dashboard/setup');
-    for (const name of ['Persona', 'Catalogue', 'Tools', 'Guardrails', 'Handoff', 'Channels', 'Secrets']) expect(await page.getByRole('link', { name, exact: true }).count(), name).toBeGreaterThan(0);
+    for (const name of ['Persona', 'Catalogue', 'Tools', 'Guardrails', 'Handoff', 'Channels', 'Secrets'])
+      expect(await page.getByRole('link', { name, exact: true }).count(), name).toBeGreaterThan(0);
     await shot('01-setup-index');
   }, 60_000);
 
   it('checks the ManyChat key: it works, and says what the page has', async () => {
     await page.goto(`${base()}/dashboard/setup/secrets`);
     await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('The ManyChat key works: your page has 2 flows, 1 tags and 1 custom fields.');
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('The ManyChat key works: your page has 2 flows, 1 tags and 1 custom fields.');
     await shot('02-secrets-checked');
   }, 60_000);
 
@@ -110,7 +142,9 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await shot('03-import');
     await page.getByLabel(/Studio tour/).check();
     await page.getByRole('button', { name: 'Review changes' }).click();
-    await expect.poll(() => page.locator('pre.diff ins').allTextContents()).toContainEqual(expect.stringContaining(`"ns": "${TOUR_NS}"`));
+    await expect
+      .poll(() => page.locator('pre.diff ins').allTextContents())
+      .toContainEqual(expect.stringContaining(`"ns": "${TOUR_NS}"`));
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL('**/dashboard/setup/catalogue?saved=config');
     expect((await storedConfig()).flows).toEqual([expect.objectContaining({ name: 'studio_tour', ns: TOUR_NS })]);
@@ -130,7 +164,9 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     const effect = page.getByLabel('send_tour: effect');
     await expect.poll(() => effect.getAttribute('aria-invalid')).toBe('true');
     const errorId = (await effect.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-error'))!;
-    expect(await page.locator(`#${errorId}`).textContent()).toContain('answers_directly on a write tool needs confirm: never');
+    expect(await page.locator(`#${errorId}`).textContent()).toContain(
+      'answers_directly on a write tool needs confirm: never',
+    );
     await page.locator(`#${errorId}`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, '05-tool-error.png') });
     await page.getByLabel('send_tour: answers directly').uncheck();
@@ -139,7 +175,9 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL('**/dashboard/setup/tools?saved=config');
     const cfg = await storedConfig();
-    expect(cfg.tools).toEqual([{ name: 'send_tour', kind: 'send_flow', description: 'Send the contact the studio tour video.' }]);
+    expect(cfg.tools).toEqual([
+      { name: 'send_tour', kind: 'send_flow', description: 'Send the contact the studio tour video.' },
+    ]);
     expect(cfg.manifest).toEqual({ send_tour: { effect: 'write', confirm: 'never' } });
     await shot('06-tools-saved');
   }, 60_000);
@@ -149,16 +187,42 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await page.getByLabel('Message').fill('Can I see the studio?');
     await page.locator('#try-perform').check();
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('#try-contact-error').textContent()).toContain('To perform, use a real ManyChat subscriber id');
+    await expect
+      .poll(() => page.locator('#try-contact-error').textContent())
+      .toContain('To perform, use a real ManyChat subscriber id');
     const subscriber = '770000123';
     stack.manychat.addSubscriber({ pageId: PAGE_ID, id: subscriber, firstName: 'Ada' });
-    models.script({ safetyIdentifier: safetyIdentifierFor(TENANT, subscriber), steps: [{ calls: [{ tool: 'send_tour', input: { flow: 'studio_tour' } }], reply: { text: 'Here is our studio tour!', escalate: false, confidence: 0.9, reason: 'asked to see the studio' } }] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(TENANT, subscriber),
+      steps: [
+        {
+          calls: [{ tool: 'send_tour', input: { flow: 'studio_tour' } }],
+          reply: {
+            text: 'Here is our studio tour!',
+            escalate: false,
+            confidence: 0.9,
+            reason: 'asked to see the studio',
+          },
+        },
+      ],
+    });
     await page.getByLabel('Test contact id').fill(subscriber);
     await page.locator('#try-perform').check();
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#try-reply').textContent()).toBe('Here is our studio tour!');
-    expect(await page.getByRole('status').first().textContent()).toContain('Committed for the test contact: 1 action sent to ManyChat');
-    const sent = await until('the sendFlow call', () => stack.manychat.calls().find((c) => c.path.endsWith('/sendFlow') && String((c.body as Record<string, unknown> | null)?.subscriber_id) === subscriber && c.status === 200));
+    expect(await page.getByRole('status').first().textContent()).toContain(
+      'Committed for the test contact: 1 action sent to ManyChat',
+    );
+    const sent = await until('the sendFlow call', () =>
+      stack.manychat
+        .calls()
+        .find(
+          (c) =>
+            c.path.endsWith('/sendFlow') &&
+            String((c.body as Record<string, unknown> | null)?.subscriber_id) === subscriber &&
+            c.status === 200,
+        ),
+    );
     expect((sent.body as { flow_ns: string }).flow_ns).toBe(TOUR_NS);
     await shot('07-try-it-performed');
   }, 90_000);
@@ -169,12 +233,24 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     expect(await page.locator('#request-body').textContent()).toContain('{{Full Contact Data}}');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base() });
     await page.getByRole('button', { name: /^Copy webhook url/i }).click();
-    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(`${base()}/v1/manychat/${TENANT}`);
+    await expect
+      .poll(() =>
+        page.evaluate(() =>
+          (
+            globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+          ).navigator.clipboard.readText(),
+        ),
+      )
+      .toBe(`${base()}/v1/manychat/${TENANT}`);
     await shot('08-channels');
     await page.getByRole('button', { name: 'Make a new webhook secret' }).click();
     const secret = (await page.locator('#new-secret').textContent())!;
     expect(secret.length).toBeGreaterThan(20);
-    const res = await fetch(`${base()}/v1/manychat/${TENANT}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret }, body: JSON.stringify({ contact: { id: '770000124', first_name: 'Bo' }, text: 'hi' }) });
+    const res = await fetch(`${base()}/v1/manychat/${TENANT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret },
+      body: JSON.stringify({ contact: { id: '770000124', first_name: 'Bo' }, text: 'hi' }),
+    });
     expect(res.status).toBe(200);
     await shot('09-channels-rotated');
   }, 60_000);
@@ -183,22 +259,59 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     const second = '770000125';
     stack.manychat.addSubscriber({ pageId: PAGE_ID, id: second, firstName: 'Cy' });
     stack.manychat.injectFault({ path: '/sendFlow', pageId: PAGE_ID, count: 1, kind: '500' });
-    models.script({ safetyIdentifier: safetyIdentifierFor(TENANT, second), steps: [{ calls: [{ tool: 'send_tour', input: { flow: 'studio_tour' } }], reply: { text: 'Here is our studio tour!', escalate: false, confidence: 0.9, reason: 'asked to see the studio' } }] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(TENANT, second),
+      steps: [
+        {
+          calls: [{ tool: 'send_tour', input: { flow: 'studio_tour' } }],
+          reply: {
+            text: 'Here is our studio tour!',
+            escalate: false,
+            confidence: 0.9,
+            reason: 'asked to see the studio',
+          },
+        },
+      ],
+    });
     await page.goto(`${base()}/dashboard/try`);
     await page.getByLabel('Message').fill('Show me the studio');
     await page.getByLabel('Test contact id').fill(second);
     await page.locator('#try-perform').check();
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#try-reply').textContent()).toBe('Here is our studio tour!');
-    await until('the dead letter on Health', async () => {
-      await page.goto(`${base()}/dashboard/health`);
-      return (await page.getByRole('button', { name: /^Re-drive/ }).count()) > 0 ? true : undefined;
-    }, 30_000);
+    await until(
+      'the dead letter on Health',
+      async () => {
+        await page.goto(`${base()}/dashboard/health`);
+        return (await page.getByRole('button', { name: /^Re-drive/ }).count()) > 0 ? true : undefined;
+      },
+      30_000,
+    );
   }, 90_000);
 
-  it('every setup page fits 375 px and 200 % zoom without sideways scroll; Health\'s buttons fit 1280 px', async () => {
-    const paths = ['setup', 'setup/persona', 'setup/catalogue', 'setup/tools', 'setup/guardrails', 'setup/handoff', 'setup/channels', 'setup/secrets', 'setup/import', 'try', 'approvals', 'turns', 'health', 'replay', 'audit', 'api'];
-    for (const [width, label] of [[375, '375px'], [640, '200-percent']] as const) {
+  it("every setup page fits 375 px and 200 % zoom without sideways scroll; Health's buttons fit 1280 px", async () => {
+    const paths = [
+      'setup',
+      'setup/persona',
+      'setup/catalogue',
+      'setup/tools',
+      'setup/guardrails',
+      'setup/handoff',
+      'setup/channels',
+      'setup/secrets',
+      'setup/import',
+      'try',
+      'approvals',
+      'turns',
+      'health',
+      'replay',
+      'audit',
+      'api',
+    ];
+    for (const [width, label] of [
+      [375, '375px'],
+      [640, '200-percent'],
+    ] as const) {
       await page.setViewportSize({ width, height: 800 });
       for (const path of paths) {
         await page.goto(`${base()}/dashboard/${path}`);
@@ -213,9 +326,20 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await page.goto(`${base()}/dashboard/health`);
     // Every button on Health is inside the viewport's width (none cut off by a wide table).
     const cut = await page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { documentElement: { clientWidth: number }; querySelectorAll(s: string): Iterable<{ getBoundingClientRect(): { right: number }; textContent: string | null }> } }).document;
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            documentElement: { clientWidth: number };
+            querySelectorAll(
+              s: string,
+            ): Iterable<{ getBoundingClientRect(): { right: number }; textContent: string | null }>;
+          };
+        }
+      ).document;
       const width = doc.documentElement.clientWidth;
-      return [...doc.querySelectorAll('button')].filter((b) => b.getBoundingClientRect().right > width).map((b) => b.textContent);
+      return [...doc.querySelectorAll('button')]
+        .filter((b) => b.getBoundingClientRect().right > width)
+        .map((b) => b.textContent);
     });
     expect(cut).toEqual([]);
     expect(await page.getByRole('button', { name: /^Re-drive/ }).count()).toBeGreaterThan(0);

@@ -4,7 +4,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../dev/stack.js';
-import { applySections, envVariableNames, GENERATED_PAGES, manychatGuideModule } from '../../dev/docs/readme-sections.js';
+import {
+  applySections,
+  envVariableNames,
+  GENERATED_PAGES,
+  manychatGuideModule,
+} from '../../dev/docs/readme-sections.js';
 import { ENV_VARIABLE_DOCS } from '../../dev/docs/env-reference.js';
 import { MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS } from '../../dev/docs/manychat-template.js';
 
@@ -65,31 +70,49 @@ describe('the deploy checklist agrees with the env schema (src/env.ts)', () => {
   });
 
   it('the repository stands alone: no file points outside it (../shared, the design notes, protocols/*.md)', async () => {
-    const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|md|json|cjs|toml)$/.test(f) && f !== 'package-lock.json' && f !== 'test/node/docs.test.ts');
+    const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => /\.(ts|md|json|cjs|toml)$/.test(f) && f !== 'package-lock.json' && f !== 'test/node/docs.test.ts');
     const outside: string[] = [];
     for (const file of files) {
       const text = await readFile(join(ROOT, file), 'utf8').catch(() => '');
-      if (/\.\.\/shared\/|\/work\/shared|(?<!docs\/)\bprotocols\/[a-z-]+\.md|\bDESIGN\.md|\bSTYLE\.md/.test(text)) outside.push(file);
+      if (/\.\.\/shared\/|\/work\/shared|(?<!docs\/)\bprotocols\/[a-z-]+\.md|\bDESIGN\.md|\bSTYLE\.md/.test(text))
+        outside.push(file);
     }
     expect(outside).toEqual([]);
-    for (const doc of ['docs/architecture.md', 'docs/protocols.md']) expect(await readFile(join(ROOT, doc), 'utf8')).toMatch(/\S/);
+    for (const doc of ['docs/architecture.md', 'docs/protocols.md'])
+      expect(await readFile(join(ROOT, doc), 'utf8')).toMatch(/\S/);
   });
 
   it('the docs no longer say npm start writes .dev.vars, and wrangler.toml neither', async () => {
     const toml = await readFile(join(ROOT, 'wrangler.toml'), 'utf8');
     expect(toml).not.toMatch(/npm start` writes/);
-    for (const text of [await readme(), await doc('deploy.md'), await doc('local-stack.md')]) expect(text).not.toMatch(/npm start` writes [^\n]*\.dev\.vars/);
+    for (const text of [await readme(), await doc('deploy.md'), await doc('local-stack.md')])
+      expect(text).not.toMatch(/npm start` writes [^\n]*\.dev\.vars/);
   });
 });
 
 /** GitHub's anchor for a heading: lower-case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[`*_]/g, '').replace(/[^\p{L}\p{N} -]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/[^\p{L}\p{N} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 describe('every link in the README and docs/ resolves', () => {
   it('relative links name files that exist, and #anchors headings that exist', async () => {
-    const pages = ['README.md', ...execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'docs'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.md'))];
+    const pages = [
+      'README.md',
+      ...execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'docs'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter((f) => f.endsWith('.md')),
+    ];
     expect(pages.length).toBeGreaterThan(10);
     const broken: string[] = [];
     let checked = 0;
@@ -128,7 +151,8 @@ describe('every link in the README and docs/ resolves', () => {
     const squash = (t: string) => t.replace(/\s+/g, '');
     const body = /```json\n\s*(\{ "(?:channel|contact)"[^\n]+)\n/.exec(text)?.[1];
     expect(squash(body ?? '')).toBe(squash(MANYCHAT_REQUEST_BODY));
-    for (const h of MANYCHAT_REQUEST_HEADERS.filter((x) => x.name.startsWith('x-'))) expect(text).toContain(`\`${h.name}: <WEBHOOK_SECRET>\``);
+    for (const h of MANYCHAT_REQUEST_HEADERS.filter((x) => x.name.startsWith('x-')))
+      expect(text).toContain(`\`${h.name}: <WEBHOOK_SECRET>\``);
     expect(text).toContain('`https://<worker>/v1/manychat/my-studio`');
   });
 });

@@ -21,7 +21,10 @@ async function tree(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'layer-rules-'));
   dirs.push(dir);
   await copyFile(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }),
+  );
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
@@ -31,9 +34,14 @@ async function tree(files: Record<string, string>): Promise<string> {
 
 function depcruise(cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
-    execFile(join(ROOT, 'node_modules', '.bin', 'depcruise'), ['core', 'tools', 'guardrails', 'outbox', 'src', '--config', '.dependency-cruiser.cjs'], { cwd }, (err, stdout, stderr) => {
-      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      join(ROOT, 'node_modules', '.bin', 'depcruise'),
+      ['core', 'tools', 'guardrails', 'outbox', 'src', '--config', '.dependency-cruiser.cjs'],
+      { cwd },
+      (err, stdout, stderr) => {
+        done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -42,7 +50,8 @@ const LAWFUL = {
   'tools/registry.ts': 'import { PASS } from "../core/verdict.js";\nexport const tool = PASS;\n',
   'guardrails/pipeline.ts': 'import { PASS } from "../core/verdict.js";\nexport const judge = PASS;\n',
   'outbox/commit.ts': 'import { PASS } from "../core/verdict.js";\nexport const commit = PASS;\n',
-  'src/app.ts': 'import { tool } from "../tools/registry.js";\nimport { judge } from "../guardrails/pipeline.js";\nimport { commit } from "../outbox/commit.js";\nexport const app = [tool, judge, commit];\n',
+  'src/app.ts':
+    'import { tool } from "../tools/registry.js";\nimport { judge } from "../guardrails/pipeline.js";\nimport { commit } from "../outbox/commit.js";\nexport const app = [tool, judge, commit];\n',
 };
 
 describe('the layer rules', () => {
@@ -56,8 +65,10 @@ describe('the layer rules', () => {
     const { code, out } = await depcruise(
       await tree({
         ...LAWFUL,
-        'core/verdict.ts': 'import { app } from "../src/app.js";\nexport const PASS = "pass";\nexport const seen = app;\n',
-        'outbox/commit.ts': 'import { PASS } from "../core/verdict.js";\nimport { HistoryEntry } from "../src/history.js";\nexport const commit = [PASS, HistoryEntry];\n',
+        'core/verdict.ts':
+          'import { app } from "../src/app.js";\nexport const PASS = "pass";\nexport const seen = app;\n',
+        'outbox/commit.ts':
+          'import { PASS } from "../core/verdict.js";\nimport { HistoryEntry } from "../src/history.js";\nexport const commit = [PASS, HistoryEntry];\n',
         'src/history.ts': 'export const HistoryEntry = "h";\n',
         'guardrails/pipeline.ts': 'import { tool } from "../tools/registry.js";\nexport const judge = tool;\n',
       }),
@@ -74,7 +85,8 @@ describe('the layer rules', () => {
       ...LAWFUL,
       'src/channels/channel.ts': 'export const channel = "manychat";\n',
       'src/http/app-context.ts': 'export type Services = { name: string };\n',
-      'src/turn/commit-turn.ts': 'import { channel } from "../channels/channel.js";\nimport type { Services } from "../http/app-context.js";\nexport const commit: [string, Services | null] = [channel, null];\n',
+      'src/turn/commit-turn.ts':
+        'import { channel } from "../channels/channel.js";\nimport type { Services } from "../http/app-context.js";\nexport const commit: [string, Services | null] = [channel, null];\n',
       'src/routes/finish-turn.ts': 'import { commit } from "../turn/commit-turn.js";\nexport const route = commit;\n',
     };
     const ok = await depcruise(await tree(lawful));
@@ -86,7 +98,8 @@ describe('the layer rules', () => {
         'node_modules/hono/package.json': '{"name":"hono","version":"0.0.0","main":"index.js"}',
         'node_modules/hono/index.js': 'export class Hono {}\n',
         'src/turn/handle-inbound.ts': 'import { Hono } from "hono";\nexport const app = new Hono();\n',
-        'src/replay/select-turns.ts': 'import { rows } from "../dashboard/data/turns.js";\nexport const picked = rows;\n',
+        'src/replay/select-turns.ts':
+          'import { rows } from "../dashboard/data/turns.js";\nexport const picked = rows;\n',
         'src/dashboard/data/turns.ts': 'export const rows = [];\n',
         'src/approvals/decide.ts': 'import { route } from "../routes/finish-turn.js";\nexport const decide = route;\n',
         'src/channels/channel.ts': 'import { route } from "../routes/finish-turn.js";\nexport const channel = route;\n',

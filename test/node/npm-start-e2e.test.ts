@@ -21,7 +21,12 @@ const execFileAsync = promisify(execFile);
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TENANT = 'new-studio';
-const PRICE_LIST = { name: 'price_list', ns: 'content20260101000000_000042', description: 'the new price list', keywords: ['price list'] };
+const PRICE_LIST = {
+  name: 'price_list',
+  ns: 'content20260101000000_000042',
+  description: 'the new price list',
+  keywords: ['price list'],
+};
 
 let redis: RedisHandle;
 let child: ChildProcess;
@@ -29,12 +34,19 @@ let stateDir: string;
 let output = '';
 let facts: StackFacts;
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | null | undefined | false>,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n--- npm start output ---\n${output.slice(-4000)}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}\n--- npm start output ---\n${output.slice(-4000)}`,
+      );
     await sleep(300);
   }
 }
@@ -46,7 +58,13 @@ beforeAll(async () => {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(await freePort()), REDIS_URL: redis.url, STACK_STATE_DIR: stateDir, OPENAI_API_KEY: '' },
+    env: {
+      ...process.env,
+      PORT: String(await freePort()),
+      REDIS_URL: redis.url,
+      STACK_STATE_DIR: stateDir,
+      OPENAI_API_KEY: '',
+    },
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -68,11 +86,19 @@ afterAll(async () => {
 }, 30_000);
 
 async function api(method: string, path: string, bearer: string, body?: unknown): Promise<Response> {
-  return fetch(`${facts.workerUrl}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return fetch(`${facts.workerUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
 }
 
 async function message(secret: string, contactId: string, text: string): Promise<Response> {
-  return fetch(`${facts.workerUrl}/v1/manychat/${TENANT}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret }, body: JSON.stringify({ contact: { id: contactId, first_name: 'New' }, text }) });
+  return fetch(`${facts.workerUrl}/v1/manychat/${TENANT}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret },
+    body: JSON.stringify({ contact: { id: contactId, first_name: 'New' }, text }),
+  });
 }
 
 type Call = { path: string; status: number; body: Record<string, unknown> };
@@ -82,14 +108,19 @@ async function callsFor(contactId: string): Promise<Call[]> {
 }
 
 describe('npm start, for a new business', () => {
-  it('the printed curl, pasted as printed, shows the answer\'s headers: x-turn-id names the turn', async () => {
+  it("the printed curl, pasted as printed, shows the answer's headers: x-turn-id names the turn", async () => {
     const printed = /Try it:\n\n(curl [\s\S]+?)\n\n/.exec(output)?.[1];
     expect(printed).toContain('curl -s -i -X POST');
-    const { stdout } = await execFileAsync('bash', ['-c', printed!.replace('Hi! Can you send me the brochure?', `Hi! brochure please (${Date.now()})`)]);
+    const { stdout } = await execFileAsync('bash', [
+      '-c',
+      printed!.replace('Hi! Can you send me the brochure?', `Hi! brochure please (${Date.now()})`),
+    ]);
     expect(stdout).toMatch(/^HTTP\/1\.1 200/);
     const turnId = /^x-turn-id: (\S+)\r?$/im.exec(stdout)?.[1];
     expect(turnId).toBeTruthy();
-    expect((await api('GET', `/v1/tenants/${facts.demo.tenantId}/turns/${turnId}`, facts.demo.adminSecret)).status).toBe(200);
+    expect(
+      (await api('GET', `/v1/tenants/${facts.demo.tenantId}/turns/${turnId}`, facts.demo.adminSecret)).status,
+    ).toBe(200);
   });
 
   it('prints every secret a user needs, and no stack trace', () => {
@@ -103,30 +134,56 @@ describe('npm start, for a new business', () => {
   });
 
   it('a new page, a new contact and a new flow: the flow is performed; an approval past its expiry is expired by the cron within two minutes', async () => {
-    const created = await api('POST', '/v1/operator/tenants', facts.operatorSecret, { tenantId: TENANT, manychatApiKey: '2000002:new-studio-key', config: { ...demoTenantConfig(TENANT), flows: [PRICE_LIST] } });
+    const created = await api('POST', '/v1/operator/tenants', facts.operatorSecret, {
+      tenantId: TENANT,
+      manychatApiKey: '2000002:new-studio-key',
+      config: { ...demoTenantConfig(TENANT), flows: [PRICE_LIST] },
+    });
     expect(created.status, await created.clone().text()).toBe(201);
     const { webhookSecret, adminSecret } = (await created.json()) as { webhookSecret: string; adminSecret: string };
     // The stack mirrors the saved config into the sandbox (as the business would have set it up in ManyChat).
-    await waitFor('the sandbox to mirror the new tenant', 10_000, async () => output.includes(`[sandbox] tenant "${TENANT}" → ManyChat page 2000002`));
+    await waitFor('the sandbox to mirror the new tenant', 10_000, async () =>
+      output.includes(`[sandbox] tenant "${TENANT}" → ManyChat page 2000002`),
+    );
 
     const newContact = String(7_000_000_000 + Math.floor(Math.random() * 1e9));
     const first = await message(webhookSecret, newContact, 'Can you send me the price list?');
     expect(first.status).toBe(200);
-    const sent = await waitFor('the flow to be performed for the new contact', 20_000, async () => (await callsFor(newContact)).find((c) => c.path.endsWith('/sendFlow') && c.status === 200));
+    const sent = await waitFor('the flow to be performed for the new contact', 20_000, async () =>
+      (await callsFor(newContact)).find((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+    );
     expect(sent.body.flow_ns).toBe(PRICE_LIST.ns);
     // The Worker's own log lines are visible: the turn's JSON line.
-    await waitFor('the turn log line', 10_000, async () => output.includes(`"event":"turn","turnId":"${first.headers.get('x-turn-id')}"`));
+    await waitFor('the turn log line', 10_000, async () =>
+      output.includes(`"event":"turn","turnId":"${first.headers.get('x-turn-id')}"`),
+    );
 
     // Sending the flow now waits for the tenant's approval.
-    const config = (await (await api('GET', `/v1/tenants/${TENANT}/config`, adminSecret)).json()) as { manifest: Record<string, Record<string, unknown>>; flows: unknown[] };
-    const TIMETABLE = { name: 'summer_timetable', ns: 'content20260101000000_000043', description: 'the summer timetable', keywords: ['summer'] };
-    const put = await api('PUT', `/v1/tenants/${TENANT}/config`, adminSecret, { ...config, flows: [...config.flows, TIMETABLE], manifest: { ...config.manifest, send_media: { effect: 'write', approval: 'pinned' } } });
+    const config = (await (await api('GET', `/v1/tenants/${TENANT}/config`, adminSecret)).json()) as {
+      manifest: Record<string, Record<string, unknown>>;
+      flows: unknown[];
+    };
+    const TIMETABLE = {
+      name: 'summer_timetable',
+      ns: 'content20260101000000_000043',
+      description: 'the summer timetable',
+      keywords: ['summer'],
+    };
+    const put = await api('PUT', `/v1/tenants/${TENANT}/config`, adminSecret, {
+      ...config,
+      flows: [...config.flows, TIMETABLE],
+      manifest: { ...config.manifest, send_media: { effect: 'write', approval: 'pinned' } },
+    });
     expect(put.status, await put.clone().text()).toBe(200);
     // A later save is mirrored too: the flow it adds exists on the page.
-    await waitFor('the sandbox to mirror the saved config', 10_000, async () => output.includes(`[sandbox] tenant "${TENANT}" → ManyChat page 2000002: 2 flows`));
+    await waitFor('the sandbox to mirror the saved config', 10_000, async () =>
+      output.includes(`[sandbox] tenant "${TENANT}" → ManyChat page 2000002: 2 flows`),
+    );
     const other = String(8_000_000_000 + Math.floor(Math.random() * 1e9));
     expect((await message(webhookSecret, other, 'Please send me the price list')).status).toBe(200);
-    const { approvals } = (await (await api('GET', `/v1/tenants/${TENANT}/approvals`, adminSecret)).json()) as { approvals: { id: string }[] };
+    const { approvals } = (await (await api('GET', `/v1/tenants/${TENANT}/approvals`, adminSecret)).json()) as {
+      approvals: { id: string }[];
+    };
     expect(approvals).toHaveLength(1);
     const approvalId = approvals[0]!.id;
 
@@ -136,7 +193,14 @@ describe('npm start, for a new business', () => {
     const terms = parseJson(await session.one((r) => r.get(keys.pinnedTerms(approvalId)))) as PinnedTerms;
     const shiftMs = Date.parse(terms.expiresAt) - Date.now() + 1000;
     const { sig: _sig, pinned: _pinned, ...unsigned } = terms;
-    const moved = await signTerms({ ...unsigned, createdAt: new Date(Date.parse(terms.createdAt) - shiftMs).toISOString(), expiresAt: new Date(Date.parse(terms.expiresAt) - shiftMs).toISOString() }, DEV_SESSION_SECRET);
+    const moved = await signTerms(
+      {
+        ...unsigned,
+        createdAt: new Date(Date.parse(terms.createdAt) - shiftMs).toISOString(),
+        expiresAt: new Date(Date.parse(terms.expiresAt) - shiftMs).toISOString(),
+      },
+      DEV_SESSION_SECRET,
+    );
     await session.multi((m) => {
       m.set(keys.pinnedTerms(approvalId), JSON.stringify(moved), { keepTtl: true, xx: true });
       m.zadd(keys.approvalQueue, { xx: true }, { score: Date.parse(moved.expiresAt), member: approvalId });
@@ -144,11 +208,17 @@ describe('npm start, for a new business', () => {
     const movedAt = Date.now();
 
     // No manual step: the stack's cron (every minute) expires it.
-    await waitFor('the cron to expire the approval', 125_000, async () => String(await session.one((r) => r.get(keys.pinnedStatus(approvalId)))).includes('expired'));
+    await waitFor('the cron to expire the approval', 125_000, async () =>
+      String(await session.one((r) => r.get(keys.pinnedStatus(approvalId)))).includes('expired'),
+    );
     const tookMs = Date.now() - movedAt;
-    console.log(`npm start e2e: approval expired by the local cron ${(tookMs / 1000).toFixed(1)} s after its expiry was moved`);
+    console.log(
+      `npm start e2e: approval expired by the local cron ${(tookMs / 1000).toFixed(1)} s after its expiry was moved`,
+    );
     expect(tookMs).toBeLessThan(120_000);
-    const told = await waitFor('the contact to be told', 20_000, async () => (await callsFor(other)).find((c) => c.path.endsWith('/sendContent') && c.status === 200));
+    const told = await waitFor('the contact to be told', 20_000, async () =>
+      (await callsFor(other)).find((c) => c.path.endsWith('/sendContent') && c.status === 200),
+    );
     expect(JSON.stringify(told.body)).toContain('Nothing was changed');
     expect((await callsFor(other)).some((c) => c.path.endsWith('/sendFlow'))).toBe(false);
   }, 200_000);

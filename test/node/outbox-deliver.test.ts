@@ -9,7 +9,21 @@ import { enterReplyOrder, REPLY_ORDER_RETRY_SECONDS } from '../../outbox/reply-o
 import type { ManyChatApi } from '../../core/actions/channel-api.js';
 import { OutboxEntrySchema } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { action, callsFor, client, connect, dropTenant, entryFor, FLOW_BROCHURE, FLOW_TOUR, newSubscriber, performed, startTestSandbox, uniqueId, writeEntry } from './outbox-fixtures.js';
+import {
+  action,
+  callsFor,
+  client,
+  connect,
+  dropTenant,
+  entryFor,
+  FLOW_BROCHURE,
+  FLOW_TOUR,
+  newSubscriber,
+  performed,
+  startTestSandbox,
+  uniqueId,
+  writeEntry,
+} from './outbox-fixtures.js';
 
 /**
  * deliverOutboxEntry against the real wire: the Upstash bridge over Redis and the ManyChat
@@ -52,7 +66,9 @@ const ledgerRow = (state: string, attempts = 1) => JSON.stringify({ state, at: n
 const leaseOf = (turnId: string) => session.one((r) => r.get(leaseKey(tenantId, turnId)));
 
 async function storedEntry(turnId: string) {
-  return OutboxEntrySchema.parse(JSON.parse((await session.one((r) => r.get<string>(tenantKeys(tenantId).outbox(turnId)))) ?? 'null'));
+  return OutboxEntrySchema.parse(
+    JSON.parse((await session.one((r) => r.get<string>(tenantKeys(tenantId).outbox(turnId)))) ?? 'null'),
+  );
 }
 
 async function isPending(turnId: string): Promise<boolean> {
@@ -60,10 +76,13 @@ async function isPending(turnId: string): Promise<boolean> {
 }
 
 describe('deliverOutboxEntry', () => {
-  it('a delivery that finds the lease held performs nothing and answers busy until the holder\'s lease runs out', async () => {
+  it("a delivery that finds the lease held performs nothing and answers busy until the holder's lease runs out", async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+    );
     await session.one((r) => r.set(leaseKey(tenantId, turnId), 'another-delivery', { px: 4_500 }));
     const busy = await deliver(turnId);
     expect(busy.outcome).toBe('busy');
@@ -98,8 +117,17 @@ describe('deliverOutboxEntry', () => {
     expect(result.outcome).toBe('done');
     expect(result.entryState).toBe('done');
     expect(result.actions.map((a) => a.state)).toEqual(['done', 'done', 'done', 'done', 'done']);
-    expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow', 'addTagByName', 'setCustomFieldByName', 'sendContent', 'removeTagByName']);
-    expect(sandbox.subscriber('2000001', sub)).toMatchObject({ tags: ['interested'], customFields: { preferred_class: 'yoga' } });
+    expect(performed(callsFor(sandbox, sub))).toEqual([
+      'sendFlow',
+      'addTagByName',
+      'setCustomFieldByName',
+      'sendContent',
+      'removeTagByName',
+    ]);
+    expect(sandbox.subscriber('2000001', sub)).toMatchObject({
+      tags: ['interested'],
+      customFields: { preferred_class: 'yoga' },
+    });
     expect((await storedEntry(turnId)).state).toBe('done');
     expect(await isPending(turnId)).toBe(false);
 
@@ -139,7 +167,12 @@ describe('deliverOutboxEntry', () => {
       ['done', 1],
     ]);
     const calls = callsFor(sandbox, sub);
-    expect(calls.map((c) => `${c.path.split('/').pop()}:${c.status}`)).toEqual(['sendFlow:429', 'sendFlow:503', 'sendFlow:200', 'addTagByName:200']);
+    expect(calls.map((c) => `${c.path.split('/').pop()}:${c.status}`)).toEqual([
+      'sendFlow:429',
+      'sendFlow:503',
+      'sendFlow:200',
+      'addTagByName:200',
+    ]);
     expect(performed(calls)).toEqual(['sendFlow', 'addTagByName']);
     expect((await storedEntry(turnId)).attempts).toBe(3);
   });
@@ -165,14 +198,21 @@ describe('deliverOutboxEntry', () => {
       expect((await deliver(turnId)).outcome).toBe('done');
       expect(callsFor(sandbox, sub).filter((c) => c.path.endsWith('/sendFlow'))).toHaveLength(1);
       const letters = await listDeadLetters(session, tenantId);
-      expect(letters.find((l) => l.turnId === turnId)).toMatchObject({ state: 'unknown', kind: 'send_flow', idempotent: false });
+      expect(letters.find((l) => l.turnId === turnId)).toMatchObject({
+        state: 'unknown',
+        kind: 'send_flow',
+        idempotent: false,
+      });
     });
   }
 
   it('a tag answering 500 twice is retried until performed', async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+    );
     sandbox.injectFault({ path: '/addTagByName', count: 2, kind: '500' });
     expect((await deliver(turnId)).outcome).toBe('retry');
     expect((await deliver(turnId)).outcome).toBe('retry');
@@ -206,7 +246,13 @@ describe('deliverOutboxEntry', () => {
 
     // Visible to the tenant: in the dead-letter list and the ledger.
     const letters = await listDeadLetters(session, tenantId);
-    expect(letters.find((l) => l.actionId === send.id)).toMatchObject({ state: 'unknown', currentState: 'unknown', kind: 'send_flow', idempotent: false, contactId: sub });
+    expect(letters.find((l) => l.actionId === send.id)).toMatchObject({
+      state: 'unknown',
+      currentState: 'unknown',
+      kind: 'send_flow',
+      idempotent: false,
+      contactId: sub,
+    });
     expect((await readLedger({ session, tenantId, turnId })).get(send.id)?.state).toBe('unknown');
   });
 
@@ -236,7 +282,7 @@ describe('deliverOutboxEntry', () => {
     expect(performed(calls)).toEqual(['addTagByName']);
   });
 
-  it('a permanent refusal is dead with the API\'s words; later actions still run; 3011 outside the 24 h window is dead', async () => {
+  it("a permanent refusal is dead with the API's words; later actions still run; 3011 outside the 24 h window is dead", async () => {
     const sub = newSubscriber(sandbox, { lastInteraction: new Date(Date.now() - 2 * 86_400_000).toISOString() });
     const turnId = uniqueId('turn_');
     await writeEntry(
@@ -264,7 +310,10 @@ describe('deliverOutboxEntry', () => {
   it('an action with malformed arguments is dead without a call', async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'send_flow', args: { flowName: 'brochure' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'send_flow', args: { flowName: 'brochure' } })]),
+    );
     const result = await deliver(turnId);
     expect(result.actions[0]).toMatchObject({ state: 'dead' });
     expect(result.actions[0]?.detail).toMatch(/not sent: invalid send_flow arguments/);
@@ -297,7 +346,11 @@ describe('deliverOutboxEntry', () => {
     // One holds the lease and works; the rest answer busy (or done, if they read after it finished).
     expect(outcomes.every((o) => o === 'done' || o === 'busy')).toBe(true);
     expect(outcomes.filter((o) => o === 'busy').length).toBeGreaterThan(0);
-    expect(results.filter((r) => r.outcome === 'done').every((r) => r.actions.every((a) => a.state === 'done' && a.attempts === 1))).toBe(true);
+    expect(
+      results
+        .filter((r) => r.outcome === 'done')
+        .every((r) => r.actions.every((a) => a.state === 'done' && a.attempts === 1)),
+    ).toBe(true);
     // The busy ones come back later (QStash retries) and find the work done.
     const later = await Promise.all(Array.from({ length: 9 }, () => deliver(turnId)));
     expect(new Set(later.map((r) => r.outcome))).toEqual(new Set(['done']));
@@ -357,7 +410,11 @@ describe('re-driving dead letters', () => {
     const turnId = uniqueId('turn_');
     const send = action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
     await writeEntry(session, entryFor(tenantId, turnId, sub, [send]));
-    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [send.id]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }) }));
+    await session.one((r) =>
+      r.hset(tenantKeys(tenantId).ledger(turnId), {
+        [send.id]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }),
+      }),
+    );
     expect((await deliver(turnId)).actions[0]?.state).toBe('unknown');
 
     const refused = await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: send.id });
@@ -365,7 +422,14 @@ describe('re-driving dead letters', () => {
     expect(refused.ok ? '' : refused.error).toMatch(/sendAnyway/);
     expect(callsFor(sandbox, sub)).toHaveLength(0);
 
-    const forced = await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: send.id, sendAnyway: true });
+    const forced = await redriveDeadLetter({
+      session,
+      publisher,
+      tenantId,
+      turnId,
+      actionId: send.id,
+      sendAnyway: true,
+    });
     expect(forced).toMatchObject({ ok: true, state: 'pending' });
     expect((await deliver(turnId)).actions[0]).toMatchObject({ state: 'done' });
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
@@ -377,8 +441,14 @@ describe('re-driving dead letters', () => {
     const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
     await writeEntry(session, entryFor(tenantId, turnId, sub, [tag]));
     await deliver(turnId);
-    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: tag.id })).toMatchObject({ ok: false, status: 409 });
-    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: 'nope' })).toMatchObject({ ok: false, status: 404 });
+    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: tag.id })).toMatchObject({
+      ok: false,
+      status: 409,
+    });
+    expect(await redriveDeadLetter({ session, publisher, tenantId, turnId, actionId: 'nope' })).toMatchObject({
+      ok: false,
+      status: 404,
+    });
   });
 });
 
@@ -390,7 +460,9 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     const tag = action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } });
     const send = action(turnId, 2, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } });
     await writeEntry(session, entryFor(tenantId, turnId, sub, [tag, send]));
-    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [tag.id]: ledgerRow('done'), [send.id]: ledgerRow('dead') }));
+    await session.one((r) =>
+      r.hset(tenantKeys(tenantId).ledger(turnId), { [tag.id]: ledgerRow('done'), [send.id]: ledgerRow('dead') }),
+    );
     const result = await deliver(turnId);
     expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
     expect(callsFor(sandbox, sub)).toHaveLength(0);
@@ -416,12 +488,15 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect((await storedEntry(turnId)).state).toBe('pending');
   });
 
-  it('a repeated delivery of a closed entry lets its lease go, and a delivery keeps the entry\'s expiry', async () => {
+  it("a repeated delivery of a closed entry lets its lease go, and a delivery keeps the entry's expiry", async () => {
     // Rule: a lease left behind would make every later delivery of the entry answer busy for 30 s;
     // the entry must still expire (it holds the contact's words).
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+    );
     expect((await deliver(turnId)).outcome).toBe('done');
     expect((await deliver(turnId)).outcome).toBe('done');
     expect(await leaseOf(turnId)).toBeNull();
@@ -430,11 +505,14 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(await session.one((r) => r.ttl(tenantKeys(tenantId).outbox(turnId)))).toBeGreaterThan(0);
   });
 
-  it('a retry keeps the entry in the pending set, with the API\'s words and Retry-After in the detail', async () => {
+  it("a retry keeps the entry in the pending set, with the API's words and Retry-After in the detail", async () => {
     // Rule: an entry not settled stays for the sweeper (if QStash gives up, it is published again).
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+    );
     sandbox.injectFault({ path: '/addTagByName', count: 1, kind: '429', retryAfterSeconds: 9 });
     sandbox.injectFault({ path: '/addTagByName', count: 1, kind: '503' });
     const first = await deliver(turnId);
@@ -460,14 +538,17 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
       m.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: garbled });
     });
     const garbledResult = await deliver(garbled);
-    expect(garbledResult).toMatchObject({ outcome: 'not_found', problem: 'the stored outbox entry does not match its schema' });
+    expect(garbledResult).toMatchObject({
+      outcome: 'not_found',
+      problem: 'the stored outbox entry does not match its schema',
+    });
     // Left for inspection, but off the pending set.
     expect(await session.one((r) => r.exists(tenantKeys(tenantId).outbox(garbled)))).toBe(1);
     expect(await isPending(garbled)).toBe(false);
     expect(await leaseOf(garbled)).toBeNull();
   });
 
-  it('a delivery that loses its lease mid-entry starts no further call and answers busy; the new holder\'s lease stays', async () => {
+  it("a delivery that loses its lease mid-entry starts no further call and answers busy; the new holder's lease stays", async () => {
     // Rule: only the lease holder may start a call (an isolate frozen past its lease must not send twice).
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
@@ -481,7 +562,11 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
       await session.one((r) => r.set(leaseKey(tenantId, turnId), 'the-new-holder', { px: 10_000 }));
     });
     const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
-    expect(result).toMatchObject({ outcome: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, entryState: 'pending' });
+    expect(result).toMatchObject({
+      outcome: 'busy',
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+      entryState: 'pending',
+    });
     expect(result.actions.map((a) => a.state)).toEqual(['done', 'pending']);
     expect(performed(callsFor(sandbox, sub))).toEqual(['addTagByName']);
     expect(await leaseOf(turnId)).toBe('the-new-holder');
@@ -520,7 +605,8 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     let calls = 0;
     const manychat = hookedClient(async () => {
       calls++;
-      if (calls === 1) await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a2!.id]: ledgerRow('done') }));
+      if (calls === 1)
+        await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a2!.id]: ledgerRow('done') }));
     });
     const settled = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat } });
     expect(settled.outcome).toBe('done');
@@ -535,7 +621,8 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     let otherCalls = 0;
     const claiming = hookedClient(async () => {
       otherCalls++;
-      if (otherCalls === 1) await session.one((r) => r.hset(tenantKeys(tenantId).ledger(other), { [b2.id]: ledgerRow('claimed') }));
+      if (otherCalls === 1)
+        await session.one((r) => r.hset(tenantKeys(tenantId).ledger(other), { [b2.id]: ledgerRow('claimed') }));
     });
     const stopped = await deliverOutboxEntry({ session, tenantId, turnId: other, apis: { manychat: claiming } });
     expect(stopped.outcome).toBe('busy');
@@ -550,11 +637,18 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
     const sequence = { member: 'b'.repeat(64), at: 2_000 };
-    await writeEntry(session, { ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]), sequence });
+    await writeEntry(session, {
+      ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+      sequence,
+    });
     await enterReplyOrder(session, tenantId, sub, { member: 'a'.repeat(64), at: 1_000 });
     await enterReplyOrder(session, tenantId, sub, sequence);
     const waiting = await deliver(turnId);
-    expect(waiting).toMatchObject({ outcome: 'retry', retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS, entryState: 'pending' });
+    expect(waiting).toMatchObject({
+      outcome: 'retry',
+      retryAfterSeconds: REPLY_ORDER_RETRY_SECONDS,
+      entryState: 'pending',
+    });
     expect(callsFor(sandbox, sub)).toHaveLength(0);
     expect(await leaseOf(turnId)).toBeNull();
 
@@ -582,7 +676,10 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     // Rule: every key holding the contact's words expires within the tenant's retention.
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, { ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]), retentionDays: 1 });
+    await writeEntry(session, {
+      ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })]),
+      retentionDays: 1,
+    });
     expect((await deliver(turnId)).outcome).toBe('done');
     const ttl = await session.one((r) => r.ttl(tenantKeys(tenantId).ledger(turnId)));
     expect(ttl).toBeGreaterThan(0);
@@ -595,7 +692,9 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     const turnId = uniqueId('turn_');
     const [a1, a2, a3] = [1, 2, 3].map((n) => action(turnId, n, { kind: 'add_tag', args: { tag: 'interested' } }));
     await writeEntry(session, entryFor(tenantId, turnId, sub, [a1!, a2!, a3!]));
-    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [a1!.id]: ledgerRow('done'), [a2!.id]: ledgerRow('dead') }));
+    await session.one((r) =>
+      r.hset(tenantKeys(tenantId).ledger(turnId), { [a1!.id]: ledgerRow('done'), [a2!.id]: ledgerRow('dead') }),
+    );
     const before = session.roundTrips;
     const result = await deliver(turnId);
     expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
@@ -606,11 +705,19 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
   it('a send that times out with no words from the client is unknown, and its detail says there was no answer', async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [
+        action(turnId, 1, { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } }),
+      ]),
+    );
     const silent: ManyChatApi = { ...client(sandbox), sendFlow: async () => ({ ok: false, kind: 'timeout' }) };
     const result = await deliverOutboxEntry({ session, tenantId, turnId, apis: { manychat: silent } });
     expect(result).toMatchObject({ outcome: 'done', entryState: 'failed' });
-    expect(result.actions[0]).toMatchObject({ state: 'unknown', detail: 'no answer; the call may have been performed, so it is not resent' });
+    expect(result.actions[0]).toMatchObject({
+      state: 'unknown',
+      detail: 'no answer; the call may have been performed, so it is not resent',
+    });
   });
 
   it('an action whose ledger row this code cannot read is never performed over: the delivery stops busy and calls nothing', async () => {

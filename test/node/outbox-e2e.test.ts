@@ -28,7 +28,11 @@ const savedRedisUrl = process.env.REDIS_URL;
 
 beforeAll(async () => {
   process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
-  stack = await startLocalStack({ withWorker: true, qstashRetryBaseMs: 200, stateDir: join(ROOT, '.local', 'test-outbox-e2e') });
+  stack = await startLocalStack({
+    withWorker: true,
+    qstashRetryBaseMs: 200,
+    stateDir: join(ROOT, '.local', 'test-outbox-e2e'),
+  });
   expect(stack.redis.owned).toBe(true);
   workerUrl = stack.facts.workerUrl ?? '';
   await seedDemoTenant(stack.upstash.url, DEV_UPSTASH_TOKEN, tenantId);
@@ -66,10 +70,16 @@ async function webhook(contactId: string, text = 'Can you send me the brochure?'
 }
 
 function calls(contactId: string) {
-  return stack.manychat.calls({ pageId: DEMO_PAGE_ID }).filter((c) => String((c.body as { subscriber_id?: unknown } | null)?.subscriber_id) === contactId);
+  return stack.manychat
+    .calls({ pageId: DEMO_PAGE_ID })
+    .filter((c) => String((c.body as { subscriber_id?: unknown } | null)?.subscriber_id) === contactId);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -90,7 +100,9 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
   it('a webhook asking for the brochure → the broker delivers → exactly one sendFlow', async () => {
     const contact = newContact();
     const turnId = await webhook(contact);
-    await until('the sendFlow call', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
+    await until('the sendFlow call', () =>
+      calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+    );
     await settle();
     const sent = calls(contact).filter((c) => c.path.endsWith('/sendFlow'));
     expect(sent).toHaveLength(1);
@@ -100,10 +112,20 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
 
   it('sendFlow answering 429, then 503, then 200 through QStash retries is performed exactly once', async () => {
     const contact = newContact();
-    stack.manychat.injectFault({ path: '/sendFlow', pageId: DEMO_PAGE_ID, count: 1, kind: '429', retryAfterSeconds: 1 });
+    stack.manychat.injectFault({
+      path: '/sendFlow',
+      pageId: DEMO_PAGE_ID,
+      count: 1,
+      kind: '429',
+      retryAfterSeconds: 1,
+    });
     stack.manychat.injectFault({ path: '/sendFlow', pageId: DEMO_PAGE_ID, count: 1, kind: '503' });
     await webhook(contact);
-    await until('the successful sendFlow', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200), 20_000);
+    await until(
+      'the successful sendFlow',
+      () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+      20_000,
+    );
     await settle();
     const attempts = calls(contact).filter((c) => c.path.endsWith('/sendFlow'));
     expect(attempts.map((c) => c.status)).toEqual([429, 503, 200]);
@@ -120,24 +142,41 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
     expect(calls(contact)).toHaveLength(0);
     expect(await isPending(turnId)).toBe(true);
 
-    const publisher = qstashPublisher({ qstashUrl: stack.qstash.url, qstashToken: QSTASH_DEV_CREDENTIALS.token, publicUrl: workerUrl });
+    const publisher = qstashPublisher({
+      qstashUrl: stack.qstash.url,
+      qstashToken: QSTASH_DEV_CREDENTIALS.token,
+      publicUrl: workerUrl,
+    });
     const swept = await sweepOutbox({ session, publisher, olderThanMs: 0, tenantIds: [tenantId] });
     expect(swept).toMatchObject({ stale: 1, published: 1, failed: 0 });
-    await until('the swept delivery', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
+    await until('the swept delivery', () =>
+      calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+    );
     await settle();
     expect(performed(calls(contact))).toEqual(['sendFlow']);
     expect(await isPending(turnId)).toBe(false);
   });
 
-  it('the Worker\'s cron handler sweeps an entry stuck past the timeout and it is delivered once', async () => {
+  it("the Worker's cron handler sweeps an entry stuck past the timeout and it is delivered once", async () => {
     const contact = newContact();
     const turnId = uniqueId('turn_');
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
-    await writeEntry(session, entryFor(tenantId, turnId, contact, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } })], tenMinutesAgo));
+    await writeEntry(
+      session,
+      entryFor(
+        tenantId,
+        turnId,
+        contact,
+        [action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } })],
+        tenMinutesAgo,
+      ),
+    );
     // wrangler dev runs the `scheduled` handler on this path, as the cron trigger would.
     const res = await fetch(`${workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
     expect(res.status).toBe(200);
-    await until('the swept delivery', () => calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200));
+    await until('the swept delivery', () =>
+      calls(contact).some((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+    );
     await settle();
     expect(performed(calls(contact))).toEqual(['sendFlow']);
     expect(await isPending(turnId)).toBe(false);
@@ -157,7 +196,17 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
     const url = `${workerUrl}/v1/outbox/deliver`;
     const signature = await signQStashDelivery({ key: QSTASH_DEV_CREDENTIALS.currentSigningKey, url, body });
     const statuses = await Promise.all(
-      Array.from({ length: 10 }, async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Upstash-Signature': signature }, body })).status),
+      Array.from(
+        { length: 10 },
+        async () =>
+          (
+            await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'Upstash-Signature': signature },
+              body,
+            })
+          ).status,
+      ),
     );
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     expect(statuses).toContain(200);
@@ -168,7 +217,12 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
   it('forged, expired or altered deliveries are 401 in workerd and perform nothing', async () => {
     const contact = newContact();
     const turnId = uniqueId('turn_');
-    await writeEntry(session, entryFor(tenantId, turnId, contact, [action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, contact, [
+        action(turnId, 1, { kind: 'send_flow', args: { flowNs: BROCHURE_NS, flowName: 'brochure' } }),
+      ]),
+    );
     const body = JSON.stringify({ tenantId, turnId });
     const url = `${workerUrl}/v1/outbox/deliver`;
     const key = QSTASH_DEV_CREDENTIALS.currentSigningKey;
@@ -179,7 +233,11 @@ describe('outbox end to end (wrangler dev + broker + sandbox)', () => {
       await signQStashDelivery({ key, url, body: `${body} ` }),
     ];
     for (const signature of forged) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'Upstash-Signature': signature } : {}) }, body });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(signature ? { 'Upstash-Signature': signature } : {}) },
+        body,
+      });
       expect(res.status).toBe(401);
     }
     expect(calls(contact)).toHaveLength(0);

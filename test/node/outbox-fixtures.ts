@@ -46,19 +46,37 @@ export function uniqueId(prefix: string): string {
 /** A subscriber id the sandbox knows (numeric, unique), inside the 24 h window unless told otherwise. */
 export function newSubscriber(sandbox: ManyChatSandbox, opts: { lastInteraction?: string } = {}): string {
   const id = String(Math.floor(1e9 + Math.random() * 8e9));
-  sandbox.addSubscriber({ pageId: PAGE_ID, id, firstName: 'Test', ...(opts.lastInteraction ? { lastInteraction: opts.lastInteraction } : {}) });
+  sandbox.addSubscriber({
+    pageId: PAGE_ID,
+    id,
+    firstName: 'Test',
+    ...(opts.lastInteraction ? { lastInteraction: opts.lastInteraction } : {}),
+  });
   return id;
 }
 
 export function client(sandbox: ManyChatSandbox, timeoutMs = 2000): ManyChatApi {
-  return createManyChatClient({ baseUrl: sandbox.url, apiKey: API_KEY, fetch: (input, init) => fetch(input, init), timeoutMs });
+  return createManyChatClient({
+    baseUrl: sandbox.url,
+    apiKey: API_KEY,
+    fetch: (input, init) => fetch(input, init),
+    timeoutMs,
+  });
 }
 
 type ActionSpec = Pick<StagedAction, 'kind' | 'args'> & Partial<StagedAction>;
 
 export function action(turnId: string, n: number, spec: ActionSpec): StagedAction {
   const idempotent = spec.idempotent ?? !(spec.kind === 'send_flow' || spec.kind === 'send_content');
-  return { id: `${turnId}.a${n}`, tool: `tool_${spec.kind}`, effect: 'write', gate: 'none', summary: `${spec.kind} ${JSON.stringify(spec.args)}`, ...spec, idempotent };
+  return {
+    id: `${turnId}.a${n}`,
+    tool: `tool_${spec.kind}`,
+    effect: 'write',
+    gate: 'none',
+    summary: `${spec.kind} ${JSON.stringify(spec.args)}`,
+    ...spec,
+    idempotent,
+  };
 }
 
 /** Writes an entry as writeTurnCommit does: the entry and its pending-set member in one MULTI. */
@@ -70,13 +88,35 @@ export async function writeEntry(session: RedisSession, entry: OutboxEntry): Pro
   });
 }
 
-export function entryFor(tenantId: string, turnId: string, contactId: string, actions: StagedAction[], createdAt = new Date()): OutboxEntry {
-  return { turnId, tenantId, channel: 'manychat', contactId, actions, state: 'pending', createdAt: createdAt.toISOString(), attempts: 0 };
+export function entryFor(
+  tenantId: string,
+  turnId: string,
+  contactId: string,
+  actions: StagedAction[],
+  createdAt = new Date(),
+): OutboxEntry {
+  return {
+    turnId,
+    tenantId,
+    channel: 'manychat',
+    contactId,
+    actions,
+    state: 'pending',
+    createdAt: createdAt.toISOString(),
+    attempts: 0,
+  };
 }
 
 /** A tenant whose ManyChat key is the test page's (needed by the HTTP routes and the sweeper). */
 export async function seedTenant(session: RedisSession, tenantId: string): Promise<void> {
-  const saved = await saveTenant(session, { ...demoTenantConfig(tenantId), tenantId }, { plain: { webhookSecret: WEBHOOK_SECRET, adminSecret: ADMIN_SECRET, manychatApiKey: API_KEY }, keys: await devSecretKeys() });
+  const saved = await saveTenant(
+    session,
+    { ...demoTenantConfig(tenantId), tenantId },
+    {
+      plain: { webhookSecret: WEBHOOK_SECRET, adminSecret: ADMIN_SECRET, manychatApiKey: API_KEY },
+      keys: await devSecretKeys(),
+    },
+  );
   if (!saved.ok) throw new Error(saved.problems.join('; '));
 }
 

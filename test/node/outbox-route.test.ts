@@ -8,7 +8,21 @@ import { leaseKey } from '../../outbox/ledger.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { signQStashDelivery } from '../support/qstash-signature.js';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
-import { action, callsFor, connect, dropTenant, entryFor, FLOW_BROCHURE, newSubscriber, performed, seedTenant, startTestSandbox, uniqueId, ADMIN_SECRET, writeEntry } from './outbox-fixtures.js';
+import {
+  action,
+  callsFor,
+  connect,
+  dropTenant,
+  entryFor,
+  FLOW_BROCHURE,
+  newSubscriber,
+  performed,
+  seedTenant,
+  startTestSandbox,
+  uniqueId,
+  ADMIN_SECRET,
+  writeEntry,
+} from './outbox-fixtures.js';
 
 /**
  * The HTTP surface of the outbox through the Worker's Hono app (run in Node here; the e2e test
@@ -41,18 +55,35 @@ async function newEntry(kinds: ('send_flow' | 'add_tag')[] = ['send_flow', 'add_
   const sub = newSubscriber(sandbox);
   const turnId = uniqueId('turn_');
   const actions = kinds.map((kind, i) =>
-    action(turnId, i + 1, kind === 'send_flow' ? { kind, args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } } : { kind, args: { tag: 'interested' } }),
+    action(
+      turnId,
+      i + 1,
+      kind === 'send_flow'
+        ? { kind, args: { flowNs: FLOW_BROCHURE, flowName: 'brochure' } }
+        : { kind, args: { tag: 'interested' } },
+    ),
   );
   await writeEntry(session, entryFor(tenantId, turnId, sub, actions));
   return { sub, turnId, body: JSON.stringify({ tenantId, turnId }) };
 }
 
 function post(body: string, headers: Record<string, string> = {}) {
-  return app.request('/v1/outbox/deliver', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }, env);
+  return app.request(
+    '/v1/outbox/deliver',
+    { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body },
+    env,
+  );
 }
 
 async function signed(body: string, overrides: Partial<Parameters<typeof signQStashDelivery>[0]> = {}) {
-  return post(body, { 'Upstash-Signature': await signQStashDelivery({ key: QSTASH_DEV_CREDENTIALS.currentSigningKey, url: DELIVER_URL, body, ...overrides }) });
+  return post(body, {
+    'Upstash-Signature': await signQStashDelivery({
+      key: QSTASH_DEV_CREDENTIALS.currentSigningKey,
+      url: DELIVER_URL,
+      body,
+      ...overrides,
+    }),
+  });
 }
 
 async function stillPending(turnId: string) {
@@ -64,7 +95,13 @@ describe('POST /v1/outbox/deliver', () => {
     const { sub, turnId, body } = await newEntry();
     const res = await signed(body);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ tenantId, turnId, outcome: 'done', entryState: 'done', actions: [{ state: 'done' }, { state: 'done' }] });
+    expect(await res.json()).toMatchObject({
+      tenantId,
+      turnId,
+      outcome: 'done',
+      entryState: 'done',
+      actions: [{ state: 'done' }, { state: 'done' }],
+    });
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow', 'addTagByName']);
     // A duplicate delivery (QStash is at least once) performs nothing more.
     expect((await signed(body)).status).toBe(200);
@@ -79,9 +116,15 @@ describe('POST /v1/outbox/deliver', () => {
 
   it.each([
     ['unsigned', async (body: string) => post(body)],
-    ['signed with a key that is not ours', async (body: string) => signed(body, { key: 'sig_forged000000000000000000000' })],
+    [
+      'signed with a key that is not ours',
+      async (body: string) => signed(body, { key: 'sig_forged000000000000000000000' }),
+    ],
     ['expired', async (body: string) => signed(body, { issuedAt: Math.floor(Date.now() / 1000) - 900 })],
-    ['signed for another body (body altered)', async (body: string) => signed(body, { hashOf: body.replace('turn_', 'turn_x') })],
+    [
+      'signed for another body (body altered)',
+      async (body: string) => signed(body, { hashOf: body.replace('turn_', 'turn_x') }),
+    ],
     ['signed for another URL', async (body: string) => signed(body, { url: 'https://evil.example/v1/outbox/deliver' })],
     ['issued by someone other than Upstash', async (body: string) => signed(body, { issuer: 'NotUpstash' })],
     ['a malformed token', async (body: string) => post(body, { 'Upstash-Signature': 'not.a.jwt' })],
@@ -97,7 +140,11 @@ describe('POST /v1/outbox/deliver', () => {
   it('a body altered after signing is refused even when it names a real entry', async () => {
     const a = await newEntry(['add_tag']);
     const b = await newEntry(['add_tag']);
-    const signature = await signQStashDelivery({ key: QSTASH_DEV_CREDENTIALS.currentSigningKey, url: DELIVER_URL, body: a.body });
+    const signature = await signQStashDelivery({
+      key: QSTASH_DEV_CREDENTIALS.currentSigningKey,
+      url: DELIVER_URL,
+      body: a.body,
+    });
     const res = await post(b.body, { 'Upstash-Signature': signature });
     expect(res.status).toBe(401);
     expect(callsFor(sandbox, a.sub)).toHaveLength(0);
@@ -108,7 +155,10 @@ describe('POST /v1/outbox/deliver', () => {
     expect((await signed('{not json')).status).toBe(400);
     const res = await signed(JSON.stringify({ tenantId }));
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'invalid delivery body', details: [expect.stringMatching(/turnId/)] });
+    expect(await res.json()).toMatchObject({
+      error: 'invalid delivery body',
+      details: [expect.stringMatching(/turnId/)],
+    });
   });
 
   it('an unknown tenant or entry is 489 with Upstash-NonRetryable-Error (QStash stops retrying)', async () => {
@@ -156,7 +206,10 @@ describe('dead-letter API', () => {
 
   it('needs the tenant secret', async () => {
     expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, {}, env)).status).toBe(401);
-    expect((await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers: { authorization: 'Bearer wrong' } }, env)).status).toBe(401);
+    expect(
+      (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers: { authorization: 'Bearer wrong' } }, env))
+        .status,
+    ).toBe(401);
     // An unknown tenant looks like a wrong secret: nothing is told before authentication.
     expect((await app.request(`/v1/outbox/dead-letters/${uniqueId('nobody')}`, { headers }, env)).status).toBe(401);
   });
@@ -164,39 +217,64 @@ describe('dead-letter API', () => {
   it('lists an unknown send and re-drives it only with sendAnyway', async () => {
     const { sub, turnId, body } = await newEntry(['send_flow']);
     const actionId = `${turnId}.a1`;
-    await session.one((r) => r.hset(tenantKeys(tenantId).ledger(turnId), { [actionId]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }) }));
+    await session.one((r) =>
+      r.hset(tenantKeys(tenantId).ledger(turnId), {
+        [actionId]: JSON.stringify({ state: 'claimed', at: new Date().toISOString(), attempts: 1 }),
+      }),
+    );
     expect((await signed(body)).status).toBe(200);
     expect(callsFor(sandbox, sub)).toHaveLength(0);
 
     const list = await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env);
     expect(list.status).toBe(200);
     const listed = (await list.json()) as { deadLetters: { actionId: string; state: string; currentState: string }[] };
-    expect(listed.deadLetters.find((l) => l.actionId === actionId)).toMatchObject({ state: 'unknown', currentState: 'unknown' });
+    expect(listed.deadLetters.find((l) => l.actionId === actionId)).toMatchObject({
+      state: 'unknown',
+      currentState: 'unknown',
+    });
 
-    const redrive = (payload: object) => app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify(payload) }, env);
+    const redrive = (payload: object) =>
+      app.request(
+        `/v1/outbox/dead-letters/${tenantId}/redrive`,
+        { method: 'POST', headers, body: JSON.stringify(payload) },
+        env,
+      );
     const refused = await redrive({ turnId, actionId });
     expect(refused.status).toBe(409);
     expect(callsFor(sandbox, sub)).toHaveLength(0);
 
     const forced = await redrive({ turnId, actionId, sendAnyway: true });
     expect(forced.status).toBe(200);
-    expect(await forced.json()).toMatchObject({ ok: true, published: true, delivery: { outcome: 'done', actions: [{ state: 'done' }] } });
+    expect(await forced.json()).toMatchObject({
+      ok: true,
+      published: true,
+      delivery: { outcome: 'done', actions: [{ state: 'done' }] },
+    });
     expect(published).toContainEqual({ tenantId, turnId });
     expect(performed(callsFor(sandbox, sub))).toEqual(['sendFlow']);
     expect((await redrive({ turnId })).status).toBe(400);
   });
 
-  it('a re-drive whose action dies again answers 502 ok: false with ManyChat\'s words, not ok: true', async () => {
+  it("a re-drive whose action dies again answers 502 ok: false with ManyChat's words, not ok: true", async () => {
     const sub = newSubscriber(sandbox);
     const turnId = uniqueId('turn_');
     const actionId = `${turnId}.a1`;
     // A tag ManyChat does not have: every attempt is refused with a 4xx, so the action is dead.
-    await writeEntry(session, entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } })]));
+    await writeEntry(
+      session,
+      entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } })]),
+    );
     expect((await signed(JSON.stringify({ tenantId, turnId }))).status).toBe(200);
-    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { actionId: string; state: string }[] };
+    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as {
+      deadLetters: { actionId: string; state: string }[];
+    };
     expect(listed.deadLetters.find((l) => l.actionId === actionId)?.state).toBe('dead');
 
-    const res = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ turnId, actionId }) }, env);
+    const res = await app.request(
+      `/v1/outbox/dead-letters/${tenantId}/redrive`,
+      { method: 'POST', headers, body: JSON.stringify({ turnId, actionId }) },
+      env,
+    );
     expect(res.status).toBe(502);
     const body = (await res.json()) as { ok: boolean; state: string; error: string };
     expect(body.ok).toBe(false);
@@ -211,18 +289,45 @@ describe('dead-letter API', () => {
     const approvalId = `ap_${'0'.repeat(20)}${Date.now().toString(16).padStart(12, '0')}`.slice(0, 35);
     const staged = action(stagingTurn, 1, { kind: 'add_tag', args: { tag: 'no_such_tag' } });
     // What decide-approval commits: the entry is named by the approval row, the action keeps its turn.
-    await writeEntry(session, buildOutboxEntry({ entryId: approvalId, tenantId, channel: 'manychat', contactId: sub, actions: [staged], now: new Date(), stagedByTurnId: stagingTurn }));
+    await writeEntry(
+      session,
+      buildOutboxEntry({
+        entryId: approvalId,
+        tenantId,
+        channel: 'manychat',
+        contactId: sub,
+        actions: [staged],
+        now: new Date(),
+        stagedByTurnId: stagingTurn,
+      }),
+    );
     expect((await signed(JSON.stringify({ tenantId, turnId: approvalId }))).status).toBe(200);
-    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { turnId: string; entryId: string; actionId: string; currentState: string }[] };
-    expect(listed.deadLetters.find((l) => l.actionId === staged.id)).toMatchObject({ turnId: stagingTurn, entryId: approvalId, currentState: 'dead' });
+    const listed = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as {
+      deadLetters: { turnId: string; entryId: string; actionId: string; currentState: string }[];
+    };
+    expect(listed.deadLetters.find((l) => l.actionId === staged.id)).toMatchObject({
+      turnId: stagingTurn,
+      entryId: approvalId,
+      currentState: 'dead',
+    });
 
-    const byTurn = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ turnId: stagingTurn, actionId: staged.id }) }, env);
+    const byTurn = await app.request(
+      `/v1/outbox/dead-letters/${tenantId}/redrive`,
+      { method: 'POST', headers, body: JSON.stringify({ turnId: stagingTurn, actionId: staged.id }) },
+      env,
+    );
     expect(byTurn.status).toBe(404);
     expect(((await byTurn.json()) as { error: string }).error).toContain('entryId');
-    const byEntry = await app.request(`/v1/outbox/dead-letters/${tenantId}/redrive`, { method: 'POST', headers, body: JSON.stringify({ entryId: approvalId, actionId: staged.id }) }, env);
+    const byEntry = await app.request(
+      `/v1/outbox/dead-letters/${tenantId}/redrive`,
+      { method: 'POST', headers, body: JSON.stringify({ entryId: approvalId, actionId: staged.id }) },
+      env,
+    );
     expect(byEntry.status).toBe(502);
     // The re-drive took the old letter off; the new death put one back: one letter, not two.
-    const after = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as { deadLetters: { actionId: string }[] };
+    const after = (await (await app.request(`/v1/outbox/dead-letters/${tenantId}`, { headers }, env)).json()) as {
+      deadLetters: { actionId: string }[];
+    };
     expect(after.deadLetters.filter((l) => l.actionId === staged.id)).toHaveLength(1);
   });
 });

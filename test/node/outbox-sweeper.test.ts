@@ -35,7 +35,16 @@ function recorder(failFor: Set<string> = new Set()) {
 
 async function entry(tenantId: string, ageMs: number): Promise<string> {
   const turnId = uniqueId('turn_');
-  await writeEntry(session, entryFor(tenantId, turnId, '4242', [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })], new Date(Date.now() - ageMs)));
+  await writeEntry(
+    session,
+    entryFor(
+      tenantId,
+      turnId,
+      '4242',
+      [action(turnId, 1, { kind: 'add_tag', args: { tag: 'interested' } })],
+      new Date(Date.now() - ageMs),
+    ),
+  );
   return turnId;
 }
 
@@ -47,7 +56,12 @@ describe('sweepOutbox', () => {
     const { published, publisher } = recorder();
     const result = await sweepOutbox({ session, publisher, olderThanMs: 5 * 60_000, tenantIds: [tenantA, tenantB] });
     expect(result).toMatchObject({ tenants: 2, stale: 2, published: 2, failed: 0 });
-    expect(published).toEqual(expect.arrayContaining([{ tenantId: tenantA, turnId: oldA }, { tenantId: tenantB, turnId: oldB }]));
+    expect(published).toEqual(
+      expect.arrayContaining([
+        { tenantId: tenantA, turnId: oldA },
+        { tenantId: tenantB, turnId: oldB },
+      ]),
+    );
     expect(published).not.toContainEqual({ tenantId: tenantA, turnId: freshA });
   });
 
@@ -60,17 +74,34 @@ describe('sweepOutbox', () => {
     expect(await session.one((r) => r.zscore(tenantKeys(tenantA).outboxPending, turnId))).toBe(String(now.getTime()));
 
     const soon = recorder();
-    await sweepOutbox({ session, publisher: soon.publisher, olderThanMs: 5 * 60_000, tenantIds: [tenantA], now: new Date(now.getTime() + 60_000) });
+    await sweepOutbox({
+      session,
+      publisher: soon.publisher,
+      olderThanMs: 5 * 60_000,
+      tenantIds: [tenantA],
+      now: new Date(now.getTime() + 60_000),
+    });
     expect(soon.published).not.toContainEqual({ tenantId: tenantA, turnId });
     const later = recorder();
-    await sweepOutbox({ session, publisher: later.publisher, olderThanMs: 5 * 60_000, tenantIds: [tenantA], now: new Date(now.getTime() + 6 * 60_000) });
+    await sweepOutbox({
+      session,
+      publisher: later.publisher,
+      olderThanMs: 5 * 60_000,
+      tenantIds: [tenantA],
+      now: new Date(now.getTime() + 6 * 60_000),
+    });
     expect(later.published).toContainEqual({ tenantId: tenantA, turnId });
   });
 
   it('a failed publish is counted, keeps the entry pending, and the next sweep tries again', async () => {
     const turnId = await entry(tenantB, 10 * 60_000);
     const failing = recorder(new Set([turnId]));
-    const result = await sweepOutbox({ session, publisher: failing.publisher, olderThanMs: 5 * 60_000, tenantIds: [tenantB] });
+    const result = await sweepOutbox({
+      session,
+      publisher: failing.publisher,
+      olderThanMs: 5 * 60_000,
+      tenantIds: [tenantB],
+    });
     expect(result.failed).toBeGreaterThanOrEqual(1);
     expect(result.errors.join('\n')).toContain(`${tenantB}/${turnId}: QStash answered 500`);
     const next = recorder();
@@ -83,7 +114,12 @@ describe('sweepOutbox', () => {
     // sweep touches nobody else's entries.
     const turnId = await entry(tenantA, Date.now() - Date.parse('2000-01-01T00:00:00Z'));
     const { published, publisher } = recorder();
-    const result = await sweepOutbox({ session, publisher, olderThanMs: 5 * 60_000, now: new Date('2001-01-01T00:00:00Z') });
+    const result = await sweepOutbox({
+      session,
+      publisher,
+      olderThanMs: 5 * 60_000,
+      now: new Date('2001-01-01T00:00:00Z'),
+    });
     expect(result.tenants).toBeGreaterThanOrEqual(2);
     expect(published).toEqual([{ tenantId: tenantA, turnId }]);
   });

@@ -24,7 +24,10 @@ let config: TenantConfig;
 let record: TurnRecord;
 
 // Two model calls: a read tool first (its result goes back to the model), then the reply.
-const script: ScriptStep[] = [{ calls: [{ tool: 'lookup_contact', input: {} }] }, { reply: { text: 'Hello Ada, the studio opens at 9.', escalate: false, confidence: 0.9, reason: 'greeting' } }];
+const script: ScriptStep[] = [
+  { calls: [{ tool: 'lookup_contact', input: {} }] },
+  { reply: { text: 'Hello Ada, the studio opens at 9.', escalate: false, confidence: 0.9, reason: 'greeting' } },
+];
 const history = [
   { role: 'contact' as const, text: 'Hi there', at: '2026-01-01T10:00:00.000Z' },
   { role: 'agent' as const, text: 'Hello! How can I help?', at: '2026-01-01T10:00:01.000Z' },
@@ -44,8 +47,25 @@ function recordedResponsesModel(turn: TurnRecord, sent: string[]) {
       sent.push(String(init?.body));
       const step = turn.steps[sent.length - 1];
       if (!step) return new Response(JSON.stringify({ error: { message: 'no recorded step' } }), { status: 500 });
-      const toolCalls = step.toolCalls.map((c) => ({ id: c.toolCallId, type: 'function', function: { name: c.toolName, arguments: JSON.stringify(c.input) } }));
-      const body = { id: 'replay', object: 'chat.completion', created: 0, model: config.modelId, choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: step.inputTokens ?? 0, completion_tokens: step.outputTokens ?? 0 } };
+      const toolCalls = step.toolCalls.map((c) => ({
+        id: c.toolCallId,
+        type: 'function',
+        function: { name: c.toolName, arguments: JSON.stringify(c.input) },
+      }));
+      const body = {
+        id: 'replay',
+        object: 'chat.completion',
+        created: 0,
+        model: config.modelId,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: toolCalls },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: { prompt_tokens: step.inputTokens ?? 0, completion_tokens: step.outputTokens ?? 0 },
+      };
       return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
     },
   });
@@ -74,10 +94,25 @@ beforeAll(async () => {
   sandbox.script({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId), steps: script });
   const startedAt = performance.now();
   record = await runTurn(
-    { session, model: sandboxModel(), modelId: config.modelId, guardrails: defaultGuardrails, publisher: { publish: async () => {} }, pinSecret: 'rebuild-test-pin' },
+    {
+      session,
+      model: sandboxModel(),
+      modelId: config.modelId,
+      guardrails: defaultGuardrails,
+      publisher: { publish: async () => {} },
+      pinSecret: 'rebuild-test-pin',
+    },
     turnContext('live', {
       turnId: `turn_rebuild_${tenantId}`,
-      inbound: { tenantId, channel: 'manychat', contactId, messageKey: `k:${tenantId}`, text: 'When do you open?', contact: { name: 'Ada', fields: {} }, receivedAt: new Date().toISOString() },
+      inbound: {
+        tenantId,
+        channel: 'manychat',
+        contactId,
+        messageKey: `k:${tenantId}`,
+        text: 'When do you open?',
+        contact: { name: 'Ada', fields: {} },
+        receivedAt: new Date().toISOString(),
+      },
       config,
       history,
       startedAt,
@@ -102,20 +137,31 @@ describe('a recorded turn rebuilt byte for byte', () => {
   });
 
   it('the replay with the same config and the recorded responses sends exactly the bytes the sandbox recorded; the outcome is unchanged', async () => {
-    const recorded = sandbox.calls({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId) }).map((c) => c.request);
+    const recorded = sandbox
+      .calls({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId) })
+      .map((c) => c.request);
     expect(recorded).toHaveLength(2);
     const rebuilt: string[] = [];
     // useRecorded false: the real provider builds every request, so its wire bytes can be compared.
-    const replayed = await replayTurn({ guardrails: defaultGuardrails, model: recordedResponsesModel(record, rebuilt), useRecorded: false }, record, config);
+    const replayed = await replayTurn(
+      { guardrails: defaultGuardrails, model: recordedResponsesModel(record, rebuilt), useRecorded: false },
+      record,
+      config,
+    );
     expect(replayed.changes).toEqual([]);
     expect(rebuilt).toHaveLength(2);
     expect(rebuilt).toEqual(recorded.map((r) => JSON.stringify(r)));
     // The tools in the recorded order, on the wire.
-    expect((JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name)).toEqual(record.request?.toolOrder);
+    expect(
+      (JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name),
+    ).toEqual(record.request?.toolOrder);
   });
 
   it('each step kept its request digest; the same config replays with every call answered from the recording (the requests are byte-identical)', async () => {
-    expect(record.steps.map((s) => s.requestDigest)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    expect(record.steps.map((s) => s.requestDigest)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+    ]);
     expect(record.steps[0]!.requestDigest).not.toBe(record.steps[1]!.requestDigest);
     // A configured model that must not be called: the recording answers both calls.
     const unused: string[] = [];
@@ -124,24 +170,43 @@ describe('a recorded turn rebuilt byte for byte', () => {
     expect(replayed.calls.map((c) => c.source)).toEqual(['recorded', 'recorded']);
     expect(unused).toEqual([]);
     expect(replayed.changes).toEqual([]);
-    expect(replayed.toolList).toEqual({ recordedOrder: record.request?.toolOrder, order: record.request?.toolOrder, changed: false });
+    expect(replayed.toolList).toEqual({
+      recordedOrder: record.request?.toolOrder,
+      order: record.request?.toolOrder,
+      changed: false,
+    });
   });
 
   it('a candidate with a new tool order: the same outcome, the new tool-list bytes', async () => {
     const order = [...record.request!.toolOrder].reverse();
-    const parsed = parseTenantConfig({ ...config, toolOrder: [...order.filter((n) => n !== 'reply'), '<unlisted-tools>'] });
+    const parsed = parseTenantConfig({
+      ...config,
+      toolOrder: [...order.filter((n) => n !== 'reply'), '<unlisted-tools>'],
+    });
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
     sandbox.script({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId), steps: script });
     const rebuilt: string[] = [];
-    const replayed = await replayTurn({ guardrails: defaultGuardrails, model: sandboxModel(rebuilt) }, record, parsed.config);
+    const replayed = await replayTurn(
+      { guardrails: defaultGuardrails, model: sandboxModel(rebuilt) },
+      record,
+      parsed.config,
+    );
     expect(replayed.changes).toEqual([]);
     expect(replayed.after).toEqual(replayed.before);
     // The tool order is part of the request: the recording may not answer, the configured model (the sandbox, same script) does.
     expect(replayed.calls.map((c) => [c.source, c.why])).toEqual([
-      ['model', 'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with'],
-      ['model', 'the request of model call 2 differs from the recorded one; the config is not the one the turn ran with'],
+      [
+        'model',
+        'the request of model call 1 differs from the recorded one; the config is not the one the turn ran with',
+      ],
+      [
+        'model',
+        'the request of model call 2 differs from the recorded one; the config is not the one the turn ran with',
+      ],
     ]);
-    const names = (JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
+    const names = (JSON.parse(rebuilt[0]!) as { tools: { function: { name: string } }[] }).tools.map(
+      (t) => t.function.name,
+    );
     expect(names).not.toEqual(record.request?.toolOrder);
     expect([...names].sort()).toEqual([...record.request!.toolOrder].sort());
     // The report shows the new tool list: its order, and its bytes as the provider got them (in the wire's order).

@@ -40,10 +40,14 @@ afterAll(async () => {
 
 async function tenantWithContact(asyncDeadlineMs: number, deadlineMs = 8_000) {
   const tenantId = `slow${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}`;
-  const saved = await saveTenant(RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN), { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs, deadlineMs }, {
-    plain: { webhookSecret: DEMO_WEBHOOK_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
-    keys: await devSecretKeys(),
-  });
+  const saved = await saveTenant(
+    RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN),
+    { ...demoTenantConfig(tenantId), holdingReply: 'One moment please…', asyncDeadlineMs, deadlineMs },
+    {
+      plain: { webhookSecret: DEMO_WEBHOOK_SECRET, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+      keys: await devSecretKeys(),
+    },
+  );
   if (!saved.ok) throw new Error(saved.problems.join('; '));
   const contactId = String(Math.floor(1e9 + Math.random() * 8e9));
   stack.manychat.addSubscriber({ pageId: DEMO_PAGE_ID, id: contactId, firstName: 'Ada' });
@@ -67,7 +71,11 @@ async function postWebhook(tenantId: string, contactId: string) {
 async function callsFor(contactId: string, count: number, timeoutMs: number) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const calls = stack.manychat.calls().filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId && c.outcome === 'ok');
+    const calls = stack.manychat
+      .calls()
+      .filter(
+        (c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId && c.outcome === 'ok',
+      );
     if (calls.length >= count || Date.now() > until) return calls;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -76,14 +84,21 @@ async function callsFor(contactId: string, count: number, timeoutMs: number) {
 describe('a 12 s model turn', () => {
   it('is answered before the deadline; reply then flow are delivered once, in order, through the outbox', async () => {
     const { tenantId, contactId } = await tenantWithContact(20_000);
-    models.script({ safetyIdentifier: safetyIdentifierFor(tenantId, contactId), steps: [brochureStep(12_000, 'Here is the brochure you asked for.')] });
+    models.script({
+      safetyIdentifier: safetyIdentifierFor(tenantId, contactId),
+      steps: [brochureStep(12_000, 'Here is the brochure you asked for.')],
+    });
     const res = await postWebhook(tenantId, contactId);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-turn-deferred')).toBe('1');
     const body = (await res.json()) as { content: { messages: { text: string }[] } };
     expect(body.content.messages[0]?.text).toBe('One moment please…');
     // Answered while the model was still thinking: nothing performed yet.
-    expect(stack.manychat.calls().filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId)).toEqual([]);
+    expect(
+      stack.manychat
+        .calls()
+        .filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId),
+    ).toEqual([]);
 
     const calls = await callsFor(contactId, 2, 30_000);
     expect(calls.map((c) => c.path)).toEqual(['/fb/sending/sendContent', '/fb/sending/sendFlow']);
@@ -96,7 +111,10 @@ describe('a 12 s model turn', () => {
   it('whose Worker is killed mid-turn is completed once by the finish-turn job', async () => {
     const { tenantId, contactId } = await tenantWithContact(15_000);
     const id = safetyIdentifierFor(tenantId, contactId);
-    models.script({ safetyIdentifier: id, steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')] });
+    models.script({
+      safetyIdentifier: id,
+      steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')],
+    });
     const res = await postWebhook(tenantId, contactId);
     expect(res.headers.get('x-turn-deferred')).toBe('1');
     await stack.restartWorker(); // the background continuation dies with its isolate
@@ -108,7 +126,12 @@ describe('a 12 s model turn', () => {
     expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
     // Two model steps ran (the dead first run's and the rerun's); a hedge of the first run's slow
     // call, if it was sent before the Worker died, is that same step again — never a third step.
-    expect(models.calls({ safetyIdentifier: id }).filter((c) => !c.hedge).map((c) => c.stepIndex)).toEqual([0, 1]);
+    expect(
+      models
+        .calls({ safetyIdentifier: id })
+        .filter((c) => !c.hedge)
+        .map((c) => c.stepIndex),
+    ).toEqual([0, 1]);
     expect(models.calls({ safetyIdentifier: id }).filter((c) => c.hedge).length).toBeLessThanOrEqual(1);
     for (const hedge of models.calls({ safetyIdentifier: id }).filter((c) => c.hedge)) expect(hedge.stepIndex).toBe(0);
   }, 120_000);
@@ -116,7 +139,10 @@ describe('a 12 s model turn', () => {
   it('whose Worker is killed mid-turn and whose finish-turn job was never published is finished by the cron', async () => {
     const { tenantId, contactId } = await tenantWithContact(5_000, 2_000);
     const id = safetyIdentifierFor(tenantId, contactId);
-    models.script({ safetyIdentifier: id, steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')] });
+    models.script({
+      safetyIdentifier: id,
+      steps: [brochureStep(12_000, 'reply from the first run'), brochureStep(0, 'reply from the rerun')],
+    });
     // The broker refuses the turn's only up-front publish: its finish-turn job is lost.
     stack.qstash.failNextPublishes(1);
     const res = await postWebhook(tenantId, contactId);
@@ -125,7 +151,9 @@ describe('a 12 s model turn', () => {
     // Nothing will finish it but the cron: the claim is due 5 s (its background deadline) + 15 s after it opened.
     await new Promise((r) => setTimeout(r, 21_000));
     expect(await callsFor(contactId, 1, 0)).toEqual([]);
-    const cron = await fetch(`${stack.facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`);
+    const cron = await fetch(
+      `${stack.facts.workerUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent('* * * * *')}`,
+    );
     expect(cron.status).toBe(200);
     const calls = await callsFor(contactId, 2, 30_000);
     expect(calls.map((c) => c.path)).toEqual(['/fb/sending/sendContent', '/fb/sending/sendFlow']);
@@ -136,9 +164,13 @@ describe('a 12 s model turn', () => {
     expect(await callsFor(contactId, 3, 0)).toHaveLength(2);
     // Two model steps ran (the dead first run's and the rerun's); a hedge of the first run's slow
     // call, if it was sent before the Worker died, is that same step again — never a third step.
-    expect(models.calls({ safetyIdentifier: id }).filter((c) => !c.hedge).map((c) => c.stepIndex)).toEqual([0, 1]);
+    expect(
+      models
+        .calls({ safetyIdentifier: id })
+        .filter((c) => !c.hedge)
+        .map((c) => c.stepIndex),
+    ).toEqual([0, 1]);
     expect(models.calls({ safetyIdentifier: id }).filter((c) => c.hedge).length).toBeLessThanOrEqual(1);
     for (const hedge of models.calls({ safetyIdentifier: id }).filter((c) => c.hedge)) expect(hedge.stepIndex).toBe(0);
   }, 120_000);
 });
-

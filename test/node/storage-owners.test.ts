@@ -17,10 +17,30 @@ const PRODUCTION_DIRS = ['core', 'tools', 'guardrails', 'outbox', 'src'];
 const COMMIT = 'outbox/commit.ts';
 const DELETION = 'src/tenants/contact-deletion.ts';
 
-const CLAIM_OWNERS = ['src/turn/claim-delivery.ts', 'src/turn/release-unfinished-turn.ts', 'outbox/stranded-turns.ts', COMMIT, DELETION];
+const CLAIM_OWNERS = [
+  'src/turn/claim-delivery.ts',
+  'src/turn/release-unfinished-turn.ts',
+  'outbox/stranded-turns.ts',
+  COMMIT,
+  DELETION,
+];
 const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
-const PINNED_OWNERS = ['core/storage/pinned-rows.ts', 'src/approvals/pinned-store.ts', 'src/approvals/pending-calls.ts', DELETION];
-const OUTBOX_OWNERS = ['outbox/commit.ts', 'outbox/commit-notice.ts', 'outbox/deliver-entry.ts', 'outbox/dead-letters.ts', 'outbox/delivery-state.ts', 'outbox/ledger.ts', 'outbox/sweeper.ts', DELETION];
+const PINNED_OWNERS = [
+  'core/storage/pinned-rows.ts',
+  'src/approvals/pinned-store.ts',
+  'src/approvals/pending-calls.ts',
+  DELETION,
+];
+const OUTBOX_OWNERS = [
+  'outbox/commit.ts',
+  'outbox/commit-notice.ts',
+  'outbox/deliver-entry.ts',
+  'outbox/dead-letters.ts',
+  'outbox/delivery-state.ts',
+  'outbox/ledger.ts',
+  'outbox/sweeper.ts',
+  DELETION,
+];
 
 /**
  * Accessor of `tenantKeys(...)` → the files that may name it. The turn record is read only through
@@ -31,7 +51,13 @@ export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
   openClaims: CLAIM_OWNERS,
   claimJob: CLAIM_OWNERS,
-  turn: [...TURN_OWNERS, 'src/turn/claim-delivery.ts', 'src/turn/release-unfinished-turn.ts', 'src/turn/finish-turn.ts', 'outbox/stranded-turns.ts'],
+  turn: [
+    ...TURN_OWNERS,
+    'src/turn/claim-delivery.ts',
+    'src/turn/release-unfinished-turn.ts',
+    'src/turn/finish-turn.ts',
+    'outbox/stranded-turns.ts',
+  ],
   turnLog: TURN_OWNERS,
   contactTurns: TURN_OWNERS,
   pinnedTerms: PINNED_OWNERS,
@@ -47,7 +73,14 @@ export const OWNERS: Record<string, readonly string[]> = {
   // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
   // dashboard and the handoff route release a handoff.
   history: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION],
-  handoff: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION, 'src/dashboard/dashboard-pages.tsx', 'src/routes/handoff-release.ts'],
+  handoff: [
+    'src/turn/claim-delivery.ts',
+    'src/turn/finish-turn.ts',
+    COMMIT,
+    DELETION,
+    'src/dashboard/dashboard-pages.tsx',
+    'src/routes/handoff-release.ts',
+  ],
   replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'src/turn/release-unfinished-turn.ts', COMMIT],
 };
 
@@ -86,7 +119,10 @@ describe('storage keys have owners', () => {
         if (!source.includes('tenantKeys')) continue;
         for (const accessor of accessorsNamed(source)) {
           seen.set(accessor, (seen.get(accessor) ?? new Set()).add(file));
-          if (!OWNERS[accessor]!.includes(file)) strays.push(`${file} names tenantKeys(...).${accessor}; read it through its owner (${OWNERS[accessor]![0]})`);
+          if (!OWNERS[accessor]!.includes(file))
+            strays.push(
+              `${file} names tenantKeys(...).${accessor}; read it through its owner (${OWNERS[accessor]![0]})`,
+            );
         }
       }
     }

@@ -30,7 +30,10 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<Record<string, unknown>> {
   const lines: string[] = [];
-  const code = await runTenantCli([...args, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], (l) => lines.push(l));
+  const code = await runTenantCli(
+    [...args, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret],
+    (l) => lines.push(l),
+  );
   expect(code).toBe(0);
   return JSON.parse(lines.join('\n')) as Record<string, unknown>;
 }
@@ -49,7 +52,9 @@ describe('npm run tenant, against the local stack', () => {
     const first = created.webhookSecret as string;
     expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await webhook(tenantId, first, 'hello')).status).toBe(200);
-    expect((await cli('list')).tenants).toEqual(expect.arrayContaining([expect.objectContaining({ tenantId, status: 'active' })]));
+    expect((await cli('list')).tenants).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tenantId, status: 'active' })]),
+    );
 
     // A 3-second window: both secrets work in it, only the new one after it.
     const rotated = await cli('rotate', tenantId, '--secret', 'webhook', '--overlap-minutes', '0.05');
@@ -63,7 +68,12 @@ describe('npm run tenant, against the local stack', () => {
     // A leaked ManyChat key replaced: write-only, the answer names what changed, never the value.
     const replaced = await cli('secrets', tenantId, '--manychat-key', stack.facts.demo.manychatApiKey);
     expect(replaced).toEqual({ tenantId, replaced: ['manychatApiKey'] });
-    await expect(runTenantCli(['secrets', tenantId, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], () => {})).rejects.toThrow(/secrets needs at least one of --manychat-key/);
+    await expect(
+      runTenantCli(
+        ['secrets', tenantId, '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret],
+        () => {},
+      ),
+    ).rejects.toThrow(/secrets needs at least one of --manychat-key/);
 
     await cli('suspend', tenantId);
     const session = RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
@@ -79,16 +89,29 @@ describe('npm run tenant, against the local stack', () => {
 
     // The tenant and its own log are gone; the operator's log keeps what was done to it.
     const audit = (await cli('audit', '--limit', '100')) as { entries: { action: string; tenantId: string | null }[] };
-    expect(audit.entries.filter((e) => e.tenantId === tenantId).map((e) => e.action)).toEqual(['tenant.deleted', 'tenant.suspended', 'secrets.replaced', 'secret.rotated', 'tenant.created']);
+    expect(audit.entries.filter((e) => e.tenantId === tenantId).map((e) => e.action)).toEqual([
+      'tenant.deleted',
+      'tenant.suspended',
+      'secrets.replaced',
+      'secret.rotated',
+      'tenant.created',
+    ]);
     expect(JSON.stringify(audit)).not.toContain(second);
   }, 60_000);
 
   it('a wrong operator secret is refused, and says so', async () => {
-    await expect(runTenantCli(['list', '--url', stack.facts.workerUrl!, '--operator-secret', 'wrong'], () => {})).rejects.toThrow(/401 wrong operator secret/);
+    await expect(
+      runTenantCli(['list', '--url', stack.facts.workerUrl!, '--operator-secret', 'wrong'], () => {}),
+    ).rejects.toThrow(/401 wrong operator secret/);
   });
 
   it('audit: a page the Worker refuses is reported with its reason', async () => {
-    await expect(runTenantCli(['audit', '--limit', '0', '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret], () => {})).rejects.toThrow(/400 invalid audit query\n  limit: /);
+    await expect(
+      runTenantCli(
+        ['audit', '--limit', '0', '--url', stack.facts.workerUrl!, '--operator-secret', stack.facts.operatorSecret],
+        () => {},
+      ),
+    ).rejects.toThrow(/400 invalid audit query\n  limit: /);
   });
 
   it('finds the local stack through STACK_STATE_DIR, where npm start wrote its facts (no --url, no secret)', async () => {
@@ -101,7 +124,9 @@ describe('npm run tenant, against the local stack', () => {
     try {
       const lines: string[] = [];
       expect(await runTenantCli(['list'], (l) => lines.push(l))).toBe(0);
-      expect((JSON.parse(lines.join('\n')) as { tenants: { tenantId: string }[] }).tenants).toEqual(expect.arrayContaining([expect.objectContaining({ tenantId: 'demo' })]));
+      expect((JSON.parse(lines.join('\n')) as { tenants: { tenantId: string }[] }).tenants).toEqual(
+        expect.arrayContaining([expect.objectContaining({ tenantId: 'demo' })]),
+      );
       // The demo tenant's admin secret comes from the same facts.
       const config: string[] = [];
       expect(await runTenantCli(['config', 'get', 'demo'], (l) => config.push(l))).toBe(0);
@@ -122,16 +147,29 @@ describe('npm run tenant, against the local stack', () => {
       const code = await runTenantCli([...args, ...admin], (l) => lines.push(l));
       return { code, out: lines.join('\n') };
     };
-    const stored = JSON.parse((await run('config', 'get', tenantId)).out) as { displayName: string; deadlineMs: number; flows: { name: string; ns: string }[] };
+    const stored = JSON.parse((await run('config', 'get', tenantId)).out) as {
+      displayName: string;
+      deadlineMs: number;
+      flows: { name: string; ns: string }[];
+    };
     const dir = await mkdtemp(join(tmpdir(), 'tenant-cli-config-'));
     const file = join(dir, 'config.json');
 
     // The stored config as the file: no changes.
     await writeFile(file, JSON.stringify(stored));
-    expect((await run('config', 'diff', tenantId, '--file', file)).out).toBe(`no changes: ${file} is ${tenantId}'s stored config`);
+    expect((await run('config', 'diff', tenantId, '--file', file)).out).toBe(
+      `no changes: ${file} is ${tenantId}'s stored config`,
+    );
 
     // A second tenant's edit: a new name and flow; the diff shows exactly those lines.
-    const edited = { ...stored, displayName: 'Edited Studio', flows: [...stored.flows, { name: 'cli_flow', ns: 'content20250101000000_000777', description: 'added from the CLI' }] };
+    const edited = {
+      ...stored,
+      displayName: 'Edited Studio',
+      flows: [
+        ...stored.flows,
+        { name: 'cli_flow', ns: 'content20250101000000_000777', description: 'added from the CLI' },
+      ],
+    };
     await writeFile(file, JSON.stringify(edited));
     const diff = (await run('config', 'diff', tenantId, '--file', file)).out;
     expect(diff).toContain(`-  "displayName": ${JSON.stringify(stored.displayName)},`);
@@ -142,13 +180,35 @@ describe('npm run tenant, against the local stack', () => {
     expect((await run('config', 'diff', tenantId, '--file', file)).out).toMatch(/^no changes/);
 
     // An invalid config: diff names the problem locally, push is refused by the Worker with every problem; nothing stored.
-    await writeFile(file, JSON.stringify({ ...edited, deadlineMs: 5, handoff: { ...((edited as unknown as { handoff: object }).handoff), tag: 'no_such_tag' } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        ...edited,
+        deadlineMs: 5,
+        handoff: { ...(edited as unknown as { handoff: object }).handoff, tag: 'no_such_tag' },
+      }),
+    );
     await expect(run('config', 'diff', tenantId, '--file', file)).rejects.toThrow(/would be refused[\s\S]*deadlineMs/);
-    await expect(run('config', 'push', tenantId, '--file', file)).rejects.toThrow(/400 invalid tenant config[\s\S]*deadlineMs[\s\S]*no_such_tag/);
-    expect(JSON.parse((await run('config', 'get', tenantId)).out)).toMatchObject({ displayName: 'Edited Studio', deadlineMs: stored.deadlineMs });
+    await expect(run('config', 'push', tenantId, '--file', file)).rejects.toThrow(
+      /400 invalid tenant config[\s\S]*deadlineMs[\s\S]*no_such_tag/,
+    );
+    expect(JSON.parse((await run('config', 'get', tenantId)).out)).toMatchObject({
+      displayName: 'Edited Studio',
+      deadlineMs: stored.deadlineMs,
+    });
 
     // The webhook secret does not open the config; the demo tenant's admin secret does not open this tenant's.
-    await expect(runTenantCli(['config', 'get', tenantId, '--admin-secret', created.webhookSecret as string, '--url', stack.facts.workerUrl!], () => {})).rejects.toThrow(/401/);
-    await expect(runTenantCli(['config', 'get', tenantId, '--admin-secret', stack.facts.demo.adminSecret, '--url', stack.facts.workerUrl!], () => {})).rejects.toThrow(/401/);
+    await expect(
+      runTenantCli(
+        ['config', 'get', tenantId, '--admin-secret', created.webhookSecret as string, '--url', stack.facts.workerUrl!],
+        () => {},
+      ),
+    ).rejects.toThrow(/401/);
+    await expect(
+      runTenantCli(
+        ['config', 'get', tenantId, '--admin-secret', stack.facts.demo.adminSecret, '--url', stack.facts.workerUrl!],
+        () => {},
+      ),
+    ).rejects.toThrow(/401/);
   }, 60_000);
 });

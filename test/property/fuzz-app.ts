@@ -38,11 +38,24 @@ export function alwaysStagingModel(): LanguageModel {
       const id = n++;
       return {
         content: [
-          { type: 'tool-call', toolCallId: `c${id}a`, toolName: 'send_media', input: JSON.stringify({ flow: 'brochure' }) },
-          { type: 'tool-call', toolCallId: `c${id}b`, toolName: 'reply', input: JSON.stringify(reply('Here is the brochure.')) },
+          {
+            type: 'tool-call',
+            toolCallId: `c${id}a`,
+            toolName: 'send_media',
+            input: JSON.stringify({ flow: 'brochure' }),
+          },
+          {
+            type: 'tool-call',
+            toolCallId: `c${id}b`,
+            toolName: 'reply',
+            input: JSON.stringify(reply('Here is the brochure.')),
+          },
         ],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
         warnings: [],
       };
     },
@@ -63,7 +76,9 @@ export function fuzzApp(model: LanguageModel | 'offline'): FuzzApp {
     },
     model: (config) => {
       turnsStarted++;
-      return model === 'offline' ? { model: createOfflineRuleModel(config), modelId: OFFLINE_RULE_MODEL_ID, offline: true } : { model, modelId: 'fuzz-model', offline: false };
+      return model === 'offline'
+        ? { model: createOfflineRuleModel(config), modelId: OFFLINE_RULE_MODEL_ID, offline: true }
+        : { model, modelId: 'fuzz-model', offline: false };
     },
   }));
   const contexts: ExecutionContext[] = [];
@@ -86,7 +101,9 @@ export function fuzzApp(model: LanguageModel | 'offline'): FuzzApp {
 }
 
 /** What a tenant holds that an accepted input adds to: turns logged, outbox entries pending, open claims. */
-export async function tenantFootprint(tenantId: string): Promise<{ turns: number; pending: number; openClaims: number }> {
+export async function tenantFootprint(
+  tenantId: string,
+): Promise<{ turns: number; pending: number; openClaims: number }> {
   const keys = tenantKeys(tenantId);
   const [turns, pending, openClaims] = await session().pipeline((p) => {
     p.zcard(keys.turnLog);
@@ -97,5 +114,9 @@ export async function tenantFootprint(tenantId: string): Promise<{ turns: number
 }
 
 export function webhookRequest(tenantId: string, body: string | Uint8Array, headers: Record<string, string>): Request {
-  return new Request(`http://worker.test/v1/manychat/${tenantId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return new Request(`http://worker.test/v1/manychat/${tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }

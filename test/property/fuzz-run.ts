@@ -54,8 +54,14 @@ export class StatusTally {
 
   summary(): string {
     const classes = ([2, 4, 5] as const).map((k) => `${k}xx=${this.count(k)}`).join(' ');
-    const statuses = [...this.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
-    const labels = [...this.byLabel].sort(([a], [b]) => a.localeCompare(b)).map(([l, n]) => `${l}:${n}`).join(' ');
+    const statuses = [...this.byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ');
+    const labels = [...this.byLabel]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([l, n]) => `${l}:${n}`)
+      .join(' ');
     return `fuzz ${this.name}: seed=${FUZZ_SEED} requests=${this.total} ${classes} (${statuses})${labels ? ` [${labels}]` : ''}`;
   }
 
@@ -70,6 +76,9 @@ export class StatusTally {
  * the undo, to call before printing the tally.
  */
 export function quietRoutineLogs(): () => void {
-  const spies = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'warn').mockImplementation(() => {})];
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation(() => {}),
+    vi.spyOn(console, 'warn').mockImplementation(() => {}),
+  ];
   return () => spies.forEach((s) => s.mockRestore());
 }

@@ -36,47 +36,70 @@ async function observe() {
 }
 
 describe('inbound ManyChat bodies', () => {
-  it.prop([inboundCase], fuzzParams(300))('never 5xx; 200, 400 or 413 as the oracle says; a refused body touches nothing', async (c) => {
-    const before = await observe();
-    const res = await app.fetch(webhookRequest(tenant.tenantId, c.bytes, { 'x-staged-agent-secret': tenant.secret }));
-    const text = await res.text();
-    tally.record(res.status, c.label);
-    expect(res.status, `${c.why}: ${text.slice(0, 300)}`).toBeLessThan(500);
-    expect(res.status, `${c.why}: ${text.slice(0, 300)}`).toBe(c.expected);
-    if (res.status !== 200) {
-      expect((JSON.parse(text) as { error: unknown }).error, c.why).toEqual(expect.any(String));
-      expect(await observe(), c.why).toEqual(before);
-      return;
-    }
-    expect((JSON.parse(text) as { version: string }).version).toBe('v2');
-    expect(res.headers.get('x-storage-down'), c.why).toBeNull();
-    const turnId = res.headers.get('x-turn-id');
-    if (turnId && !res.headers.get('x-duplicate-of') && !res.headers.get('x-turn-deferred')) {
-      const record = await turnRecord(tenant.tenantId, turnId);
-      expect(record.decision, `${c.why}: ${record.decisionReason}`).not.toBe('error');
-    }
-  }, PROPERTY_TIMEOUT_MS);
+  it.prop([inboundCase], fuzzParams(300))(
+    'never 5xx; 200, 400 or 413 as the oracle says; a refused body touches nothing',
+    async (c) => {
+      const before = await observe();
+      const res = await app.fetch(webhookRequest(tenant.tenantId, c.bytes, { 'x-staged-agent-secret': tenant.secret }));
+      const text = await res.text();
+      tally.record(res.status, c.label);
+      expect(res.status, `${c.why}: ${text.slice(0, 300)}`).toBeLessThan(500);
+      expect(res.status, `${c.why}: ${text.slice(0, 300)}`).toBe(c.expected);
+      if (res.status !== 200) {
+        expect((JSON.parse(text) as { error: unknown }).error, c.why).toEqual(expect.any(String));
+        expect(await observe(), c.why).toEqual(before);
+        return;
+      }
+      expect((JSON.parse(text) as { version: string }).version).toBe('v2');
+      expect(res.headers.get('x-storage-down'), c.why).toBeNull();
+      const turnId = res.headers.get('x-turn-id');
+      if (turnId && !res.headers.get('x-duplicate-of') && !res.headers.get('x-turn-deferred')) {
+        const record = await turnRecord(tenant.tenantId, turnId);
+        expect(record.decision, `${c.why}: ${record.decisionReason}`).not.toBe('error');
+      }
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   const outsider = fc.oneof(
     fc.constant({ kind: 'missing secret' }),
     fc.string({ maxLength: 40 }).map((s) => ({ kind: 'wrong secret', secret: `x${s}` })),
-    fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,62}$/).map((t) => ({ kind: 'unknown tenant', tenant: `nx-${t}`.slice(0, 63) })),
-    fc.constantFrom('DEMO', 'a_b', '-a', 'a'.repeat(64), 'a%2Fb', '%F0%9F%99%82', 't%00').map((t) => ({ kind: 'malformed tenant', tenant: t })),
+    fc
+      .stringMatching(/^[a-z0-9][a-z0-9-]{0,62}$/)
+      .map((t) => ({ kind: 'unknown tenant', tenant: `nx-${t}`.slice(0, 63) })),
+    fc
+      .constantFrom('DEMO', 'a_b', '-a', 'a'.repeat(64), 'a%2Fb', '%F0%9F%99%82', 't%00')
+      .map((t) => ({ kind: 'malformed tenant', tenant: t })),
   );
 
-  it.prop([inboundCase, outsider], fuzzParams(100))('without this tenant\'s secret: 401 (or 413 over the limit), whatever the body, and nothing happens', async (c, who) => {
-    const before = await observe();
-    const headers: Record<string, string> = 'secret' in who ? { 'x-staged-agent-secret': who.secret } : who.kind === 'missing secret' ? {} : { 'x-staged-agent-secret': tenant.secret };
-    const res = await app.fetch(webhookRequest('tenant' in who ? who.tenant : tenant.tenantId, c.bytes, headers));
-    auth.record(res.status, who.kind);
-    expect(res.status, `${who.kind} ${c.why}`).toBe(c.expected === 413 ? 413 : 401);
-    expect(await observe()).toEqual(before);
-  }, PROPERTY_TIMEOUT_MS);
+  it.prop([inboundCase, outsider], fuzzParams(100))(
+    "without this tenant's secret: 401 (or 413 over the limit), whatever the body, and nothing happens",
+    async (c, who) => {
+      const before = await observe();
+      const headers: Record<string, string> =
+        'secret' in who
+          ? { 'x-staged-agent-secret': who.secret }
+          : who.kind === 'missing secret'
+            ? {}
+            : { 'x-staged-agent-secret': tenant.secret };
+      const res = await app.fetch(webhookRequest('tenant' in who ? who.tenant : tenant.tenantId, c.bytes, headers));
+      auth.record(res.status, who.kind);
+      expect(res.status, `${who.kind} ${c.why}`).toBe(c.expected === 413 ? 413 : 401);
+      expect(await observe()).toEqual(before);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it('afterwards the tenant still answers a normal message at once (offline rule model), and no claim is left open', async () => {
     const offline = fuzzApp('offline');
     const contactId = await newContact();
-    const res = await offline.fetch(webhookRequest(tenant.tenantId, JSON.stringify({ contact: { id: contactId }, text: 'What are your opening hours?' }), { 'x-staged-agent-secret': tenant.secret }));
+    const res = await offline.fetch(
+      webhookRequest(
+        tenant.tenantId,
+        JSON.stringify({ contact: { id: contactId }, text: 'What are your opening hours?' }),
+        { 'x-staged-agent-secret': tenant.secret },
+      ),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('x-turn-deferred')).toBeNull();
     const record = await turnRecord(tenant.tenantId, res.headers.get('x-turn-id')!);

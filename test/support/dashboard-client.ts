@@ -13,9 +13,18 @@ export class DashboardClient {
   /** Each client is its own address to the login rate limit (Cloudflare's cf-connecting-ip). */
   readonly address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
   /** The real app; tests that run turns pass one with a scripted model. */
-  constructor(readonly app: { fetch: (request: Request, env: Record<string, string>) => Response | Promise<Response> } = createApp()) {}
+  constructor(
+    readonly app: {
+      fetch: (request: Request, env: Record<string, string>) => Response | Promise<Response>;
+    } = createApp(),
+  ) {}
 
-  async request(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  async request(
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const body = form ? new URLSearchParams(form).toString() : undefined;
     const res = await this.app.fetch(
       new Request(`${ORIGIN}${path}`, {
@@ -60,7 +69,13 @@ export class DashboardClient {
   }
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 const attr = (tag: string, name: string) => {
   const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
   return m ? unescape(m[1]!) : undefined;

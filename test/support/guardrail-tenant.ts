@@ -16,7 +16,12 @@ export const GUARDRAIL_TENANT_TAGS = [
 ];
 
 export const GUARDRAIL_TENANT_FIELDS = [
-  { name: 'preferred_class', type: 'text' as const, description: 'the class the contact prefers', choices: ['yoga', 'pilates', 'meditation'] },
+  {
+    name: 'preferred_class',
+    type: 'text' as const,
+    description: 'the class the contact prefers',
+    choices: ['yoga', 'pilates', 'meditation'],
+  },
   { name: 'email', type: 'text' as const, description: 'contact email address' },
   { name: 'age', type: 'number' as const, description: 'age in years' },
   { name: 'visit_date', type: 'date' as const, description: 'day of the trial visit' },
@@ -39,6 +44,9 @@ export function guardrailTenantOverrides(): Partial<TenantConfigInput> {
   };
 }
 
-export function guardrailTenantConfig(tenantId = 'tguard', overrides: Partial<TenantConfigInput> = {}): TenantConfigInput {
+export function guardrailTenantConfig(
+  tenantId = 'tguard',
+  overrides: Partial<TenantConfigInput> = {},
+): TenantConfigInput {
   return { ...demoTenantConfig(tenantId), ...guardrailTenantOverrides(), ...overrides, tenantId };
 }

@@ -30,13 +30,20 @@ const CallbackButton = z.strictObject({
 });
 
 export function v2ContentSchema(channel: DocChannel) {
-  const text = z.strictObject({ type: z.literal('text'), text: z.string().min(1).max(TEXT_LIMIT[channel]), buttons: z.array(CallbackButton).max(3).optional() });
+  const text = z.strictObject({
+    type: z.literal('text'),
+    text: z.string().min(1).max(TEXT_LIMIT[channel]),
+    buttons: z.array(CallbackButton).max(3).optional(),
+  });
   const base = {
     messages: z.array(text).max(10),
     actions: z.array(z.unknown()).max(5).optional(),
   };
   const withType = channel === 'facebook' ? { type: z.undefined().optional() } : { type: z.literal(channel) };
-  const quick = channel === 'facebook' || channel === 'instagram' ? { quick_replies: z.array(CallbackButton).max(11).optional() } : { quick_replies: z.undefined().optional() };
+  const quick =
+    channel === 'facebook' || channel === 'instagram'
+      ? { quick_replies: z.array(CallbackButton).max(11).optional() }
+      : { quick_replies: z.undefined().optional() };
   return z.strictObject({ ...base, ...withType, ...quick });
 }
 

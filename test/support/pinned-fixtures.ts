@@ -14,8 +14,21 @@ import { session, uniqueId } from './workers-env.js';
  * creates them: pinGatedActions signs the terms, and the commit's own row layout
  * (queuePinnedRow inside a conditional write) stores them.
  */
-export function gatedAction(name: string, gate: 'confirm' | 'approval', args: Record<string, unknown> = { tag: name }): StagedAction {
-  return { id: `a_${name}`, tool: gate === 'approval' ? 'untag_contact' : 'tag_contact', kind: gate === 'approval' ? 'remove_tag' : 'add_tag', args, effect: gate === 'approval' ? 'destructive' : 'write', idempotent: true, gate, summary: `${gate === 'approval' ? 'remove' : 'add'} tag "${name}"` };
+export function gatedAction(
+  name: string,
+  gate: 'confirm' | 'approval',
+  args: Record<string, unknown> = { tag: name },
+): StagedAction {
+  return {
+    id: `a_${name}`,
+    tool: gate === 'approval' ? 'untag_contact' : 'tag_contact',
+    kind: gate === 'approval' ? 'remove_tag' : 'add_tag',
+    args,
+    effect: gate === 'approval' ? 'destructive' : 'write',
+    idempotent: true,
+    gate,
+    summary: `${gate === 'approval' ? 'remove' : 'add'} tag "${name}"`,
+  };
 }
 
 export async function savePinned(terms: PinnedTerms[]): Promise<void> {
@@ -34,12 +47,23 @@ export interface PinnedFixture {
 }
 
 /** A fresh tenant and contact with the rows pinning `staged` (saved unless `save` is false). */
-export async function pinnedFixture(staged: StagedAction[], opts: { now?: Date; save?: boolean; text?: string } = {}): Promise<PinnedFixture> {
+export async function pinnedFixture(
+  staged: StagedAction[],
+  opts: { now?: Date; save?: boolean; text?: string } = {},
+): Promise<PinnedFixture> {
   const config = stageConfig();
   const inbound = inboundFor(config, opts.text ?? 'please do it', { contact: { name: 'Ada', fields: {} } });
   const now = opts.now ?? new Date();
-  const pinned = await pinGatedActions({ turnId: `turn_${uniqueId('p')}`, inbound, staged, manifest: config.manifest, secret: PIN_SECRET, now });
-  if (opts.save !== false) await savePinned([...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals]);
+  const pinned = await pinGatedActions({
+    turnId: `turn_${uniqueId('p')}`,
+    inbound,
+    staged,
+    manifest: config.manifest,
+    secret: PIN_SECRET,
+    now,
+  });
+  if (opts.save !== false)
+    await savePinned([...(pinned.confirmation ? [pinned.confirmation] : []), ...pinned.approvals]);
   return { config, inbound, now, ...pinned };
 }
 

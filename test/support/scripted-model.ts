@@ -1,4 +1,8 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+} from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { HEDGE_HEADER } from '../../src/models/hedged-model.js';
 
@@ -15,9 +19,15 @@ export interface ScriptedStep {
   error?: string;
 }
 
-const usage = { inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 20, text: 20, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 20, text: 20, reasoning: 0 },
+};
 
-export function reply(text: string, extra: Partial<{ escalate: boolean; confidence: number; reason: string; quickReplies: string[] }> = {}) {
+export function reply(
+  text: string,
+  extra: Partial<{ escalate: boolean; confidence: number; reason: string; quickReplies: string[] }> = {},
+) {
   return { text, escalate: false, confidence: 0.9, reason: 'scripted', ...extra };
 }
 
@@ -51,7 +61,10 @@ export function scriptedModel(steps: ScriptedStep[]) {
       const delay = hedge ? (step.hedgeDelayMs ?? step.delayMs) : step.delayMs;
       if (delay) await sleep(delay, options.abortSignal);
       if (step.error) throw new Error(step.error);
-      const calls = [...((hedge ? step.hedgeCalls : undefined) ?? step.calls ?? []), ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : [])];
+      const calls = [
+        ...((hedge ? step.hedgeCalls : undefined) ?? step.calls ?? []),
+        ...(step.reply !== undefined ? [{ tool: 'reply', input: step.reply }] : []),
+      ];
       const content: LanguageModelV4Content[] = calls.map((c, i) => ({
         type: 'tool-call',
         toolCallId: `call_${n}${hedge ? 'h' : ''}_${i}`,

@@ -83,8 +83,15 @@ export function stageDeps(overrides: Partial<TurnDeps> = {}): TurnDeps & { publi
 }
 
 /** A live turn's context from the engine's factory (turn-engine.ts), with any field replaced. */
-export function stageContext(config: TenantConfig, inbound: InboundMessage, overrides: Partial<TurnContext> = {}): TurnContext {
-  return { ...turnContext('live', { turnId: `turn_${uniqueId('x')}`, inbound, config, history: [], inHandoffUntil: null }), ...overrides };
+export function stageContext(
+  config: TenantConfig,
+  inbound: InboundMessage,
+  overrides: Partial<TurnContext> = {},
+): TurnContext {
+  return {
+    ...turnContext('live', { turnId: `turn_${uniqueId('x')}`, inbound, config, history: [], inHandoffUntil: null }),
+    ...overrides,
+  };
 }
 
 /** The value stored under one of the tenant's keys, parsed (null when absent). */

@@ -19,14 +19,20 @@ export function uniqueId(prefix: string): string {
 }
 
 /** A fresh tenant (demo config plus overrides) with its own webhook secret. */
-export async function seedTenant(overrides: Partial<TenantConfigInput> = {}): Promise<{ tenantId: string; secret: string; adminSecret: string }> {
+export async function seedTenant(
+  overrides: Partial<TenantConfigInput> = {},
+): Promise<{ tenantId: string; secret: string; adminSecret: string }> {
   const tenantId = uniqueId('t');
   const secret = `secret-${tenantId}`;
   const adminSecret = `admin-${tenantId}`;
-  const saved = await saveTenant(session(), { ...demoTenantConfig(tenantId), ...overrides, tenantId }, {
-    plain: { webhookSecret: secret, adminSecret, manychatApiKey: DEMO_MANYCHAT_API_KEY },
-    keys: await testSecretKeys(),
-  });
+  const saved = await saveTenant(
+    session(),
+    { ...demoTenantConfig(tenantId), ...overrides, tenantId },
+    {
+      plain: { webhookSecret: secret, adminSecret, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+      keys: await testSecretKeys(),
+    },
+  );
   if (!saved.ok) throw new Error(saved.problems.join('; '));
   return { tenantId, secret, adminSecret };
 }

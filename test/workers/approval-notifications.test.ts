@@ -12,7 +12,12 @@ const HOOK = 'https://hooks.example.test/approvals';
 /** The real app with a scripted model; requests to the tenant's endpoint are caught and answered `status`. */
 function appCatchingHooks(status = 200) {
   const hooks: Request[] = [];
-  const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will look at that.') }]);
+  const model = scriptedModel([
+    {
+      calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+      reply: reply('A team member will look at that.'),
+    },
+  ]);
   const app = createApp((s) => ({
     ...s,
     model: () => ({ model, modelId: 'scripted-model', offline: false }),
@@ -37,18 +42,29 @@ function appCatchingHooks(status = 200) {
 async function stageApproval(notifications: unknown, status = 200) {
   const tenant = await seedTenant(notifications ? { notifications: notifications as never } : {});
   const { hooks, call } = appCatchingHooks(status);
-  const res = await call(new Request(`http://worker.test/v1/manychat/${tenant.tenantId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-staged-agent-secret': tenant.secret },
-    body: JSON.stringify({ contact: { id: await newContact() }, text: 'Please remove the interested tag from me' }),
-  }));
+  const res = await call(
+    new Request(`http://worker.test/v1/manychat/${tenant.tenantId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-staged-agent-secret': tenant.secret },
+      body: JSON.stringify({ contact: { id: await newContact() }, text: 'Please remove the interested tag from me' }),
+    }),
+  );
   const turnId = res.headers.get('x-turn-id')!;
   const record = await turnRecord(tenant.tenantId, turnId);
   expect(record.approvals, record.decisionReason).toHaveLength(1);
   const deliver = async () => {
     const body = JSON.stringify({ tenantId: tenant.tenantId, turnId });
     const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}/v1/outbox/deliver`;
-    return call(new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Upstash-Signature': await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body }) }, body }));
+    return call(
+      new Request(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'Upstash-Signature': await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body }),
+        },
+        body,
+      }),
+    );
   };
   return { ...tenant, hooks, turnId, approvalId: record.approvals[0]!, deliver };
 }
@@ -57,13 +73,17 @@ async function stageApproval(notifications: unknown, status = 200) {
 async function expectedSignature(secret: string, id: string, timestamp: string, body: string): Promise<string> {
   const keyBytes = Uint8Array.from(atob(secret.slice('whsec_'.length)), (ch) => ch.charCodeAt(0));
   const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`)));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`)),
+  );
   return `v1,${btoa(String.fromCharCode(...mac))}`;
 }
 
 describe('a new pending approval is told to the tenant, signed, through the outbox', () => {
   it('commits a notify_webhook action with the approval, and the delivery POSTs it signed as Standard Webhooks', async () => {
-    const { tenantId, adminSecret, hooks, turnId, approvalId, deliver } = await stageApproval({ approvals: { url: HOOK } });
+    const { tenantId, adminSecret, hooks, turnId, approvalId, deliver } = await stageApproval({
+      approvals: { url: HOOK },
+    });
     const entry = await outboxEntry(tenantId, turnId);
     expect(entry?.actions.map((a) => [a.kind, a.tool])).toEqual([['notify_webhook', 'system:approval-notification']]);
     expect(hooks).toHaveLength(0); // committed, not yet performed
@@ -73,12 +93,24 @@ describe('a new pending approval is told to the tenant, signed, through the outb
     expect(hooks).toHaveLength(1);
     const hook = hooks[0]!;
     const body = await hook.text();
-    const event = JSON.parse(body) as { type: string; tenantId: string; approvalId: string; turnId: string; card: string; approve: string; reject: string };
+    const event = JSON.parse(body) as {
+      type: string;
+      tenantId: string;
+      approvalId: string;
+      turnId: string;
+      card: string;
+      approve: string;
+      reject: string;
+    };
     expect(event).toMatchObject({ type: 'approval.pending', tenantId, approvalId, turnId });
     expect(event.card).toMatch(/\S/);
-    expect(event.approve).toBe(`${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}/v1/tenants/${tenantId}/approvals/${approvalId}/approve`);
+    expect(event.approve).toBe(
+      `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}/v1/tenants/${tenantId}/approvals/${approvalId}/approve`,
+    );
 
-    const { secret } = (await (await tenantApi(tenantId, adminSecret, 'GET', '/notifications/secret')).json()) as { secret: string };
+    const { secret } = (await (await tenantApi(tenantId, adminSecret, 'GET', '/notifications/secret')).json()) as {
+      secret: string;
+    };
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     const id = hook.headers.get('webhook-id')!;
     const timestamp = hook.headers.get('webhook-timestamp')!;
@@ -87,7 +119,11 @@ describe('a new pending approval is told to the tenant, signed, through the outb
     expect(hook.headers.get('webhook-signature')).toBe(await expectedSignature(secret, id, timestamp, body));
     // Another tenant's secret does not verify it.
     const other = await seedTenant();
-    const otherSecret = ((await (await tenantApi(other.tenantId, other.adminSecret, 'GET', '/notifications/secret')).json()) as { secret: string }).secret;
+    const otherSecret = (
+      (await (await tenantApi(other.tenantId, other.adminSecret, 'GET', '/notifications/secret')).json()) as {
+        secret: string;
+      }
+    ).secret;
     expect(otherSecret).not.toBe(secret);
     expect(hook.headers.get('webhook-signature')).not.toBe(await expectedSignature(otherSecret, id, timestamp, body));
 
@@ -107,9 +143,19 @@ describe('a new pending approval is told to the tenant, signed, through the outb
   it('an endpoint that refuses for good leaves a dead letter with its words', async () => {
     const { tenantId, adminSecret, approvalId, deliver } = await stageApproval({ approvals: { url: HOOK } }, 410);
     await deliver();
-    const res = await createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}`, { headers: { authorization: `Bearer ${adminSecret}` } }), workerEnv);
-    const { deadLetters } = (await res.json()) as { deadLetters: { actionId: string; state: string; detail: string }[] };
-    expect(deadLetters.find((l) => l.actionId === `${approvalId}.notify`)).toMatchObject({ state: 'dead', detail: expect.stringContaining('410') });
+    const res = await createApp().fetch(
+      new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}`, {
+        headers: { authorization: `Bearer ${adminSecret}` },
+      }),
+      workerEnv,
+    );
+    const { deadLetters } = (await res.json()) as {
+      deadLetters: { actionId: string; state: string; detail: string }[];
+    };
+    expect(deadLetters.find((l) => l.actionId === `${approvalId}.notify`)).toMatchObject({
+      state: 'dead',
+      detail: expect.stringContaining('410'),
+    });
   });
 
   it('a tenant without notifications commits nothing for an approval', async () => {
@@ -120,7 +166,10 @@ describe('a new pending approval is told to the tenant, signed, through the outb
   it('the config refuses a notification URL that is not http(s)', async () => {
     const { tenantId, adminSecret } = await seedTenant();
     const config = (await (await tenantApi(tenantId, adminSecret, 'GET', '/config')).json()) as Record<string, unknown>;
-    const res = await tenantApi(tenantId, adminSecret, 'PUT', '/config', { ...config, notifications: { approvals: { url: 'ftp://x.example' } } });
+    const res = await tenantApi(tenantId, adminSecret, 'PUT', '/config', {
+      ...config,
+      notifications: { approvals: { url: 'ftp://x.example' } },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { details: string[] }).details.join(' ')).toContain('notifications.approvals.url');
   });

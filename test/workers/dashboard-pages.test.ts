@@ -25,7 +25,8 @@ async function login(t: { tenantId: string; password: string }, client = new Das
   return client;
 }
 
-const stored = async (tenantId: string) => parseJson(await session().one((r) => r.get(tenantKeys(tenantId).config))) as Record<string, unknown>;
+const stored = async (tenantId: string) =>
+  parseJson(await session().one((r) => r.get(tenantKeys(tenantId).config))) as Record<string, unknown>;
 
 /** The setup form as the page renders it, with some fields changed, posted to the review step. */
 async function review(client: DashboardClient, change: Record<string, string>, section = 'persona') {
@@ -46,13 +47,27 @@ async function sandboxPage() {
   const res = await fetch(`${inject('manychatUrl')}/__sandbox/pages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ pageId, apiKey, flows: ['content20261101000000_000101', 'content20261101000000_000102'], flowNames: { content20261101000000_000101: 'Studio tour', content20261101000000_000102: 'Price list 2027' }, tags: [{ id: 1, name: 'vip' }, { id: 2, name: 'trial_booked' }], customFields: [{ id: 7, name: 'plan', type: 'text' }, { id: 8, name: 'seen_at', type: 'datetime' }] }),
+    body: JSON.stringify({
+      pageId,
+      apiKey,
+      flows: ['content20261101000000_000101', 'content20261101000000_000102'],
+      flowNames: { content20261101000000_000101: 'Studio tour', content20261101000000_000102: 'Price list 2027' },
+      tags: [
+        { id: 1, name: 'vip' },
+        { id: 2, name: 'trial_booked' },
+      ],
+      customFields: [
+        { id: 7, name: 'plan', type: 'text' },
+        { id: 8, name: 'seen_at', type: 'datetime' },
+      ],
+    }),
   });
   expect(res.ok).toBe(true);
   return { pageId, apiKey };
 }
 
-const errorOf = (html: string, field: string) => new RegExp(`<div id="f-${field}-error" class="error" role="alert">([\\s\\S]*?)</div>`).exec(html)?.[1] ?? '';
+const errorOf = (html: string, field: string) =>
+  new RegExp(`<div id="f-${field}-error" class="error" role="alert">([\\s\\S]*?)</div>`).exec(html)?.[1] ?? '';
 
 describe('setup', () => {
   it('is split into sections a person can find, each its own page', async () => {
@@ -79,7 +94,9 @@ describe('setup', () => {
     expect(old.headers.get('location')).toBe('/dashboard/setup/channels');
     const { res, html } = await client.page('/dashboard/setup/channels');
     expect(html).toMatch(new RegExp(`<code id="webhook-url"[^>]*>https?://[^<]+/v1/manychat/${t.tenantId}</code>`));
-    expect(html).toMatch(/<pre id="request-body"[^>]*>\{\n  &quot;channel&quot;: &quot;instagram&quot;,\n  &quot;contact&quot;: \{\{Full Contact Data\}\}/);
+    expect(html).toMatch(
+      /<pre id="request-body"[^>]*>\{\n  &quot;channel&quot;: &quot;instagram&quot;,\n  &quot;contact&quot;: \{\{Full Contact Data\}\}/,
+    );
     expect(html).not.toContain('last_input_text');
     expect(html).toContain('data-copy="webhook-url"');
     expect(html).toContain('data-copy="request-body"');
@@ -102,7 +119,11 @@ describe('setup', () => {
     const fresh = /<code id="new-secret"[^>]*>([^<]+)<\/code>/.exec(html)?.[1];
     expect(fresh).toMatch(/\S{20,}/);
     expect(html).toContain('keeps working until');
-    const post = (secret: string) => appWith(scriptedModel([{ reply: reply('Hi!') }])).post(t.tenantId, secret, { contact: { id: `${Date.now()}` }, text: 'hello' });
+    const post = (secret: string) =>
+      appWith(scriptedModel([{ reply: reply('Hi!') }])).post(t.tenantId, secret, {
+        contact: { id: `${Date.now()}` },
+        text: 'hello',
+      });
     expect((await post(fresh!)).status).toBe(200);
     expect((await post(t.secret)).status).toBe(200);
     expect((await post('not-the-secret')).status).toBe(401);
@@ -121,7 +142,9 @@ describe('setup', () => {
     const errorBlock = errorOf(bad.html, 'toolOrder');
     expect(errorBlock).toContain('toolOrder names &quot;no_such_tool&quot;, which is not a tool');
     expect(errorBlock).toContain('exactly once');
-    expect(bad.html).toMatch(/id="f-toolOrder" name="toolOrder" aria-describedby="f-toolOrder-error" aria-invalid="true"/);
+    expect(bad.html).toMatch(
+      /id="f-toolOrder" name="toolOrder" aria-describedby="f-toolOrder-error" aria-invalid="true"/,
+    );
     expect(await stored(t.tenantId)).toEqual(before);
 
     const good = await review(client, { toolOrder: 'search_faq\n<unlisted-tools>' }, 'tools');
@@ -137,15 +160,37 @@ describe('setup', () => {
   it('adds a flow through the empty row: the missing id is said in plain words next to it, a pasted address is cut to its id', async () => {
     const t = await dashboardTenant();
     const client = await login(t);
-    const half = await review(client, { 'flows.3.name': 'price_list', 'flows.3.description': 'the 2027 price list' }, 'catalogue');
+    const half = await review(
+      client,
+      { 'flows.3.name': 'price_list', 'flows.3.description': 'the 2027 price list' },
+      'catalogue',
+    );
     expect(half.res.status).toBe(400);
     expect(errorOf(half.html, 'flows-3-ns')).toBe('<p>A flow needs its ManyChat flow id</p>');
-    const wrong = await review(client, { 'flows.3.name': 'price_list', 'flows.3.ns': 'Price list', 'flows.3.description': 'the 2027 price list' }, 'catalogue');
+    const wrong = await review(
+      client,
+      { 'flows.3.name': 'price_list', 'flows.3.ns': 'Price list', 'flows.3.description': 'the 2027 price list' },
+      'catalogue',
+    );
     expect(errorOf(wrong.html, 'flows-3-ns')).toContain('is not a ManyChat flow id');
-    const full = await review(client, { 'flows.3.name': 'price_list', 'flows.3.ns': 'https://app.manychat.com/fb1000001/cms/files/content20270101000000_000001/edit', 'flows.3.description': 'the 2027 price list', 'flows.3.keywords': 'prices, 2027' }, 'catalogue');
+    const full = await review(
+      client,
+      {
+        'flows.3.name': 'price_list',
+        'flows.3.ns': 'https://app.manychat.com/fb1000001/cms/files/content20270101000000_000001/edit',
+        'flows.3.description': 'the 2027 price list',
+        'flows.3.keywords': 'prices, 2027',
+      },
+      'catalogue',
+    );
     expect(full.res.status).toBe(200);
     await saveReviewed(client, full.html);
-    expect((await stored(t.tenantId)).flows).toContainEqual({ name: 'price_list', ns: 'content20270101000000_000001', description: 'the 2027 price list', keywords: ['prices', '2027'] });
+    expect((await stored(t.tenantId)).flows).toContainEqual({
+      name: 'price_list',
+      ns: 'content20270101000000_000001',
+      description: 'the 2027 price list',
+      keywords: ['prices', '2027'],
+    });
   });
 
   it("keeps a custom field's label through a save, and can change it", async () => {
@@ -153,7 +198,9 @@ describe('setup', () => {
     const client = await login(t);
     const unchanged = await review(client, { 'tags.0.description': 'asked about classes' }, 'catalogue');
     await saveReviewed(client, unchanged.html);
-    expect((await stored(t.tenantId)).fields).toEqual([expect.objectContaining({ name: 'preferred_class', label: 'your preferred class' })]);
+    expect((await stored(t.tenantId)).fields).toEqual([
+      expect.objectContaining({ name: 'preferred_class', label: 'your preferred class' }),
+    ]);
     const relabel = await review(client, { 'fields.0.label': 'the class you like' }, 'catalogue');
     await saveReviewed(client, relabel.html);
     expect((await stored(t.tenantId)).fields).toEqual([expect.objectContaining({ label: 'the class you like' })]);
@@ -168,11 +215,15 @@ describe('setup', () => {
     // Tool rows follow the tools: row 5 is search_faq (a read tool), which cannot have confirm.
     const rule = await review(client, { 'tools.5.confirm': 'once' }, 'tools');
     expect(rule.res.status).toBe(400);
-    expect(errorOf(rule.html, 'tools-5-effect')).toContain('tool &quot;search_faq&quot;: confirm is only for write tools');
+    expect(errorOf(rule.html, 'tools-5-effect')).toContain(
+      'tool &quot;search_faq&quot;: confirm is only for write tools',
+    );
     // Removing the handoff's tag in the catalogue breaks the handoff section: said at the top, nothing saved.
     const tag = await review(client, { 'tags.1.remove': 'yes' }, 'catalogue');
     expect(tag.res.status).toBe(400);
-    expect(tag.html).toMatch(/<ul class="error" role="alert"><li>handoff\.tag &quot;human_handoff&quot; is not a configured tag<\/li>/);
+    expect(tag.html).toMatch(
+      /<ul class="error" role="alert"><li>handoff\.tag &quot;human_handoff&quot; is not a configured tag<\/li>/,
+    );
   });
 
   it('tools: create one with its kind and manifest settings, edit it, remove it; the rules are shown next to their fields', async () => {
@@ -183,23 +234,61 @@ describe('setup', () => {
     // The manifest's rule is next to the field, and linked to it for screen readers.
     expect(empty).toMatch(/<p id="f-tools-0-confirm-hint" class="muted">Write tools only\. once \(the default\)/);
     expect(empty).toMatch(/id="f-tools-0-confirm" name="tools\.0\.confirm" aria-describedby="f-tools-0-confirm-hint"/);
-    const add = { 'tools.0.name': 'send_media', 'tools.0.kind': 'send_flow', 'tools.0.description': 'Send one of the studio flows.', 'tools.0.effect': 'write', 'tools.0.confirm': 'never', 'tools.0.resources': 'flow:brochure, flow:timetable', 'tools.0.guidance': 'Only when asked.' };
+    const add = {
+      'tools.0.name': 'send_media',
+      'tools.0.kind': 'send_flow',
+      'tools.0.description': 'Send one of the studio flows.',
+      'tools.0.effect': 'write',
+      'tools.0.confirm': 'never',
+      'tools.0.resources': 'flow:brochure, flow:timetable',
+      'tools.0.guidance': 'Only when asked.',
+    };
     const created = await review(client, add, 'tools');
     expect(created.res.status).toBe(200);
     await saveReviewed(client, created.html);
     let cfg = await stored(t.tenantId);
-    expect(cfg.tools).toEqual([{ name: 'send_media', kind: 'send_flow', description: 'Send one of the studio flows.' }]);
-    expect(cfg.manifest).toEqual({ send_media: { effect: 'write', confirm: 'never', guidance: 'Only when asked.', resources: ['flow:brochure', 'flow:timetable'] } });
+    expect(cfg.tools).toEqual([
+      { name: 'send_media', kind: 'send_flow', description: 'Send one of the studio flows.' },
+    ]);
+    expect(cfg.manifest).toEqual({
+      send_media: {
+        effect: 'write',
+        confirm: 'never',
+        guidance: 'Only when asked.',
+        resources: ['flow:brochure', 'flow:timetable'],
+      },
+    });
 
-    const edited = await review(client, { 'tools.0.confirm': '', 'tools.0.approval': 'yes', 'tools.0.description': 'Send a studio flow.' }, 'tools');
+    const edited = await review(
+      client,
+      { 'tools.0.confirm': '', 'tools.0.approval': 'yes', 'tools.0.description': 'Send a studio flow.' },
+      'tools',
+    );
     expect(edited.res.status).toBe(200);
     await saveReviewed(client, edited.html);
     cfg = await stored(t.tenantId);
-    expect(cfg.manifest).toEqual({ send_media: { effect: 'write', approval: 'pinned', guidance: 'Only when asked.', resources: ['flow:brochure', 'flow:timetable'] } });
+    expect(cfg.manifest).toEqual({
+      send_media: {
+        effect: 'write',
+        approval: 'pinned',
+        guidance: 'Only when asked.',
+        resources: ['flow:brochure', 'flow:timetable'],
+      },
+    });
     expect((cfg.tools as { description: string }[])[0]!.description).toBe('Send a studio flow.');
 
     // A read kind declared write would never be offered: refused at save, next to the row.
-    const wrongEffect = await review(client, { 'tools.1.name': 'faq', 'tools.1.kind': 'search_faq', 'tools.1.description': 'Search the FAQ.', 'tools.1.effect': 'write', 'tools.1.confirm': 'never' }, 'tools');
+    const wrongEffect = await review(
+      client,
+      {
+        'tools.1.name': 'faq',
+        'tools.1.kind': 'search_faq',
+        'tools.1.description': 'Search the FAQ.',
+        'tools.1.effect': 'write',
+        'tools.1.confirm': 'never',
+      },
+      'tools',
+    );
     expect(wrongEffect.res.status).toBe(400);
     expect(errorOf(wrongEffect.html, 'tools-1-effect')).toContain('only reads, but its manifest declares effect write');
 
@@ -215,30 +304,57 @@ describe('setup', () => {
     const client = await login(t);
     const page = (await client.page('/dashboard/setup/secrets')).html;
     const rev = /name="rev" value="(\d+)"/.exec(page)![1]!;
-    const bad = await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: 'https://manychat.com/settings/api' });
+    const bad = await client.post('/dashboard/setup/secrets', {
+      rev,
+      manychatApiKey: 'https://manychat.com/settings/api',
+    });
     expect(bad.status).toBe(400);
     expect(errorOf(await bad.text(), 'manychatApiKey')).toContain('This is not a ManyChat API key');
     const works = await (await client.post('/dashboard/setup/check-manychat')).text();
     expect(works).toMatch(/The ManyChat key works: your page has \d+ flows, \d+ tags and \d+ custom fields\./);
     // A key of the right shape that ManyChat does not know: saved, and Check says so.
-    expect((await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:not-a-real-key' })).status).toBe(303);
+    expect(
+      (await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:not-a-real-key' })).status,
+    ).toBe(303);
     const refused = await (await client.post('/dashboard/setup/check-manychat')).text();
     expect(refused).toContain('The ManyChat key does not work: ManyChat refused the API key');
   });
 
   it("imports flows, tags and fields from the tenant's ManyChat page: picked ones are added after the review", async () => {
-    const t = await dashboardTenant({ flows: [], tags: [], fields: [], tools: [], manifest: {}, toolOrder: undefined, handoff: { reply: 'A teammate will reply.' } });
+    const t = await dashboardTenant({
+      flows: [],
+      tags: [],
+      fields: [],
+      tools: [],
+      manifest: {},
+      toolOrder: undefined,
+      handoff: { reply: 'A teammate will reply.' },
+    });
     const client = await login(t);
     const { apiKey } = await sandboxPage();
     const secretsPage = (await client.page('/dashboard/setup/secrets')).html;
-    expect((await client.post('/dashboard/setup/secrets', { rev: /name="rev" value="(\d+)"/.exec(secretsPage)![1]!, manychatApiKey: apiKey })).status).toBe(303);
+    expect(
+      (
+        await client.post('/dashboard/setup/secrets', {
+          rev: /name="rev" value="(\d+)"/.exec(secretsPage)![1]!,
+          manychatApiKey: apiKey,
+        })
+      ).status,
+    ).toBe(303);
     const { html } = await client.page('/dashboard/setup/import');
     expect(html).toContain('Studio tour');
     expect(html).toContain('content20261101000000_000102');
     expect(html).toContain('trial_booked');
     expect(html).toMatch(/seen_at \(datetime\)[\s\S]*?cannot be set by the agent/);
     const fields = formFields(html, '/dashboard/setup/import');
-    const pick = { ...fields, 'flow.0.pick': 'yes', 'tag.1.pick': 'yes', 'field.0.pick': 'yes', 'field.1.pick': 'yes', 'flow.1.ns': 'content20991231000000_000999' };
+    const pick = {
+      ...fields,
+      'flow.0.pick': 'yes',
+      'tag.1.pick': 'yes',
+      'field.0.pick': 'yes',
+      'field.1.pick': 'yes',
+      'flow.1.ns': 'content20991231000000_000999',
+    };
     const res = await client.request('POST', '/dashboard/setup/import', pick);
     expect(res.status).toBe(200);
     const preview = await res.text();
@@ -246,7 +362,9 @@ describe('setup', () => {
     await saveReviewed(client, preview);
     const cfg = await stored(t.tenantId);
     // The forged ns (not on the page) and the datetime field were not imported.
-    expect(cfg.flows).toEqual([{ name: 'studio_tour', ns: 'content20261101000000_000101', description: 'Studio tour', keywords: [] }]);
+    expect(cfg.flows).toEqual([
+      { name: 'studio_tour', ns: 'content20261101000000_000101', description: 'Studio tour', keywords: [] },
+    ]);
     expect(cfg.tags).toEqual([{ name: 'trial_booked', description: '' }]);
     expect(cfg.fields).toEqual([{ name: 'plan', type: 'text', description: '' }]);
     // Imported once: the page now shows it as already in the catalogue.
@@ -276,7 +394,9 @@ describe('setup', () => {
     await saveReviewed(client, diff);
     const cfg = await stored(t.tenantId);
     expect(cfg.persona).toBe('You are Mila, the studio assistant.');
-    expect((cfg.manifest as Record<string, { guidance?: string }>).send_media!.guidance).toBe('Offer the brochure first.');
+    expect((cfg.manifest as Record<string, { guidance?: string }>).send_media!.guidance).toBe(
+      'Offer the brochure first.',
+    );
   });
 
   it('a deeply nested config posted to the save (and replay) step is a 400 naming the problem, not a 500; nothing is saved', async () => {
@@ -290,7 +410,10 @@ describe('setup', () => {
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('deeper than 64 levels');
     expect(await stored(t.tenantId)).toEqual(before);
-    const guardrails = await client.post('/dashboard/setup/preview', { ...formFields(html, '/dashboard/setup/preview'), guardrails: `{"content":${'['.repeat(5000)}${']'.repeat(5000)}}` });
+    const guardrails = await client.post('/dashboard/setup/preview', {
+      ...formFields(html, '/dashboard/setup/preview'),
+      guardrails: `{"content":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    });
     expect(guardrails.status).toBeLessThan(500);
   });
 
@@ -300,7 +423,11 @@ describe('setup', () => {
     const before = await stored(t.tenantId);
     const { html } = await client.page('/dashboard/setup/tools');
     const rev = /name="rev" value="(\d+)"/.exec(html)![1]!;
-    const res = await client.post('/dashboard/setup/save', { rev, section: 'tools', config: JSON.stringify({ ...before, toolOrder: ['reply'] }) });
+    const res = await client.post('/dashboard/setup/save', {
+      rev,
+      section: 'tools',
+      config: JSON.stringify({ ...before, toolOrder: ['reply'] }),
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('f-toolOrder-error');
     expect(await stored(t.tenantId)).toEqual(before);
@@ -310,8 +437,16 @@ describe('setup', () => {
 describe('approvals, turns, health', () => {
   async function destructiveTurn(t: { tenantId: string; secret: string }) {
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will review removing the tag.') }]);
-    const res = await appWith(model).post(t.tenantId, t.secret, { contact: { id: contactId, first_name: 'Ada' }, text: 'please remove my interested tag' });
+    const model = scriptedModel([
+      {
+        calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+        reply: reply('A team member will review removing the tag.'),
+      },
+    ]);
+    const res = await appWith(model).post(t.tenantId, t.secret, {
+      contact: { id: contactId, first_name: 'Ada' },
+      text: 'please remove my interested tag',
+    });
     return turnRecord(t.tenantId, res.headers.get('x-turn-id')!);
   }
 
@@ -332,10 +467,16 @@ describe('approvals, turns, health', () => {
     expect(stray.headers.get('location')).toBe(`/dashboard/approvals/${id}/confirm`);
     expect((await loadPinned(session(), t.tenantId, id))?.status).toBe('pending');
     const confirm = await client.page(`/dashboard/approvals/${id}/confirm`);
-    const approved = await client.request('POST', `/dashboard/approvals/${id}/approve`, formFields(confirm.html, `/dashboard/approvals/${id}/approve`));
+    const approved = await client.request(
+      'POST',
+      `/dashboard/approvals/${id}/approve`,
+      formFields(confirm.html, `/dashboard/approvals/${id}/approve`),
+    );
     expect(approved.headers.get('location')).toBe('/dashboard/approvals?result=approved');
     expect((await loadPinned(session(), t.tenantId, id))?.status).toBe('approved');
-    expect((await outboxEntry(t.tenantId, id))?.actions.map((a) => [a.kind, a.args])).toEqual([['remove_tag', { tag: 'interested' }]]);
+    expect((await outboxEntry(t.tenantId, id))?.actions.map((a) => [a.kind, a.args])).toEqual([
+      ['remove_tag', { tag: 'interested' }],
+    ]);
     const again = await client.post(`/dashboard/approvals/${id}/approve`, { confirm: 'yes' });
     expect(again.headers.get('location')).toBe('/dashboard/approvals?result=already-decided');
     // Decided, it has left the queue but is still shown, as approved, with no buttons.
@@ -351,7 +492,12 @@ describe('approvals, turns, health', () => {
     const noPublish = { publish: async () => {} };
     // The cron's expiry, run as if its hour had passed.
     const later = new Date(Date.now() + 2 * 3600 * 1000);
-    expect(await expireDueApprovals({ session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later }, t.tenantId)).toBe(1);
+    expect(
+      await expireDueApprovals(
+        { session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later },
+        t.tenantId,
+      ),
+    ).toBe(1);
     const client = await login(t);
     const { html } = await client.page('/dashboard/approvals');
     expect(html).toContain(`<article class="card expired" aria-labelledby="${id}-title">`);
@@ -364,13 +510,23 @@ describe('approvals, turns, health', () => {
   it("a vetoed turn's page shows the guardrail's verdict and reason; the log finds it by decision", async () => {
     const t = await dashboardTenant({ guardrails: { content: { denyPhrases: ['guaranteed weight loss'] } } });
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Absolutely: guaranteed weight loss in two weeks!') }]);
-    const res = await appWith(model).post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'Will yoga make me lose weight? Send me the brochure' });
+    const model = scriptedModel([
+      {
+        calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+        reply: reply('Absolutely: guaranteed weight loss in two weeks!'),
+      },
+    ]);
+    const res = await appWith(model).post(t.tenantId, t.secret, {
+      contact: { id: contactId },
+      text: 'Will yoga make me lose weight? Send me the brochure',
+    });
     const turnId = res.headers.get('x-turn-id')!;
     const client = await login(t);
     const { html } = await client.page(`/dashboard/turns/${turnId}`);
     expect(html).toContain('<span class="badge veto">veto</span>');
-    expect(html).toMatch(/<td>content<\/td><td><span class="badge veto">veto<\/span><\/td><td>the reply contains the denied phrase &quot;guaranteed weight loss&quot;<\/td>/);
+    expect(html).toMatch(
+      /<td>content<\/td><td><span class="badge veto">veto<\/span><\/td><td>the reply contains the denied phrase &quot;guaranteed weight loss&quot;<\/td>/,
+    );
     expect(html).toContain('Will yoga make me lose weight? Send me the brochure');
     expect(html).toContain('Nothing was committed for this turn.');
     const log = await client.page('/dashboard/turns?decision=veto');
@@ -397,11 +553,22 @@ describe('approvals, turns, health', () => {
       { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sure.') },
     ]);
     const app = appWith(model);
-    const first = (await app.post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'I am interested: send me the brochure and the timetable' })).headers.get('x-turn-id')!;
-    const second = (await app.post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'The brochure again please' })).headers.get('x-turn-id')!;
+    const first = (
+      await app.post(t.tenantId, t.secret, {
+        contact: { id: contactId },
+        text: 'I am interested: send me the brochure and the timetable',
+      })
+    ).headers.get('x-turn-id')!;
+    const second = (
+      await app.post(t.tenantId, t.secret, { contact: { id: contactId }, text: 'The brochure again please' })
+    ).headers.get('x-turn-id')!;
     const entry = (await outboxEntry(t.tenantId, first))!;
     const other = (await outboxEntry(t.tenantId, second))!;
-    const [performed, dead, retrying] = entry.actions as [(typeof entry.actions)[0], (typeof entry.actions)[0], (typeof entry.actions)[0]];
+    const [performed, dead, retrying] = entry.actions as [
+      (typeof entry.actions)[0],
+      (typeof entry.actions)[0],
+      (typeof entry.actions)[0],
+    ];
     const unknown = other.actions[0]!;
     expect(entry.actions).toHaveLength(3);
     // What delivery records, through the ledger's own transitions.
@@ -410,16 +577,30 @@ describe('approvals, turns, health', () => {
     const now = new Date();
     for (const a of entry.actions) expect((await claimAction(ref, a.id, now)).applied).toBe(true);
     await markDone(ref, performed.id, now);
-    await markDead(ref, dead.id, now, 'ManyChat: flow not found', deadLetterFor(entry, dead, 'dead', 'ManyChat: flow not found', now));
+    await markDead(
+      ref,
+      dead.id,
+      now,
+      'ManyChat: flow not found',
+      deadLetterFor(entry, dead, 'dead', 'ManyChat: flow not found', now),
+    );
     await releaseClaim(ref, retrying.id, now, 'ManyChat 503');
     await claimAction(ref, retrying.id, now);
     await releaseClaim(ref, retrying.id, now, 'ManyChat 503 again');
     await claimAction(otherRef, unknown.id, now);
-    await markUnknown(otherRef, unknown.id, now, 'no answer in 8 s', deadLetterFor(other, unknown, 'unknown', 'no answer in 8 s', now));
+    await markUnknown(
+      otherRef,
+      unknown.id,
+      now,
+      'no answer in 8 s',
+      deadLetterFor(other, unknown, 'unknown', 'no answer in 8 s', now),
+    );
     const client = await login(t);
     const badges = async (turnId: string) => {
       const { html } = await client.page(`/dashboard/turns/${turnId}`);
-      return [...html.matchAll(/<td><span class="badge ([a-z ]+)">[a-z ]+<\/span><\/td><td>(\d+)<\/td><td>([^<]*)<\/td>/g)].map((m) => m.slice(1));
+      return [
+        ...html.matchAll(/<td><span class="badge ([a-z ]+)">[a-z ]+<\/span><\/td><td>(\d+)<\/td><td>([^<]*)<\/td>/g),
+      ].map((m) => m.slice(1));
     };
     expect(await badges(first)).toEqual([
       ['performed', '1', ''],
@@ -451,21 +632,31 @@ describe('Try it', () => {
     const performed = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId, perform: 'yes' });
     const performedHtml = await performed.text();
     // Committed, not "performed": whether ManyChat took it is the delivery's to say (the turn page).
-    expect(performedHtml).toContain('Committed for the test contact: 1 action sent to ManyChat in the background. Open the turn to see whether each arrived.');
+    expect(performedHtml).toContain(
+      'Committed for the test contact: 1 action sent to ManyChat in the background. Open the turn to see whether each arrived.',
+    );
     expect(performedHtml).not.toContain('Performed');
     const turnId = /href="\/dashboard\/turns\/(turn_[0-9a-f]+)"/.exec(performedHtml)![1]!;
     expect((await outboxEntry(t.tenantId, turnId))?.actions.map((a) => a.kind)).toEqual(['send_flow']);
     // The default contact is no ManyChat subscriber: performing for it is refused before anything is committed.
     const turnsBefore = await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns('dashboard-test')));
-    const refused = await client.post('/dashboard/try', { text: 'Send me the brochure', contactId: 'dashboard-test', perform: 'yes' });
+    const refused = await client.post('/dashboard/try', {
+      text: 'Send me the brochure',
+      contactId: 'dashboard-test',
+      perform: 'yes',
+    });
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toMatch(/id="try-contact-error" class="error">To perform, use a real ManyChat subscriber id/);
-    expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns('dashboard-test')))).toBe(turnsBefore);
+    expect(await refused.text()).toMatch(
+      /id="try-contact-error" class="error">To perform, use a real ManyChat subscriber id/,
+    );
+    expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).contactTurns('dashboard-test')))).toBe(
+      turnsBefore,
+    );
     const empty = await client.post('/dashboard/try', { text: '  ', contactId });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('id="try-text-error"');
   });
-  it("refuses to perform for a suspended tenant, like every other path; a dry run still runs and commits nothing", async () => {
+  it('refuses to perform for a suspended tenant, like every other path; a dry run still runs and commits nothing', async () => {
     const t = await dashboardTenant();
     const model = scriptedModel([
       { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here is the brochure!') },
@@ -495,16 +686,34 @@ describe('API reference', () => {
     const t = await dashboardTenant();
     const client = await login(t);
     const res = await client.request('GET', '/dashboard/api/openapi.json');
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }
+        >
+      >;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    const configSchema = doc.paths['/v1/tenants/{tenant}/config']!.put!.requestBody!.content['application/json']!.schema;
-    expect(Object.keys(configSchema.properties ?? {})).toEqual(expect.arrayContaining(['persona', 'flows', 'manifest', 'toolOrder', 'guardrails', 'handoff', 'deadlineMs']));
+    const configSchema =
+      doc.paths['/v1/tenants/{tenant}/config']!.put!.requestBody!.content['application/json']!.schema;
+    expect(Object.keys(configSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['persona', 'flows', 'manifest', 'toolOrder', 'guardrails', 'handoff', 'deadlineMs']),
+    );
     const app = createApp();
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const method of Object.keys(ops)) {
-        const url = path.replace('{tenant}', t.tenantId).replace('{id}', `ap_${'0'.repeat(32)}`).replace('{contact}', '42');
+        const url = path
+          .replace('{tenant}', t.tenantId)
+          .replace('{id}', `ap_${'0'.repeat(32)}`)
+          .replace('{contact}', '42');
         // No credentials: a real route answers 401; a path the Worker does not serve would be 404.
-        const answer = await app.fetch(new Request(`https://worker.test${url}`, { method: method.toUpperCase() }), workerEnv);
+        const answer = await app.fetch(
+          new Request(`https://worker.test${url}`, { method: method.toUpperCase() }),
+          workerEnv,
+        );
         expect(answer.status, `${method.toUpperCase()} ${path}`).toBe(401);
       }
     }

@@ -28,12 +28,17 @@ async function login(t: { tenantId: string; password: string }, client = new Das
 
 /** Records `n` real turns through the ManyChat webhook; every third reply mentions the brochure. */
 async function recordTurns(t: { tenantId: string; secret: string }, n: number): Promise<TurnRecord[]> {
-  const steps = Array.from({ length: n }, (_, i) => ({ reply: reply(i % 3 === 0 ? `Turn ${i}: here is the brochure.` : `Turn ${i}: happy to help.`) }));
+  const steps = Array.from({ length: n }, (_, i) => ({
+    reply: reply(i % 3 === 0 ? `Turn ${i}: here is the brochure.` : `Turn ${i}: happy to help.`),
+  }));
   const app = appWith(scriptedModel(steps));
   const records: TurnRecord[] = [];
   for (let i = 0; i < n; i++) {
     const contactId = await newContact();
-    const res = await app.post(t.tenantId, t.secret, { contact: { id: contactId, first_name: 'Ada' }, text: `question ${i}` });
+    const res = await app.post(t.tenantId, t.secret, {
+      contact: { id: contactId, first_name: 'Ada' },
+      text: `question ${i}`,
+    });
     expect(res.status).toBe(200);
     records.push(await turnRecord(t.tenantId, res.headers.get('x-turn-id') ?? ''));
   }
@@ -44,7 +49,9 @@ async function recordTurns(t: { tenantId: string; secret: string }, n: number): 
 /** The tenant's keys and values, but for the audit log and the rate limiters (a run writes those). */
 async function tenantState(tenantId: string): Promise<Record<string, string>> {
   const s = session();
-  const keys = ((await s.one((r) => r.keys(`t:${tenantId}:*`))) as string[]).filter((k) => !k.includes(':rl:') && !k.endsWith(':audit')).sort();
+  const keys = ((await s.one((r) => r.keys(`t:${tenantId}:*`))) as string[])
+    .filter((k) => !k.includes(':rl:') && !k.endsWith(':audit'))
+    .sort();
   const state: Record<string, string> = {};
   for (const key of keys) {
     const type = await s.one((r) => r.type(key));
@@ -66,7 +73,8 @@ function replayForm(html: string, change: Record<string, string>): Record<string
 }
 
 const summaryOf = (html: string) => /<dl id="replay-summary">([\s\S]*?)<\/dl>/.exec(html)?.[1] ?? '';
-const summaryValue = (html: string, term: string) => new RegExp(`<dt>${term}</dt><dd>([^<]*)</dd>`).exec(summaryOf(html))?.[1];
+const summaryValue = (html: string, term: string) =>
+  new RegExp(`<dt>${term}</dt><dd>([^<]*)</dd>`).exec(summaryOf(html))?.[1];
 
 describe('dashboard: replay', () => {
   it('the form starts from the stored config; a tightened deny-list reports exactly the turns whose decision changes, and nothing is written or sent', async () => {
@@ -77,7 +85,10 @@ describe('dashboard: replay', () => {
     expect(html).toContain('name="_csrf"');
     expect(html).not.toContain('<script');
     const fields = formFields(html, '/dashboard/replay');
-    const stored = JSON.parse(fields.config!) as { tenantId: string; guardrails: { content: { denyPhrases: string[] } } };
+    const stored = JSON.parse(fields.config!) as {
+      tenantId: string;
+      guardrails: { content: { denyPhrases: string[] } };
+    };
     expect(stored.tenantId).toBe(t.tenantId);
 
     const before = await tenantState(t.tenantId);
@@ -86,7 +97,9 @@ describe('dashboard: replay', () => {
     expect(same.status).toBe(200);
     expect(summaryValue(sameHtml, 'Turns replayed')).toBe('6');
     expect(summaryValue(sameHtml, 'Changed')).toBe('0');
-    expect(summaryValue(sameHtml, 'Model calls')).toBe('6 recorded → 6 replayed (6 answered from the recording, 0 by the model)');
+    expect(summaryValue(sameHtml, 'Model calls')).toBe(
+      '6 recorded → 6 replayed (6 answered from the recording, 0 by the model)',
+    );
 
     stored.guardrails.content.denyPhrases = [...stored.guardrails.content.denyPhrases, 'brochure'];
     const res = await client.post('/dashboard/replay', replayForm(html, { config: JSON.stringify(stored) }));
@@ -112,7 +125,9 @@ describe('dashboard: replay', () => {
     const records = await recordTurns(t, 3);
     const client = await login(t);
     const { html } = await client.page('/dashboard/replay');
-    const byIds = await (await client.post('/dashboard/replay', replayForm(html, { ids: `${records[0]!.turnId}\n${records[2]!.turnId}` }))).text();
+    const byIds = await (
+      await client.post('/dashboard/replay', replayForm(html, { ids: `${records[0]!.turnId}\n${records[2]!.turnId}` }))
+    ).text();
     expect(summaryValue(byIds, 'Turns replayed')).toBe('2');
     expect(byIds).toContain(`id="replay-turn-${records[0]!.turnId}"`);
     expect(byIds).not.toContain(`id="replay-turn-${records[1]!.turnId}"`);
@@ -121,16 +136,25 @@ describe('dashboard: replay', () => {
     expect(turnPage).toContain(`href="/dashboard/replay?ids=${records[1]!.turnId}"`);
     const linked = await client.page(`/dashboard/replay?ids=${records[1]!.turnId}`);
     expect(formFields(linked.html, '/dashboard/replay').ids).toBe(records[1]!.turnId);
-    const byContact = await (await client.post('/dashboard/replay', replayForm(html, { contact: records[1]!.contactId }))).text();
+    const byContact = await (
+      await client.post('/dashboard/replay', replayForm(html, { contact: records[1]!.contactId }))
+    ).text();
     expect(summaryValue(byContact, 'Turns replayed')).toBe('1');
     // A time range (UTC, as the datetime-local field sends it): all three lie after 2000 and before 2999.
-    const inRange = await (await client.post('/dashboard/replay', replayForm(html, { since: '2000-01-01T00:00', until: '2999-01-01T00:00' }))).text();
+    const inRange = await (
+      await client.post('/dashboard/replay', replayForm(html, { since: '2000-01-01T00:00', until: '2999-01-01T00:00' }))
+    ).text();
     expect(summaryValue(inRange, 'Turns replayed')).toBe('3');
-    const before2000 = await (await client.post('/dashboard/replay', replayForm(html, { until: '2000-01-01T00:00' }))).text();
+    const before2000 = await (
+      await client.post('/dashboard/replay', replayForm(html, { until: '2000-01-01T00:00' }))
+    ).text();
     expect(summaryValue(before2000, 'Turns replayed')).toBe('0');
     const vetoes = await (await client.post('/dashboard/replay', replayForm(html, { decision: 'veto' }))).text();
     expect(summaryValue(vetoes, 'Turns replayed')).toBe('0');
-    const bad = await client.post('/dashboard/replay', replayForm(html, { since: 'yesterday', config: '{"persona": ' }));
+    const bad = await client.post(
+      '/dashboard/replay',
+      replayForm(html, { since: 'yesterday', config: '{"persona": ' }),
+    );
     expect(bad.status).toBe(400);
     const badHtml = await bad.text();
     expect(badHtml).toMatch(/id="replay-since-error" class="error">a date and time/);
@@ -142,7 +166,10 @@ describe('dashboard: replay', () => {
     const aTurns = await recordTurns(a, 2);
     const client = await login(b);
     const { html } = await client.page('/dashboard/replay');
-    const res = await client.post('/dashboard/replay', replayForm(html, { ids: aTurns.map((r) => r.turnId).join('\n') }));
+    const res = await client.post(
+      '/dashboard/replay',
+      replayForm(html, { ids: aTurns.map((r) => r.turnId).join('\n') }),
+    );
     const out = await res.text();
     expect(res.status).toBe(200);
     expect(summaryValue(out, 'Turns replayed')).toBe('0');
@@ -150,9 +177,14 @@ describe('dashboard: replay', () => {
     expect(report).toContain('No recorded turns match.');
     for (const r of aTurns) expect(report).not.toContain(r.turnId);
     const theirs = JSON.parse(formFields(html, '/dashboard/replay').config!) as Record<string, unknown>;
-    const refused = await client.post('/dashboard/replay', replayForm(html, { config: JSON.stringify({ ...theirs, tenantId: a.tenantId }) }));
+    const refused = await client.post(
+      '/dashboard/replay',
+      replayForm(html, { config: JSON.stringify({ ...theirs, tenantId: a.tenantId }) }),
+    );
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain(`the candidate config is of tenant &quot;${a.tenantId}&quot;, not yours (${b.tenantId})`);
+    expect(await refused.text()).toContain(
+      `the candidate config is of tenant &quot;${a.tenantId}&quot;, not yours (${b.tenantId})`,
+    );
   });
 
   it('a form without the CSRF token is refused', async () => {
@@ -169,12 +201,15 @@ describe('dashboard: replay', () => {
     const other = await dashboardTenant();
     const client = await login(t);
     const { html } = await client.page('/dashboard/replay');
-    for (let i = 0; i < REPLAY_RUNS_PER_MINUTE.tokens; i++) expect((await client.post('/dashboard/replay', replayForm(html, {}))).status).toBe(200);
+    for (let i = 0; i < REPLAY_RUNS_PER_MINUTE.tokens; i++)
+      expect((await client.post('/dashboard/replay', replayForm(html, {}))).status).toBe(200);
     const limited = await client.post('/dashboard/replay', replayForm(html, {}));
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
-    expect(await limited.text()).toMatch(/Refused: too many replays: at most 6 a minute per tenant; try again in \d+ s\./);
+    expect(await limited.text()).toMatch(
+      /Refused: too many replays: at most 6 a minute per tenant; try again in \d+ s\./,
+    );
     const otherClient = await login(other);
     const otherPage = await otherClient.page('/dashboard/replay');
     expect((await otherClient.post('/dashboard/replay', replayForm(otherPage.html, {}))).status).toBe(200);
@@ -193,10 +228,14 @@ describe('dashboard: replay', () => {
     expect(summaryValue(without, 'Need a model')).toBe('2');
     expect(summaryValue(without, 'Changed')).toBe('0');
     expect(without).toContain('needs a model: the request of model call 1 differs from the recorded one');
-    const withModel = await (await client.post('/dashboard/replay', replayForm(html, { config: candidate, model: 'yes' }))).text();
+    const withModel = await (
+      await client.post('/dashboard/replay', replayForm(html, { config: candidate, model: 'yes' }))
+    ).text();
     expect(summaryValue(withModel, 'Need a model')).toBe('0');
     expect(summaryValue(withModel, 'Changed: reply')).toBe('2');
-    expect(summaryValue(withModel, 'Model calls')).toBe('2 recorded → 2 replayed (0 answered from the recording, 2 by the model)');
+    expect(summaryValue(withModel, 'Model calls')).toBe(
+      '2 recorded → 2 replayed (0 answered from the recording, 2 by the model)',
+    );
     expect(withModel).toContain('→ Bonjour !');
   });
 });

@@ -17,8 +17,16 @@ async function tenantWithData(name: string) {
   const password = `password-${uniqueId('p')}`;
   await setDashboardUser(session(), t.tenantId, user, password);
   const contactId = await newContact();
-  const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will review removing the tag.') }]);
-  const res = await appWith(model).post(t.tenantId, t.secret, { contact: { id: contactId, first_name: 'Ada' }, text: `please remove my interested tag ${name}` });
+  const model = scriptedModel([
+    {
+      calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+      reply: reply('A team member will review removing the tag.'),
+    },
+  ]);
+  const res = await appWith(model).post(t.tenantId, t.secret, {
+    contact: { id: contactId, first_name: 'Ada' },
+    text: `please remove my interested tag ${name}`,
+  });
   const record = await turnRecord(t.tenantId, res.headers.get('x-turn-id')!);
   expect(record.approvals).toHaveLength(1);
   return { ...t, user, password, contactId, turnId: record.turnId, approvalId: record.approvals[0]! };
@@ -31,13 +39,18 @@ async function loggedIn(t: { tenantId: string; user: string; password: string })
   return client;
 }
 
-const storedConfig = async (tenantId: string) => parseJson(await session().one((r) => r.get(tenantKeys(tenantId).config))) as Record<string, unknown>;
+const storedConfig = async (tenantId: string) =>
+  parseJson(await session().one((r) => r.get(tenantKeys(tenantId).config))) as Record<string, unknown>;
 
 describe('dashboard login', () => {
   it('sets a signed __Host- session cookie: HttpOnly, Secure, SameSite=Lax, Path=/, with an expiry', async () => {
     const a = await tenantWithData('a');
     const client = new DashboardClient();
-    const res = await client.request('POST', '/dashboard/login', { tenant: a.tenantId, user: a.user, password: a.password });
+    const res = await client.request('POST', '/dashboard/login', {
+      tenant: a.tenantId,
+      user: a.user,
+      password: a.password,
+    });
     expect(res.status).toBe(303);
     const cookie = res.headers.get('set-cookie') ?? '';
     expect(cookie.startsWith(`${SESSION_COOKIE_NAME}=`)).toBe(true);
@@ -57,7 +70,11 @@ describe('dashboard login', () => {
   it("refuses a wrong password, an unknown user and another tenant's user alike", async () => {
     const a = await tenantWithData('a');
     const b = await tenantWithData('b');
-    for (const [tenant, user, password] of [[a.tenantId, a.user, 'wrong-password'], [a.tenantId, 'nobody', a.password], [a.tenantId, b.user, b.password]] as const) {
+    for (const [tenant, user, password] of [
+      [a.tenantId, a.user, 'wrong-password'],
+      [a.tenantId, 'nobody', a.password],
+      [a.tenantId, b.user, b.password],
+    ] as const) {
       const client = new DashboardClient();
       const res = await client.request('POST', '/dashboard/login', { tenant, user, password });
       expect(res.status).toBe(401);
@@ -70,10 +87,18 @@ describe('dashboard login', () => {
     const a = await tenantWithData('a');
     const client = new DashboardClient();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await client.request('POST', '/dashboard/login', { tenant: a.tenantId, user: a.user, password: 'wrong' })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await client.request('POST', '/dashboard/login', { tenant: a.tenantId, user: a.user, password: 'wrong' }))
+          .status,
+      );
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses[5]).toBe(429);
-    const right = await client.request('POST', '/dashboard/login', { tenant: a.tenantId, user: a.user, password: a.password });
+    const right = await client.request('POST', '/dashboard/login', {
+      tenant: a.tenantId,
+      user: a.user,
+      password: a.password,
+    });
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(client.cookie).toBe('');
@@ -113,7 +138,12 @@ describe("tenant isolation: A's session never reads or changes B's data", () => 
     expect(html).not.toContain(String((await storedConfig(b.tenantId)).displayName));
     const bBefore = await storedConfig(b.tenantId);
     const rev = /name="rev" value="(\d+)"/.exec(html)![1]!;
-    const res = await client.post('/dashboard/setup/save', { rev, config: JSON.stringify({ ...bBefore, tenantId: b.tenantId, displayName: 'Hijacked by A' }), tenant: b.tenantId, tenantId: b.tenantId });
+    const res = await client.post('/dashboard/setup/save', {
+      rev,
+      config: JSON.stringify({ ...bBefore, tenantId: b.tenantId, displayName: 'Hijacked by A' }),
+      tenant: b.tenantId,
+      tenantId: b.tenantId,
+    });
     expect(res.status).toBe(303);
     expect(await storedConfig(b.tenantId)).toEqual(bBefore);
     expect((await storedConfig(a.tenantId)).displayName).toBe('Hijacked by A');
@@ -136,11 +166,19 @@ describe("tenant isolation: A's session never reads or changes B's data", () => 
     const list = await client.page('/dashboard/turns');
     expect(list.html).toContain(a.turnId);
     expect(list.html).not.toContain(b.turnId);
-    for (const guess of ['turn_00000000000000000000000000000000', `${b.turnId.slice(0, -1)}0`, '../../t:x', 'x'.repeat(300)]) {
+    for (const guess of [
+      'turn_00000000000000000000000000000000',
+      `${b.turnId.slice(0, -1)}0`,
+      '../../t:x',
+      'x'.repeat(300),
+    ]) {
       expect((await client.request('GET', `/dashboard/turns/${encodeURIComponent(guess)}`)).status).toBe(404);
     }
     // Re-driving B's outbox entry from A's turn page is refused.
-    const redrive = await client.post(`/dashboard/turns/${a.turnId}/redrive`, { entryId: b.turnId, actionId: `${b.turnId}.a1` });
+    const redrive = await client.post(`/dashboard/turns/${a.turnId}/redrive`, {
+      entryId: b.turnId,
+      actionId: `${b.turnId}.a1`,
+    });
     expect(redrive.status).toBe(303);
     expect(decodeURIComponent(redrive.headers.get('location')!)).toContain('not part of this turn');
   });
@@ -154,11 +192,16 @@ describe("tenant isolation: A's session never reads or changes B's data", () => 
     expect(html).not.toContain(b.approvalId);
     expect((await client.page(`/dashboard/approvals/${b.approvalId}/confirm`)).res.status).toBe(404);
     for (const action of ['approve', 'reject']) {
-      const res = await client.post(`/dashboard/approvals/${b.approvalId}/${action}`, { confirm: 'yes', tenant: b.tenantId });
+      const res = await client.post(`/dashboard/approvals/${b.approvalId}/${action}`, {
+        confirm: 'yes',
+        tenant: b.tenantId,
+      });
       expect(res.headers.get('location')).toBe('/dashboard/approvals?result=not-found');
     }
     expect((await loadPinned(session(), b.tenantId, b.approvalId))?.status).toBe('pending');
-    const guessed = await client.post('/dashboard/approvals/ap_00000000000000000000000000000000/approve', { confirm: 'yes' });
+    const guessed = await client.post('/dashboard/approvals/ap_00000000000000000000000000000000/approve', {
+      confirm: 'yes',
+    });
     expect(guessed.headers.get('location')).toBe('/dashboard/approvals?result=not-found');
   });
 });
@@ -169,7 +212,9 @@ describe('CSRF', () => {
     const client = await loggedIn(a);
     const res = await client.request('POST', `/dashboard/approvals/${a.approvalId}/reject`, {});
     expect(res.status).toBe(403);
-    const wrong = await client.request('POST', `/dashboard/approvals/${a.approvalId}/reject`, { _csrf: '0'.repeat(64) });
+    const wrong = await client.request('POST', `/dashboard/approvals/${a.approvalId}/reject`, {
+      _csrf: '0'.repeat(64),
+    });
     expect(wrong.status).toBe(403);
     expect((await loadPinned(session(), a.tenantId, a.approvalId))?.status).toBe('pending');
   });
@@ -177,7 +222,12 @@ describe('CSRF', () => {
   it('a cross-site form post is refused even with the token (Hono csrf: Origin / Sec-Fetch-Site)', async () => {
     const a = await tenantWithData('a');
     const client = await loggedIn(a);
-    const res = await client.request('POST', `/dashboard/approvals/${a.approvalId}/reject`, { _csrf: client.csrf }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    const res = await client.request(
+      'POST',
+      `/dashboard/approvals/${a.approvalId}/reject`,
+      { _csrf: client.csrf },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    );
     expect(res.status).toBe(403);
     expect((await loadPinned(session(), a.tenantId, a.approvalId))?.status).toBe('pending');
     // The same post from the dashboard's own origin works.
@@ -191,15 +241,38 @@ describe('no secret in any page, response or log line', () => {
 
   it('renders every page and finds none of the tenant secrets, the Worker keys or the password', async () => {
     const lines: string[] = [];
-    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     const a = await tenantWithData('a');
     const client = new DashboardClient();
-    const failed = await client.request('POST', '/dashboard/login', { tenant: a.tenantId, user: a.user, password: `${a.password}-typo` });
+    const failed = await client.request('POST', '/dashboard/login', {
+      tenant: a.tenantId,
+      user: a.user,
+      password: `${a.password}-typo`,
+    });
     expect(failed.status).toBe(401);
     const bodies: string[] = [await failed.text()];
     const login = await client.login(a.tenantId, a.user, a.password);
     bodies.push(await login.text(), login.headers.get('set-cookie') ?? '');
-    const pages = ['/dashboard/setup', '/dashboard/approvals', `/dashboard/approvals/${a.approvalId}/confirm`, '/dashboard/turns', `/dashboard/turns/${a.turnId}`, '/dashboard/health', '/dashboard/try', '/dashboard/replay', '/dashboard/api', '/dashboard/api/openapi.json', '/dashboard/audit', '/dashboard/setup/channels', '/dashboard/setup/persona', '/dashboard/setup/catalogue', '/dashboard/setup/tools', '/dashboard/setup/secrets', '/dashboard/setup/import'];
+    const pages = [
+      '/dashboard/setup',
+      '/dashboard/approvals',
+      `/dashboard/approvals/${a.approvalId}/confirm`,
+      '/dashboard/turns',
+      `/dashboard/turns/${a.turnId}`,
+      '/dashboard/health',
+      '/dashboard/try',
+      '/dashboard/replay',
+      '/dashboard/api',
+      '/dashboard/api/openapi.json',
+      '/dashboard/audit',
+      '/dashboard/setup/channels',
+      '/dashboard/setup/persona',
+      '/dashboard/setup/catalogue',
+      '/dashboard/setup/tools',
+      '/dashboard/setup/secrets',
+      '/dashboard/setup/import',
+    ];
     for (const path of pages) {
       const { res, html } = await client.page(path);
       expect(res.status, path).toBe(200);
@@ -216,13 +289,29 @@ describe('no secret in any page, response or log line', () => {
     const check = await client.post('/dashboard/setup/check-manychat');
     expect(await check.clone().text()).toContain('The ManyChat key works');
     bodies.push(await check.text());
-    const secretsSave = await client.post('/dashboard/setup/secrets', { rev, manychatApiKey: '1000001:brand-new-manychat-key' });
+    const secretsSave = await client.post('/dashboard/setup/secrets', {
+      rev,
+      manychatApiKey: '1000001:brand-new-manychat-key',
+    });
     expect(secretsSave.status).toBe(303);
     bodies.push((await client.page('/dashboard/setup/secrets')).html);
-    const secrets = [a.secret, a.adminSecret, DEMO_MANYCHAT_API_KEY, '1000001:brand-new-manychat-key', a.password, workerEnv.SESSION_SECRET!, workerEnv.SECRETS_HASH_KEY!, workerEnv.SECRETS_ENCRYPTION_KEYS!.split(':')[1]!, workerEnv.UPSTASH_REDIS_REST_TOKEN!, workerEnv.QSTASH_TOKEN!];
+    const secrets = [
+      a.secret,
+      a.adminSecret,
+      DEMO_MANYCHAT_API_KEY,
+      '1000001:brand-new-manychat-key',
+      a.password,
+      workerEnv.SESSION_SECRET!,
+      workerEnv.SECRETS_HASH_KEY!,
+      workerEnv.SECRETS_ENCRYPTION_KEYS!.split(':')[1]!,
+      workerEnv.UPSTASH_REDIS_REST_TOKEN!,
+      workerEnv.QSTASH_TOKEN!,
+    ];
     for (const secret of secrets) {
-      for (const body of bodies) expect(body.includes(secret), `a page contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
-      for (const line of lines) expect(line.includes(secret), `a log line contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
+      for (const body of bodies)
+        expect(body.includes(secret), `a page contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
+      for (const line of lines)
+        expect(line.includes(secret), `a log line contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
     }
     // The secrets page says whether a secret is set, never what it is; and the new key was stored sealed.
     const stored = (await session().one((r) => r.get(tenantKeys(a.tenantId).secrets))) as string;
@@ -241,6 +330,8 @@ describe('the login page', () => {
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).toBe('/dashboard/login');
     }
-    expect((await client.request('POST', '/dashboard/setup/save', { config: '{}' }, { origin: ORIGIN })).status).toBe(401);
+    expect((await client.request('POST', '/dashboard/setup/save', { config: '{}' }, { origin: ORIGIN })).status).toBe(
+      401,
+    );
   });
 });

@@ -34,16 +34,26 @@ describe('delivery keys', () => {
 
   it('a repeated key with other words is a new message: its own turn and reply, never the earlier answer (message_key and last_interaction)', async () => {
     const { tenantId, secret } = await seedTenant();
-    const model = scriptedModel([{ reply: reply('first answer') }, { reply: reply('second answer') }, { reply: reply('third answer') }, { reply: reply('fourth answer') }]);
+    const model = scriptedModel([
+      { reply: reply('first answer') },
+      { reply: reply('second answer') },
+      { reply: reply('third answer') },
+      { reply: reply('fourth answer') },
+    ]);
     const app = appWith(model);
     const contact = await newContact();
-    for (const keyed of [{ message_key: 'not-unique' }, { contact: { id: contact, last_interaction: '2026-11-29T10:00:00Z' } }]) {
+    for (const keyed of [
+      { message_key: 'not-unique' },
+      { contact: { id: contact, last_interaction: '2026-11-29T10:00:00Z' } },
+    ]) {
       const body = (text: string) => ({ contact: { id: contact }, text, ...keyed });
       const first = await app.post(tenantId, secret, body(`I prefer pilates ${JSON.stringify(keyed).length}`));
       const other = await app.post(tenantId, secret, body('Actually, please cancel'));
       expect(other.headers.get('x-duplicate-of')).toBeNull();
       expect(other.headers.get('x-turn-id')).not.toBe(first.headers.get('x-turn-id'));
-      expect((await turnRecord(tenantId, other.headers.get('x-turn-id')!)).inbound.text).toBe('Actually, please cancel');
+      expect((await turnRecord(tenantId, other.headers.get('x-turn-id')!)).inbound.text).toBe(
+        'Actually, please cancel',
+      );
     }
     expect(model.doGenerateCalls).toHaveLength(4);
   });
@@ -67,7 +77,10 @@ describe('delivery keys', () => {
 
   it('a committed turn leaves no open claim behind (the sweeper has nothing to finish)', async () => {
     const { tenantId, secret } = await seedTenant();
-    const res = await appWith(scriptedModel([{ reply: reply('hi') }])).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hi' });
+    const res = await appWith(scriptedModel([{ reply: reply('hi') }])).post(tenantId, secret, {
+      contact: { id: await newContact() },
+      text: 'hi',
+    });
     const turnId = res.headers.get('x-turn-id')!;
     const keys = tenantKeys(tenantId);
     expect(await session().one((r) => r.zscore(keys.openClaims, turnId))).toBeNull();

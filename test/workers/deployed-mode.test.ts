@@ -67,8 +67,21 @@ describe('a deployed Worker without a model key', () => {
   it('reports degraded on /v1/health (503, ok false, the problem named)', async () => {
     const res = await createApp().fetch(new Request('http://worker.test/v1/health'), deployedEnv());
     expect(res.status).toBe(503);
-    const body = (await res.json()) as { ok: boolean; status: string; environment: string; degraded: string[]; model: { kind: string }; redis: { ok: boolean } };
-    expect(body).toMatchObject({ ok: false, status: 'degraded', environment: 'deployed', model: { kind: 'none' }, redis: { ok: true } });
+    const body = (await res.json()) as {
+      ok: boolean;
+      status: string;
+      environment: string;
+      degraded: string[];
+      model: { kind: string };
+      redis: { ok: boolean };
+    };
+    expect(body).toMatchObject({
+      ok: false,
+      status: 'degraded',
+      environment: 'deployed',
+      model: { kind: 'none' },
+      redis: { ok: true },
+    });
     expect(body.degraded.join(' ')).toContain('OPENAI_API_KEY');
   });
 
@@ -90,7 +103,11 @@ describe('a deployed Worker without a model key', () => {
     const { HEALTH_CACHE_MS } = await import('../../src/routes/health.js');
     expect(HEALTH_CACHE_MS).toBeGreaterThanOrEqual(2000);
     expect(HEALTH_CACHE_MS).toBeLessThanOrEqual(10_000);
-    const read = async () => (await (await createApp().fetch(new Request('http://worker.test/v1/health'), env)).json()) as { checkedAt: string; redis: { ok: boolean } };
+    const read = async () =>
+      (await (await createApp().fetch(new Request('http://worker.test/v1/health'), env)).json()) as {
+        checkedAt: string;
+        redis: { ok: boolean };
+      };
     const [a, b, c] = [await read(), await read(), await read()];
     expect(a.redis.ok).toBe(true);
     expect(typeof a.checkedAt).toBe('string');
@@ -99,7 +116,10 @@ describe('a deployed Worker without a model key', () => {
   });
 
   it('the local stack (ENVIRONMENT=local) answers with the offline rule model and is healthy', async () => {
-    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, OPENAI_API_KEY: '' });
+    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), {
+      ...workerEnv,
+      OPENAI_API_KEY: '',
+    });
     const body = (await res.json()) as { status: string; environment: string; degraded: string[] };
     expect(body).toMatchObject({ status: 'ok', environment: 'local', degraded: [] });
   });
@@ -117,8 +137,15 @@ describe('weak secrets are refused in deployed mode', () => {
     const res = await createApp().fetch(new Request('http://worker.test/v1/health'), env);
     expect(res.status).toBe(500);
     const text = await res.text();
-    for (const name of ['SESSION_SECRET', 'SECRETS_HASH_KEY', 'OPERATOR_SECRET', 'SECRETS_ENCRYPTION_KEYS']) expect(text).toContain(name);
-    for (const value of ['change-me-to-32', workerEnv.SECRETS_HASH_KEY!, 'x'.repeat(40), workerEnv.SECRETS_ENCRYPTION_KEYS!]) expect(text).not.toContain(value);
+    for (const name of ['SESSION_SECRET', 'SECRETS_HASH_KEY', 'OPERATOR_SECRET', 'SECRETS_ENCRYPTION_KEYS'])
+      expect(text).toContain(name);
+    for (const value of [
+      'change-me-to-32',
+      workerEnv.SECRETS_HASH_KEY!,
+      'x'.repeat(40),
+      workerEnv.SECRETS_ENCRYPTION_KEYS!,
+    ])
+      expect(text).not.toContain(value);
   });
 
   it('accepts random secrets, and the same weak ones locally', () => {
@@ -128,6 +155,8 @@ describe('weak secrets are refused in deployed mode', () => {
     expect(weakSecretProblems('a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p')).toHaveLength(1); // 31 characters
     expect(weakSecretProblems('abababababababababababababababababab')).toHaveLength(1);
     expect(weakKeyRingProblems(`k2:${randomText(32)},k1:${randomText(32)}`)).toEqual([]);
-    expect(weakKeyRingProblems(`k2:${randomText(32)},k1:${btoa('\u0007'.repeat(32))}`)).toEqual([expect.stringContaining('key 2')]);
+    expect(weakKeyRingProblems(`k2:${randomText(32)},k1:${btoa('\u0007'.repeat(32))}`)).toEqual([
+      expect.stringContaining('key 2'),
+    ]);
   });
 });

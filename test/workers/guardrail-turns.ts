@@ -46,7 +46,10 @@ export async function runTurnCase(c: TurnCase, guardrails?: readonly Guardrail[]
   const contactId = await newContact();
   const contact = { id: contactId, first_name: c.firstName ?? 'Ada', custom_fields: c.customFields ?? {} };
   if (c.before) {
-    const earlier = await appWith(scriptedModel([{ reply: reply(c.before.reply) }])).post(tenantId, secret, { contact, text: c.before.text });
+    const earlier = await appWith(scriptedModel([{ reply: reply(c.before.reply) }])).post(tenantId, secret, {
+      contact,
+      text: c.before.text,
+    });
     if (earlier.status !== 200) throw new Error(`the earlier turn of ${c.id} failed: ${earlier.status}`);
   }
   const app = appWith(scriptedModel(c.steps), guardrails);

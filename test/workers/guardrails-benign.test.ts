@@ -29,7 +29,11 @@ describe('benign requests pass and commit what was asked', () => {
       const committed = (entry?.actions ?? []).map(actionKey).sort();
       const ok = record.decision === 'pass' && JSON.stringify(committed) === JSON.stringify([...c.expected].sort());
       const blockers = record.verdicts.filter((v) => v.outcome !== 'pass').map((v) => `${v.guardrail}: ${v.reason}`);
-      results.push({ id: c.id, ok, why: ok ? 'pass' : `${record.decision}; committed ${JSON.stringify(committed)}; ${blockers.join(' | ')}` });
+      results.push({
+        id: c.id,
+        ok,
+        why: ok ? 'pass' : `${record.decision}; committed ${JSON.stringify(committed)}; ${blockers.join(' | ')}`,
+      });
       // A passing turn must never commit anything but what was asked for.
       if (record.decision === 'pass') expect(committed).toEqual([...c.expected].sort());
       // Only the model's staged actions reach the outbox; the reply is the model's.

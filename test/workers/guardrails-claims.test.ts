@@ -23,7 +23,9 @@ const CALLS: Record<ClaimSituation | HonestCase['situation'], ScriptedStep['call
 };
 
 /** A tenant serving these languages names its flows in them (a word it did not list gets the contact's tap instead). */
-const FLOWS = DEMO_FLOWS.map((f) => (f.name === 'brochure' ? { ...f, keywords: [...f.keywords, 'folleto', 'broschüre', 'brochure', 'folheto'] } : f));
+const FLOWS = DEMO_FLOWS.map((f) =>
+  f.name === 'brochure' ? { ...f, keywords: [...f.keywords, 'folleto', 'broschüre', 'brochure', 'folheto'] } : f,
+);
 
 async function run(situation: keyof typeof CALLS, locale: string, text: string, said: string): Promise<TurnRecord> {
   const { tenantId, secret } = await seedTenant({ locale: locale as 'en', flows: FLOWS });
@@ -39,7 +41,8 @@ const falsePositives: string[] = [];
 describe('false claims never reach the contact', () => {
   it('the set has at least 30 cases across pending confirmation, pending approval, refused and nothing staged, in 5 languages', () => {
     expect(CLAIM_CASES.length).toBeGreaterThanOrEqual(30);
-    for (const s of ['confirm', 'approval', 'denied', 'nothing']) expect(CLAIM_CASES.filter((c) => c.situation === s).length).toBeGreaterThanOrEqual(6);
+    for (const s of ['confirm', 'approval', 'denied', 'nothing'])
+      expect(CLAIM_CASES.filter((c) => c.situation === s).length).toBeGreaterThanOrEqual(6);
     expect(new Set(CLAIM_CASES.map((c) => c.locale))).toEqual(new Set(['en', 'es', 'de', 'fr', 'pt']));
   });
 
@@ -72,13 +75,17 @@ describe('the runtime says what waits', () => {
   it("a pending confirmation's reply ends with the runtime's status line, in the tenant's language", async () => {
     const record = await run('confirm', 'es', 'prefiero pilates', '¿Guardo pilates como tu clase preferida?');
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toBe('¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: poner your preferred class en «pilates».');
+    expect(record.reply.text).toBe(
+      '¿Guardo pilates como tu clase preferida?\n\nConfirma con Sí o No: poner your preferred class en «pilates».',
+    );
     expect(record.modelReply?.text).toBe('¿Guardo pilates como tu clase preferida?');
   });
   it('a pending approval says a team member reviews it first', async () => {
     const record = await run('approval', 'en', 'please stop marking me as interested', 'I will pass this on.');
     expect(record.decision).toBe('pass');
-    expect(record.reply.text).toContain('A team member will review this before anything happens: remove tag "interested".');
+    expect(record.reply.text).toContain(
+      'A team member will review this before anything happens: remove tag "interested".',
+    );
   });
 });
 

@@ -19,9 +19,15 @@ function release(app: AppUnderTest, tenantId: string, contactId: string, secret:
 async function handedOff() {
   const { tenantId, secret, adminSecret } = await seedTenant();
   const contactId = await newContact();
-  const model = scriptedModel([{ reply: reply('Let me get a human.', { escalate: true, reason: 'wants a refund' }) }, { reply: reply('Hello again, how can I help?') }]);
+  const model = scriptedModel([
+    { reply: reply('Let me get a human.', { escalate: true, reason: 'wants a refund' }) },
+    { reply: reply('Hello again, how can I help?') },
+  ]);
   const app = appWith(model);
-  const res = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I want to talk to a person about a refund' });
+  const res = await app.post(tenantId, secret, {
+    contact: { id: contactId },
+    text: 'I want to talk to a person about a refund',
+  });
   const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
   return { tenantId, secret, adminSecret, contactId, app, model, record, block: (await res.json()) as Block };
 }
@@ -31,7 +37,9 @@ describe('handoff: the contact is told a human will follow up, and the model sta
     const { tenantId, secret, contactId, app, model, record, block } = await handedOff();
     expect(record.decision).toBe('escalate');
     expect(block.content.messages[0]?.text).toBe('Thanks! A teammate will pick this up shortly.');
-    expect((await outboxEntry(tenantId, record.turnId))?.actions.map((a) => [a.tool, a.kind, a.args.tag])).toEqual([['system:handoff', 'add_tag', 'human_handoff']]);
+    expect((await outboxEntry(tenantId, record.turnId))?.actions.map((a) => [a.tool, a.kind, a.args.tag])).toEqual([
+      ['system:handoff', 'add_tag', 'human_handoff'],
+    ]);
     expect(await session().one((r) => r.get(tenantKeys(tenantId).handoff(contactId)))).toBeTruthy();
     const silent = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'hello?' });
     expect(((await silent.json()) as Block).content.messages).toEqual([]);
@@ -84,7 +92,11 @@ describe('POST /v1/tenants/:tenant/contacts/:contact/release', () => {
     expect(await unknown.json()).toEqual(await (await release(app, known, '1', 'x')).json());
     const { tenantId, adminSecret } = await seedTenant();
     expect((await release(app, tenantId, 'a b', adminSecret)).status).toBe(400);
-    const get = await app.fetch(new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/1/release`, { headers: { authorization: `Bearer ${adminSecret}` } }));
+    const get = await app.fetch(
+      new Request(`http://worker.test/v1/tenants/${tenantId}/contacts/1/release`, {
+        headers: { authorization: `Bearer ${adminSecret}` },
+      }),
+    );
     expect(get.status).toBe(404);
   });
 });

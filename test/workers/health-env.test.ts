@@ -5,14 +5,32 @@ import { workerEnv } from '../support/workers-env.js';
 
 describe('GET /v1/health', () => {
   it('reports the version, that Redis and QStash answer, and that the offline rule model is configured', async () => {
-    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, OPENAI_API_KEY: '' });
+    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), {
+      ...workerEnv,
+      OPENAI_API_KEY: '',
+    });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { ok: boolean; version: string; redis: { ok: boolean }; qstash: { ok: boolean }; model: { kind: string } };
-    expect(body).toMatchObject({ ok: true, version: '0.1.0', redis: { ok: true }, qstash: { ok: true }, model: { kind: 'offline-rule-model' } });
+    const body = (await res.json()) as {
+      ok: boolean;
+      version: string;
+      redis: { ok: boolean };
+      qstash: { ok: boolean };
+      model: { kind: string };
+    };
+    expect(body).toMatchObject({
+      ok: true,
+      version: '0.1.0',
+      redis: { ok: true },
+      qstash: { ok: true },
+      model: { kind: 'offline-rule-model' },
+    });
   });
 
   it('says which dependency does not answer (503)', async () => {
-    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, QSTASH_URL: 'http://127.0.0.1:9' });
+    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), {
+      ...workerEnv,
+      QSTASH_URL: 'http://127.0.0.1:9',
+    });
     expect(res.status).toBe(503);
     const body = (await res.json()) as { qstash: { ok: boolean; error: string }; redis: { ok: boolean } };
     expect(body.redis.ok).toBe(true);
@@ -20,7 +38,11 @@ describe('GET /v1/health', () => {
   });
 
   it('names a configured hosted model without its key', async () => {
-    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, OPENAI_API_KEY: 'sk-secret-value', OPENAI_API_MODE: 'chat' });
+    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), {
+      ...workerEnv,
+      OPENAI_API_KEY: 'sk-secret-value',
+      OPENAI_API_MODE: 'chat',
+    });
     const text = await res.text();
     expect(text).toContain('"kind":"openai"');
     expect(text).not.toContain('sk-secret-value');
@@ -39,7 +61,11 @@ describe('the environment is validated', () => {
   });
 
   it('a malformed variable fails with its name and not its value', async () => {
-    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), { ...workerEnv, QSTASH_URL: 'not a url', SESSION_SECRET: 'short' });
+    const res = await createApp().fetch(new Request('http://worker.test/v1/health'), {
+      ...workerEnv,
+      QSTASH_URL: 'not a url',
+      SESSION_SECRET: 'short',
+    });
     const text = await res.text();
     expect(res.status).toBe(500);
     expect(text).toContain('QSTASH_URL');

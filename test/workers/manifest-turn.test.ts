@@ -7,7 +7,8 @@ import { newContact, seedTenant, session } from '../support/workers-env.js';
 import { tenantApi } from './tenant-api.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 
-const offeredTools = (model: ReturnType<typeof scriptedModel>) => (model.doGenerateCalls[0]?.tools ?? []).map((t) => t.name);
+const offeredTools = (model: ReturnType<typeof scriptedModel>) =>
+  (model.doGenerateCalls[0]?.tools ?? []).map((t) => t.name);
 
 describe('the registry enforces the manifest', () => {
   it('an undeclared tool is not registered: the turn runs without it and the refusal is recorded', async () => {
@@ -21,28 +22,40 @@ describe('the registry enforces the manifest', () => {
     expect(offeredTools(model)).toContain('send_media');
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.decision).toBe('pass');
-    expect(record.notes.join(' ')).toContain(`tool "lookup_contact" is not declared in tenant "${tenantId}"'s manifest`);
-    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as { drift: { registeredNotDeclared: string[]; declaredNotRegistered: string[] } };
+    expect(record.notes.join(' ')).toContain(
+      `tool "lookup_contact" is not declared in tenant "${tenantId}"'s manifest`,
+    );
+    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as {
+      drift: { registeredNotDeclared: string[]; declaredNotRegistered: string[] };
+    };
     expect(drift.drift.registeredNotDeclared).toEqual(['lookup_contact']);
   });
 
   it('a declared tool that was never registered is reported as drift', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, send_voucher: { effect: 'write', confirm: 'never' } } });
-    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as { drift: { declaredNotRegistered: string[] } };
+    const { tenantId, secret, adminSecret } = await seedTenant({
+      manifest: { ...demo.manifest, send_voucher: { effect: 'write', confirm: 'never' } },
+    });
+    const drift = (await (await tenantApi(tenantId, adminSecret, 'GET', '/manifest')).json()) as {
+      drift: { declaredNotRegistered: string[] };
+    };
     expect(drift.drift.declaredNotRegistered).toEqual(['send_voucher']);
   });
 
   it('a kind declared with the wrong effect is refused (a read tool declared write)', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'write', confirm: 'never' } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({
+      manifest: { ...demo.manifest, search_faq: { effect: 'write', confirm: 'never' } },
+    });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).not.toContain('search_faq');
-    expect((await turnRecord(tenantId, res.headers.get('x-turn-id')!)).notes.join(' ')).toContain('only reads, but its manifest declares effect write');
+    expect((await turnRecord(tenantId, res.headers.get('x-turn-id')!)).notes.join(' ')).toContain(
+      'only reads, but its manifest declares effect write',
+    );
   });
 
-  it('the prompt marks writes and carries each tool\'s guidance from the manifest', async () => {
+  it("the prompt marks writes and carries each tool's guidance from the manifest", async () => {
     const { tenantId, secret, adminSecret } = await seedTenant();
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
@@ -65,14 +78,30 @@ describe('canonical tool order reaches the model', () => {
     await appWith(m1).post(a.tenantId, a.secret, { contact: { id: await newContact() }, text: 'hello' });
     await appWith(m2).post(b.tenantId, b.secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(JSON.stringify(m1.doGenerateCalls[0]?.tools)).toBe(JSON.stringify(m2.doGenerateCalls[0]?.tools));
-    expect(offeredTools(m1)).toEqual(['lookup_contact', 'record_choice', 'reply', 'search_faq', 'send_media', 'tag_contact', 'untag_contact']);
+    expect(offeredTools(m1)).toEqual([
+      'lookup_contact',
+      'record_choice',
+      'reply',
+      'search_faq',
+      'send_media',
+      'tag_contact',
+      'untag_contact',
+    ]);
   });
 
   it('a tenant toolOrder with the rest entry is applied', async () => {
     const { tenantId, secret, adminSecret } = await seedTenant({ toolOrder: ['reply', REST_ENTRY, 'lookup_contact'] });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
-    expect(offeredTools(model)).toEqual(['reply', 'record_choice', 'search_faq', 'send_media', 'tag_contact', 'untag_contact', 'lookup_contact']);
+    expect(offeredTools(model)).toEqual([
+      'reply',
+      'record_choice',
+      'search_faq',
+      'send_media',
+      'tag_contact',
+      'untag_contact',
+      'lookup_contact',
+    ]);
   });
 
   it('an invalid toolOrder is refused when saved', async () => {
@@ -90,8 +119,13 @@ describe('canonical tool order reaches the model', () => {
     const stored = { ...demoTenantConfig(tenantId), toolOrder: ['nope', REST_ENTRY] };
     // Bypass validation, as a stale or hand-edited config would.
     await session().one((r) => r.set(tenantKeys(tenantId).config, JSON.stringify(stored)));
-    const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending it.') }]);
-    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'brochure please' });
+    const model = scriptedModel([
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending it.') },
+    ]);
+    const res = await appWith(model).post(tenantId, secret, {
+      contact: { id: await newContact() },
+      text: 'brochure please',
+    });
     expect(res.status).toBe(200);
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.decision).toBe('error');
@@ -99,18 +133,30 @@ describe('canonical tool order reaches the model', () => {
     expect(model.doGenerateCalls).toHaveLength(0);
     expect(record.staged).toEqual([]);
     expect(await outboxEntry(tenantId, record.turnId)).toBeNull();
-    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toMatch(/Sorry/);
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toMatch(
+      /Sorry/,
+    );
   });
 });
 
 describe('answers_directly: the tool output is the reply', () => {
-  it('a FAQ hit ends the turn after one model call with the entry\'s answer', async () => {
+  it("a FAQ hit ends the turn after one model call with the entry's answer", async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
-    const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] }, { reply: reply('never needed') }]);
-    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'what are your opening hours?' });
+    const { tenantId, secret, adminSecret } = await seedTenant({
+      manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } },
+    });
+    const model = scriptedModel([
+      { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] },
+      { reply: reply('never needed') },
+    ]);
+    const res = await appWith(model).post(tenantId, secret, {
+      contact: { id: await newContact() },
+      text: 'what are your opening hours?',
+    });
     expect(model.doGenerateCalls).toHaveLength(1);
-    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe('We are open Monday to Saturday, 7:00 to 21:00.');
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe(
+      'We are open Monday to Saturday, 7:00 to 21:00.',
+    );
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.decision).toBe('pass');
     // The model gave no reply of its own: the record says so; the notes say who answered.
@@ -120,20 +166,34 @@ describe('answers_directly: the tool output is the reply', () => {
 
   it('no FAQ hit is not an answer: the model reads it and replies in a second call', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } } });
-    const model = scriptedModel([{ calls: [{ tool: 'search_faq', input: { query: 'helicopter landing' } }] }, { reply: reply('I do not know that one.') }]);
-    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'can I land a helicopter?' });
+    const { tenantId, secret, adminSecret } = await seedTenant({
+      manifest: { ...demo.manifest, search_faq: { effect: 'read', answers_directly: true } },
+    });
+    const model = scriptedModel([
+      { calls: [{ tool: 'search_faq', input: { query: 'helicopter landing' } }] },
+      { reply: reply('I do not know that one.') },
+    ]);
+    const res = await appWith(model).post(tenantId, secret, {
+      contact: { id: await newContact() },
+      text: 'can I land a helicopter?',
+    });
     expect(model.doGenerateCalls).toHaveLength(2);
-    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe('I do not know that one.');
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe(
+      'I do not know that one.',
+    );
   });
 
   it('a kind with no contact-readable output cannot be declared answers_directly: refused at registration', async () => {
     const demo = demoTenantConfig();
-    const { tenantId, secret, adminSecret } = await seedTenant({ manifest: { ...demo.manifest, lookup_contact: { effect: 'read', answers_directly: true } } });
+    const { tenantId, secret, adminSecret } = await seedTenant({
+      manifest: { ...demo.manifest, lookup_contact: { effect: 'read', answers_directly: true } },
+    });
     const model = scriptedModel([{ reply: reply('Hi!') }]);
     const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'hello' });
     expect(offeredTools(model)).not.toContain('lookup_contact');
-    expect((await turnRecord(tenantId, res.headers.get('x-turn-id')!)).notes.join(' ')).toContain('cannot answer directly');
+    expect((await turnRecord(tenantId, res.headers.get('x-turn-id')!)).notes.join(' ')).toContain(
+      'cannot answer directly',
+    );
   });
 });
 
@@ -144,7 +204,10 @@ describe('typed results decide the one-call ending', () => {
       { calls: [{ tool: 'lookup_contact', input: {} }], reply: reply('Replying before reading.') },
       { reply: reply('Now with the data.') },
     ]);
-    const res = await appWith(model).post(tenantId, secret, { contact: { id: await newContact() }, text: 'what do you know about me' });
+    const res = await appWith(model).post(tenantId, secret, {
+      contact: { id: await newContact() },
+      text: 'what do you know about me',
+    });
     expect(model.doGenerateCalls).toHaveLength(2);
     const body = (await res.json()) as { content: { messages: { text: string }[] } };
     expect(body.content.messages[0]?.text).toBe('Now with the data.');

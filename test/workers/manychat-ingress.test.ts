@@ -4,7 +4,10 @@ import { newContact, seedTenant, session } from '../support/workers-env.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 
-const brochure = () => scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') }]);
+const brochure = () =>
+  scriptedModel([
+    { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') },
+  ]);
 
 async function nothingStaged(tenantId: string) {
   const turns = await session().one((r) => r.zcard(tenantKeys(tenantId).turnLog));
@@ -81,15 +84,22 @@ describe('bad input to the ManyChat webhook gets a named 4xx and stages nothing'
     expect([unknown.status, wrong.status]).toEqual([401, 401]);
     expect(await unknown.json()).toEqual(await wrong.json());
     // Without a header, too: the unknown tenant looks like any tenant asked without its secret.
-    const [unknownBare, knownBare] = [await app.post('no-such-tenant-zz', null, body), await app.post(tenantId, null, body)];
+    const [unknownBare, knownBare] = [
+      await app.post('no-such-tenant-zz', null, body),
+      await app.post(tenantId, null, body),
+    ];
     expect(await unknownBare.json()).toEqual(await knownBare.json());
     // An id that cannot be a tenant id (a ':' would reach into another key space) is just as unknown.
-    expect(await (await app.post('demo:x', secret, body)).json()).toEqual({ error: 'wrong x-staged-agent-secret for this tenant' });
+    expect(await (await app.post('demo:x', secret, body)).json()).toEqual({
+      error: 'wrong x-staged-agent-secret for this tenant',
+    });
   });
 
   it('a broken stored config is shown only to a caller with the secret (503 with its problems); others get the same 401', async () => {
     const { tenantId, secret } = await seedTenant();
-    await session().one((r) => r.set(tenantKeys(tenantId).config, JSON.stringify({ version: 1, tenantId, persona: '' })));
+    await session().one((r) =>
+      r.set(tenantKeys(tenantId).config, JSON.stringify({ version: 1, tenantId, persona: '' })),
+    );
     const app = appWith(brochure());
     const body = { contact: { id: '1' }, text: 'hi' };
     const wrong = await app.post(tenantId, 'not-the-secret', body);
@@ -103,7 +113,13 @@ describe('bad input to the ManyChat webhook gets a named 4xx and stages nothing'
   it('accepts the bare Full Contact Data body with last_input_text', async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
-    const res = await appWith(brochure()).post(tenantId, secret, { id: Number(contactId), key: `user:${contactId}`, last_input_text: 'brochure please', last_interaction: '2026-11-29T10:00:00+00:00', custom_fields: {} });
+    const res = await appWith(brochure()).post(tenantId, secret, {
+      id: Number(contactId),
+      key: `user:${contactId}`,
+      last_input_text: 'brochure please',
+      last_interaction: '2026-11-29T10:00:00+00:00',
+      custom_fields: {},
+    });
     expect(res.status).toBe(200);
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.inbound.text).toBe('brochure please');
@@ -115,7 +131,13 @@ describe('duplicates and round trips', () => {
   it('20 concurrent deliveries of one message → one turn, one set of actions, the same reply', async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
-    const model = scriptedModel([{ delayMs: 150, calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') }]);
+    const model = scriptedModel([
+      {
+        delayMs: 150,
+        calls: [{ tool: 'send_media', input: { flow: 'brochure' } }],
+        reply: reply('Sending you the brochure now.'),
+      },
+    ]);
     const app = appWith(model);
     const body = { contact: { id: contactId }, text: 'brochure please', message_key: `mk-${contactId}` };
     const responses = await Promise.all(Array.from({ length: 20 }, () => app.post(tenantId, secret, body)));
@@ -123,7 +145,11 @@ describe('duplicates and round trips', () => {
     const turnIds = new Set(responses.map((r) => r.headers.get('x-turn-id')));
     expect(turnIds.size).toBe(1);
     expect(model.doGenerateCalls).toHaveLength(1);
-    const texts = await Promise.all(responses.map(async (r) => ((await r.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text));
+    const texts = await Promise.all(
+      responses.map(
+        async (r) => ((await r.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text,
+      ),
+    );
     expect(new Set(texts)).toEqual(new Set(['Sending you the brochure now.']));
     const turns = await session().one((r) => r.zcard(tenantKeys(tenantId).turnLog));
     expect(turns).toBe(1);
@@ -151,7 +177,9 @@ describe('duplicates and round trips', () => {
     // The isolate's first message of the tenant reads it (one more round trip), and the first
     // rate-limit call of an isolate may load its scripts (one or two more).
     const first = await app.post(tenantId, secret, { contact: { id: await newContact() }, text: 'brochure please' });
-    expect((await turnRecord(tenantId, first.headers.get('x-turn-id')!)).redisRoundTrips.beforeModel).toBeGreaterThanOrEqual(2);
+    expect(
+      (await turnRecord(tenantId, first.headers.get('x-turn-id')!)).redisRoundTrips.beforeModel,
+    ).toBeGreaterThanOrEqual(2);
     const res = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please' });
     const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
     expect(record.redisRoundTrips).toEqual({ beforeModel: 1, afterModel: 1 });
@@ -161,15 +189,29 @@ describe('duplicates and round trips', () => {
     const { tenantId, secret } = await seedTenant();
     const app = appWith(brochure());
     const contactId = await newContact();
-    expect((await app.post(tenantId, secret, { contact: { id: contactId }, text: 'hi', message_key: 'warm' })).status).toBe(200);
+    expect(
+      (await app.post(tenantId, secret, { contact: { id: contactId }, text: 'hi', message_key: 'warm' })).status,
+    ).toBe(200);
     // The secret changes behind the isolate's back (as a rotation with no overlap would).
     const { saveTenant } = await import('../../src/tenants/tenant-store.js');
     const { demoTenantConfig } = await import('../../dev/demo-tenant.js');
     const { testSecretKeys } = await import('../support/workers-env.js');
-    await saveTenant(session(), { ...demoTenantConfig(tenantId), tenantId }, { plain: { webhookSecret: 'the-new-secret', manychatApiKey: '1:k' }, keys: await testSecretKeys() });
-    const stale = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please', message_key: 'after-rotation' });
+    await saveTenant(
+      session(),
+      { ...demoTenantConfig(tenantId), tenantId },
+      { plain: { webhookSecret: 'the-new-secret', manychatApiKey: '1:k' }, keys: await testSecretKeys() },
+    );
+    const stale = await app.post(tenantId, secret, {
+      contact: { id: contactId },
+      text: 'brochure please',
+      message_key: 'after-rotation',
+    });
     expect(stale.status).toBe(401);
-    const fresh = await app.post(tenantId, 'the-new-secret', { contact: { id: contactId }, text: 'brochure please', message_key: 'after-rotation' });
+    const fresh = await app.post(tenantId, 'the-new-secret', {
+      contact: { id: contactId },
+      text: 'brochure please',
+      message_key: 'after-rotation',
+    });
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('x-duplicate-of')).toBeNull();
   });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { dynamicBlockSchema } from '../support/manychat-channel-schemas.js';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { createApp } from '../../src/app.js';
-import { fillManyChatTemplate, MANYCHAT_REQUEST_BODY, MANYCHAT_REQUEST_HEADERS, MANYCHAT_REQUEST_URL } from '../../dev/docs/manychat-template.js';
+import {
+  fillManyChatTemplate,
+  MANYCHAT_REQUEST_BODY,
+  MANYCHAT_REQUEST_HEADERS,
+  MANYCHAT_REQUEST_URL,
+} from '../../dev/docs/manychat-template.js';
 import { DEMO_PAGE_ID } from '../../dev/demo-tenant.js';
 import { newContact, seedTenant, workerEnv } from '../support/workers-env.js';
 import { turnRecord } from './turn-helpers.js';
@@ -47,20 +52,32 @@ async function post(url: string, headers: Record<string, string>, body: string) 
 
 /** Full Contact Data of an Instagram contact: ManyChat's Instagram fields, `last_interaction` of an older Messenger chat. */
 function instagramContactData(id: string, lastInput: string, igLastInteraction: string) {
-  return { ...fullContactData(id, lastInput, manyChatTime(3 * 86_400_000)), ig_id: 17841400000000000 + Number(id), ig_username: 'ada.l', ig_last_interaction: igLastInteraction, ig_last_seen: igLastInteraction, whatsapp_phone: null };
+  return {
+    ...fullContactData(id, lastInput, manyChatTime(3 * 86_400_000)),
+    ig_id: 17841400000000000 + Number(id),
+    ig_username: 'ada.l',
+    ig_last_interaction: igLastInteraction,
+    ig_last_seen: igLastInteraction,
+    whatsapp_phone: null,
+  };
 }
 
-describe('the README walkthrough\'s ManyChat request template', () => {
+describe("the README walkthrough's ManyChat request template", () => {
   it('filled as ManyChat fills it on an Instagram flow, gets an Instagram Dynamic Block from the Worker; the key follows ig_last_interaction', async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
     // A quote and a line break in the contact's message: only inside Full Contact Data, JSON-escaped by ManyChat.
     const text = 'Hi! Can you send me the "brochure"?\nThanks';
     const igLast = manyChatTime(2000);
-    const body = fillManyChatTemplate({ fullContactData: instagramContactData(contactId, text, igLast), channel: 'instagram' });
+    const body = fillManyChatTemplate({
+      fullContactData: instagramContactData(contactId, text, igLast),
+      channel: 'instagram',
+    });
     expect(() => JSON.parse(body)).not.toThrow();
     const url = MANYCHAT_REQUEST_URL.replace('<worker>', 'http://worker.test').replace('<tenant>', tenantId);
-    const headers = Object.fromEntries(MANYCHAT_REQUEST_HEADERS.map((h) => [h.name, h.name === 'x-staged-agent-secret' ? secret : h.value]));
+    const headers = Object.fromEntries(
+      MANYCHAT_REQUEST_HEADERS.map((h) => [h.name, h.name === 'x-staged-agent-secret' ? secret : h.value]),
+    );
     const res = await post(url, headers, body);
     expect(res.status).toBe(200);
     const reply = dynamicBlockSchema('instagram').parse(await res.json());
@@ -71,7 +88,9 @@ describe('the README walkthrough\'s ManyChat request template', () => {
     expect(record.inbound.text).toBe(text);
     expect(record.inbound.surface).toBe('instagram');
     // The channel's own last interaction, with the message's digest (a duplicate is the same message: issue 28, item 12).
-    expect(record.messageKey).toMatch(new RegExp(`^li:instagram:${contactId}:${igLast.replace(/[+.]/g, '\\$&')}:[0-9a-f]{32}$`));
+    expect(record.messageKey).toMatch(
+      new RegExp(`^li:instagram:${contactId}:${igLast.replace(/[+.]/g, '\\$&')}:[0-9a-f]{32}$`),
+    );
     expect(record.inbound.contact.name).toBe('Ada Lovelace');
     expect(record.decision, record.decisionReason).toBe('pass');
     expect(record.committed.map((a) => [a.kind, a.args.flowName])).toContainEqual(['send_flow', 'brochure']);
@@ -81,17 +100,30 @@ describe('the README walkthrough\'s ManyChat request template', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('x-duplicate-of')).toBe(turnId);
     // The contact's next Instagram message (new ig_last_interaction, the same old last_interaction) is a new turn.
-    const next = await post(url, headers, fillManyChatTemplate({ fullContactData: instagramContactData(contactId, 'And the timetable?', manyChatTime(1000)), channel: 'instagram' }));
+    const next = await post(
+      url,
+      headers,
+      fillManyChatTemplate({
+        fullContactData: instagramContactData(contactId, 'And the timetable?', manyChatTime(1000)),
+        channel: 'instagram',
+      }),
+    );
     expect(next.headers.get('x-duplicate-of')).toBeNull();
     expect(next.headers.get('x-turn-id')).not.toBe(turnId);
   });
 
-  it('a photo, sticker or voice note (no text): a polite reply in the channel\'s shape, not a 400', async () => {
+  it("a photo, sticker or voice note (no text): a polite reply in the channel's shape, not a 400", async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
     const url = MANYCHAT_REQUEST_URL.replace('<worker>', 'http://worker.test').replace('<tenant>', tenantId);
-    const headers = Object.fromEntries(MANYCHAT_REQUEST_HEADERS.map((h) => [h.name, h.name === 'x-staged-agent-secret' ? secret : h.value]));
-    const wa = { ...fullContactData(contactId, '', manyChatTime(1000)), last_input_text: null, whatsapp_phone: '+4915100000000' };
+    const headers = Object.fromEntries(
+      MANYCHAT_REQUEST_HEADERS.map((h) => [h.name, h.name === 'x-staged-agent-secret' ? secret : h.value]),
+    );
+    const wa = {
+      ...fullContactData(contactId, '', manyChatTime(1000)),
+      last_input_text: null,
+      whatsapp_phone: '+4915100000000',
+    };
     const res = await post(url, headers, fillManyChatTemplate({ fullContactData: wa, channel: 'whatsapp' }));
     expect(res.status).toBe(200);
     expect(res.headers.get('x-no-text')).toBe('1');

@@ -5,14 +5,22 @@ import type { Guardrail } from '../../guardrails/guardrail.js';
 import { defaultGuardrails } from '../../guardrails/default-guardrails.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 
-const brochureSteps = () => [{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') }];
+const brochureSteps = () => [
+  { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Sending you the brochure now.') },
+];
 
 async function sendBrochureTurn(app: ReturnType<typeof appWith>, text = 'Can you send me the brochure?') {
   const { tenantId, secret } = await seedTenant();
   const contactId = await newContact();
   const res = await app.post(tenantId, secret, { contact: { id: contactId, first_name: 'Ada' }, text });
   const turnId = res.headers.get('x-turn-id') ?? '';
-  return { res, tenantId, contactId, turnId, body: (await res.json()) as { content: { messages: { text: string }[] } } };
+  return {
+    res,
+    tenantId,
+    contactId,
+    turnId,
+    body: (await res.json()) as { content: { messages: { text: string }[] } },
+  };
 }
 
 describe('a ManyChat message that asks for a configured flow', () => {
@@ -32,7 +40,10 @@ describe('a ManyChat message that asks for a configured flow', () => {
   it('takes two model calls when the model reads first, and the second call sees the read result', async () => {
     const model = scriptedModel([
       { calls: [{ tool: 'search_faq', input: { query: 'opening hours' } }] },
-      { calls: [{ tool: 'send_media', input: { flow: 'timetable' } }], reply: reply('We are open 7 to 21; the timetable is on its way.') },
+      {
+        calls: [{ tool: 'send_media', input: { flow: 'timetable' } }],
+        reply: reply('We are open 7 to 21; the timetable is on its way.'),
+      },
     ]);
     const { tenantId, turnId } = await sendBrochureTurn(appWith(model), 'When are you open? Send the timetable');
     expect(model.doGenerateCalls).toHaveLength(2);
@@ -72,9 +83,17 @@ describe('a ManyChat message that asks for a configured flow', () => {
   });
 });
 
-const throwing: Guardrail = { name: 'throws', check: () => { throw new Error('boom'); } };
+const throwing: Guardrail = {
+  name: 'throws',
+  check: () => {
+    throw new Error('boom');
+  },
+};
 const vetoing: Guardrail = { name: 'always-veto', check: () => ({ outcome: 'veto', reason: 'test veto' }) };
-const escalating: Guardrail = { name: 'always-escalate', check: () => ({ outcome: 'escalate', reason: 'test escalate' }) };
+const escalating: Guardrail = {
+  name: 'always-escalate',
+  check: () => ({ outcome: 'escalate', reason: 'test escalate' }),
+};
 const hanging: Guardrail = { name: 'hangs', check: () => new Promise(() => {}) };
 
 describe('a turn that must not happen performs nothing the model staged', () => {
@@ -126,7 +145,10 @@ describe('a turn that must not happen performs nothing the model staged', () => 
 describe('fail closed on a turn without a usable reply', () => {
   it('a reply set aside in step 1 (it came with a read) and no reply in step 2 → escalate; the staged tag is not committed', async () => {
     const model = scriptedModel([
-      { calls: [{ tool: 'lookup_contact', input: {} }], reply: reply('I will get a human.', { escalate: true, confidence: 0.1 }) },
+      {
+        calls: [{ tool: 'lookup_contact', input: {} }],
+        reply: reply('I will get a human.', { escalate: true, confidence: 0.1 }),
+      },
       { calls: [{ tool: 'tag_contact', input: { tag: 'interested' } }] },
     ]);
     const { tenantId, turnId } = await sendBrochureTurn(appWith(model), 'please tag me as interested');
@@ -147,7 +169,14 @@ describe('the commit is claimed by the turn id', () => {
     const { writeTurnCommit } = await import('../../outbox/commit.js');
     const { session } = await import('../support/workers-env.js');
     const rerun = { ...record, reply: { text: 'a second run', quickReplies: [] } };
-    const written = await writeTurnCommit(session(), { record: rerun, entry: entry && { ...entry, actions: [...entry.actions, ...entry.actions] }, history: [], historyLimit: 10, handoffUntil: null, pinned: [] });
+    const written = await writeTurnCommit(session(), {
+      record: rerun,
+      entry: entry && { ...entry, actions: [...entry.actions, ...entry.actions] },
+      history: [],
+      historyLimit: 10,
+      handoffUntil: null,
+      pinned: [],
+    });
     expect(written).toBe(false);
     expect((await turnRecord(tenantId, turnId)).reply.text).toBe('Sending you the brochure now.');
     expect(await outboxEntry(tenantId, turnId)).toEqual(entry);
@@ -170,7 +199,10 @@ describe('nothing performs a side effect during the model loop', () => {
     for (const guardrails of [defaultGuardrails, [...defaultGuardrails, vetoing]]) {
       const { tenantId, secret } = await seedTenant();
       const contactId = await newContact();
-      const res = await appWith(scriptedModel(steps()), guardrails).post(tenantId, secret, { contact: { id: contactId }, text: 'send me the brochure, tag me interested, I prefer yoga' });
+      const res = await appWith(scriptedModel(steps()), guardrails).post(tenantId, secret, {
+        contact: { id: contactId },
+        text: 'send me the brochure, tag me interested, I prefer yoga',
+      });
       const record = await turnRecord(tenantId, res.headers.get('x-turn-id')!);
       expect(record.staged).toHaveLength(3);
       // The test stack's QStash delivers nowhere (PUBLIC_URL is closed), so only the loop could have called.

@@ -4,7 +4,19 @@ import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { session } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
-import { deliverMessenger, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody, type MessengerTenant, type SentMessage } from './messenger-helpers.js';
+import {
+  deliverMessenger,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  textOf,
+  turnIds,
+  webhookBody,
+  type MessengerTenant,
+  type SentMessage,
+} from './messenger-helpers.js';
 
 /**
  * A confirmation born on Messenger, end to end and on Messenger only: the model stages a
@@ -17,14 +29,37 @@ const PRICE_LIST = 'Drop-in class 15 EUR; ten-class card 120 EUR; monthly unlimi
 async function messengerConfirmation() {
   const demo = demoTenantConfig();
   const t = await seedMessengerTenant({
-    contents: [{ name: 'price_list', description: 'the studio prices as a message', text: PRICE_LIST, keywords: ['prices', 'pricing'] }],
-    tools: [...(demo.tools ?? []), { name: 'send_info', kind: 'send_content', description: 'Send the contact one of the studio\'s prepared messages.' }],
+    contents: [
+      {
+        name: 'price_list',
+        description: 'the studio prices as a message',
+        text: PRICE_LIST,
+        keywords: ['prices', 'pricing'],
+      },
+    ],
+    tools: [
+      ...(demo.tools ?? []),
+      {
+        name: 'send_info',
+        kind: 'send_content',
+        description: "Send the contact one of the studio's prepared messages.",
+      },
+    ],
     manifest: { ...demo.manifest, send_info: { effect: 'write', confirm: 'once' } },
   });
   const psid = await newPsid(t);
-  const model = scriptedModel([{ calls: [{ tool: 'send_info', input: { content: 'price_list' } }], reply: reply('Shall I send you our price list?') }]);
+  const model = scriptedModel([
+    {
+      calls: [{ tool: 'send_info', input: { content: 'price_list' } }],
+      reply: reply('Shall I send you our price list?'),
+    },
+  ]);
   const app = appWith(model);
-  const res = await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_ask`, 'what are your prices?', Date.now())]));
+  const res = await postMessenger(
+    app,
+    t,
+    webhookBody(t, [textItem(t, psid, `m_${psid}_ask`, 'what are your prices?', Date.now())]),
+  );
   expect(res.status).toBe(200);
   await app.settle();
   const [turnId, ...more] = await turnIds(t.tenantId);
@@ -33,7 +68,9 @@ async function messengerConfirmation() {
   // Offered on Messenger (it can perform it), staged, and held for the contact's Yes: not committed.
   expect((model.doGenerateCalls[0]?.tools ?? []).map((tool) => tool.name)).toContain('send_info');
   expect(record.decision).toBe('pass');
-  expect(record.staged.map((a) => [a.tool, a.kind, a.gate, a.args])).toEqual([['send_info', 'send_content', 'confirm', { content: 'price_list', text: PRICE_LIST }]]);
+  expect(record.staged.map((a) => [a.tool, a.kind, a.gate, a.args])).toEqual([
+    ['send_info', 'send_content', 'confirm', { content: 'price_list', text: PRICE_LIST }],
+  ]);
   expect(record.committed.map((a) => a.tool)).toEqual(['system:deferred-reply']);
   const pendingId = record.pendingConfirmation;
   expect(pendingId).toMatch(/^cf_/);
@@ -43,16 +80,31 @@ async function messengerConfirmation() {
   const sent = await sentTo(psid);
   expect(sent).toHaveLength(1);
   expect(sent[0]!.body.messaging_type).toBe('RESPONSE');
-  const quickReplies = (sent[0]!.body.message as { quick_replies?: { content_type: string; title: string; payload: string }[] }).quick_replies ?? [];
-  expect(quickReplies.map((q) => [q.content_type, q.title])).toEqual([['text', 'Yes'], ['text', 'No']]);
+  const quickReplies =
+    (sent[0]!.body.message as { quick_replies?: { content_type: string; title: string; payload: string }[] })
+      .quick_replies ?? [];
+  expect(quickReplies.map((q) => [q.content_type, q.title])).toEqual([
+    ['text', 'Yes'],
+    ['text', 'No'],
+  ]);
   const [yes, no] = quickReplies.map((q) => q.payload) as [string, string];
   // Nothing of the pinned content has reached the contact yet.
   expect(sent.map(textOf)).not.toContain(PRICE_LIST);
   return { t, psid, app, model, turnId: turnId!, pendingId: pendingId!, yes, no };
 }
 
-const quickReplyPress = (t: MessengerTenant, psid: string, payload: string, mid: string, title = 'Yes') => ({ sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), message: { mid, text: title, quick_reply: { payload } } });
-const postbackPress = (t: MessengerTenant, psid: string, payload: string, mid: string, title = 'Yes') => ({ sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), postback: { mid, title, payload } });
+const quickReplyPress = (t: MessengerTenant, psid: string, payload: string, mid: string, title = 'Yes') => ({
+  sender: { id: psid },
+  recipient: { id: t.pageId },
+  timestamp: Date.now(),
+  message: { mid, text: title, quick_reply: { payload } },
+});
+const postbackPress = (t: MessengerTenant, psid: string, payload: string, mid: string, title = 'Yes') => ({
+  sender: { id: psid },
+  recipient: { id: t.pageId },
+  timestamp: Date.now(),
+  postback: { mid, title, payload },
+});
 
 /** Delivers (twice: a QStash retry) whatever the press committed and noticed, then what the contact got. */
 async function deliverAnswer(t: MessengerTenant, psid: string, pendingId: string): Promise<SentMessage[]> {
@@ -64,7 +116,10 @@ async function deliverAnswer(t: MessengerTenant, psid: string, pendingId: string
   return sentTo(psid);
 }
 
-async function expectNothingCommitted(ctx: { t: MessengerTenant; psid: string; pendingId: string; turnId: string }, status: string) {
+async function expectNothingCommitted(
+  ctx: { t: MessengerTenant; psid: string; pendingId: string; turnId: string },
+  status: string,
+) {
   const { t, psid, pendingId, turnId } = ctx;
   expect((await loadPinned(session(), t.tenantId, pendingId))?.status).toBe(status);
   expect(await outboxEntry(t.tenantId, pendingId)).toBeNull();
@@ -84,7 +139,9 @@ describe('a confirmation born on Messenger: a confirm-once send_content, answere
     expect((await loadPinned(session(), t.tenantId, pendingId))?.status).toBe('confirmed');
     const entry = await outboxEntry(t.tenantId, pendingId);
     expect(entry?.channel).toBe('messenger');
-    expect(entry?.actions.map((a) => [a.tool, a.kind, a.args])).toEqual([['send_info', 'send_content', { content: 'price_list', text: PRICE_LIST }]]);
+    expect(entry?.actions.map((a) => [a.tool, a.kind, a.args])).toEqual([
+      ['send_info', 'send_content', { content: 'price_list', text: PRICE_LIST }],
+    ]);
     const sent = await deliverAnswer(t, psid, pendingId);
     expect(sent.filter((m) => textOf(m) === PRICE_LIST)).toHaveLength(1);
     expect(sent.filter((m) => textOf(m)?.startsWith('Confirmed'))).toHaveLength(1);
@@ -117,11 +174,18 @@ describe('a confirmation born on Messenger: a confirm-once send_content, answere
       postbackPress(t, psid, JSON.stringify({ ...genuineYes, sig: 'ab'.repeat(32) }), `m_${psid}_f2`),
       quickReplyPress(t, other, yes, `m_${other}_f3`),
       postbackPress(t, psid, JSON.stringify({ ...genuineYes, pendingId: 'cf_someotherrow' }), `m_${psid}_f4`),
-      quickReplyPress(t, psid, JSON.stringify({ ...genuineYes, nonce: `${String(genuineYes.nonce)}x` }), `m_${psid}_f5`),
+      quickReplyPress(
+        t,
+        psid,
+        JSON.stringify({ ...genuineYes, nonce: `${String(genuineYes.nonce)}x` }),
+        `m_${psid}_f5`,
+      ),
     ];
     expect((await postMessenger(app, t, webhookBody(t, forged))).status).toBe(200);
     // The genuine Yes inside a body whose signature does not match: refused before anything is read.
-    const unsigned = await postMessenger(app, t, webhookBody(t, [quickReplyPress(t, psid, yes, `m_${psid}_f6`)]), { signWith: 'not-the-app-secret' });
+    const unsigned = await postMessenger(app, t, webhookBody(t, [quickReplyPress(t, psid, yes, `m_${psid}_f6`)]), {
+      signWith: 'not-the-app-secret',
+    });
     expect(unsigned.status).toBe(401);
     await app.settle();
     await expectNothingCommitted(ctx, 'pending');

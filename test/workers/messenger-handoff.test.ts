@@ -5,7 +5,17 @@ import { saveTenant } from '../../src/tenants/tenant-store.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { session, uniqueId } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
-import { deliverMessenger, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody } from './messenger-helpers.js';
+import {
+  deliverMessenger,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  textOf,
+  turnIds,
+  webhookBody,
+} from './messenger-helpers.js';
 
 /**
  * Issue 31, part 3: an escalation on Messenger reaches a person — the thread is handed to the
@@ -16,7 +26,10 @@ const NOTIFY_URL = 'https://hooks.example.test/handoffs';
 
 describe('an escalation on Messenger', () => {
   it('hands the thread to the Page Inbox, notifies the tenant (contact, reason, link to the turn), and the next message gets no bot reply until released', async () => {
-    const t = await seedMessengerTenant({ messenger: { handoverAppId: PAGE_INBOX_APP_ID }, notifications: { approvals: { url: NOTIFY_URL, format: 'standard' } } });
+    const t = await seedMessengerTenant({
+      messenger: { handoverAppId: PAGE_INBOX_APP_ID },
+      notifications: { approvals: { url: NOTIFY_URL, format: 'standard' } },
+    });
     const psid = await newPsid(t);
     const app = appWith(
       scriptedModel([
@@ -25,7 +38,10 @@ describe('an escalation on Messenger', () => {
         { reply: reply('Welcome back!') },
       ]),
     );
-    expect((await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_1`, 'I want a refund', Date.now())]))).status).toBe(200);
+    expect(
+      (await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_1`, 'I want a refund', Date.now())])))
+        .status,
+    ).toBe(200);
     await app.settle();
     const [first] = await turnIds(t.tenantId);
     const record = await turnRecord(t.tenantId, first!);
@@ -35,28 +51,51 @@ describe('an escalation on Messenger', () => {
     const notify = entry!.actions.find((a) => a.kind === 'notify_webhook')!;
     expect(notify.args).toMatchObject({ url: NOTIFY_URL, event: 'handoff.requested' });
     const event = JSON.parse(String(notify.args.body)) as Record<string, unknown>;
-    expect(event).toMatchObject({ type: 'handoff.requested', tenantId: t.tenantId, contactId: psid, channel: 'messenger', turnId: first });
+    expect(event).toMatchObject({
+      type: 'handoff.requested',
+      tenantId: t.tenantId,
+      contactId: psid,
+      channel: 'messenger',
+      turnId: first,
+    });
     expect(String(event.reason)).toContain('refund');
     expect(String(event.turn)).toMatch(new RegExp(`/dashboard/turns/${first}$`));
 
     // The outbox performs the handover against the Send API sandbox (the webhook has no client here).
     await deliverMessenger(t, first!);
     const calls = await sentTo(psid);
-    expect(calls.map((c) => textOf(c) ?? c.body.target_app_id)).toEqual(['Thanks! A teammate will pick this up shortly.', PAGE_INBOX_APP_ID]);
+    expect(calls.map((c) => textOf(c) ?? c.body.target_app_id)).toEqual([
+      'Thanks! A teammate will pick this up shortly.',
+      PAGE_INBOX_APP_ID,
+    ]);
     expect(calls.every((c) => c.status === 200)).toBe(true);
 
     // The contact writes again while with a person: no model call, nothing sent.
-    expect((await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_2`, 'hello?', Date.now())]))).status).toBe(200);
+    expect(
+      (await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_2`, 'hello?', Date.now())]))).status,
+    ).toBe(200);
     await app.settle();
     const second = (await turnIds(t.tenantId)).find((id) => id !== first)!;
     expect((await turnRecord(t.tenantId, second)).decisionReason).toContain('contact is with a human until');
     expect(await outboxEntry(t.tenantId, second)).toBeNull();
 
     // The team releases the contact: the thread is taken back, and the bot answers again.
-    const released = await app.fetch(new Request(`http://worker.test/v1/tenants/${t.tenantId}/contacts/${psid}/release`, { method: 'POST', headers: { authorization: `Bearer ${t.adminSecret}` } }));
-    expect(await released.json()).toEqual({ tenantId: t.tenantId, contactId: psid, released: true, threadControl: 'taken' });
+    const released = await app.fetch(
+      new Request(`http://worker.test/v1/tenants/${t.tenantId}/contacts/${psid}/release`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminSecret}` },
+      }),
+    );
+    expect(await released.json()).toEqual({
+      tenantId: t.tenantId,
+      contactId: psid,
+      released: true,
+      threadControl: 'taken',
+    });
     expect((await sentTo(psid)).at(-1)?.body).toEqual({ recipient: { id: psid }, metadata: 'released by the tenant' });
-    expect((await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_3`, 'thanks', Date.now())]))).status).toBe(200);
+    expect(
+      (await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_3`, 'thanks', Date.now())]))).status,
+    ).toBe(200);
     await app.settle();
     const third = (await turnIds(t.tenantId)).find((id) => id !== first && id !== second)!;
     expect((await turnRecord(t.tenantId, third)).decision).toBe('pass');
@@ -71,7 +110,9 @@ describe('an escalation on Messenger', () => {
     expect(refused.ok ? '' : refused.problems.join(' ')).toContain('would reach nobody');
     // Silence 0, a handover app, or a notification channel: each makes it saveable.
     expect((await saveTenant(session(), { ...base, handoff: { ...base.handoff!, silenceMinutes: 0 } })).ok).toBe(true);
-    expect((await saveTenant(session(), { ...base, messenger: { ...base.messenger, handoverAppId: PAGE_INBOX_APP_ID } })).ok).toBe(true);
+    expect(
+      (await saveTenant(session(), { ...base, messenger: { ...base.messenger, handoverAppId: PAGE_INBOX_APP_ID } })).ok,
+    ).toBe(true);
     expect((await saveTenant(session(), { ...base, notifications: { approvals: { url: NOTIFY_URL } } })).ok).toBe(true);
   });
 });

@@ -24,24 +24,49 @@ export interface MessengerTenant {
 }
 
 /** `opts.appSecret`: the Meta app's secret when several tenants share one app (an agency); default the tenant's own. */
-export async function seedMessengerTenant(overrides: Partial<TenantConfigInput> = {}, opts: { appSecret?: string } = {}): Promise<MessengerTenant> {
+export async function seedMessengerTenant(
+  overrides: Partial<TenantConfigInput> = {},
+  opts: { appSecret?: string } = {},
+): Promise<MessengerTenant> {
   const tenantId = uniqueId('m');
   const pageId = String(2_000_000_000 + Math.floor(Math.random() * 1e9));
-  const t: MessengerTenant = { tenantId, appSecret: opts.appSecret ?? `app-secret-${tenantId}`, verifyToken: `verify-${tenantId}`, pageToken: `page-token-${tenantId}`, pageId, adminSecret: `admin-${tenantId}` };
+  const t: MessengerTenant = {
+    tenantId,
+    appSecret: opts.appSecret ?? `app-secret-${tenantId}`,
+    verifyToken: `verify-${tenantId}`,
+    pageToken: `page-token-${tenantId}`,
+    pageId,
+    adminSecret: `admin-${tenantId}`,
+  };
   const base = { ...demoTenantConfig(tenantId), ...overrides, tenantId };
   // The tenant owns its page; an escalation hands the thread to the Page Inbox (unless a test says otherwise).
   const messenger = { handoverAppId: PAGE_INBOX_APP_ID, ...base.messenger, pages: [{ id: pageId }] };
-  const saved = await saveTenant(session(), { ...base, messenger }, {
-    plain: { webhookSecret: `secret-${tenantId}`, adminSecret: t.adminSecret, manychatApiKey: '1:unused', messengerAppSecret: t.appSecret, messengerPageAccessToken: t.pageToken, messengerVerifyToken: t.verifyToken },
-    keys: await testSecretKeys(),
-  });
+  const saved = await saveTenant(
+    session(),
+    { ...base, messenger },
+    {
+      plain: {
+        webhookSecret: `secret-${tenantId}`,
+        adminSecret: t.adminSecret,
+        manychatApiKey: '1:unused',
+        messengerAppSecret: t.appSecret,
+        messengerPageAccessToken: t.pageToken,
+        messengerVerifyToken: t.verifyToken,
+      },
+      keys: await testSecretKeys(),
+    },
+  );
   if (!saved.ok) throw new Error(saved.problems.join('; '));
   await sandbox('/__sandbox/messenger-pages', { pageId, accessToken: t.pageToken });
   return t;
 }
 
 async function sandbox(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${inject('manychatUrl')}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${inject('manychatUrl')}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`sandbox refused ${path}: ${await res.text()}`);
 }
 
@@ -81,11 +106,22 @@ export function webhookBody(t: MessengerTenant, ...entries: unknown[][]) {
 }
 
 /** Posts raw bytes to the Messenger webhook, signed with `signWith` (default the tenant's app secret; null: no header). */
-export async function postMessenger(app: AppUnderTest, t: MessengerTenant, body: string | object, opts: { signWith?: string | null; signOver?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function postMessenger(
+  app: AppUnderTest,
+  t: MessengerTenant,
+  body: string | object,
+  opts: { signWith?: string | null; signOver?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   const secret = opts.signWith === undefined ? t.appSecret : opts.signWith;
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(secret !== null ? { 'x-hub-signature-256': await signHubBody(opts.signOver ?? raw, secret) } : {}), ...opts.headers };
-  return app.fetch(new Request(`http://worker.test/v1/messenger/${t.tenantId}`, { method: 'POST', headers, body: raw }));
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(secret !== null ? { 'x-hub-signature-256': await signHubBody(opts.signOver ?? raw, secret) } : {}),
+    ...opts.headers,
+  };
+  return app.fetch(
+    new Request(`http://worker.test/v1/messenger/${t.tenantId}`, { method: 'POST', headers, body: raw }),
+  );
 }
 
 /** Every turn the tenant committed (its turn log). */
@@ -94,9 +130,20 @@ export async function turnIds(tenantId: string): Promise<string[]> {
 }
 
 /** The outbox delivery of one entry against the Send API sandbox (what QStash's call performs). */
-export function deliverMessenger(t: MessengerTenant, turnId: string, opts: { now?: () => Date; allowedMessageTags?: string[] } = {}): Promise<DeliveryResult> {
+export function deliverMessenger(
+  t: MessengerTenant,
+  turnId: string,
+  opts: { now?: () => Date; allowedMessageTags?: string[] } = {},
+): Promise<DeliveryResult> {
   const now = opts.now ?? (() => new Date());
-  const messenger = createMessengerClient({ graphUrl: workerEnv.MESSENGER_GRAPH_URL!, pageAccessToken: t.pageToken, fetch: (i, init) => fetch(i, init), timeoutMs: 5000, allowedMessageTags: opts.allowedMessageTags ?? [], now: () => now().getTime() });
+  const messenger = createMessengerClient({
+    graphUrl: workerEnv.MESSENGER_GRAPH_URL!,
+    pageAccessToken: t.pageToken,
+    fetch: (i, init) => fetch(i, init),
+    timeoutMs: 5000,
+    allowedMessageTags: opts.allowedMessageTags ?? [],
+    now: () => now().getTime(),
+  });
   return deliverOutboxEntry({ session: session(), tenantId: t.tenantId, turnId, apis: { messenger }, now });
 }
 
@@ -110,9 +157,19 @@ export function echoModel() {
       const last = JSON.stringify(users.at(-1)?.content ?? '');
       const said = /source=\\"contact message\\">\\n(.*?)\\n<\/untrusted-data>/.exec(last)?.[1] ?? '?';
       return {
-        content: [{ type: 'tool-call' as const, toolCallId: `c_${crypto.randomUUID()}`, toolName: 'reply', input: JSON.stringify(reply(`You said: ${said}`)) }],
+        content: [
+          {
+            type: 'tool-call' as const,
+            toolCallId: `c_${crypto.randomUUID()}`,
+            toolName: 'reply',
+            input: JSON.stringify(reply(`You said: ${said}`)),
+          },
+        ],
         finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
-        usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
         warnings: [],
       };
     },

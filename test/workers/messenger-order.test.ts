@@ -3,11 +3,24 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import { REPLY_ORDER_WAIT_MS } from '../../outbox/reply-order.js';
 import { session } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
-import { deliverMessenger, echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody, type MessengerTenant } from './messenger-helpers.js';
+import {
+  deliverMessenger,
+  echoModel,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  textOf,
+  turnIds,
+  webhookBody,
+  type MessengerTenant,
+} from './messenger-helpers.js';
 
 async function turnsByMid(t: MessengerTenant): Promise<Map<string, string>> {
   const byMid = new Map<string, string>();
-  for (const id of await turnIds(t.tenantId)) byMid.set((await turnRecord(t.tenantId, id)).messageKey.replace(/^mid:/, ''), id);
+  for (const id of await turnIds(t.tenantId))
+    byMid.set((await turnRecord(t.tenantId, id)).messageKey.replace(/^mid:/, ''), id);
   return byMid;
 }
 
@@ -21,7 +34,12 @@ describe('Messenger replies in message order per contact', () => {
       t,
       [
         textItem(t, ada, `m_${ada}_1`, 'first from Ada', t0),
-        { sender: { id: t.pageId }, recipient: { id: ada }, timestamp: t0 + 1, message: { mid: 'm_echo', text: 'an earlier reply of ours', is_echo: true } },
+        {
+          sender: { id: t.pageId },
+          recipient: { id: ada },
+          timestamp: t0 + 1,
+          message: { mid: 'm_echo', text: 'an earlier reply of ours', is_echo: true },
+        },
         textItem(t, bob, `m_${bob}_1`, 'only one from Bob', t0 + 2),
       ],
       [textItem(t, ada, `m_${ada}_2`, 'second from Ada', t0 + 3)],
@@ -53,21 +71,27 @@ describe('Messenger replies in message order per contact', () => {
     const t = await seedMessengerTenant();
     const ada = await newPsid(t);
     // An earlier message whose turn died and was never finished still sits in the order set.
-    await session().one((r) => r.zadd(tenantKeys(t.tenantId).replyOrder(ada), { score: Date.now() - 60_000, member: 'f'.repeat(64) }));
+    await session().one((r) =>
+      r.zadd(tenantKeys(t.tenantId).replyOrder(ada), { score: Date.now() - 60_000, member: 'f'.repeat(64) }),
+    );
     const app = appWith(echoModel());
     await postMessenger(app, t, webhookBody(t, [textItem(t, ada, `m_${ada}_late`, 'hello?', Date.now())]));
     await app.settle();
     const [turnId] = await turnIds(t.tenantId);
     expect((await deliverMessenger(t, turnId!)).outcome).toBe('retry');
     const createdAt = Date.parse((await outboxEntry(t.tenantId, turnId!))!.createdAt);
-    expect((await deliverMessenger(t, turnId!, { now: () => new Date(createdAt + REPLY_ORDER_WAIT_MS + 1000) })).outcome).toBe('done');
+    expect(
+      (await deliverMessenger(t, turnId!, { now: () => new Date(createdAt + REPLY_ORDER_WAIT_MS + 1000) })).outcome,
+    ).toBe('done');
     expect((await sentTo(ada)).map(textOf)).toEqual(['You said: hello?']);
   });
 
   it('a turn that delivers nothing (the contact is with a human) leaves the order at its commit', async () => {
     const t = await seedMessengerTenant();
     const ada = await newPsid(t);
-    await session().one((r) => r.set(tenantKeys(t.tenantId).handoff(ada), new Date(Date.now() + 3_600_000).toISOString(), { ex: 3600 }));
+    await session().one((r) =>
+      r.set(tenantKeys(t.tenantId).handoff(ada), new Date(Date.now() + 3_600_000).toISOString(), { ex: 3600 }),
+    );
     const app = appWith(echoModel());
     await postMessenger(app, t, webhookBody(t, [textItem(t, ada, `m_${ada}_h`, 'still there?', Date.now())]));
     await app.settle();

@@ -11,7 +11,17 @@ import type { InboundRetryPublisher } from '../../outbox/inbound-retry-publisher
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { session, uniqueId, workerEnv } from '../support/workers-env.js';
 import { appWith } from './turn-helpers.js';
-import { echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, turnIds, webhookBody, type MessengerTenant } from './messenger-helpers.js';
+import {
+  echoModel,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  turnIds,
+  webhookBody,
+  type MessengerTenant,
+} from './messenger-helpers.js';
 
 /**
  * Issue 31: events are bound to the tenant's page, one callback URL serves a Meta app's pages,
@@ -27,17 +37,44 @@ async function agencyTenants(): Promise<[MessengerTenant, MessengerTenant]> {
   return [a, b];
 }
 
-async function postApp(app: ReturnType<typeof appWith>, body: object, secret: string, appId = APP_ID): Promise<Response> {
+async function postApp(
+  app: ReturnType<typeof appWith>,
+  body: object,
+  secret: string,
+  appId = APP_ID,
+): Promise<Response> {
   const raw = JSON.stringify(body);
-  return app.fetch(new Request(`http://worker.test/v1/messenger/app/${appId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': await signHubBody(raw, secret) }, body: raw }));
+  return app.fetch(
+    new Request(`http://worker.test/v1/messenger/app/${appId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': await signHubBody(raw, secret) },
+      body: raw,
+    }),
+  );
 }
 
 describe('a Messenger event is processed only for a page its tenant owns', () => {
-  it('a signed event for a page the tenant does not list, posted to the tenant\'s URL: acknowledged, ignored and logged, no turn', async () => {
+  it("a signed event for a page the tenant does not list, posted to the tenant's URL: acknowledged, ignored and logged, no turn", async () => {
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);
     const a = appWith(echoModel());
-    const foreign = { object: 'page', entry: [{ id: '999999999999', time: Date.now(), messaging: [{ sender: { id: psid }, recipient: { id: '999999999999' }, timestamp: Date.now(), message: { mid: `m_${psid}_f`, text: 'hello' } }] }] };
+    const foreign = {
+      object: 'page',
+      entry: [
+        {
+          id: '999999999999',
+          time: Date.now(),
+          messaging: [
+            {
+              sender: { id: psid },
+              recipient: { id: '999999999999' },
+              timestamp: Date.now(),
+              message: { mid: `m_${psid}_f`, text: 'hello' },
+            },
+          ],
+        },
+      ],
+    };
     const res = await postMessenger(a, t, foreign);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: { messages: 0, presses: 0, ignored: 1 } });
@@ -46,16 +83,20 @@ describe('a Messenger event is processed only for a page its tenant owns', () =>
     expect(await sentTo(psid)).toEqual([]);
   });
 
-  it('a page listed by one tenant cannot be saved into another\'s config', async () => {
+  it("a page listed by one tenant cannot be saved into another's config", async () => {
     const t = await seedMessengerTenant();
     const other = uniqueId('m');
-    const saved = await saveTenant(session(), { ...demoTenantConfig(other), tenantId: other, messenger: { pages: [{ id: t.pageId }], handoverAppId: '263902037430900' } });
+    const saved = await saveTenant(session(), {
+      ...demoTenantConfig(other),
+      tenantId: other,
+      messenger: { pages: [{ id: t.pageId }], handoverAppId: '263902037430900' },
+    });
     expect(saved.ok).toBe(false);
     expect(saved.ok ? [] : saved.problems).toEqual([`messenger page "${t.pageId}" belongs to tenant "${t.tenantId}"`]);
   });
 });
 
-describe('POST /v1/messenger/app/:appId — one callback URL for a Meta app\'s pages', () => {
+describe("POST /v1/messenger/app/:appId — one callback URL for a Meta app's pages", () => {
   it('two pages of two tenants in one batch: each entry runs as the tenant that owns its page; a foreign page is ignored', async () => {
     const [a, b] = await agencyTenants();
     const psidA = await newPsid(a);
@@ -66,12 +107,29 @@ describe('POST /v1/messenger/app/:appId — one callback URL for a Meta app\'s p
       entry: [
         { id: a.pageId, time: Date.now(), messaging: [textItem(a, psidA, `m_${psidA}_1`, 'hello A', Date.now())] },
         { id: b.pageId, time: Date.now(), messaging: [textItem(b, psidB, `m_${psidB}_1`, 'hello B', Date.now())] },
-        { id: '999999999999', time: Date.now(), messaging: [{ sender: { id: psidA }, recipient: { id: '999999999999' }, timestamp: Date.now(), message: { mid: `m_${psidA}_x`, text: 'not ours' } }] },
+        {
+          id: '999999999999',
+          time: Date.now(),
+          messaging: [
+            {
+              sender: { id: psidA },
+              recipient: { id: '999999999999' },
+              timestamp: Date.now(),
+              message: { mid: `m_${psidA}_x`, text: 'not ours' },
+            },
+          ],
+        },
       ],
     };
     const res = await postApp(app, body, a.appSecret);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ received: { [a.tenantId]: { messages: 1, presses: 0, ignored: 0 }, [b.tenantId]: { messages: 1, presses: 0, ignored: 0 } }, ignored: 1 });
+    expect(await res.json()).toEqual({
+      received: {
+        [a.tenantId]: { messages: 1, presses: 0, ignored: 0 },
+        [b.tenantId]: { messages: 1, presses: 0, ignored: 0 },
+      },
+      ignored: 1,
+    });
     await app.settle();
     expect(await turnIds(a.tenantId)).toHaveLength(1);
     expect(await turnIds(b.tenantId)).toHaveLength(1);
@@ -91,7 +149,12 @@ describe('POST /v1/messenger/app/:appId — one callback URL for a Meta app\'s p
   it('the subscription check echoes the challenge for the verify token of a tenant on the app, 403 otherwise', async () => {
     const [a] = await agencyTenants();
     const app = appWith(echoModel());
-    const check = (token: string, appId = APP_ID) => app.fetch(new Request(`http://worker.test/v1/messenger/app/${appId}?${new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '31' })}`));
+    const check = (token: string, appId = APP_ID) =>
+      app.fetch(
+        new Request(
+          `http://worker.test/v1/messenger/app/${appId}?${new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '31' })}`,
+        ),
+      );
     const ok = await check(a.verifyToken);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('31');
@@ -120,7 +183,11 @@ function appWithFailingRedis(kept: InboundRetryJob[], answering = 1) {
 
 async function signedRequest(t: MessengerTenant, body: object): Promise<Request> {
   const raw = JSON.stringify(body);
-  return new Request(`http://worker.test/v1/messenger/${t.tenantId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': await signHubBody(raw, t.appSecret) }, body: raw });
+  return new Request(`http://worker.test/v1/messenger/${t.tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': await signHubBody(raw, t.appSecret) },
+    body: raw,
+  });
 }
 
 describe('nothing acknowledged is lost: Redis failing after the tenant lookup', () => {
@@ -128,18 +195,32 @@ describe('nothing acknowledged is lost: Redis failing after the tenant lookup', 
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);
     const kept: InboundRetryJob[] = [];
-    const res = await appWithFailingRedis(kept)(await signedRequest(t, webhookBody(t, [textItem(t, psid, `m_${psid}_1`, 'are you open?', Date.now())])));
+    const res = await appWithFailingRedis(kept)(
+      await signedRequest(t, webhookBody(t, [textItem(t, psid, `m_${psid}_1`, 'are you open?', Date.now())])),
+    );
     expect(res.status).toBe(200);
-    expect(kept.map((k) => [k.inbound.tenantId, k.inbound.contactId, k.inbound.messageKey, k.inbound.text])).toEqual([[t.tenantId, psid, `mid:m_${psid}_1`, 'are you open?']]);
+    expect(kept.map((k) => [k.inbound.tenantId, k.inbound.contactId, k.inbound.messageKey, k.inbound.text])).toEqual([
+      [t.tenantId, psid, `mid:m_${psid}_1`, 'are you open?'],
+    ]);
   });
 
   it('a button press: not acknowledged (503), so Meta retries it', async () => {
     const t = await seedMessengerTenant();
     const psid = await newPsid(t);
     const claim = { pendingId: 'pc_1', answer: 'yes' as const, nonce: 'n1' };
-    const sig = await signCallback(workerEnv.SESSION_SECRET!, { kind: 'confirm', tenantId: t.tenantId, contactId: psid, ...claim });
+    const sig = await signCallback(workerEnv.SESSION_SECRET!, {
+      kind: 'confirm',
+      tenantId: t.tenantId,
+      contactId: psid,
+      ...claim,
+    });
     const payload = JSON.stringify({ sa: 1, kind: 'confirm', ...claim, sig });
-    const press = { sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), message: { mid: `m_${psid}_p`, text: 'Yes', quick_reply: { payload } } };
+    const press = {
+      sender: { id: psid },
+      recipient: { id: t.pageId },
+      timestamp: Date.now(),
+      message: { mid: `m_${psid}_p`, text: 'Yes', quick_reply: { payload } },
+    };
     const kept: InboundRetryJob[] = [];
     const res = await appWithFailingRedis(kept)(await signedRequest(t, webhookBody(t, [press])));
     expect(res.status).toBe(503);

@@ -5,7 +5,15 @@ import { seedTenant, session, testSecretKeys } from '../support/workers-env.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { appWith } from './turn-helpers.js';
-import { newPsid, postMessenger, seedMessengerTenant, textItem, turnIds, webhookBody, type MessengerTenant } from './messenger-helpers.js';
+import {
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  textItem,
+  turnIds,
+  webhookBody,
+  type MessengerTenant,
+} from './messenger-helpers.js';
 
 const app = appWith(scriptedModel([]));
 
@@ -16,19 +24,27 @@ function verify(t: MessengerTenant, query: Record<string, string>, tenantId = t.
 describe('GET /v1/messenger/:tenant — the subscription check', () => {
   it('the right verify token echoes the challenge', async () => {
     const t = await seedMessengerTenant();
-    const res = await verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': t.verifyToken, 'hub.challenge': '1158201444' });
+    const res = await verify(t, {
+      'hub.mode': 'subscribe',
+      'hub.verify_token': t.verifyToken,
+      'hub.challenge': '1158201444',
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('1158201444');
   });
 
-  it('a wrong token, another tenant\'s token, a wrong mode or an unknown tenant is 403 and echoes nothing', async () => {
+  it("a wrong token, another tenant's token, a wrong mode or an unknown tenant is 403 and echoes nothing", async () => {
     const t = await seedMessengerTenant();
     const other = await seedMessengerTenant();
     const cases = [
       verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': `${t.verifyToken}x`, 'hub.challenge': '42' }),
       verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': other.verifyToken, 'hub.challenge': '42' }),
       verify(t, { 'hub.mode': 'unsubscribe', 'hub.verify_token': t.verifyToken, 'hub.challenge': '42' }),
-      verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': t.verifyToken, 'hub.challenge': '42' }, 'no-such-tenant'),
+      verify(
+        t,
+        { 'hub.mode': 'subscribe', 'hub.verify_token': t.verifyToken, 'hub.challenge': '42' },
+        'no-such-tenant',
+      ),
     ];
     for (const res of await Promise.all(cases)) {
       expect(res.status).toBe(403);
@@ -41,7 +57,11 @@ describe('GET /v1/messenger/:tenant — the subscription check', () => {
     const missing = await verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': t.verifyToken });
     expect(missing.status).toBe(400);
     expect(JSON.stringify(await missing.json())).toContain('hub.challenge');
-    const html = await verify(t, { 'hub.mode': 'subscribe', 'hub.verify_token': t.verifyToken, 'hub.challenge': '<script>' });
+    const html = await verify(t, {
+      'hub.mode': 'subscribe',
+      'hub.verify_token': t.verifyToken,
+      'hub.challenge': '<script>',
+    });
     expect(html.status).toBe(400);
   });
 });
@@ -69,7 +89,10 @@ describe('POST /v1/messenger/:tenant — X-Hub-Signature-256 over the raw bytes'
       postMessenger(a, t, body, { signWith: 'not-the-app-secret' }),
       postMessenger(a, t, body, { signWith: null }),
       postMessenger(a, t, body, { signWith: null, headers: { 'x-hub-signature': `sha1=${'0'.repeat(40)}` } }),
-      postMessenger(a, t, body, { signWith: null, headers: { 'x-hub-signature-256': signed.replace('sha256=', 'sha1=') } }),
+      postMessenger(a, t, body, {
+        signWith: null,
+        headers: { 'x-hub-signature-256': signed.replace('sha256=', 'sha1=') },
+      }),
       postMessenger(a, t, body, { signWith: null, headers: { 'x-hub-signature-256': signed.slice(0, -2) } }),
     ];
     const answers = await Promise.all(attempts);
@@ -80,7 +103,7 @@ describe('POST /v1/messenger/:tenant — X-Hub-Signature-256 over the raw bytes'
     expect(await turnIds(t.tenantId)).toEqual([]);
   });
 
-  it('another tenant\'s app secret, or a tenant with no Messenger secrets, is 401', async () => {
+  it("another tenant's app secret, or a tenant with no Messenger secrets, is 401", async () => {
     const t = await seedMessengerTenant();
     const other = await seedMessengerTenant();
     const body = webhookBody(t, [textItem(t, '123', 'm_x', 'hi', Date.now())]);
@@ -88,7 +111,13 @@ describe('POST /v1/messenger/:tenant — X-Hub-Signature-256 over the raw bytes'
     expect((await postMessenger(app, { ...t, tenantId: 'no-such-tenant' }, body)).status).toBe(401);
     // A ManyChat-only tenant has no app secret: nothing can sign for it.
     const manyChatOnly = await seedTenant();
-    expect((await postMessenger(app, { ...t, tenantId: manyChatOnly.tenantId }, body, { signWith: 'no-secret-for-this-tenant' })).status).toBe(401);
+    expect(
+      (
+        await postMessenger(app, { ...t, tenantId: manyChatOnly.tenantId }, body, {
+          signWith: 'no-secret-for-this-tenant',
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('a body whose JSON re-serialises differently (escaped unicode, spacing) verifies over the raw bytes and fails when signed over the re-serialised form', async () => {
@@ -124,12 +153,32 @@ describe('the app secret is read fresh on every webhook', () => {
     const a = appWith(scriptedModel([{ reply: { text: 'Hi!', escalate: false, confidence: 0.9, reason: 'r' } }]));
     const body = webhookBody(t, [textItem(t, psid, `m_${psid}_rot`, 'hello', Date.now())]);
     // The isolate has seen the tenant (and would remember it).
-    expect((await postMessenger(a, t, webhookBody(t, [{ sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), read: { watermark: 1 } }]))).status).toBe(200);
+    expect(
+      (
+        await postMessenger(
+          a,
+          t,
+          webhookBody(t, [
+            { sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), read: { watermark: 1 } },
+          ]),
+        )
+      ).status,
+    ).toBe(200);
     const rotated = `${t.appSecret}-rotated`;
-    const saved = await saveTenant(session(), { ...demoTenantConfig(t.tenantId), tenantId: t.tenantId }, {
-      plain: { webhookSecret: `secret-${t.tenantId}`, manychatApiKey: '1:unused', messengerAppSecret: rotated, messengerPageAccessToken: t.pageToken, messengerVerifyToken: t.verifyToken },
-      keys: await testSecretKeys(),
-    });
+    const saved = await saveTenant(
+      session(),
+      { ...demoTenantConfig(t.tenantId), tenantId: t.tenantId },
+      {
+        plain: {
+          webhookSecret: `secret-${t.tenantId}`,
+          manychatApiKey: '1:unused',
+          messengerAppSecret: rotated,
+          messengerPageAccessToken: t.pageToken,
+          messengerVerifyToken: t.verifyToken,
+        },
+        keys: await testSecretKeys(),
+      },
+    );
     expect(saved.ok).toBe(true);
     expect((await postMessenger(a, t, body)).status).toBe(401);
     expect((await postMessenger(a, t, body, { signWith: rotated })).status).toBe(200);

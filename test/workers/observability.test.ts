@@ -13,13 +13,18 @@ const REPLY = 'Here comes the brochure, enjoy the zebra-quokka edition';
 /** Every structured turn line written while `run` ran. */
 async function turnLines(run: () => Promise<void>): Promise<{ lines: TurnLogLine[]; raw: string[] }> {
   const raw: string[] = [];
-  const spy = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void raw.push(args.map(String).join(' ')));
+  const spy = vi
+    .spyOn(console, 'log')
+    .mockImplementation((...args: unknown[]) => void raw.push(args.map(String).join(' ')));
   try {
     await run();
   } finally {
     spy.mockRestore();
   }
-  const lines = raw.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as TurnLogLine).filter((l) => l.event === 'turn');
+  const lines = raw
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as TurnLogLine)
+    .filter((l) => l.event === 'turn');
   return { lines, raw };
 }
 
@@ -29,21 +34,47 @@ describe('one structured log line per turn', () => {
   it('names the turn, tenant, decision, latency, model calls and round trips, and never the words or a secret', async () => {
     const { tenantId, secret, adminSecret } = await seedTenant();
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply(REPLY) }]);
+    const model = scriptedModel([
+      { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply(REPLY) },
+    ]);
     let turnId = '';
     const { lines, raw } = await turnLines(async () => {
-      const res = await appWith(model).post(tenantId, secret, { contact: { id: contactId, first_name: 'Philomena' }, text: MESSAGE });
+      const res = await appWith(model).post(tenantId, secret, {
+        contact: { id: contactId, first_name: 'Philomena' },
+        text: MESSAGE,
+      });
       expect(res.status).toBe(200);
       turnId = res.headers.get('x-turn-id') ?? '';
     });
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
-    expect(line).toMatchObject({ event: 'turn', turnId, tenantId, decision: 'pass', guardrail: null, deferred: false, modelCalls: 1, modelId: 'scripted-model', staged: 1, committed: 1, written: true });
+    expect(line).toMatchObject({
+      event: 'turn',
+      turnId,
+      tenantId,
+      decision: 'pass',
+      guardrail: null,
+      deferred: false,
+      modelCalls: 1,
+      modelId: 'scripted-model',
+      staged: 1,
+      committed: 1,
+      written: true,
+    });
     expect(line.latencyMs).toBeGreaterThanOrEqual(0);
     expect(line.redisRoundTrips.beforeModel).toBeGreaterThan(0);
     expect(line.redisRoundTrips.afterModel).toBeGreaterThan(0);
     const everything = raw.join('\n');
-    for (const forbidden of [MESSAGE, 'xylophone', REPLY, 'zebra-quokka', 'Philomena', contactId, secret, adminSecret]) {
+    for (const forbidden of [
+      MESSAGE,
+      'xylophone',
+      REPLY,
+      'zebra-quokka',
+      'Philomena',
+      contactId,
+      secret,
+      adminSecret,
+    ]) {
       expect(everything).not.toContain(forbidden);
     }
   });
@@ -54,7 +85,10 @@ describe('one structured log line per turn', () => {
     const contactId = await newContact();
     const model = scriptedModel([{ reply: reply('fine') }]);
     const { lines } = await turnLines(async () => {
-      await appWith(model, [...defaultGuardrails, vetoing]).post(tenantId, secret, { contact: { id: contactId }, text: 'hello there' });
+      await appWith(model, [...defaultGuardrails, vetoing]).post(tenantId, secret, {
+        contact: { id: contactId },
+        text: 'hello there',
+      });
     });
     expect(lines.map((l) => [l.decision, l.guardrail])).toEqual([['veto', 'always-veto']]);
   });
@@ -64,7 +98,10 @@ describe('GET /v1/tenants/:t/turns/:turnId', () => {
   async function oneTurn() {
     const tenant = await seedTenant();
     const contactId = await newContact();
-    const res = await appWith(scriptedModel([{ reply: reply('Hello!') }])).post(tenant.tenantId, tenant.secret, { contact: { id: contactId }, text: 'hi' });
+    const res = await appWith(scriptedModel([{ reply: reply('Hello!') }])).post(tenant.tenantId, tenant.secret, {
+      contact: { id: contactId },
+      text: 'hi',
+    });
     return { ...tenant, contactId, turnId: res.headers.get('x-turn-id') ?? '' };
   }
 
@@ -72,7 +109,13 @@ describe('GET /v1/tenants/:t/turns/:turnId', () => {
     const { tenantId, adminSecret, contactId, turnId } = await oneTurn();
     const res = await tenantApi(tenantId, adminSecret, 'GET', `/turns/${turnId}`);
     expect(res.status).toBe(200);
-    const record = (await res.json()) as { turnId: string; tenantId: string; contactId: string; decision: string; reply: { text: string } };
+    const record = (await res.json()) as {
+      turnId: string;
+      tenantId: string;
+      contactId: string;
+      decision: string;
+      reply: { text: string };
+    };
     expect(record).toMatchObject({ turnId, tenantId, contactId, decision: 'pass', reply: { text: 'Hello!' } });
   });
 

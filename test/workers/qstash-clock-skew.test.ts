@@ -16,7 +16,13 @@ async function post(issuedAt: number) {
   const body = '{}'; // signed, and then refused as a job: a 400 shows the signature passed
   const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}${FINISH_TURN_PATH}`;
   const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body, issuedAt });
-  const res = await appWith(scriptedModel([{ reply: reply('x') }])).fetch(new Request(`http://worker.test${FINISH_TURN_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body }));
+  const res = await appWith(scriptedModel([{ reply: reply('x') }])).fetch(
+    new Request(`http://worker.test${FINISH_TURN_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'upstash-signature': signature },
+      body,
+    }),
+  );
   return res.status;
 }
 const now = () => Math.floor(Date.now() / 1000);
@@ -25,7 +31,8 @@ describe('QStash signature clock tolerance', () => {
   it('tolerates tens of seconds of skew both ways', async () => {
     for (const skew of [6, 20, 30]) expect(await post(now() + skew), `QStash ${skew} s ahead`).toBe(400);
     // Behind: the token is 5 minutes old plus the skew.
-    for (const skew of [6, 30]) expect(await post(now() - 300 - skew), `QStash ${skew} s behind, at the end of the token's life`).toBe(400);
+    for (const skew of [6, 30])
+      expect(await post(now() - 300 - skew), `QStash ${skew} s behind, at the end of the token's life`).toBe(400);
     expect(QSTASH_CLOCK_TOLERANCE_S).toBeLessThanOrEqual(120);
   });
 

@@ -7,7 +7,13 @@ import { qstashPublisher, tenantLabel } from '../../outbox/publisher.js';
 import { listQStashDeadLetters } from '../../outbox/qstash-dead-letters.js';
 
 async function api(tenantId: string, secret: string, method: string, path: string) {
-  return createApp().fetch(new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, { method, headers: { authorization: `Bearer ${secret}` } }), workerEnv);
+  return createApp().fetch(
+    new Request(`http://worker.test/v1/outbox/dead-letters/${tenantId}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secret}` },
+    }),
+    workerEnv,
+  );
 }
 
 type Listed = { qstash: { dlqId: string; kind: string; turnId: string; responseStatus: number | null }[] };
@@ -30,7 +36,12 @@ describe("QStash's dead-letter queue, per tenant", () => {
     const turnId = `turn_dlq${Date.now()}`;
     // Nothing listens on port 9: the one attempt fails and the message goes to the DLQ. Labelled
     // with its tenant, as every message the product publishes is.
-    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId }, retries: 0, label: tenantLabel(a.tenantId) });
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/outbox/deliver',
+      body: { tenantId: a.tenantId, turnId },
+      retries: 0,
+      label: tenantLabel(a.tenantId),
+    });
     const dead = await waitForDeadLetter(a.tenantId, a.adminSecret, turnId);
     expect(dead.kind).toBe('delivery');
 
@@ -52,9 +63,28 @@ describe('QStash labels per tenant', () => {
     const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
     const turnId = `turn_label${Date.now()}`;
     // Delayed an hour: published and labelled, never delivered during the test.
-    await qstashPublisher({ qstashUrl: workerEnv.QSTASH_URL!, qstashToken: workerEnv.QSTASH_TOKEN!, publicUrl: 'http://127.0.0.1:9' }).publish({ tenantId: a.tenantId, turnId }, { delaySeconds: 3600 });
-    await qstashTurnJobs({ qstashUrl: workerEnv.QSTASH_URL!, qstashToken: workerEnv.QSTASH_TOKEN!, publicUrl: 'http://127.0.0.1:9' }).publishFinishTurn(
-      { turnId, inbound: { tenantId: a.tenantId, channel: 'manychat', contactId: '1', messageKey: 'k', text: 'hi', contact: { fields: {} }, receivedAt: new Date().toISOString() } },
+    await qstashPublisher({
+      qstashUrl: workerEnv.QSTASH_URL!,
+      qstashToken: workerEnv.QSTASH_TOKEN!,
+      publicUrl: 'http://127.0.0.1:9',
+    }).publish({ tenantId: a.tenantId, turnId }, { delaySeconds: 3600 });
+    await qstashTurnJobs({
+      qstashUrl: workerEnv.QSTASH_URL!,
+      qstashToken: workerEnv.QSTASH_TOKEN!,
+      publicUrl: 'http://127.0.0.1:9',
+    }).publishFinishTurn(
+      {
+        turnId,
+        inbound: {
+          tenantId: a.tenantId,
+          channel: 'manychat',
+          contactId: '1',
+          messageKey: 'k',
+          text: 'hi',
+          contact: { fields: {} },
+          receivedAt: new Date().toISOString(),
+        },
+      },
       3600,
     );
     const logs = (await client.logs({ filter: { label: tenantLabel(a.tenantId) } })).logs;
@@ -70,9 +100,19 @@ describe('QStash labels per tenant', () => {
     const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
     const mine = `turn_lbl_a${Date.now()}`;
     const forged = `turn_lbl_b${Date.now()}`;
-    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId: mine }, retries: 0, label: tenantLabel(a.tenantId) });
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/outbox/deliver',
+      body: { tenantId: a.tenantId, turnId: mine },
+      retries: 0,
+      label: tenantLabel(a.tenantId),
+    });
     // Labelled for A but naming B: never listed for A (the body guard), nor for B (not its label).
-    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: b.tenantId, turnId: forged }, retries: 0, label: tenantLabel(a.tenantId) });
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/outbox/deliver',
+      body: { tenantId: b.tenantId, turnId: forged },
+      retries: 0,
+      label: tenantLabel(a.tenantId),
+    });
     const dead = await waitForDeadLetter(a.tenantId, a.adminSecret, mine);
     expect(dead.kind).toBe('delivery');
     await new Promise((r) => setTimeout(r, 300));
@@ -87,7 +127,12 @@ describe('QStash labels per tenant', () => {
     const a = await seedTenant();
     const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
     const mine = `turn_one_scan${Date.now()}`;
-    await client.publishJSON({ url: 'http://127.0.0.1:9/v1/outbox/deliver', body: { tenantId: a.tenantId, turnId: mine }, retries: 0, label: tenantLabel(a.tenantId) });
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/outbox/deliver',
+      body: { tenantId: a.tenantId, turnId: mine },
+      retries: 0,
+      label: tenantLabel(a.tenantId),
+    });
     await waitForDeadLetter(a.tenantId, a.adminSecret, mine);
     const asked: URL[] = [];
     const realFetch = globalThis.fetch;

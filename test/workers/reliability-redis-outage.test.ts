@@ -15,9 +15,20 @@ import { outboxEntry, turnRecord } from './turn-helpers.js';
  */
 const deadRedis = () => RedisSession.connect('http://127.0.0.1:9', 'x');
 
-function appWithRedis(redisDown: boolean, kept: InboundRetryJob[], model = scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here is the brochure.') }])) {
+function appWithRedis(
+  redisDown: boolean,
+  kept: InboundRetryJob[],
+  model = scriptedModel([
+    { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here is the brochure.') },
+  ]),
+) {
   const retries: InboundRetryPublisher = { publishInboundRetry: async (job) => void kept.push(job) };
-  const app = createApp((s) => ({ ...s, ...(redisDown ? { redis: deadRedis } : {}), inboundRetries: () => retries, model: () => ({ model, modelId: 'scripted', offline: false }) }));
+  const app = createApp((s) => ({
+    ...s,
+    ...(redisDown ? { redis: deadRedis } : {}),
+    inboundRetries: () => retries,
+    model: () => ({ model, modelId: 'scripted', offline: false }),
+  }));
   return async (request: Request) => {
     const ctx = createExecutionContext();
     const res = await app.fetch(request, workerEnv, ctx);
@@ -27,13 +38,21 @@ function appWithRedis(redisDown: boolean, kept: InboundRetryJob[], model = scrip
 }
 
 const webhook = (tenantId: string, secret: string, body: unknown) =>
-  new Request(`http://worker.test/v1/manychat/${tenantId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret }, body: JSON.stringify(body) });
+  new Request(`http://worker.test/v1/manychat/${tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-staged-agent-secret': secret },
+    body: JSON.stringify(body),
+  });
 
 async function signedRetry(job: InboundRetryJob): Promise<Request> {
   const body = JSON.stringify(job);
   const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}${INBOUND_RETRY_PATH}`;
   const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body });
-  return new Request(`http://worker.test${INBOUND_RETRY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body });
+  return new Request(`http://worker.test${INBOUND_RETRY_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'upstash-signature': signature },
+    body,
+  });
 }
 
 describe('a Redis outage', () => {
@@ -43,12 +62,25 @@ describe('a Redis outage', () => {
     const contactId = await newContact();
     // A first message while Redis answers: the isolate now holds the tenant.
     const greeter = scriptedModel([{ reply: reply('Hello!') }]);
-    expect((await appWithRedis(false, kept, greeter)(webhook(tenantId, secret, { contact: { id: contactId }, text: 'hi', message_key: 'before' }))).status).toBe(200);
+    expect(
+      (
+        await appWithRedis(
+          false,
+          kept,
+          greeter,
+        )(webhook(tenantId, secret, { contact: { id: contactId }, text: 'hi', message_key: 'before' }))
+      ).status,
+    ).toBe(200);
 
-    const during = await appWithRedis(true, kept)(webhook(tenantId, secret, { contact: { id: contactId }, text: 'send me the brochure', message_key: 'during' }));
+    const during = await appWithRedis(
+      true,
+      kept,
+    )(webhook(tenantId, secret, { contact: { id: contactId }, text: 'send me the brochure', message_key: 'during' }));
     expect(during.status).toBe(200);
     expect(during.headers.get('x-storage-down')).toBe('1');
-    expect(((await during.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe('One moment please…');
+    expect(((await during.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toBe(
+      'One moment please…',
+    );
     expect(kept).toHaveLength(1);
     expect(kept[0]?.inbound).toMatchObject({ tenantId, contactId, text: 'send me the brochure' });
 
@@ -60,11 +92,16 @@ describe('a Redis outage', () => {
     const { outcome, turnId } = (await back.json()) as { outcome: string; turnId: string };
     expect(outcome).toBe('finished');
     const record = await turnRecord(tenantId, turnId);
-    expect(record.deferred, JSON.stringify({ d: record.decision, r: record.decisionReason, c: record.committed })).toBe(true);
+    expect(record.deferred, JSON.stringify({ d: record.decision, r: record.decisionReason, c: record.committed })).toBe(
+      true,
+    );
     expect(record.decision, record.decisionReason).toBe('pass');
     expect((await outboxEntry(tenantId, turnId))?.actions.map((a) => a.kind)).toEqual(['send_content', 'send_flow']);
     // QStash delivers at least once: a second delivery of the job joins the first turn.
-    const again = (await (await appWithRedis(false, [])(await signedRetry(kept[0]!))).json()) as { outcome: string; turnId: string };
+    const again = (await (await appWithRedis(false, [])(await signedRetry(kept[0]!))).json()) as {
+      outcome: string;
+      turnId: string;
+    };
     expect(again).toEqual({ outcome: 'duplicate', turnId });
   });
 
@@ -82,7 +119,9 @@ describe('a Redis outage', () => {
     const { tenantId, secret } = await seedTenant();
     const kept: InboundRetryJob[] = [];
     await appWithRedis(false, kept)(webhook(tenantId, secret, { contact: { id: '1' }, text: 'hi' }));
-    expect((await appWithRedis(true, kept)(webhook(tenantId, 'wrong', { contact: { id: '1' }, text: 'hi' }))).status).toBe(401);
+    expect(
+      (await appWithRedis(true, kept)(webhook(tenantId, 'wrong', { contact: { id: '1' }, text: 'hi' }))).status,
+    ).toBe(401);
     expect(kept).toEqual([]);
   });
 
@@ -100,7 +139,16 @@ describe('QStash deliveries during an outage', () => {
     const body = JSON.stringify({ tenantId: 'some-tenant', turnId: 'turn_x' });
     const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}${DELIVERY_PATH}`;
     const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body });
-    const res = await appWithRedis(true, [])(new Request(`http://worker.test${DELIVERY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body }));
+    const res = await appWithRedis(
+      true,
+      [],
+    )(
+      new Request(`http://worker.test${DELIVERY_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'upstash-signature': signature },
+        body,
+      }),
+    );
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('30');
   });

@@ -3,7 +3,17 @@ import { setDashboardUser } from '../../src/dashboard/auth/users.js';
 import { createApp } from '../../src/app.js';
 import { DashboardClient, formFields } from '../support/dashboard-client.js';
 import { session, uniqueId, workerEnv } from '../support/workers-env.js';
-import { deliverMessenger, echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, turnIds, webhookBody } from './messenger-helpers.js';
+import {
+  deliverMessenger,
+  echoModel,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  turnIds,
+  webhookBody,
+} from './messenger-helpers.js';
 import { appWith, turnRecord } from './turn-helpers.js';
 
 /**
@@ -15,7 +25,9 @@ import { appWith, turnRecord } from './turn-helpers.js';
  */
 async function everything(): Promise<{ sandbox: unknown[]; qstash: string[] }> {
   const calls = (await (await fetch(`${inject('manychatUrl')}/__sandbox/calls`)).json()) as { calls: unknown[] };
-  const broker = (await (await fetch(`${inject('qstashUrl')}/__dev/messages`)).json()) as { messages: { messageId: string }[] };
+  const broker = (await (await fetch(`${inject('qstashUrl')}/__dev/messages`)).json()) as {
+    messages: { messageId: string }[];
+  };
   return { sandbox: calls.calls, qstash: broker.messages.map((m) => m.messageId).sort() };
 }
 
@@ -41,7 +53,14 @@ describe('a replay of Messenger turns makes no outbound call', () => {
     await setDashboardUser(session(), t.tenantId, 'owner', password);
     const app = appWith(echoModel());
     const psids = [await newPsid(t), await newPsid(t), await newPsid(t)];
-    for (const [i, psid] of psids.entries()) await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_${i}`, i === 0 ? 'the brochure please' : `hello ${i}`, Date.now())]));
+    for (const [i, psid] of psids.entries())
+      await postMessenger(
+        app,
+        t,
+        webhookBody(t, [
+          textItem(t, psid, `m_${psid}_${i}`, i === 0 ? 'the brochure please' : `hello ${i}`, Date.now()),
+        ]),
+      );
     await app.settle();
     const ids = await turnIds(t.tenantId);
     expect(ids).toHaveLength(3);
@@ -52,19 +71,29 @@ describe('a replay of Messenger turns makes no outbound call', () => {
     // The recording itself did send: the lists below are not empty by accident.
     expect((await sentTo(psids[0]!)).length).toBeGreaterThan(0);
 
-    const client = new DashboardClient(createApp((s) => ({ ...s, model: () => ({ model: echoModel(), modelId: 'echo-model', offline: false }) })));
+    const client = new DashboardClient(
+      createApp((s) => ({ ...s, model: () => ({ model: echoModel(), modelId: 'echo-model', offline: false }) })),
+    );
     expect((await client.login(t.tenantId, 'owner', password)).status).toBe(303);
     const { html } = await client.page('/dashboard/replay');
     const fields = formFields(html, '/dashboard/replay');
-    const config = JSON.parse(fields.config!) as { persona: string; guardrails: { content: { denyPhrases: string[] } } };
-    const vetoing = { ...config, guardrails: { ...config.guardrails, content: { ...config.guardrails.content, denyPhrases: ['You said'] } } };
+    const config = JSON.parse(fields.config!) as {
+      persona: string;
+      guardrails: { content: { denyPhrases: string[] } };
+    };
+    const vetoing = {
+      ...config,
+      guardrails: { ...config.guardrails, content: { ...config.guardrails.content, denyPhrases: ['You said'] } },
+    };
     const persona = { ...config, persona: `${config.persona} Be terse.` };
 
     const before = await everything();
     const { result: pages, urls } = await watchingFetch(async () => [
       await (await client.post('/dashboard/replay', { ...fields })).text(),
       await (await client.post('/dashboard/replay', { ...fields, config: JSON.stringify(vetoing) })).text(),
-      await (await client.post('/dashboard/replay', { ...fields, config: JSON.stringify(persona), model: 'yes' })).text(),
+      await (
+        await client.post('/dashboard/replay', { ...fields, config: JSON.stringify(persona), model: 'yes' })
+      ).text(),
     ]);
     // The runs did what they say: unchanged; three passes turned vetoes; three calls answered by the model.
     expect(pages[0]).toMatch(/<dt>Turns replayed<\/dt><dd>3<\/dd><dt>Changed<\/dt><dd>0<\/dd>/);
@@ -75,7 +104,8 @@ describe('a replay of Messenger turns makes no outbound call', () => {
     const redis = workerEnv.UPSTASH_REDIS_REST_URL!;
     expect(urls.length).toBeGreaterThan(0);
     expect(urls.filter((u) => !u.startsWith(redis))).toEqual([]);
-    for (const other of [workerEnv.MESSENGER_GRAPH_URL!, workerEnv.MANYCHAT_API_URL!, workerEnv.QSTASH_URL!]) expect(urls.some((u) => u.startsWith(other))).toBe(false);
+    for (const other of [workerEnv.MESSENGER_GRAPH_URL!, workerEnv.MANYCHAT_API_URL!, workerEnv.QSTASH_URL!])
+      expect(urls.some((u) => u.startsWith(other))).toBe(false);
     expect(await everything()).toEqual(before);
   });
 });

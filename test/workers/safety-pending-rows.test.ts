@@ -33,22 +33,40 @@ describe('one pending row per contact and call', () => {
     expect(firstRecord.pendingConfirmation).toMatch(/^cf_/);
     expect(secondRecord.pendingConfirmation).toBe(firstRecord.pendingConfirmation);
     expect(secondRecord.notes.join(' ')).toContain(`already waiting in ${firstRecord.pendingConfirmation}`);
-    expect(secondBlock.content.quick_replies.map((q) => q.payload)).toEqual(firstBlock.content.quick_replies.map((q) => q.payload));
+    expect(secondBlock.content.quick_replies.map((q) => q.payload)).toEqual(
+      firstBlock.content.quick_replies.map((q) => q.payload),
+    );
 
-    expect((await app.post(tenantId, null, secondBlock.content.quick_replies[0]!.payload)).headers.get('x-confirmation-outcome')).toBe('confirmed');
-    expect((await app.post(tenantId, null, firstBlock.content.quick_replies[0]!.payload)).headers.get('x-confirmation-outcome')).toBe('already-answered');
+    expect(
+      (await app.post(tenantId, null, secondBlock.content.quick_replies[0]!.payload)).headers.get(
+        'x-confirmation-outcome',
+      ),
+    ).toBe('confirmed');
+    expect(
+      (await app.post(tenantId, null, firstBlock.content.quick_replies[0]!.payload)).headers.get(
+        'x-confirmation-outcome',
+      ),
+    ).toBe('already-answered');
     expect((await outboxEntry(tenantId, firstRecord.pendingConfirmation!))?.actions).toHaveLength(1);
   });
 
   it('once answered, the same call may be asked for afresh: a new row', async () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
-    const app = appWith(scriptedModel([{ calls: [pilates], reply: reply('Confirm?') }, { calls: [pilates], reply: reply('Confirm again?') }]));
+    const app = appWith(
+      scriptedModel([
+        { calls: [pilates], reply: reply('Confirm?') },
+        { calls: [pilates], reply: reply('Confirm again?') },
+      ]),
+    );
     const first = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I prefer pilates' });
     const block = (await first.json()) as Block;
     await app.post(tenantId, null, block.content.quick_replies[1]!.payload); // No
     const second = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'actually yes, pilates' });
-    const [r1, r2] = [await turnRecord(tenantId, first.headers.get('x-turn-id')!), await turnRecord(tenantId, second.headers.get('x-turn-id')!)];
+    const [r1, r2] = [
+      await turnRecord(tenantId, first.headers.get('x-turn-id')!),
+      await turnRecord(tenantId, second.headers.get('x-turn-id')!),
+    ];
     expect(r2.pendingConfirmation).toMatch(/^cf_/);
     expect(r2.pendingConfirmation).not.toBe(r1.pendingConfirmation);
   });
@@ -62,16 +80,49 @@ describe('one pending row per contact and call', () => {
     const owner = (await loadPinned(session(), tenantId, record.pendingConfirmation!))!;
     // A second row for the same call, written as a concurrent turn's commit would (its index SET NX loses).
     const inbound = { ...record.inbound, messageKey: 'other' };
-    const rival = await pinGatedActions({ turnId: 'turn_rival', inbound, staged: owner.terms.actions, manifest: {}, secret: workerEnv.SESSION_SECRET!, now: new Date() });
+    const rival = await pinGatedActions({
+      turnId: 'turn_rival',
+      inbound,
+      staged: owner.terms.actions,
+      manifest: {},
+      secret: workerEnv.SESSION_SECRET!,
+      now: new Date(),
+    });
     const rivalRecord = { ...record, turnId: 'turn_rival', messageKey: 'other' };
-    expect(await writeTurnCommit(session(), { record: rivalRecord, entry: null, history: [], historyLimit: 10, handoffUntil: null, pinned: [rival.confirmation!] })).toBe(true);
+    expect(
+      await writeTurnCommit(session(), {
+        record: rivalRecord,
+        entry: null,
+        history: [],
+        historyLimit: 10,
+        handoffUntil: null,
+        pinned: [rival.confirmation!],
+      }),
+    ).toBe(true);
     const { answerConfirmation } = await import('../../src/approvals/answer-confirmation.js');
-    const deps = { session: session(), publisher: { publish: async () => {} }, pinSecret: workerEnv.SESSION_SECRET!, now: new Date() };
-    const rivalYes = await answerConfirmation(deps, { tenantId, contactId, pendingId: rival.confirmation!.id, answer: 'yes', nonce: rival.confirmation!.nonce });
+    const deps = {
+      session: session(),
+      publisher: { publish: async () => {} },
+      pinSecret: workerEnv.SESSION_SECRET!,
+      now: new Date(),
+    };
+    const rivalYes = await answerConfirmation(deps, {
+      tenantId,
+      contactId,
+      pendingId: rival.confirmation!.id,
+      answer: 'yes',
+      nonce: rival.confirmation!.nonce,
+    });
     expect(rivalYes.outcome).toBe('already-answered');
     expect((await loadPinned(session(), tenantId, rival.confirmation!.id))?.status).toBe('superseded');
     expect(await outboxEntry(tenantId, rival.confirmation!.id)).toBeNull();
-    const ownerYes = await answerConfirmation(deps, { tenantId, contactId, pendingId: owner.terms.id, answer: 'yes', nonce: owner.terms.nonce });
+    const ownerYes = await answerConfirmation(deps, {
+      tenantId,
+      contactId,
+      pendingId: owner.terms.id,
+      answer: 'yes',
+      nonce: owner.terms.nonce,
+    });
     expect(ownerYes.outcome).toBe('confirmed');
     expect((await outboxEntry(tenantId, owner.terms.id))?.actions).toHaveLength(1);
   });

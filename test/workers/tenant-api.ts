@@ -2,7 +2,13 @@ import { createApp } from '../../src/app.js';
 import { workerEnv } from '../support/workers-env.js';
 
 /** Calls the tenant JSON API of the real app with the tenant's admin secret. */
-export async function tenantApi(tenantId: string, adminSecret: string, method: string, path: string, body?: unknown): Promise<Response> {
+export async function tenantApi(
+  tenantId: string,
+  adminSecret: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
   return createApp().fetch(
     new Request(`http://worker.test/v1/tenants/${tenantId}${path}`, {
       method,

@@ -16,12 +16,19 @@ const call = (method: string, path: string, body?: unknown, secret: string | nul
   app.fetch(
     new Request(`http://worker.test/v1/operator${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...(secret !== null ? { authorization: `Bearer ${secret}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(secret !== null ? { authorization: `Bearer ${secret}` } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     }),
     workerEnv,
   );
-const tenantId = () => uniqueId('oa').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 60);
+const tenantId = () =>
+  uniqueId('oa')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '')
+    .slice(0, 60);
 const MANYCHAT_KEY = '1000001:audit-manychat-key';
 
 interface Entry {
@@ -50,20 +57,35 @@ describe("the operator's audit log", () => {
     const created = await call('POST', '/tenants', { tenantId: id, manychatApiKey: MANYCHAT_KEY });
     expect(created.status).toBe(201);
     const { webhookSecret, adminSecret } = (await created.json()) as { webhookSecret: string; adminSecret: string };
-    const rotated = (await (await call('POST', `/tenants/${id}/rotate`, { secret: 'webhook', overlapMinutes: 5 })).json()) as { value: string };
+    const rotated = (await (
+      await call('POST', `/tenants/${id}/rotate`, { secret: 'webhook', overlapMinutes: 5 })
+    ).json()) as { value: string };
     expect((await call('POST', `/tenants/${id}/suspend`)).status).toBe(200);
     expect((await call('POST', `/tenants/${id}/resume`)).status).toBe(200);
     const user = (await (await call('PUT', `/tenants/${id}/dashboard-users/alice`)).json()) as { password: string };
     // While the tenant exists, its own log has the operator's actions too.
     const own = (await (await tenantApi(id, adminSecret, 'GET', '/audit')).json()) as { entries: { action: string }[] };
-    expect(own.entries.map((e) => e.action)).toEqual(['dashboard-user.password-set', 'tenant.resumed', 'tenant.suspended', 'secret.rotated', 'tenant.created']);
+    expect(own.entries.map((e) => e.action)).toEqual([
+      'dashboard-user.password-set',
+      'tenant.resumed',
+      'tenant.suspended',
+      'secret.rotated',
+      'tenant.created',
+    ]);
 
     const deleted = await call('DELETE', `/tenants/${id}`);
     expect(deleted.status).toBe(200);
     expect(await scanPrefix(session(), `t:${id}:`)).toEqual([]);
 
     const entries = await entriesOf(id);
-    expect(entries.map((e) => e.action)).toEqual(['tenant.deleted', 'dashboard-user.password-set', 'tenant.resumed', 'tenant.suspended', 'secret.rotated', 'tenant.created']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'tenant.deleted',
+      'dashboard-user.password-set',
+      'tenant.resumed',
+      'tenant.suspended',
+      'secret.rotated',
+      'tenant.created',
+    ]);
     expect(entries.every((e) => e.actor === 'operator')).toBe(true);
     expect(entries.every((e) => Date.parse(e.at) >= before - 1000 && Date.parse(e.at) <= Date.now() + 1000)).toBe(true);
     const deletion = entries[0]!;
@@ -71,21 +93,28 @@ describe("the operator's audit log", () => {
     expect(Number(deletion.detail.split(' ')[0])).toBeGreaterThan(2);
     expect(entries.find((e) => e.action === 'secret.rotated')?.detail).toContain('webhook secret rotated');
     const text = JSON.stringify(entries);
-    for (const secret of [webhookSecret, adminSecret, rotated.value, user.password, MANYCHAT_KEY]) expect(text).not.toContain(secret);
+    for (const secret of [webhookSecret, adminSecret, rotated.value, user.password, MANYCHAT_KEY])
+      expect(text).not.toContain(secret);
   });
 
   it('is stored outside every tenant prefix', async () => {
     const id = tenantId();
     await call('POST', '/tenants', { tenantId: id, manychatApiKey: MANYCHAT_KEY });
     const raw = (await session().one((r) => r.lrange(OPERATOR_AUDIT_KEY, 0, 499))) as unknown[];
-    expect(raw.map((e) => (typeof e === 'string' ? JSON.parse(e) : e) as Entry).some((e) => e.tenantId === id && e.action === 'tenant.created')).toBe(true);
+    expect(
+      raw
+        .map((e) => (typeof e === 'string' ? JSON.parse(e) : e) as Entry)
+        .some((e) => e.tenantId === id && e.action === 'tenant.created'),
+    ).toBe(true);
     expect(OPERATOR_AUDIT_KEY.startsWith('t:')).toBe(false);
     await call('DELETE', `/tenants/${id}`);
   });
 
   it("refuses a tenant's admin secret, its webhook secret, a wrong secret and none", async () => {
     const id = tenantId();
-    const { webhookSecret, adminSecret } = (await (await call('POST', '/tenants', { tenantId: id, manychatApiKey: MANYCHAT_KEY })).json()) as { webhookSecret: string; adminSecret: string };
+    const { webhookSecret, adminSecret } = (await (
+      await call('POST', '/tenants', { tenantId: id, manychatApiKey: MANYCHAT_KEY })
+    ).json()) as { webhookSecret: string; adminSecret: string };
     for (const secret of [adminSecret, webhookSecret, 'wrong', null]) {
       const res = await call('GET', '/audit', undefined, secret);
       expect(res.status, String(secret)).toBe(401);

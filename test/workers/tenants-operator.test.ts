@@ -11,11 +11,26 @@ import { appWith } from './turn-helpers.js';
 const OPERATOR = workerEnv.OPERATOR_SECRET!;
 const app = createApp();
 const op = (method: string, path: string, body?: unknown, secret = OPERATOR) =>
-  app.fetch(new Request(`http://worker.test/v1/operator${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }), workerEnv);
-const tenantId = () => uniqueId('op').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 60);
+  app.fetch(
+    new Request(`http://worker.test/v1/operator${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+    workerEnv,
+  );
+const tenantId = () =>
+  uniqueId('op')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '')
+    .slice(0, 60);
 
 const MANYCHAT_KEY = '1000001:demo-manychat-key';
-const MESSENGER = { appSecret: 'meta-app-secret-ABCDEF123456', pageAccessToken: 'EAAB-page-access-token-XYZ789', verifyToken: 'verify-token-QRS456' };
+const MESSENGER = {
+  appSecret: 'meta-app-secret-ABCDEF123456',
+  pageAccessToken: 'EAAB-page-access-token-XYZ789',
+  verifyToken: 'verify-token-QRS456',
+};
 
 async function create(id = tenantId()) {
   const res = await op('POST', '/tenants', { tenantId: id, manychatApiKey: MANYCHAT_KEY, messenger: MESSENGER });
@@ -23,7 +38,8 @@ async function create(id = tenantId()) {
   return { tenantId: id, ...((await res.json()) as { webhookSecret: string; adminSecret: string }) };
 }
 
-const hello = () => scriptedModel([{ reply: reply('Hello!') }, { reply: reply('Hello again!') }, { reply: reply('Hi!') }]);
+const hello = () =>
+  scriptedModel([{ reply: reply('Hello!') }, { reply: reply('Hello again!') }, { reply: reply('Hi!') }]);
 
 describe('operator API', () => {
   it('refuses a wrong operator secret, no secret, and a tenant admin secret', async () => {
@@ -38,7 +54,10 @@ describe('operator API', () => {
     const t = await create();
     expect(t.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(t.adminSecret).not.toBe(t.webhookSecret);
-    const res = await appWith(hello()).post(t.tenantId, t.webhookSecret, { contact: { id: await newContact() }, text: 'hi' });
+    const res = await appWith(hello()).post(t.tenantId, t.webhookSecret, {
+      contact: { id: await newContact() },
+      text: 'hi',
+    });
     expect(res.status).toBe(200);
     expect((await op('POST', '/tenants', { tenantId: t.tenantId, manychatApiKey: 'x' })).status).toBe(409);
     const shown = (await (await op('GET', `/tenants/${t.tenantId}`)).json()) as Record<string, unknown>;
@@ -49,32 +68,62 @@ describe('operator API', () => {
 
   it('no secret is stored in plain text: every key of the tenant, and the global keys (index, operator audit), hold none of them', async () => {
     const t = await create();
-    const rotated = (await (await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'admin', overlapMinutes: 1 })).json()) as { value: string };
-    const secrets = [t.webhookSecret, t.adminSecret, rotated.value, MANYCHAT_KEY, MESSENGER.appSecret, MESSENGER.pageAccessToken, MESSENGER.verifyToken];
+    const rotated = (await (
+      await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'admin', overlapMinutes: 1 })
+    ).json()) as { value: string };
+    const secrets = [
+      t.webhookSecret,
+      t.adminSecret,
+      rotated.value,
+      MANYCHAT_KEY,
+      MESSENGER.appSecret,
+      MESSENGER.pageAccessToken,
+      MESSENGER.verifyToken,
+    ];
     const keys = [...(await scanPrefix(session(), `t:${t.tenantId}:`)), TENANT_INDEX_KEY, OPERATOR_AUDIT_KEY];
     expect(keys.length).toBeGreaterThan(2);
     for (const key of keys) {
       const type = await session().one((r) => r.type(key));
-      const value = type === 'string' ? await session().one((r) => r.get(key)) : type === 'list' ? await session().one((r) => r.lrange(key, 0, -1)) : type === 'set' ? await session().one((r) => r.smembers(key)) : type === 'zset' ? await session().one((r) => r.zrange(key, 0, -1)) : await session().one((r) => r.hgetall(key));
+      const value =
+        type === 'string'
+          ? await session().one((r) => r.get(key))
+          : type === 'list'
+            ? await session().one((r) => r.lrange(key, 0, -1))
+            : type === 'set'
+              ? await session().one((r) => r.smembers(key))
+              : type === 'zset'
+                ? await session().one((r) => r.zrange(key, 0, -1))
+                : await session().one((r) => r.hgetall(key));
       const text = JSON.stringify(value);
       for (const secret of secrets) expect(text, `${key} holds a secret`).not.toContain(secret);
     }
     // …and they still open with the Worker's keys.
     const loaded = await loadTenant(session(), t.tenantId, await testSecretKeys());
-    expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({ manychatApiKey: MANYCHAT_KEY, messengerAppSecret: MESSENGER.appSecret, messengerVerifyToken: MESSENGER.verifyToken });
+    expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({
+      manychatApiKey: MANYCHAT_KEY,
+      messengerAppSecret: MESSENGER.appSecret,
+      messengerVerifyToken: MESSENGER.verifyToken,
+    });
   });
 
   it('a leaked ManyChat key or Messenger secret is replaced write-only: sealed, never shown back, the others kept; an empty body names what it needs', async () => {
     const t = await create();
     const NEW_KEY = '1000001:replaced-manychat-key-789';
     const NEW_APP_SECRET = 'meta-app-secret-REPLACED-000';
-    const res = await op('PUT', `/tenants/${t.tenantId}/secrets`, { manychatApiKey: NEW_KEY, messenger: { appSecret: NEW_APP_SECRET } });
+    const res = await op('PUT', `/tenants/${t.tenantId}/secrets`, {
+      manychatApiKey: NEW_KEY,
+      messenger: { appSecret: NEW_APP_SECRET },
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ tenantId: t.tenantId, replaced: ['manychatApiKey', 'messengerAppSecret'] });
     expect(text).not.toContain(NEW_KEY);
     const loaded = await loadTenant(session(), t.tenantId, await testSecretKeys());
-    expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({ manychatApiKey: NEW_KEY, messengerAppSecret: NEW_APP_SECRET, messengerVerifyToken: MESSENGER.verifyToken });
+    expect(loaded.found && 'secrets' in loaded && loaded.secrets).toMatchObject({
+      manychatApiKey: NEW_KEY,
+      messengerAppSecret: NEW_APP_SECRET,
+      messengerVerifyToken: MESSENGER.verifyToken,
+    });
     const stored = JSON.stringify(await session().one((r) => r.get(tenantKeys(t.tenantId).secrets)));
     expect(stored).not.toContain(NEW_KEY);
     expect(stored).not.toContain(NEW_APP_SECRET);
@@ -86,21 +135,35 @@ describe('operator API', () => {
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('name at least one secret to replace');
     expect((await op('PUT', '/tenants/no-such-tenant-x/secrets', { manychatApiKey: 'k' })).status).toBe(404);
-    expect((await op('PUT', `/tenants/${t.tenantId}/secrets`, { manychatApiKey: 'k' }, t.adminSecret)).status).toBe(401);
+    expect((await op('PUT', `/tenants/${t.tenantId}/secrets`, { manychatApiKey: 'k' }, t.adminSecret)).status).toBe(
+      401,
+    );
   });
 
   it('rotation: both secrets work inside the overlap window, only the new one after it', async () => {
     const t = await create();
-    const post = (secret: string) => appWith(hello()).post(t.tenantId, secret, { contact: { id: '7' }, text: `hi ${secret.slice(0, 4)}` });
-    const rotated = (await (await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'webhook', overlapMinutes: 5 })).json()) as { value: string };
+    const post = (secret: string) =>
+      appWith(hello()).post(t.tenantId, secret, { contact: { id: '7' }, text: `hi ${secret.slice(0, 4)}` });
+    const rotated = (await (
+      await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'webhook', overlapMinutes: 5 })
+    ).json()) as { value: string };
     expect((await post(t.webhookSecret)).status).toBe(200);
     expect((await post(rotated.value)).status).toBe(200);
     // A second rotation with no overlap: the window is over at once.
-    const again = (await (await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'webhook', overlapMinutes: 0 })).json()) as { value: string };
+    const again = (await (
+      await op('POST', `/tenants/${t.tenantId}/rotate`, { secret: 'webhook', overlapMinutes: 0 })
+    ).json()) as { value: string };
     expect((await post(rotated.value)).status).toBe(401);
     expect((await post(t.webhookSecret)).status).toBe(401);
     expect((await post(again.value)).status).toBe(200);
-    const audit = (await (await app.fetch(new Request(`http://worker.test/v1/tenants/${t.tenantId}/audit`, { headers: { authorization: `Bearer ${t.adminSecret}` } }), workerEnv)).json()) as { entries: { action: string; actor: string }[] };
+    const audit = (await (
+      await app.fetch(
+        new Request(`http://worker.test/v1/tenants/${t.tenantId}/audit`, {
+          headers: { authorization: `Bearer ${t.adminSecret}` },
+        }),
+        workerEnv,
+      )
+    ).json()) as { entries: { action: string; actor: string }[] };
     expect(audit.entries.map((e) => e.action)).toEqual(['secret.rotated', 'secret.rotated', 'tenant.created']);
     expect(JSON.stringify(audit)).not.toContain(again.value);
   });
@@ -112,11 +175,17 @@ describe('operator API', () => {
     const res = await appWith(model).post(t.tenantId, t.webhookSecret, { contact: { id: '8' }, text: 'hi' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-tenant-suspended')).toBe('1');
-    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toContain("can't reply");
+    expect(((await res.json()) as { content: { messages: { text: string }[] } }).content.messages[0]?.text).toContain(
+      "can't reply",
+    );
     expect(model.doGenerateCalls).toHaveLength(0);
     expect(await session().one((r) => r.zcard(tenantKeys(t.tenantId).turnLog))).toBe(0);
     await op('POST', `/tenants/${t.tenantId}/resume`);
-    expect((await appWith(model).post(t.tenantId, t.webhookSecret, { contact: { id: '8' }, text: 'hi again' })).headers.get('x-tenant-suspended')).toBeNull();
+    expect(
+      (await appWith(model).post(t.tenantId, t.webhookSecret, { contact: { id: '8' }, text: 'hi again' })).headers.get(
+        'x-tenant-suspended',
+      ),
+    ).toBeNull();
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
@@ -128,8 +197,19 @@ describe('operator API', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ remaining: 0 });
     expect(await scanPrefix(session(), `t:${t.tenantId}:`)).toEqual([]);
-    expect((await appWith(hello()).post(t.tenantId, t.webhookSecret, { contact: { id: '9' }, text: 'hi' })).status).toBe(401);
-    expect((await app.fetch(new Request(`http://worker.test/v1/tenants/${t.tenantId}/config`, { headers: { authorization: `Bearer ${t.adminSecret}` } }), workerEnv)).status).toBe(401);
+    expect(
+      (await appWith(hello()).post(t.tenantId, t.webhookSecret, { contact: { id: '9' }, text: 'hi' })).status,
+    ).toBe(401);
+    expect(
+      (
+        await app.fetch(
+          new Request(`http://worker.test/v1/tenants/${t.tenantId}/config`, {
+            headers: { authorization: `Bearer ${t.adminSecret}` },
+          }),
+          workerEnv,
+        )
+      ).status,
+    ).toBe(401);
   });
 
   it('key rotation: a new key first in the ring, re-encryption seals everything with it, and then the old key can go; a missing key fails loudly', async () => {

@@ -11,7 +11,18 @@ import { claimDelivery } from '../../src/turn/claim-delivery.js';
 import { signQStashDelivery } from '../support/qstash-signature.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, sandboxCallsFor, seedTenant, session, workerEnv } from '../support/workers-env.js';
-import { deliverMessenger, echoModel, newPsid, postMessenger, seedMessengerTenant, sentTo, textItem, textOf, turnIds, webhookBody } from './messenger-helpers.js';
+import {
+  deliverMessenger,
+  echoModel,
+  newPsid,
+  postMessenger,
+  seedMessengerTenant,
+  sentTo,
+  textItem,
+  textOf,
+  turnIds,
+  webhookBody,
+} from './messenger-helpers.js';
 import { appWith, outboxEntry, turnRecord, type AppUnderTest } from './turn-helpers.js';
 import { tenantApi } from './tenant-api.js';
 
@@ -24,17 +35,34 @@ import { tenantApi } from './tenant-api.js';
  */
 
 const SUSPENDED_REPLY = 'We are closed for now.';
-const brochure = () => scriptedModel([{ calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') }]);
+const brochure = () =>
+  scriptedModel([
+    { calls: [{ tool: 'send_media', input: { flow: 'brochure' } }], reply: reply('Here comes the brochure.') },
+  ]);
 
 async function signed(app: AppUnderTest, path: string, payload: unknown): Promise<Response> {
   const body = JSON.stringify(payload);
   const url = `${workerEnv.PUBLIC_URL!.replace(/\/$/, '')}${path}`;
   const signature = await signQStashDelivery({ key: workerEnv.QSTASH_CURRENT_SIGNING_KEY!, url, body });
-  return app.fetch(new Request(`http://worker.test${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'upstash-signature': signature }, body }));
+  return app.fetch(
+    new Request(`http://worker.test${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'upstash-signature': signature },
+      body,
+    }),
+  );
 }
 
 function inboundOf(tenantId: string, contactId: string, messageKey: string, text: string): InboundMessage {
-  return { tenantId, channel: 'manychat', contactId, messageKey, text, contact: { fields: {} }, receivedAt: new Date().toISOString() };
+  return {
+    tenantId,
+    channel: 'manychat',
+    contactId,
+    messageKey,
+    text,
+    contact: { fields: {} },
+    receivedAt: new Date().toISOString(),
+  };
 }
 
 /** What Redis holds of a delivery's claim: its owner, whether it is listed as open, and its kept job. */
@@ -56,9 +84,16 @@ describe('a suspended tenant: the finish-turn job', () => {
     const turnId = `turn_${crypto.randomUUID().replaceAll('-', '')}`;
     const inbound = inboundOf(tenantId, contactId, 'k:died', 'brochure please');
     // The webhook's Worker claimed the delivery (listing it for the sweeper) and died before the commit.
-    const claim = await claimDelivery(session(), tenantId, inbound.messageKey, contactId, turnId, { job: { turnId, inbound }, dueAt: Date.now() });
+    const claim = await claimDelivery(session(), tenantId, inbound.messageKey, contactId, turnId, {
+      job: { turnId, inbound },
+      dueAt: Date.now(),
+    });
     expect(claim.claimed).toBe(true);
-    expect(await claimState(tenantId, contactId, inbound.messageKey, turnId)).toEqual({ owner: turnId, open: true, job: true });
+    expect(await claimState(tenantId, contactId, inbound.messageKey, turnId)).toEqual({
+      owner: turnId,
+      open: true,
+      job: true,
+    });
 
     await setTenantStatus(session(), tenantId, 'suspended');
     const model = brochure();
@@ -71,13 +106,24 @@ describe('a suspended tenant: the finish-turn job', () => {
     expect(await turnIds(tenantId)).toEqual([]);
     expect(await outboxEntry(tenantId, turnId)).toBeNull();
     // No claim left to hold a retried delivery, nothing for the sweeper to publish again.
-    expect(await claimState(tenantId, contactId, inbound.messageKey, turnId)).toEqual({ owner: null, open: false, job: false });
+    expect(await claimState(tenantId, contactId, inbound.messageKey, turnId)).toEqual({
+      owner: null,
+      open: false,
+      job: false,
+    });
 
     // A second copy of the job (QStash, or the sweep) changes nothing more.
-    expect(await (await signed(app, FINISH_TURN_PATH, { turnId, inbound })).json()).toMatchObject({ outcome: 'suspended', released: false });
+    expect(await (await signed(app, FINISH_TURN_PATH, { turnId, inbound })).json()).toMatchObject({
+      outcome: 'suspended',
+      released: false,
+    });
 
     await setTenantStatus(session(), tenantId, 'active');
-    const retried = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please', message_key: 'died' });
+    const retried = await app.post(tenantId, secret, {
+      contact: { id: contactId },
+      text: 'brochure please',
+      message_key: 'died',
+    });
     expect(retried.status).toBe(200);
     expect(retried.headers.get('x-duplicate-of')).toBeNull();
     expect(model.doGenerateCalls).toHaveLength(1);
@@ -88,7 +134,11 @@ describe('a suspended tenant: the finish-turn job', () => {
     const { tenantId, secret } = await seedTenant();
     const contactId = await newContact();
     const app = appWith(brochure());
-    const first = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please', message_key: 'done' });
+    const first = await app.post(tenantId, secret, {
+      contact: { id: contactId },
+      text: 'brochure please',
+      message_key: 'done',
+    });
     const turnId = first.headers.get('x-turn-id')!;
     const record = await turnRecord(tenantId, turnId);
 
@@ -99,7 +149,11 @@ describe('a suspended tenant: the finish-turn job', () => {
     expect((await claimState(tenantId, contactId, record.inbound.messageKey, turnId)).owner).toBe(turnId);
 
     await setTenantStatus(session(), tenantId, 'active');
-    const retried = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'brochure please', message_key: 'done' });
+    const retried = await app.post(tenantId, secret, {
+      contact: { id: contactId },
+      text: 'brochure please',
+      message_key: 'done',
+    });
     expect(retried.headers.get('x-duplicate-of')).toBe(turnId);
   });
 });
@@ -129,14 +183,26 @@ describe('a suspended tenant: an inbound retry (a message kept through a Redis o
   });
 });
 
-type Block = { content: { messages: { text: string }[]; quick_replies: { caption: string; payload: Record<string, unknown> }[] } };
+type Block = {
+  content: { messages: { text: string }[]; quick_replies: { caption: string; payload: Record<string, unknown> }[] };
+};
 
 describe('a suspended tenant: confirmation buttons', () => {
   async function pendingConfirmation() {
     const tenant = await seedTenant({ suspendedReply: SUSPENDED_REPLY });
     const contactId = await newContact();
-    const app = appWith(scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates as your preferred class?') }]));
-    const res = await app.post(tenant.tenantId, tenant.secret, { contact: { id: contactId }, text: 'I prefer pilates' });
+    const app = appWith(
+      scriptedModel([
+        {
+          calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }],
+          reply: reply('Shall I note pilates as your preferred class?'),
+        },
+      ]),
+    );
+    const res = await app.post(tenant.tenantId, tenant.secret, {
+      contact: { id: contactId },
+      text: 'I prefer pilates',
+    });
     const block = (await res.json()) as Block;
     const record = await turnRecord(tenant.tenantId, res.headers.get('x-turn-id')!);
     expect(record.pendingConfirmation).toMatch(/^cf_/);
@@ -164,8 +230,19 @@ describe('a suspended tenant: confirmation buttons', () => {
   it('Messenger: a Yes postback while suspended is acknowledged and commits nothing', async () => {
     const t = await seedMessengerTenant({ suspendedReply: SUSPENDED_REPLY });
     const psid = await newPsid(t);
-    const app = appWith(scriptedModel([{ calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }], reply: reply('Shall I note pilates as your preferred class?') }]));
-    await app.post(t.tenantId, `secret-${t.tenantId}`, { contact: { id: psid }, text: 'I prefer pilates', message_key: `k-${psid}` });
+    const app = appWith(
+      scriptedModel([
+        {
+          calls: [{ tool: 'record_choice', input: { field: 'preferred_class', value: 'pilates' } }],
+          reply: reply('Shall I note pilates as your preferred class?'),
+        },
+      ]),
+    );
+    await app.post(t.tenantId, `secret-${t.tenantId}`, {
+      contact: { id: psid },
+      text: 'I prefer pilates',
+      message_key: `k-${psid}`,
+    });
     await app.settle();
     const record = await turnRecord(t.tenantId, (await turnIds(t.tenantId))[0]!);
     const pendingId = record.pendingConfirmation!;
@@ -173,7 +250,18 @@ describe('a suspended tenant: confirmation buttons', () => {
     const [yes] = await messengerQuickReplies(record.reply, workerEnv.SESSION_SECRET!, t.tenantId, psid);
 
     await setTenantStatus(session(), t.tenantId, 'suspended');
-    const res = await postMessenger(app, t, webhookBody(t, [{ sender: { id: psid }, recipient: { id: t.pageId }, timestamp: Date.now(), postback: { mid: `m_${psid}_yes`, title: 'Yes', payload: yes!.payload } }]));
+    const res = await postMessenger(
+      app,
+      t,
+      webhookBody(t, [
+        {
+          sender: { id: psid },
+          recipient: { id: t.pageId },
+          timestamp: Date.now(),
+          postback: { mid: `m_${psid}_yes`, title: 'Yes', payload: yes!.payload },
+        },
+      ]),
+    );
     await app.settle();
     expect(res.status).toBe(200);
     expect(res.headers.get('x-tenant-suspended')).toBe('1');
@@ -203,7 +291,9 @@ describe('a suspended tenant: Messenger messages', () => {
     const keys = (await session().one((r) => r.keys(`t:${t.tenantId}:outbox:sus_*`))) as string[];
     expect(keys).toHaveLength(1);
     const entryId = keys[0]!.split(':outbox:')[1]!;
-    expect((await outboxEntry(t.tenantId, entryId))?.actions.map((a) => [a.tool, a.kind, a.args.text])).toEqual([['system:suspended', 'send_content', SUSPENDED_REPLY]]);
+    expect((await outboxEntry(t.tenantId, entryId))?.actions.map((a) => [a.tool, a.kind, a.args.text])).toEqual([
+      ['system:suspended', 'send_content', SUSPENDED_REPLY],
+    ]);
     expect((await deliverMessenger(t, entryId)).outcome).toBe('done');
     expect((await deliverMessenger(t, entryId)).outcome).toBe('done');
     expect((await sentTo(psid)).map(textOf)).toEqual([SUSPENDED_REPLY]);
@@ -214,8 +304,16 @@ describe('a suspended tenant: approvals', () => {
   it('approving performs nothing new while suspended (409, the row still waits); resumed, the same approval performs once', async () => {
     const { tenantId, secret, adminSecret } = await seedTenant();
     const contactId = await newContact();
-    const model = scriptedModel([{ calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }], reply: reply('A team member will review removing the tag.') }]);
-    const res = await appWith(model).post(tenantId, secret, { contact: { id: contactId }, text: 'please remove my interested tag' });
+    const model = scriptedModel([
+      {
+        calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+        reply: reply('A team member will review removing the tag.'),
+      },
+    ]);
+    const res = await appWith(model).post(tenantId, secret, {
+      contact: { id: contactId },
+      text: 'please remove my interested tag',
+    });
     const approvalId = (await turnRecord(tenantId, res.headers.get('x-turn-id')!)).approvals[0]!;
     expect(approvalId).toMatch(/^ap_/);
 
@@ -246,6 +344,8 @@ describe('a suspended tenant: its outbox still drains', () => {
     const delivered = await signed(app, DELIVERY_PATH, { tenantId, turnId });
     expect(delivered.status).toBe(200);
     expect(await delivered.json()).toMatchObject({ outcome: 'done', entryState: 'done' });
-    expect((await sandboxCallsFor(contactId)).filter((c) => c.path.endsWith('/sendFlow') && c.status === 200)).toHaveLength(1);
+    expect(
+      (await sandboxCallsFor(contactId)).filter((c) => c.path.endsWith('/sendFlow') && c.status === 200),
+    ).toHaveLength(1);
   });
 });

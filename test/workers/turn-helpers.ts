@@ -24,8 +24,15 @@ export interface AppUnderTest {
 /** The real Worker app with the model (and optionally the guardrails) replaced. */
 export function appWith(model: LanguageModel, guardrails: readonly Guardrail[] = defaultGuardrails): AppUnderTest {
   const finishJobs: AppUnderTest['finishJobs'] = [];
-  const turnJobs: TurnJobPublisher = { publishFinishTurn: async (job, delaySeconds) => void finishJobs.push({ job, delaySeconds }) };
-  const app = createApp((s) => ({ ...s, model: () => ({ model, modelId: 'scripted-model', offline: false }), guardrails, turnJobs: () => turnJobs }));
+  const turnJobs: TurnJobPublisher = {
+    publishFinishTurn: async (job, delaySeconds) => void finishJobs.push({ job, delaySeconds }),
+  };
+  const app = createApp((s) => ({
+    ...s,
+    model: () => ({ model, modelId: 'scripted-model', offline: false }),
+    guardrails,
+    turnJobs: () => turnJobs,
+  }));
   const contexts: ExecutionContext[] = [];
   const fetchWithCtx = async (request: Request) => {
     const ctx = createExecutionContext();
@@ -38,7 +45,11 @@ export function appWith(model: LanguageModel, guardrails: readonly Guardrail[] =
       fetchWithCtx(
         new Request(`http://worker.test/v1/manychat/${tenantId}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(secret ? { 'x-staged-agent-secret': secret } : {}), ...headers },
+          headers: {
+            'content-type': 'application/json',
+            ...(secret ? { 'x-staged-agent-secret': secret } : {}),
+            ...headers,
+          },
           body: typeof body === 'string' ? body : JSON.stringify(body),
         }),
       ),

@@ -9,7 +9,35 @@ import { wrappedSchema } from '../schema-cache.js';
 /** Built once (its JSON Schema computed once, see tools/schema-cache.ts). */
 const QUERY_INPUT = wrappedSchema(z.object({ query: z.string().min(1).max(500) }));
 
-const STOP = new Set(['the', 'and', 'for', 'you', 'your', 'are', 'what', 'how', 'can', 'does', 'with', 'this', 'that', 'have', 'from', 'about', 'is', 'do', 'a', 'an', 'to', 'of', 'in', 'on', 'i', 'my', 'me']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'you',
+  'your',
+  'are',
+  'what',
+  'how',
+  'can',
+  'does',
+  'with',
+  'this',
+  'that',
+  'have',
+  'from',
+  'about',
+  'is',
+  'do',
+  'a',
+  'an',
+  'to',
+  'of',
+  'in',
+  'on',
+  'i',
+  'my',
+  'me',
+]);
 
 export function significantWords(text: string): Set<string> {
   return new Set(

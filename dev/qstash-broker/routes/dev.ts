@@ -6,7 +6,9 @@ import type { BrokerParts } from './parts.js';
 /** Dev-only controls (no auth, not in QStash): inspect messages, pause deliveries, fail publishes, fire a schedule. */
 export function devRoutes({ engine, scheduler, setFailPublishes }: BrokerParts): Route[] {
   return [
-    route('GET', /^\/__dev\/messages$/, ({ res }) => sendJson(res, 200, { paused: engine.isPaused, messages: engine.all().map(devMessageView) })),
+    route('GET', /^\/__dev\/messages$/, ({ res }) =>
+      sendJson(res, 200, { paused: engine.isPaused, messages: engine.all().map(devMessageView) }),
+    ),
     route('GET', /^\/__dev\/messages\/([^/]+)$/, ({ res, match }) => {
       const m = engine.get(decodeSegment(match[1] ?? ''));
       if (!m) throw new HttpError(404, 'message not found');
@@ -22,7 +24,8 @@ export function devRoutes({ engine, scheduler, setFailPublishes }: BrokerParts):
       } catch {
         throw new BadRequest('fail-publish body must be JSON like {"count": 2}');
       }
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new BadRequest('fail-publish "count" must be a non-negative integer');
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+        throw new BadRequest('fail-publish "count" must be a non-negative integer');
       setFailPublishes(count);
       sendJson(res, 200, { failPublish: count });
     }),

@@ -9,13 +9,24 @@ import type { BrokerParts } from './parts.js';
  * name; answers `logs`). Newest first by default; the cursor is opaque (an event sequence number,
  * where real QStash uses a timestamp), so pass back whatever the last page returned.
  */
-const spec = (endpoint: string): QuerySpec => ({ endpoint, filters: LOG_FILTERS, params: ['cursor', 'count', 'order', 'messageIds'], count: { default: 100, max: 1000 } });
+const spec = (endpoint: string): QuerySpec => ({
+  endpoint,
+  filters: LOG_FILTERS,
+  params: ['cursor', 'count', 'order', 'messageIds'],
+  count: { default: 100, max: 1000 },
+});
 
 export function logRoutes({ engine }: BrokerParts): Route[] {
   const page = (query: URLSearchParams, endpoint: string) => {
     const q = parseQuery(query, spec(endpoint));
-    const matching = engine.events.all().filter((e) => (!q.ids || q.ids.includes(e.message.messageId)) && matches(q.filters, logSubject(e)));
-    const { items, cursor } = pageBySeq(matching, { order: q.order ?? 'latestFirst', cursor: q.cursor, count: q.count ?? 100 });
+    const matching = engine.events
+      .all()
+      .filter((e) => (!q.ids || q.ids.includes(e.message.messageId)) && matches(q.filters, logSubject(e)));
+    const { items, cursor } = pageBySeq(matching, {
+      order: q.order ?? 'latestFirst',
+      cursor: q.cursor,
+      count: q.count ?? 100,
+    });
     return { entries: items.map(logView), cursor };
   };
   return [

@@ -8,7 +8,10 @@ import { NotOffered } from '../parse.js';
 const FEATURES: [RegExp, string][] = [
   [/^\/v2\/(queues|enqueue)(\/|$)/, 'queues'],
   [/^\/v2\/topics(\/|$)/, 'URL groups (topics)'],
-  [/^\/v2\/(flowControl|globalParallelism)(\/|$)/, 'flow-control management API (the parallelism and rate of flowControl on publish are applied)'],
+  [
+    /^\/v2\/(flowControl|globalParallelism)(\/|$)/,
+    'flow-control management API (the parallelism and rate of flowControl on publish are applied)',
+  ],
   [/^\/v2\/(workflows|wait|notify)(\/|$)/, 'workflows'],
   [/^\/v2\/keys\/rotate$/, 'signing-key rotation'],
   [/^\/llm\//, 'LLM API'],
@@ -20,7 +23,9 @@ export function notOfferedRoutes(): Route[] {
   return FEATURES.map(([pattern, feature]) =>
     route(METHODS, pattern, ({ req }) => {
       const path = (req.url ?? '').split('?')[0];
-      throw new NotOffered(`${req.method} ${path} is not offered by the local QStash stand-in (dev/qstash-broker.ts): no ${feature}. It implements publish, batch, messages, the DLQ, schedules and logs (/v2/events).`);
+      throw new NotOffered(
+        `${req.method} ${path} is not offered by the local QStash stand-in (dev/qstash-broker.ts): no ${feature}. It implements publish, batch, messages, the DLQ, schedules and logs (/v2/events).`,
+      );
     }),
   );
 }

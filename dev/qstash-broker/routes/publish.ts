@@ -22,7 +22,10 @@ function parseBatch(body: Buffer): BatchItem[] {
     if (typeof item !== 'object' || item === null) throw new BadRequest(`batch[${i}] must be an object`);
     const { destination, headers = {}, body = '', queue } = item as Record<string, unknown>;
     if (typeof destination !== 'string') throw new BadRequest(`batch[${i}].destination must be a string`);
-    if (queue !== undefined) throw new NotOffered(`batch[${i}].queue: queues are not offered by the local QStash stand-in (dev/qstash-broker.ts); publish without a queue`);
+    if (queue !== undefined)
+      throw new NotOffered(
+        `batch[${i}].queue: queues are not offered by the local QStash stand-in (dev/qstash-broker.ts); publish without a queue`,
+      );
     if (typeof body !== 'string') throw new BadRequest(`batch[${i}].body must be a string`);
     if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
       throw new BadRequest(`batch[${i}].headers must be an object of strings`);
@@ -35,7 +38,8 @@ function parseBatch(body: Buffer): BatchItem[] {
   });
 }
 
-const publishAnswer = (r: { messageId: string; deduplicated: boolean }) => (r.deduplicated ? { messageId: r.messageId, deduplicated: true } : { messageId: r.messageId });
+const publishAnswer = (r: { messageId: string; deduplicated: boolean }) =>
+  r.deduplicated ? { messageId: r.messageId, deduplicated: true } : { messageId: r.messageId };
 
 export function publishRoutes({ engine, signingKeys, maybeFailPublish }: BrokerParts): Route[] {
   return [

@@ -22,13 +22,22 @@ export function scheduleRoutes({ scheduler }: BrokerParts): Route[] {
         const cron = headers.get('upstash-cron');
         if (cron === null) throw new BadRequest('missing Upstash-Cron header (e.g. "*/5 * * * *")');
         if (headers.has('upstash-queue-name')) {
-          throw new NotOffered('Upstash-Queue-Name: queues are not offered by the local QStash stand-in (dev/qstash-broker.ts); create the schedule without a queue');
+          throw new NotOffered(
+            'Upstash-Queue-Name: queues are not offered by the local QStash stand-in (dev/qstash-broker.ts); create the schedule without a queue',
+          );
         }
         const raw = match[1] ?? '';
         const destination = parseDestination(raw.includes('://') ? raw : decodeSegment(raw));
         const spec = parsePublishHeaders(headers);
         const body = await readBody(req);
-        const scheduleId = scheduler.upsert({ scheduleId: headers.get('upstash-schedule-id') ?? undefined, cron, destination, spec, body, callerIp: callerIp(req) });
+        const scheduleId = scheduler.upsert({
+          scheduleId: headers.get('upstash-schedule-id') ?? undefined,
+          cron,
+          destination,
+          spec,
+          body,
+          callerIp: callerIp(req),
+        });
         sendJson(res, 200, { scheduleId });
       },
       true,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MANYCHAT_CHANNELS, MANYCHAT_CHANNEL_LIMITS, manyChatWindow, type ManyChatChannel } from '../../../core/manychat-channels.js';
+import {
+  MANYCHAT_CHANNELS,
+  MANYCHAT_CHANNEL_LIMITS,
+  manyChatWindow,
+  type ManyChatChannel,
+} from '../../../core/manychat-channels.js';
 import type { OutgoingReply } from '../../../core/turn-record.js';
 import { createManyChatClient } from '../../../outbox/manychat-client.js';
 import { dynamicBlockSchema, sendContentBodySchema } from '../../../test/support/manychat-channel-schemas.js';
@@ -16,10 +21,19 @@ const confirmation: OutgoingReply = {
     { caption: 'No', callback: { pendingId: 'p1', answer: 'no', nonce: 'n1' } },
   ],
 } as OutgoingReply;
-const suggestions: OutgoingReply = { text: 'Anything else?', quickReplies: ['Prices', 'Timetable', 'Parking', 'Teachers', 'Hours'].map((caption) => ({ caption })) } as OutgoingReply;
+const suggestions: OutgoingReply = {
+  text: 'Anything else?',
+  quickReplies: ['Prices', 'Timetable', 'Parking', 'Teachers', 'Hours'].map((caption) => ({ caption })),
+} as OutgoingReply;
 const plain: OutgoingReply = { text: 'We are open 7:00 to 21:00.', quickReplies: [] } as OutgoingReply;
 const long: OutgoingReply = { text: `${'word '.repeat(900)}end.`, quickReplies: [] } as OutgoingReply;
-const REPLIES = { plain, confirmation, suggestions, long, empty: { text: '', quickReplies: [] } as unknown as OutgoingReply };
+const REPLIES = {
+  plain,
+  confirmation,
+  suggestions,
+  long,
+  empty: { text: '', quickReplies: [] } as unknown as OutgoingReply,
+};
 
 /** Every reply shape the product sends, on one channel: the webhook's Dynamic Block and the outbox's sendContent body. */
 async function shapes(channel: ManyChatChannel) {
@@ -29,11 +43,21 @@ async function shapes(channel: ManyChatChannel) {
     const block = toDynamicBlock(reply, buttons, channel);
     let sent: unknown = null;
     if (reply.text) {
-      const client = createManyChatClient({ baseUrl: 'https://api.manychat.test', apiKey: '1:k', timeoutMs: 1000, fetch: (async (_url: string, init: RequestInit) => {
-        sent = JSON.parse(String(init.body));
-        return new Response('{"status":"success"}', { status: 200 });
-      }) as typeof fetch });
-      const result = await client.sendContent('42', { text: reply.text, ...(buttons.length ? { quickReplies: buttons } : {}) }, channel === 'facebook' ? 'ACCOUNT_UPDATE' : undefined, { channel, lastInboundAt: new Date().toISOString() });
+      const client = createManyChatClient({
+        baseUrl: 'https://api.manychat.test',
+        apiKey: '1:k',
+        timeoutMs: 1000,
+        fetch: (async (_url: string, init: RequestInit) => {
+          sent = JSON.parse(String(init.body));
+          return new Response('{"status":"success"}', { status: 200 });
+        }) as typeof fetch,
+      });
+      const result = await client.sendContent(
+        '42',
+        { text: reply.text, ...(buttons.length ? { quickReplies: buttons } : {}) },
+        channel === 'facebook' ? 'ACCOUNT_UPDATE' : undefined,
+        { channel, lastInboundAt: new Date().toISOString() },
+      );
       expect(result.ok, name).toBe(true);
     }
     out.push({ name, block, sent });
@@ -53,38 +77,59 @@ describe.each(MANYCHAT_CHANNELS)('every reply shape on %s is one ManyChat docume
     }
   });
 
-  it('a confirmation\'s Yes and No reach the contact as something to press, signed and pinned to the row', async () => {
+  it("a confirmation's Yes and No reach the contact as something to press, signed and pinned to the row", async () => {
     const buttons = await signedQuickReplies(confirmation, CALLBACK, 'secret', 't1', '42', channel);
     const { content } = toDynamicBlock(confirmation, buttons, channel);
-    const pressable = MANYCHAT_CHANNEL_LIMITS[channel].quickReplies ? content.quick_replies! : content.messages.at(-1)!.buttons!;
+    const pressable = MANYCHAT_CHANNEL_LIMITS[channel].quickReplies
+      ? content.quick_replies!
+      : content.messages.at(-1)!.buttons!;
     expect(pressable.map((b) => b.caption)).toEqual(['Yes', 'No']);
     for (const b of pressable) {
       expect(b.type).toBe('dynamic_block_callback');
-      expect(b.payload).toMatchObject({ contact: { id: '42' }, callback: { kind: 'confirm', pendingId: 'p1', nonce: 'n1' } });
+      expect(b.payload).toMatchObject({
+        contact: { id: '42' },
+        callback: { kind: 'confirm', pendingId: 'p1', nonce: 'n1' },
+      });
       expect(typeof b.payload.sig).toBe('string');
       // The press comes back knowing the channel to answer in (Facebook: none needed).
-      expect(contactChannel({ contact: { id: '42' }, ...(b.payload.channel ? { channel: b.payload.channel as ManyChatChannel } : {}) } as never).channel).toBe(channel);
+      expect(
+        contactChannel({
+          contact: { id: '42' },
+          ...(b.payload.channel ? { channel: b.payload.channel as ManyChatChannel } : {}),
+        } as never).channel,
+      ).toBe(channel);
     }
   });
 });
 
 describe('per-channel rules', () => {
   it('quick replies only on Facebook and Instagram; on WhatsApp and Telegram at most three buttons on the text, Yes/No never dropped', async () => {
-    const mixed: OutgoingReply = { text: 'x', quickReplies: [...suggestions.quickReplies, ...confirmation.quickReplies] } as OutgoingReply;
+    const mixed: OutgoingReply = {
+      text: 'x',
+      quickReplies: [...suggestions.quickReplies, ...confirmation.quickReplies],
+    } as OutgoingReply;
     for (const channel of ['whatsapp', 'telegram'] as const) {
-      const { content } = toDynamicBlock(mixed, await signedQuickReplies(mixed, CALLBACK, 's', 't1', '42', channel), channel);
+      const { content } = toDynamicBlock(
+        mixed,
+        await signedQuickReplies(mixed, CALLBACK, 's', 't1', '42', channel),
+        channel,
+      );
       expect(content.quick_replies).toBeUndefined();
       expect(content.messages.at(-1)!.buttons!.map((b) => b.caption)).toEqual(['Yes', 'No', 'Prices']);
     }
-    expect(toDynamicBlock(mixed, await signedQuickReplies(mixed, CALLBACK, 's', 't1', '42', 'instagram'), 'instagram').content.quick_replies).toHaveLength(7);
+    expect(
+      toDynamicBlock(mixed, await signedQuickReplies(mixed, CALLBACK, 's', 't1', '42', 'instagram'), 'instagram')
+        .content.quick_replies,
+    ).toHaveLength(7);
   });
 
   it('content.type on Instagram, WhatsApp and Telegram; none on Facebook', () => {
     expect(toDynamicBlock(plain, [], 'facebook').content).not.toHaveProperty('type');
-    for (const c of ['instagram', 'whatsapp', 'telegram'] as const) expect(toDynamicBlock(plain, [], c).content.type).toBe(c);
+    for (const c of ['instagram', 'whatsapp', 'telegram'] as const)
+      expect(toDynamicBlock(plain, [], c).content.type).toBe(c);
   });
 
-  it('text past the channel\'s limit is split into several messages, never cut off', () => {
+  it("text past the channel's limit is split into several messages, never cut off", () => {
     const { content } = toDynamicBlock(long, [], 'instagram');
     expect(content.messages.length).toBeGreaterThan(1);
     expect(content.messages.every((m) => m.text.length <= 1000)).toBe(true);
@@ -95,41 +140,106 @@ describe('per-channel rules', () => {
     const now = Date.parse('2026-03-01T12:00:00Z');
     const old = '2026-02-28T11:00:00Z';
     expect(manyChatWindow('whatsapp', old, now)).toMatchObject({ ok: false, why: expect.stringContaining('template') });
-    expect(manyChatWindow('instagram', old, now)).toMatchObject({ ok: false, why: expect.stringContaining('human-agent') });
+    expect(manyChatWindow('instagram', old, now)).toMatchObject({
+      ok: false,
+      why: expect.stringContaining('human-agent'),
+    });
     expect(manyChatWindow('whatsapp', '2026-03-01T00:00:00Z', now)).toEqual({ ok: true });
     expect(manyChatWindow('whatsapp', 'yesterday', now).ok).toBe(false);
     expect(manyChatWindow('telegram', old, now)).toEqual({ ok: true });
     expect(manyChatWindow('facebook', old, now)).toEqual({ ok: true });
   });
 
-  it('outside WhatsApp\'s session the outbox sends nothing and says why (a permanent refusal: a dead letter)', async () => {
+  it("outside WhatsApp's session the outbox sends nothing and says why (a permanent refusal: a dead letter)", async () => {
     let called = false;
-    const client = createManyChatClient({ baseUrl: 'https://api.manychat.test', apiKey: '1:k', timeoutMs: 1000, now: () => Date.parse('2026-03-01T12:00:00Z'), fetch: (async () => {
-      called = true;
-      return new Response('{"status":"success"}');
-    }) as unknown as typeof fetch });
-    const result = await client.sendContent('42', { text: 'Your brochure is on its way' }, undefined, { channel: 'whatsapp', lastInboundAt: '2026-02-27T12:00:00Z' });
-    expect(result).toMatchObject({ ok: false, kind: 'permanent', message: expect.stringContaining("WhatsApp's 24-hour session") });
+    const client = createManyChatClient({
+      baseUrl: 'https://api.manychat.test',
+      apiKey: '1:k',
+      timeoutMs: 1000,
+      now: () => Date.parse('2026-03-01T12:00:00Z'),
+      fetch: (async () => {
+        called = true;
+        return new Response('{"status":"success"}');
+      }) as unknown as typeof fetch,
+    });
+    const result = await client.sendContent('42', { text: 'Your brochure is on its way' }, undefined, {
+      channel: 'whatsapp',
+      lastInboundAt: '2026-02-27T12:00:00Z',
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      kind: 'permanent',
+      message: expect.stringContaining("WhatsApp's 24-hour session"),
+    });
     expect(called).toBe(false);
   });
 });
 
 describe('contactChannel: the channel of a delivery', () => {
   it('the template names it; else Full Contact Data tells it; else Facebook, marked unknown (the route logs it)', () => {
-    expect(contactChannel({ channel: 'telegram', contact: { id: '1' } })).toMatchObject({ channel: 'telegram', from: 'template' });
-    expect(contactChannel({ contact: { id: '1', ig_id: 178, ig_username: 'a', ig_last_interaction: '2026-01-02T00:00:00Z', last_interaction: '2026-01-01T00:00:00Z' } })).toEqual({ channel: 'instagram', from: 'fields', lastInteraction: '2026-01-02T00:00:00Z' });
-    expect(contactChannel({ contact: { id: '1', whatsapp_phone: '+49151', last_interaction: '2026-01-01T00:00:00Z' } })).toMatchObject({ channel: 'whatsapp', from: 'fields' });
-    expect(contactChannel({ contact: { id: '1', ig_id: null, whatsapp_phone: null, last_interaction: '2026-01-01T00:00:00Z' } })).toMatchObject({ channel: 'facebook', from: 'fields' });
-    expect(contactChannel({ contact: { id: '1', last_interaction: '2026-01-01T00:00:00Z' } })).toMatchObject({ channel: 'facebook', from: 'unknown' });
+    expect(contactChannel({ channel: 'telegram', contact: { id: '1' } })).toMatchObject({
+      channel: 'telegram',
+      from: 'template',
+    });
+    expect(
+      contactChannel({
+        contact: {
+          id: '1',
+          ig_id: 178,
+          ig_username: 'a',
+          ig_last_interaction: '2026-01-02T00:00:00Z',
+          last_interaction: '2026-01-01T00:00:00Z',
+        },
+      }),
+    ).toEqual({ channel: 'instagram', from: 'fields', lastInteraction: '2026-01-02T00:00:00Z' });
+    expect(
+      contactChannel({ contact: { id: '1', whatsapp_phone: '+49151', last_interaction: '2026-01-01T00:00:00Z' } }),
+    ).toMatchObject({ channel: 'whatsapp', from: 'fields' });
+    expect(
+      contactChannel({
+        contact: { id: '1', ig_id: null, whatsapp_phone: null, last_interaction: '2026-01-01T00:00:00Z' },
+      }),
+    ).toMatchObject({ channel: 'facebook', from: 'fields' });
+    expect(contactChannel({ contact: { id: '1', last_interaction: '2026-01-01T00:00:00Z' } })).toMatchObject({
+      channel: 'facebook',
+      from: 'unknown',
+    });
     // Both Instagram and WhatsApp: the newest own last-interaction wins; a tie cannot be told.
-    expect(contactChannel({ contact: { id: '1', ig_id: 1, whatsapp_phone: '+1', ig_last_interaction: '2026-01-03T00:00:00Z', last_interaction: '2026-01-01T00:00:00Z' } }).channel).toBe('instagram');
-    expect(contactChannel({ contact: { id: '1', ig_id: 1, whatsapp_phone: '+1', ig_last_interaction: '2026-01-01T00:00:00Z', last_interaction: '2026-01-01T00:00:00Z' } })).toMatchObject({ channel: 'facebook', from: 'unknown' });
+    expect(
+      contactChannel({
+        contact: {
+          id: '1',
+          ig_id: 1,
+          whatsapp_phone: '+1',
+          ig_last_interaction: '2026-01-03T00:00:00Z',
+          last_interaction: '2026-01-01T00:00:00Z',
+        },
+      }).channel,
+    ).toBe('instagram');
+    expect(
+      contactChannel({
+        contact: {
+          id: '1',
+          ig_id: 1,
+          whatsapp_phone: '+1',
+          ig_last_interaction: '2026-01-01T00:00:00Z',
+          last_interaction: '2026-01-01T00:00:00Z',
+        },
+      }),
+    ).toMatchObject({ channel: 'facebook', from: 'unknown' });
   });
 
-  it('the delivery key uses the channel\'s own last-interaction field', async () => {
-    const webhook = { channel: 'instagram' as const, contact: { id: '7', ig_last_interaction: '2026-01-02T00:00:00Z', last_interaction: '2025-12-01T00:00:00Z' } };
-    expect(await manyChatMessageKey(webhook, 'hi', new Date(), contactChannel(webhook))).toMatch(/^li:instagram:7:2026-01-02T00:00:00Z:[0-9a-f]{32}$/);
+  it("the delivery key uses the channel's own last-interaction field", async () => {
+    const webhook = {
+      channel: 'instagram' as const,
+      contact: { id: '7', ig_last_interaction: '2026-01-02T00:00:00Z', last_interaction: '2025-12-01T00:00:00Z' },
+    };
+    expect(await manyChatMessageKey(webhook, 'hi', new Date(), contactChannel(webhook))).toMatch(
+      /^li:instagram:7:2026-01-02T00:00:00Z:[0-9a-f]{32}$/,
+    );
     const fb = { contact: { id: '7', last_interaction: '2025-12-01T00:00:00Z' } };
-    expect(await manyChatMessageKey(fb, 'hi', new Date(), contactChannel(fb))).toMatch(/^li:7:2025-12-01T00:00:00Z:[0-9a-f]{32}$/);
+    expect(await manyChatMessageKey(fb, 'hi', new Date(), contactChannel(fb))).toMatch(
+      /^li:7:2025-12-01T00:00:00Z:[0-9a-f]{32}$/,
+    );
   });
 });

@@ -10,6 +10,21 @@ export const manyChatChannel: ChannelDefinition = {
   name: 'manychat',
   replies: 'webhook',
   orderedReplies: false,
-  renderButtons: async (reply, ctx) => (ctx.callbackUrl ? signedQuickReplies({ text: '', quickReplies: reply.quickReplies }, ctx.callbackUrl, ctx.secret, ctx.tenantId, ctx.contactId, ctx.surface) : []),
-  replyArgs: (inbound) => ({ ...(inbound.surface ? { surface: inbound.surface } : {}), ...(inbound.contact.lastInteraction && !Number.isNaN(Date.parse(inbound.contact.lastInteraction)) ? { lastInboundAt: new Date(Date.parse(inbound.contact.lastInteraction)).toISOString() } : {}) }),
+  renderButtons: async (reply, ctx) =>
+    ctx.callbackUrl
+      ? signedQuickReplies(
+          { text: '', quickReplies: reply.quickReplies },
+          ctx.callbackUrl,
+          ctx.secret,
+          ctx.tenantId,
+          ctx.contactId,
+          ctx.surface,
+        )
+      : [],
+  replyArgs: (inbound) => ({
+    ...(inbound.surface ? { surface: inbound.surface } : {}),
+    ...(inbound.contact.lastInteraction && !Number.isNaN(Date.parse(inbound.contact.lastInteraction))
+      ? { lastInboundAt: new Date(Date.parse(inbound.contact.lastInteraction)).toISOString() }
+      : {}),
+  }),
 };

@@ -26,11 +26,14 @@ const present = (v: unknown) => v !== undefined && v !== null && v !== '' && v !
 export function contactChannel(webhook: Pick<ManyChatWebhook, 'contact' | 'channel'>): ContactChannel {
   const c = webhook.contact as Record<string, unknown>;
   const at = (channel: ManyChatChannel) => {
-    const v = c[MANYCHAT_CHANNEL_LIMITS[channel].lastInteractionField] ?? (channel === 'instagram' ? undefined : c.last_interaction);
+    const v =
+      c[MANYCHAT_CHANNEL_LIMITS[channel].lastInteractionField] ??
+      (channel === 'instagram' ? undefined : c.last_interaction);
     return typeof v === 'string' && v ? v : undefined;
   };
   const withTime = (channel: ManyChatChannel, from: ContactChannel['from']): ContactChannel => {
-    const lastInteraction = at(channel) ?? (typeof c.last_interaction === 'string' && c.last_interaction ? c.last_interaction : undefined);
+    const lastInteraction =
+      at(channel) ?? (typeof c.last_interaction === 'string' && c.last_interaction ? c.last_interaction : undefined);
     return { channel, from, ...(lastInteraction ? { lastInteraction } : {}) };
   };
   if (webhook.channel) return withTime(webhook.channel, 'template');
@@ -41,7 +44,10 @@ export function contactChannel(webhook: Pick<ManyChatWebhook, 'contact' | 'chann
   if (candidates.length === 0) return withTime('facebook', knowsFields ? 'fields' : 'unknown');
   if (candidates.length === 1) return withTime(candidates[0]!, 'fields');
   // Several: the newest own last-interaction wins; a tie or no times cannot be told.
-  const timed = candidates.map((ch) => ({ ch, t: Date.parse(at(ch) ?? '') })).filter((x) => !Number.isNaN(x.t)).sort((a, b) => b.t - a.t);
+  const timed = candidates
+    .map((ch) => ({ ch, t: Date.parse(at(ch) ?? '') }))
+    .filter((x) => !Number.isNaN(x.t))
+    .sort((a, b) => b.t - a.t);
   if (timed.length && (timed.length === 1 || timed[0]!.t > timed[1]!.t)) return withTime(timed[0]!.ch, 'fields');
   return withTime('facebook', 'unknown');
 }

@@ -13,6 +13,10 @@ export interface DynamicBlockResponse {
   content: ManyChatContent;
 }
 
-export function toDynamicBlock(reply: Pick<OutgoingReply, 'text'>, quickReplies: ManyChatCallbackButton[] = [], channel: ManyChatChannel = 'facebook'): DynamicBlockResponse {
+export function toDynamicBlock(
+  reply: Pick<OutgoingReply, 'text'>,
+  quickReplies: ManyChatCallbackButton[] = [],
+  channel: ManyChatChannel = 'facebook',
+): DynamicBlockResponse {
   return { version: 'v2', content: renderManyChatContent(channel, reply.text, quickReplies) };
 }

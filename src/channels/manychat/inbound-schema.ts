@@ -10,7 +10,9 @@ import { ManyChatChannelSchema } from '../../../core/manychat-channels.js';
  */
 export const ManyChatContactSchema = z
   .object({
-    id: z.union([z.string().regex(/^\d{1,30}$/, 'must be a numeric id'), z.number().int().nonnegative()]).transform(String),
+    id: z
+      .union([z.string().regex(/^\d{1,30}$/, 'must be a numeric id'), z.number().int().nonnegative()])
+      .transform(String),
     page_id: z.union([z.string(), z.number()]).transform(String).optional(),
     name: z.string().max(200).nullish(),
     first_name: z.string().max(200).nullish(),
@@ -32,7 +34,12 @@ export const ManyChatContactSchema = z
 
 /** A button we issued (signed; see src/approvals/callback-signature.ts). */
 export const ManyChatCallbackSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('confirm'), pendingId: KeyIdSchema, answer: z.enum(['yes', 'no']), nonce: z.string().min(1).max(200) }),
+  z.object({
+    kind: z.literal('confirm'),
+    pendingId: KeyIdSchema,
+    answer: z.enum(['yes', 'no']),
+    nonce: z.string().min(1).max(200),
+  }),
   z.object({ kind: z.literal('suggest'), text: z.string().min(1).max(100), nonce: z.string().min(1).max(200) }),
 ]);
 
@@ -41,7 +48,10 @@ const Wrapped = z.object({
   /** The channel the flow runs on; a button press carries the channel its buttons were rendered for. */
   channel: ManyChatChannelSchema.optional(),
   /** What the contact attached, if the template passes it (e.g. an image URL field): described to the model, never fetched. */
-  attachments: z.array(z.object({ type: z.string().min(1).max(40), url: z.string().max(2000).optional() })).max(20).optional(),
+  attachments: z
+    .array(z.object({ type: z.string().min(1).max(40), url: z.string().max(2000).optional() }))
+    .max(20)
+    .optional(),
   text: z.string().max(4000).optional(),
   message_key: z.string().min(1).max(200).optional(),
   callback: ManyChatCallbackSchema.optional(),
@@ -52,14 +62,21 @@ const Wrapped = z.object({
 export type ManyChatWebhook = z.infer<typeof Wrapped>;
 
 /** Accepts the wrapped form or the bare contact object; says which field is wrong otherwise. */
-export function parseManyChatWebhook(body: unknown): { ok: true; value: ManyChatWebhook } | { ok: false; problems: string[] } {
+export function parseManyChatWebhook(
+  body: unknown,
+): { ok: true; value: ManyChatWebhook } | { ok: false; problems: string[] } {
   const looksWrapped = typeof body === 'object' && body !== null && 'contact' in body;
   const parsed = looksWrapped ? Wrapped.safeParse(body) : ManyChatContactSchema.safeParse(body);
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.map((i) => `${(looksWrapped ? i.path : ['contact', ...i.path]).join('.') || '(body)'}: ${i.message}`),
+      problems: parsed.error.issues.map(
+        (i) => `${(looksWrapped ? i.path : ['contact', ...i.path]).join('.') || '(body)'}: ${i.message}`,
+      ),
     };
   }
-  return { ok: true, value: looksWrapped ? (parsed.data as ManyChatWebhook) : { contact: parsed.data as ManyChatWebhook['contact'] } };
+  return {
+    ok: true,
+    value: looksWrapped ? (parsed.data as ManyChatWebhook) : { contact: parsed.data as ManyChatWebhook['contact'] },
+  };
 }

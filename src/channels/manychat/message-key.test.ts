@@ -5,16 +5,27 @@ import { TTL } from '../../../core/storage/keys.js';
 
 const minuteStart = Math.floor(Date.now() / 60_000) * 60_000;
 const at = (offsetMs: number) => new Date(minuteStart + offsetMs);
-const webhook = (contact: Partial<ManyChatWebhook['contact']> = {}, messageKey?: string): ManyChatWebhook => ({ contact: { id: '1001', ...contact }, ...(messageKey ? { message_key: messageKey } : {}) });
-const hex = async (s: string) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)))].slice(0, 16).map((b) => b.toString(16).padStart(2, '0')).join('');
+const webhook = (contact: Partial<ManyChatWebhook['contact']> = {}, messageKey?: string): ManyChatWebhook => ({
+  contact: { id: '1001', ...contact },
+  ...(messageKey ? { message_key: messageKey } : {}),
+});
+const hex = async (s: string) =>
+  [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)))]
+    .slice(0, 16)
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 
-describe("manyChatMessageKey: the delivery key, in order of precedence", () => {
+describe('manyChatMessageKey: the delivery key, in order of precedence', () => {
   it("the template's own message_key wins, whatever else is there (with the message's digest)", async () => {
-    expect(await manyChatMessageKey(webhook({ last_interaction: '2026-01-01T10:00:00Z' }, 'msg-42'), 'hi', at(0))).toBe(`k:msg-42:${await hex('hi')}`);
+    expect(await manyChatMessageKey(webhook({ last_interaction: '2026-01-01T10:00:00Z' }, 'msg-42'), 'hi', at(0))).toBe(
+      `k:msg-42:${await hex('hi')}`,
+    );
   });
 
   it('else the contact id with its last_interaction time (with the message digest)', async () => {
-    expect(await manyChatMessageKey(webhook({ last_interaction: '2026-01-01T10:00:00Z' }), 'hi', at(0))).toBe(`li:1001:2026-01-01T10:00:00Z:${await hex('hi')}`);
+    expect(await manyChatMessageKey(webhook({ last_interaction: '2026-01-01T10:00:00Z' }), 'hi', at(0))).toBe(
+      `li:1001:2026-01-01T10:00:00Z:${await hex('hi')}`,
+    );
   });
 
   it('else a hash of contact and text (SHA-256, first 16 bytes, hex): no wall-clock minute in it', async () => {

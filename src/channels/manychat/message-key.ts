@@ -16,7 +16,12 @@ export { claimTtlSeconds, FALLBACK_KEY_WINDOW_SECONDS } from '../../../core/stor
  * key with other words (a template key that is not unique, a `last_interaction` ManyChat did not
  * move) is a new turn, never folded into the earlier one whose old reply the contact would get.
  */
-export async function manyChatMessageKey(webhook: ManyChatWebhook, text: string, _receivedAt: Date, channel?: ContactChannel): Promise<string> {
+export async function manyChatMessageKey(
+  webhook: ManyChatWebhook,
+  text: string,
+  _receivedAt: Date,
+  channel?: ContactChannel,
+): Promise<string> {
   if (webhook.message_key) return `k:${webhook.message_key}:${await digest16(text)}`;
   const lastInteraction = channel ? channel.lastInteraction : webhook.contact.last_interaction;
   if (lastInteraction) {
@@ -28,5 +33,8 @@ export async function manyChatMessageKey(webhook: ManyChatWebhook, text: string,
 
 async function digest16(value: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
-  return [...new Uint8Array(digest)].slice(0, 16).map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...new Uint8Array(digest)]
+    .slice(0, 16)
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }

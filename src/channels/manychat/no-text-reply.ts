@@ -9,8 +9,15 @@ export function attachmentsOfInput(text: string): { type: string; url: string }[
     return [];
   }
   // Only the platforms' own media hosts: a contact who pastes a link wrote a message, not an attachment.
-  if (!/(^|\.)(fbsbx\.com|fbcdn\.net|cdninstagram\.com|whatsapp\.net|manychat\.com|telegram\.org)$/.test(url.hostname)) return [];
+  if (!/(^|\.)(fbsbx\.com|fbcdn\.net|cdninstagram\.com|whatsapp\.net|manychat\.com|telegram\.org)$/.test(url.hostname))
+    return [];
   const path = url.pathname.toLowerCase();
-  const type = /\.(jpe?g|png|gif|webp|heic)$/.test(path) ? 'image' : /\.(mp4|mov|webm)$/.test(path) ? 'video' : /\.(mp3|m4a|ogg|oga|opus|aac|wav)$/.test(path) ? 'audio' : 'file';
+  const type = /\.(jpe?g|png|gif|webp|heic)$/.test(path)
+    ? 'image'
+    : /\.(mp4|mov|webm)$/.test(path)
+      ? 'video'
+      : /\.(mp3|m4a|ogg|oga|opus|aac|wav)$/.test(path)
+        ? 'audio'
+        : 'file';
   return [{ type, url: trimmed }];
 }

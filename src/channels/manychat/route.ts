@@ -31,14 +31,21 @@ export function manyChatRoutes() {
     // a confirmation press answered from memory: it commits with no claim (whose round trip checks
     // a message's cached tenant), and the tenant may have been suspended since.
     const confirmPress = auth.via === 'callback' && auth.claim.kind === 'confirm';
-    if ((c.get('tenant').meta.status === 'suspended' || confirmPress) && c.get('tenantFromCache') && !c.get('storageDown')) {
+    if (
+      (c.get('tenant').meta.status === 'suspended' || confirmPress) &&
+      c.get('tenantFromCache') &&
+      !c.get('storageDown')
+    ) {
       const current = await currentTenant(c);
       if (!current.ok) return current.response;
     }
     const { config, meta } = c.get('tenant');
     const cc = contactChannel(webhook);
     c.header('x-manychat-channel', cc.channel);
-    if (cc.from === 'unknown') console.warn(`ManyChat webhook for tenant ${config.tenantId}: the contact's channel cannot be told (no "channel" in the request template, no channel fields in Full Contact Data); answered in the Facebook format`);
+    if (cc.from === 'unknown')
+      console.warn(
+        `ManyChat webhook for tenant ${config.tenantId}: the contact's channel cannot be told (no "channel" in the request template, no channel fields in Full Contact Data); answered in the Facebook format`,
+      );
     const words = tenantWords(config, contactLanguage(webhook));
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
@@ -52,7 +59,16 @@ export function manyChatRoutes() {
     let attachments: NonNullable<InboundMessage['attachments']> = [];
     if (auth.via === 'callback' && auth.claim.kind === 'confirm') {
       if (c.get('storageDown')) return storageUnavailable(c);
-      const answer = await answerConfirmation({ session, publisher: services.publisher(), pinSecret: services.env.SESSION_SECRET, now: new Date(), words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)) }, auth.claim);
+      const answer = await answerConfirmation(
+        {
+          session,
+          publisher: services.publisher(),
+          pinSecret: services.env.SESSION_SECRET,
+          now: new Date(),
+          words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)),
+        },
+        auth.claim,
+      );
       c.header('x-confirmation-outcome', answer.outcome);
       return c.json(toDynamicBlock({ text: answer.text }, [], cc.channel));
     }
@@ -72,7 +88,12 @@ export function manyChatRoutes() {
         c.header('x-no-text', '1');
         return c.json(toDynamicBlock({ text: words.say('noText') }, [], cc.channel));
       }
-      messageKey = await manyChatMessageKey(webhook, text || attachments.map((a) => a.url ?? a.type).join('\n'), new Date(), cc);
+      messageKey = await manyChatMessageKey(
+        webhook,
+        text || attachments.map((a) => a.url ?? a.type).join('\n'),
+        new Date(),
+        cc,
+      );
     }
     const inbound = inboundOf(config.tenantId, webhook, text, messageKey, cc, attachments);
     if (c.get('storageDown')) return keepThroughOutage(c, inbound);
@@ -82,7 +103,9 @@ export function manyChatRoutes() {
       // Redis stopped answering mid-request (the turn itself turns its own failures into an
       // answer). Keep the message; if it was claimed already, the sweep of open claims finishes it.
       if (!isStorageFailure(err)) throw err;
-      console.warn(`ManyChat webhook: storage failed mid-request (${err instanceof Error ? err.name : 'Error'}); keeping the message`);
+      console.warn(
+        `ManyChat webhook: storage failed mid-request (${err instanceof Error ? err.name : 'Error'}); keeping the message`,
+      );
       return keepThroughOutage(c, inbound);
     }
   });
@@ -98,13 +121,21 @@ async function keepThroughOutage(c: Context<ManyChatContext>, inbound: InboundMe
   try {
     await c.get('services').inboundRetries().publishInboundRetry({ inbound });
   } catch (err) {
-    console.error(`inbound retry for tenant ${inbound.tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`);
+    console.error(
+      `inbound retry for tenant ${inbound.tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`,
+    );
     c.header('Retry-After', '30');
     return jsonError(c, 503, 'storage is unavailable and the message could not be kept; retry later');
   }
   c.header('x-turn-deferred', '1');
   c.header('x-storage-down', '1');
-  return c.json(toDynamicBlock({ text: tenantWords(c.get('tenant').config, inbound.contact.language).say('holdingReply') }, [], inbound.surface));
+  return c.json(
+    toDynamicBlock(
+      { text: tenantWords(c.get('tenant').config, inbound.contact.language).say('holdingReply') },
+      [],
+      inbound.surface,
+    ),
+  );
 }
 
 /** The contact's language as ManyChat gives it: the first of `language` and `locale` the runtime speaks. */
@@ -113,9 +144,15 @@ function contactLanguage(webhook: ManyChatWebhook): string | undefined {
   return [language, locale].find((l) => localeOf(l)) ?? language ?? locale ?? undefined;
 }
 
-
 /** ManyChat's Full Contact Data as the turn's one inbound vocabulary. */
-function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, messageKey: string, cc: ContactChannel, attachments: NonNullable<InboundMessage['attachments']>): InboundMessage {
+function inboundOf(
+  tenantId: string,
+  webhook: ManyChatWebhook,
+  text: string,
+  messageKey: string,
+  cc: ContactChannel,
+  attachments: NonNullable<InboundMessage['attachments']>,
+): InboundMessage {
   const contact = webhook.contact;
   const name = contact.name ?? ([contact.first_name, contact.last_name].filter(Boolean).join(' ') || undefined);
   const language = contactLanguage(webhook);
@@ -128,8 +165,12 @@ function inboundOf(tenantId: string, webhook: ManyChatWebhook, text: string, mes
     text,
     ...(attachments.length ? { attachments } : {}),
     // The channel's own last-interaction time: the delivery key and the messaging window use it.
-    contact: { ...(name ? { name } : {}), fields: contact.custom_fields ?? {}, ...(cc.lastInteraction ? { lastInteraction: cc.lastInteraction } : {}), ...(language ? { language } : {}) },
+    contact: {
+      ...(name ? { name } : {}),
+      fields: contact.custom_fields ?? {},
+      ...(cc.lastInteraction ? { lastInteraction: cc.lastInteraction } : {}),
+      ...(language ? { language } : {}),
+    },
     receivedAt: new Date().toISOString(),
   };
 }
-

@@ -33,7 +33,9 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
     c.header('x-rate-limited', started.limited.scope);
-    return c.json(toDynamicBlock({ text: tenantWords(config, inbound.contact.language).say('rateLimited') }, [], inbound.surface));
+    return c.json(
+      toDynamicBlock({ text: tenantWords(config, inbound.contact.language).say('rateLimited') }, [], inbound.surface),
+    );
   }
   // A revision that moved (or is gone: the tenant was deleted) means the cached tenant is stale.
   if (c.get('tenantFromCache') && started.storedRev !== c.get('tenantRev')) {
@@ -45,7 +47,18 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
     config = current.config;
   }
   const waitUntil = waitUntilOf(c);
-  const outcome = await handleInbound({ ...turnDeps(services, session, config, c.get('tenant').meta.status, waitUntil), turnJobs: services.turnJobs(), waitUntil }, inbound, config, c.get('startedAt'), newTurnId, started.claim ? { turnId: started.turnId, claim: started.claim } : undefined);
+  const outcome = await handleInbound(
+    {
+      ...turnDeps(services, session, config, c.get('tenant').meta.status, waitUntil),
+      turnJobs: services.turnJobs(),
+      waitUntil,
+    },
+    inbound,
+    config,
+    c.get('startedAt'),
+    newTurnId,
+    started.claim ? { turnId: started.turnId, claim: started.claim } : undefined,
+  );
   if (outcome.kind === 'refused') {
     c.header('x-tenant-suspended', '1');
     return c.json(toDynamicBlock({ text: config.suspendedReply }));
@@ -54,21 +67,54 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
   c.header('x-turn-id', turnId);
   if (outcome.kind === 'duplicate') c.header('x-duplicate-of', outcome.turnId);
   if (outcome.kind === 'deferred') c.header('x-turn-deferred', '1');
-  return c.json(toDynamicBlock(reply, await signedQuickReplies(reply, callbackUrl(c.req.url), services.env.SESSION_SECRET, config.tenantId, inbound.contactId, inbound.surface), inbound.surface));
+  return c.json(
+    toDynamicBlock(
+      reply,
+      await signedQuickReplies(
+        reply,
+        callbackUrl(c.req.url),
+        services.env.SESSION_SECRET,
+        config.tenantId,
+        inbound.contactId,
+        inbound.surface,
+      ),
+      inbound.surface,
+    ),
+  );
 }
 
 /** The tenant as stored now, with the request authenticated against it (its secrets may have rotated). */
-export async function currentTenant(c: Context<ManyChatContext>): Promise<{ ok: true; config: TenantConfig } | { ok: false; response: Response }> {
+export async function currentTenant(
+  c: Context<ManyChatContext>,
+): Promise<{ ok: true; config: TenantConfig } | { ok: false; response: Response }> {
   const base = c as unknown as Context<AppContext>;
   const fresh = await loadTenantFresh(base, c.get('tenant').config.tenantId);
   const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
   if (fresh.kind !== 'found') return { ok: false, response: wrong() };
   const provided = c.req.header(WEBHOOK_SECRET_HEADER);
-  if (c.get('auth').via === 'secret' && !(provided !== undefined && (await secretMatches(base, provided, fresh.tenant.secrets.webhookSecret)))) return { ok: false, response: wrong() };
+  if (
+    c.get('auth').via === 'secret' &&
+    !(provided !== undefined && (await secretMatches(base, provided, fresh.tenant.secrets.webhookSecret)))
+  )
+    return { ok: false, response: wrong() };
   if (fresh.tenant.meta.status === 'suspended') {
     c.header('x-tenant-suspended', '1');
     const { language, locale } = c.get('webhook').contact;
-    return { ok: false, response: c.json(toDynamicBlock({ text: tenantWords(fresh.tenant.config, [language, locale].find((l) => localeOf(l))).say('suspended') }, [], contactChannel(c.get('webhook')).channel)) };
+    return {
+      ok: false,
+      response: c.json(
+        toDynamicBlock(
+          {
+            text: tenantWords(
+              fresh.tenant.config,
+              [language, locale].find((l) => localeOf(l)),
+            ).say('suspended'),
+          },
+          [],
+          contactChannel(c.get('webhook')).channel,
+        ),
+      ),
+    };
   }
   c.set('tenant', fresh.tenant);
   return { ok: true, config: fresh.tenant.config };
@@ -81,7 +127,10 @@ function callbackUrl(requestUrl: string): string {
   return url.toString();
 }
 
-function replyOf(outcome: Exclude<Awaited<ReturnType<typeof handleInbound>>, { kind: 'refused' }>): { reply: OutgoingReply; turnId: string } {
+function replyOf(outcome: Exclude<Awaited<ReturnType<typeof handleInbound>>, { kind: 'refused' }>): {
+  reply: OutgoingReply;
+  turnId: string;
+} {
   if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId };
   return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId };
 }

@@ -20,16 +20,33 @@ const suggestReply: OutgoingReply = { text: 'Which one?', quickReplies: [{ capti
 describe('signedQuickReplies: every quick reply as a signed ManyChat callback button', () => {
   it("a confirmation's Yes/No: bound to the row, the answer and the nonce, posting back to the webhook", async () => {
     const buttons = await signedQuickReplies(confirmReply, URL_, SECRET, 'tenant_a', '1001');
-    expect(buttons.map(({ payload, ...rest }) => [rest, (payload as Payload).contact, (payload as Payload).callback])).toEqual([
-      [{ type: 'dynamic_block_callback', caption: 'Yes', url: URL_, method: 'post' }, { id: '1001' }, { kind: 'confirm', pendingId: 'cf_1', answer: 'yes', nonce: 'n1' }],
-      [{ type: 'dynamic_block_callback', caption: 'No', url: URL_, method: 'post' }, { id: '1001' }, { kind: 'confirm', pendingId: 'cf_1', answer: 'no', nonce: 'n1' }],
+    expect(
+      buttons.map(({ payload, ...rest }) => [rest, (payload as Payload).contact, (payload as Payload).callback]),
+    ).toEqual([
+      [
+        { type: 'dynamic_block_callback', caption: 'Yes', url: URL_, method: 'post' },
+        { id: '1001' },
+        { kind: 'confirm', pendingId: 'cf_1', answer: 'yes', nonce: 'n1' },
+      ],
+      [
+        { type: 'dynamic_block_callback', caption: 'No', url: URL_, method: 'post' },
+        { id: '1001' },
+        { kind: 'confirm', pendingId: 'cf_1', answer: 'no', nonce: 'n1' },
+      ],
     ]);
   });
 
   it('each signature verifies for its own tenant, contact and answer only', async () => {
     const [yes] = await signedQuickReplies(confirmReply, URL_, SECRET, 'tenant_a', '1001');
     const { sig, callback } = yes!.payload as Payload;
-    const claim = { kind: 'confirm', tenantId: 'tenant_a', contactId: '1001', pendingId: callback.pendingId, answer: callback.answer, nonce: callback.nonce } as CallbackClaim;
+    const claim = {
+      kind: 'confirm',
+      tenantId: 'tenant_a',
+      contactId: '1001',
+      pendingId: callback.pendingId,
+      answer: callback.answer,
+      nonce: callback.nonce,
+    } as CallbackClaim;
     expect(await verifyCallback(SECRET, claim, sig)).toBe(true);
     expect(await verifyCallback(SECRET, { ...claim, tenantId: 'tenant_b' }, sig)).toBe(false);
     expect(await verifyCallback(SECRET, { ...claim, contactId: '1002' }, sig)).toBe(false);
@@ -40,12 +57,23 @@ describe('signedQuickReplies: every quick reply as a signed ManyChat callback bu
     const first = await signedQuickReplies(suggestReply, URL_, SECRET, 'tenant_a', '1001');
     const again = await signedQuickReplies(suggestReply, URL_, SECRET, 'tenant_a', '1001');
     const callbacks = [...first, ...again].map((b) => (b.payload as Payload).callback);
-    expect(callbacks.map((c) => [c.kind, c.text])).toEqual([['suggest', 'Yoga'], ['suggest', 'Pilates'], ['suggest', 'Yoga'], ['suggest', 'Pilates']]);
+    expect(callbacks.map((c) => [c.kind, c.text])).toEqual([
+      ['suggest', 'Yoga'],
+      ['suggest', 'Pilates'],
+      ['suggest', 'Yoga'],
+      ['suggest', 'Pilates'],
+    ]);
     for (const c of callbacks) expect(c.nonce).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(callbacks.map((c) => c.nonce)).size).toBe(4);
     for (const b of first) {
       const { sig, callback } = b.payload as Payload;
-      expect(await verifyCallback(SECRET, { kind: 'suggest', tenantId: 'tenant_a', contactId: '1001', text: callback.text!, nonce: callback.nonce! }, sig)).toBe(true);
+      expect(
+        await verifyCallback(
+          SECRET,
+          { kind: 'suggest', tenantId: 'tenant_a', contactId: '1001', text: callback.text!, nonce: callback.nonce! },
+          sig,
+        ),
+      ).toBe(true);
     }
   });
 

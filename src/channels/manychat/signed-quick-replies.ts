@@ -10,14 +10,32 @@ import type { ManyChatChannel } from '../../../core/manychat-channels.js';
  * The press carries the channel it was rendered for (unsigned: it only picks the answer's shape),
  * since ManyChat posts the payload as it is, without Full Contact Data.
  */
-export async function signedQuickReplies(reply: OutgoingReply, callbackUrl: string, secret: string, tenantId: string, contactId: string, channel?: ManyChatChannel): Promise<ManyChatCallbackButton[]> {
+export async function signedQuickReplies(
+  reply: OutgoingReply,
+  callbackUrl: string,
+  secret: string,
+  tenantId: string,
+  contactId: string,
+  channel?: ManyChatChannel,
+): Promise<ManyChatCallbackButton[]> {
   return Promise.all(
     reply.quickReplies.map(async (q) => {
       const claim: CallbackClaim = q.callback
         ? { kind: 'confirm', tenantId, contactId, ...q.callback }
         : { kind: 'suggest', tenantId, contactId, text: q.caption, nonce: crypto.randomUUID().replace(/-/g, '') };
       const { tenantId: _tenant, contactId: _contact, ...callback } = claim;
-      return { type: 'dynamic_block_callback' as const, caption: q.caption, url: callbackUrl, method: 'post' as const, payload: { contact: { id: contactId }, ...(channel && channel !== 'facebook' ? { channel } : {}), callback, sig: await signCallback(secret, claim) } };
+      return {
+        type: 'dynamic_block_callback' as const,
+        caption: q.caption,
+        url: callbackUrl,
+        method: 'post' as const,
+        payload: {
+          contact: { id: contactId },
+          ...(channel && channel !== 'facebook' ? { channel } : {}),
+          callback,
+          sig: await signCallback(secret, claim),
+        },
+      };
     }),
   );
 }

@@ -20,17 +20,37 @@ async function appUnderTest() {
     c.set('session', session());
     await next();
   });
-  app.post('/:tenant', authenticateManyChatWebhook(), (c) => c.json({ auth: c.get('auth'), contactId: c.get('webhook').contact.id }));
+  app.post('/:tenant', authenticateManyChatWebhook(), (c) =>
+    c.json({ auth: c.get('auth'), contactId: c.get('webhook').contact.id }),
+  );
   return (body: unknown, secret?: string, tenant = tenantId) =>
-    app.request(`/${tenant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(secret !== undefined ? { [WEBHOOK_SECRET_HEADER]: secret } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    app.request(`/${tenant}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(secret !== undefined ? { [WEBHOOK_SECRET_HEADER]: secret } : {}),
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 }
 
 const message = { contact: { id: '1001' }, text: 'hi' };
-async function button(claim: Extract<CallbackClaim, { kind: 'confirm' }>, signAs: CallbackClaim = claim, secret = SESSION_SECRET) {
+async function button(
+  claim: Extract<CallbackClaim, { kind: 'confirm' }>,
+  signAs: CallbackClaim = claim,
+  secret = SESSION_SECRET,
+) {
   const { tenantId: _t, contactId, ...callback } = claim;
   return { contact: { id: contactId }, callback, sig: await signCallback(secret, signAs) };
 }
-const yes: Extract<CallbackClaim, { kind: 'confirm' }> = { kind: 'confirm', tenantId, contactId: '1001', pendingId: 'cf_1', answer: 'yes', nonce: 'n1' };
+const yes: Extract<CallbackClaim, { kind: 'confirm' }> = {
+  kind: 'confirm',
+  tenantId,
+  contactId: '1001',
+  pendingId: 'cf_1',
+  answer: 'yes',
+  nonce: 'n1',
+};
 
 describe('authenticateManyChatWebhook: a message needs the secret header', () => {
   it('the right secret: authenticated via secret, the body parsed', async () => {
@@ -64,7 +84,10 @@ describe('authenticateManyChatWebhook: a message needs the secret header', () =>
     expect(((await badJson.json()) as { error: string }).error).toMatch(/^body is not valid JSON/);
     const badBody = await post({ contact: { id: 'abc' } }, SECRET);
     expect(badBody.status).toBe(400);
-    expect(await badBody.json()).toEqual({ error: 'invalid ManyChat webhook body', details: ['contact.id: must be a numeric id'] });
+    expect(await badBody.json()).toEqual({
+      error: 'invalid ManyChat webhook body',
+      details: ['contact.id: must be a numeric id'],
+    });
   });
 });
 
@@ -77,8 +100,15 @@ describe('authenticateManyChatWebhook: a button press needs our signature', () =
 
   it('a signed suggestion is authenticated too', async () => {
     const claim: CallbackClaim = { kind: 'suggest', tenantId, contactId: '1001', text: 'Yoga', nonce: 'n2' };
-    const body = { contact: { id: '1001' }, callback: { kind: 'suggest', text: 'Yoga', nonce: 'n2' }, sig: await signCallback(SESSION_SECRET, claim) };
-    expect(await (await (await appUnderTest())(body)).json()).toEqual({ auth: { via: 'callback', claim }, contactId: '1001' });
+    const body = {
+      contact: { id: '1001' },
+      callback: { kind: 'suggest', text: 'Yoga', nonce: 'n2' },
+      sig: await signCallback(SESSION_SECRET, claim),
+    };
+    expect(await (await (await appUnderTest())(body)).json()).toEqual({
+      auth: { via: 'callback', claim },
+      contactId: '1001',
+    });
   });
 
   it('a missing, forged or re-targeted signature is 401 — even with the right secret header', async () => {

@@ -2,7 +2,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 import type { AppContext, AppVariables, LoadedTenant } from '../../http/app-context.js';
 import { jsonError, parseJsonText } from '../../http/errors.js';
-import { logRefusedLookup, lookupTenantFromPath, secretMatches, storageUnavailable, type TenantLookup } from '../../http/middleware/tenant.js';
+import {
+  logRefusedLookup,
+  lookupTenantFromPath,
+  secretMatches,
+  storageUnavailable,
+  type TenantLookup,
+} from '../../http/middleware/tenant.js';
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
 
 export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
@@ -13,7 +19,14 @@ export type ManyChatAuth = { via: 'secret' } | { via: 'callback'; claim: Callbac
 export type ManyChatContext = {
   Bindings: Record<string, unknown>;
   /** `storageDown`: Redis did not answer; the tenant is what this isolate last read of it. */
-  Variables: AppVariables & { tenant: LoadedTenant; webhook: ManyChatWebhook; auth: ManyChatAuth; storageDown: boolean; tenantRev: number | null; tenantFromCache: boolean };
+  Variables: AppVariables & {
+    tenant: LoadedTenant;
+    webhook: ManyChatWebhook;
+    auth: ManyChatAuth;
+    storageDown: boolean;
+    tenantRev: number | null;
+    tenantFromCache: boolean;
+  };
 };
 
 /**
@@ -39,7 +52,10 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     const provided = c.req.header(WEBHOOK_SECRET_HEADER);
     const wrong = () => jsonError(c, 401, `wrong ${WEBHOOK_SECRET_HEADER} for this tenant`);
     const missing = () => jsonError(c, 401, `missing ${WEBHOOK_SECRET_HEADER} header`);
-    if (provided !== undefined && !(await secretMatches(c as unknown as Context<AppContext>, provided, secrets?.webhookSecret))) {
+    if (
+      provided !== undefined &&
+      !(await secretMatches(c as unknown as Context<AppContext>, provided, secrets?.webhookSecret))
+    ) {
       if (lookup.kind !== 'found') logRefusedLookup(lookup, 'ManyChat webhook');
       return wrong();
     }
@@ -50,14 +66,23 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     const json = parseJsonText(await c.req.text());
     if (!json.ok) return provided === undefined ? missing() : jsonError(c, 400, json.error);
     const webhook = parseManyChatWebhook(json.value);
-    if (!webhook.ok) return provided === undefined ? missing() : jsonError(c, 400, 'invalid ManyChat webhook body', webhook.problems);
+    if (!webhook.ok)
+      return provided === undefined ? missing() : jsonError(c, 400, 'invalid ManyChat webhook body', webhook.problems);
     const { callback, sig, contact } = webhook.value;
     if (callback) {
       const claim: CallbackClaim =
         callback.kind === 'confirm'
-          ? { kind: 'confirm', tenantId, contactId: contact.id, pendingId: callback.pendingId, answer: callback.answer, nonce: callback.nonce }
+          ? {
+              kind: 'confirm',
+              tenantId,
+              contactId: contact.id,
+              pendingId: callback.pendingId,
+              answer: callback.answer,
+              nonce: callback.nonce,
+            }
           : { kind: 'suggest', tenantId, contactId: contact.id, text: callback.text, nonce: callback.nonce };
-      if (!sig || !(await verifyCallback(c.get('services').env.SESSION_SECRET, claim, sig))) return jsonError(c, 401, 'callback signature is missing or does not match');
+      if (!sig || !(await verifyCallback(c.get('services').env.SESSION_SECRET, claim, sig)))
+        return jsonError(c, 401, 'callback signature is missing or does not match');
       c.set('auth', { via: 'callback', claim });
     } else {
       if (provided === undefined) return missing();
@@ -71,7 +96,10 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
     c.set('tenant', lookup.tenant);
     c.set('webhook', webhook.value);
     c.set('storageDown', found.kind === 'storage-down');
-    c.set('tenantRev', found.kind === 'found' ? (found.rev ?? null) : (found.kind === 'storage-down' ? (found.rev ?? null) : null));
+    c.set(
+      'tenantRev',
+      found.kind === 'found' ? (found.rev ?? null) : found.kind === 'storage-down' ? (found.rev ?? null) : null,
+    );
     c.set('tenantFromCache', found.kind === 'found' && found.fromCache === true);
     await next();
   };

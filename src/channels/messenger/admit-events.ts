@@ -35,7 +35,13 @@ export function ownedPages(tenant: Pick<LoadedTenant, 'config'>): ReadonlySet<st
  * - while Redis is known down (the isolate's copy of the tenant), messages are kept as inbound
  *   retries now, and a press makes the batch `unavailable`.
  */
-export async function admitTenantEvents(services: Services, tenant: LoadedTenant, webhook: MessengerWebhook, storageDown: boolean, receivedAt = new Date()): Promise<Admission> {
+export async function admitTenantEvents(
+  services: Services,
+  tenant: LoadedTenant,
+  webhook: MessengerWebhook,
+  storageDown: boolean,
+  receivedAt = new Date(),
+): Promise<Admission> {
   const tenantId = tenant.config.tenantId;
   const events = readEvents(webhook, tenantId, receivedAt, ownedPages(tenant));
   logIgnored(tenantId, events);
@@ -54,7 +60,9 @@ export async function admitTenantEvents(services: Services, tenant: LoadedTenant
       const retries = services.inboundRetries();
       await Promise.all(messages.map((m) => retries.publishInboundRetry({ inbound: m.inbound })));
     } catch (err) {
-      console.error(`Messenger: inbound retries for tenant ${tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`);
+      console.error(
+        `Messenger: inbound retries for tenant ${tenantId} could not be published: ${err instanceof Error ? err.name : 'Error'}`,
+      );
       return { kind: 'unavailable' };
     }
     return { kind: 'accepted', counts, kept: messages.length, background: null };
@@ -62,21 +70,30 @@ export async function admitTenantEvents(services: Services, tenant: LoadedTenant
   for (const press of presses) {
     try {
       const outcome = await answerMessengerPress(services, tenant.config, press);
-      if (outcome === 'forged') console.warn(`Messenger: tenant ${tenantId}: a confirmation payload that does not verify was ignored`);
+      if (outcome === 'forged')
+        console.warn(`Messenger: tenant ${tenantId}: a confirmation payload that does not verify was ignored`);
     } catch (err) {
       if (!isStorageFailure(err)) throw err;
-      console.warn(`Messenger: tenant ${tenantId}: a button press could not be answered (${err instanceof Error ? err.name : 'Error'}); Meta will retry the webhook`);
+      console.warn(
+        `Messenger: tenant ${tenantId}: a button press could not be answered (${err instanceof Error ? err.name : 'Error'}); Meta will retry the webhook`,
+      );
       return { kind: 'unavailable' };
     }
   }
-  return { kind: 'accepted', counts, background: messages.length ? processMessengerEvents(services, tenant, messages) : null };
+  return {
+    kind: 'accepted',
+    counts,
+    background: messages.length ? processMessengerEvents(services, tenant, messages) : null,
+  };
 }
 
 /** Foreign pages and unreadable items, logged per tenant (ids only, never a contact's words). */
 function logIgnored(tenantId: string, events: readonly MessengerEvent[]): void {
   const why = events.flatMap((e) => (e.kind === 'ignored' ? [e.why] : []));
   const foreign = why.filter((w) => w.startsWith(FOREIGN_PAGE));
-  if (foreign.length) console.warn(`Messenger: tenant ${tenantId}: ${foreign.length} entr(y/ies) ignored, e.g. ${foreign[0]}`);
+  if (foreign.length)
+    console.warn(`Messenger: tenant ${tenantId}: ${foreign.length} entr(y/ies) ignored, e.g. ${foreign[0]}`);
   const unreadable = why.filter((w) => w.startsWith('an item we cannot read'));
-  if (unreadable.length) console.warn(`Messenger: tenant ${tenantId}: ${unreadable.length} item(s) skipped, e.g. ${unreadable[0]}`);
+  if (unreadable.length)
+    console.warn(`Messenger: tenant ${tenantId}: ${unreadable.length} item(s) skipped, e.g. ${unreadable[0]}`);
 }

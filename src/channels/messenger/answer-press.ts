@@ -16,13 +16,27 @@ export type PressOutcome = ConfirmationAnswer['outcome'] | 'forged';
  * per row (a retried webhook or a second press queues no second notice); a replayed or invalid
  * press is not answered.
  */
-export async function answerMessengerPress(services: Services, config: TenantConfig, press: { contactId: string; at: number; payload: ConfirmPayload }, now = new Date()): Promise<PressOutcome> {
+export async function answerMessengerPress(
+  services: Services,
+  config: TenantConfig,
+  press: { contactId: string; at: number; payload: ConfirmPayload },
+  now = new Date(),
+): Promise<PressOutcome> {
   const { contactId, payload } = press;
   const secret = services.env.SESSION_SECRET;
   if (!(await confirmPayloadVerifies(payload, secret, config.tenantId, contactId))) return 'forged';
   const session = services.redis();
   const publisher = services.publisher();
-  const answer = await answerConfirmation({ session, publisher, pinSecret: secret, now }, { tenantId: config.tenantId, contactId, pendingId: payload.pendingId, answer: payload.answer, nonce: payload.nonce });
+  const answer = await answerConfirmation(
+    { session, publisher, pinSecret: secret, now },
+    {
+      tenantId: config.tenantId,
+      contactId,
+      pendingId: payload.pendingId,
+      answer: payload.answer,
+      nonce: payload.nonce,
+    },
+  );
   if (answer.outcome === 'confirmed' || answer.outcome === 'declined' || answer.outcome === 'expired') {
     const entryId = `${payload.pendingId}.answer`;
     const notice = buildOutboxEntry({
@@ -30,7 +44,18 @@ export async function answerMessengerPress(services: Services, config: TenantCon
       tenantId: config.tenantId,
       channel: 'messenger',
       contactId,
-      actions: [{ id: `${entryId}.text`, tool: 'system:confirmation-answer', kind: 'send_content', args: { text: answer.text, lastInboundAt: new Date(press.at).toISOString() }, effect: 'write', idempotent: false, gate: 'none', summary: `tell the contact: ${answer.outcome}` }],
+      actions: [
+        {
+          id: `${entryId}.text`,
+          tool: 'system:confirmation-answer',
+          kind: 'send_content',
+          args: { text: answer.text, lastInboundAt: new Date(press.at).toISOString() },
+          effect: 'write',
+          idempotent: false,
+          gate: 'none',
+          summary: `tell the contact: ${answer.outcome}`,
+        },
+      ],
       now,
       retentionDays: config.retentionDays,
     });

@@ -42,10 +42,16 @@ export function messengerAppRoutes() {
   app.get('/app/:appId', async (c) => {
     const appId = AppIdSchema.safeParse(c.req.param('appId'));
     const query = VerifyQuerySchema.safeParse(c.req.query());
-    if (!appId.success || !query.success) return jsonError(c, 400, 'invalid subscription check', [...(appId.success ? [] : zodProblems(appId.error)), ...(query.success ? [] : zodProblems(query.error))]);
+    if (!appId.success || !query.success)
+      return jsonError(c, 400, 'invalid subscription check', [
+        ...(appId.success ? [] : zodProblems(appId.error)),
+        ...(query.success ? [] : zodProblems(query.error)),
+      ]);
     let tenants: LoadedTenant[];
     try {
-      const ids = ((await c.get('session').one((r) => r.smembers(messengerAppTenantsKey(appId.data)))) as string[]).filter(isTenantId).slice(0, MAX_APP_TENANTS);
+      const ids = ((await c.get('session').one((r) => r.smembers(messengerAppTenantsKey(appId.data)))) as string[])
+        .filter(isTenantId)
+        .slice(0, MAX_APP_TENANTS);
       tenants = await loadTenants(c, ids);
     } catch (err) {
       if (!isStorageFailure(err)) throw err;
@@ -57,7 +63,12 @@ export function messengerAppRoutes() {
       const token = t.config.messenger.appId === appId.data ? t.secrets.messengerVerifyToken : undefined;
       if ((await secretsEqual(query.data['hub.verify_token'], token ?? ABSENT_SECRET)) && token) matches = true;
     }
-    if (!matches || query.data['hub.mode'] !== 'subscribe') return jsonError(c, 403, 'subscription check refused: hub.mode must be subscribe and hub.verify_token the verify token of a tenant on this app');
+    if (!matches || query.data['hub.mode'] !== 'subscribe')
+      return jsonError(
+        c,
+        403,
+        'subscription check refused: hub.mode must be subscribe and hub.verify_token the verify token of a tenant on this app',
+      );
     return c.text(query.data['hub.challenge'], 200);
   });
 
@@ -81,14 +92,24 @@ export function messengerAppRoutes() {
     const verified = new Map<string, LoadedTenant>();
     for (const tenant of new Set(owners.values())) {
       const secret = tenant.config.messenger.appId === appId.data ? tenant.secrets.messengerAppSecret : undefined;
-      if ((await verifyHubSignature(raw, signature.mac, secret ?? ABSENT_SECRET)) && secret) verified.set(tenant.config.tenantId, tenant);
+      if ((await verifyHubSignature(raw, signature.mac, secret ?? ABSENT_SECRET)) && secret)
+        verified.set(tenant.config.tenantId, tenant);
     }
     if (!verified.size) {
-      console.warn(`Messenger app ${appId.data}: no tenant owning these ${webhook.value.entry.length} entr(y/ies) verifies the signature (answered 401)`);
-      return jsonError(c, 401, `${HUB_SIGNATURE_HEADER} does not match the app secret of a tenant that owns these pages on this app`);
+      console.warn(
+        `Messenger app ${appId.data}: no tenant owning these ${webhook.value.entry.length} entr(y/ies) verifies the signature (answered 401)`,
+      );
+      return jsonError(
+        c,
+        401,
+        `${HUB_SIGNATURE_HEADER} does not match the app secret of a tenant that owns these pages on this app`,
+      );
     }
     const foreign = webhook.value.entry.filter((e) => !verified.has(owners.get(e.id)?.config.tenantId ?? ''));
-    if (foreign.length) console.warn(`Messenger app ${appId.data}: ${foreign.length} entr(y/ies) for pages no tenant on this app owns ignored, e.g. page ${foreign[0]!.id}`);
+    if (foreign.length)
+      console.warn(
+        `Messenger app ${appId.data}: ${foreign.length} entr(y/ies) for pages no tenant on this app owns ignored, e.g. page ${foreign[0]!.id}`,
+      );
 
     const received: Record<string, EventCounts> = {};
     for (const tenant of verified.values()) {
@@ -108,7 +129,9 @@ export function messengerAppRoutes() {
 /** The tenant that lists each entry's page (one round trip for the index, one per owning tenant). */
 async function pageOwners(c: Context<AppContext>, webhook: MessengerWebhook): Promise<Map<string, LoadedTenant>> {
   const pageIds = [...new Set(webhook.entry.map((e) => e.id))];
-  const ownerIds = (await c.get('session').pipeline((p) => pageIds.forEach((id) => p.get(messengerPageOwnerKey(id))))) as unknown[];
+  const ownerIds = (await c
+    .get('session')
+    .pipeline((p) => pageIds.forEach((id) => p.get(messengerPageOwnerKey(id))))) as unknown[];
   const byTenant = new Map<string, string[]>();
   pageIds.forEach((pageId, i) => {
     const owner = ownerIds[i];
@@ -118,7 +141,8 @@ async function pageOwners(c: Context<AppContext>, webhook: MessengerWebhook): Pr
   const owners = new Map<string, LoadedTenant>();
   for (const tenant of tenants) {
     // The index is a hint; the tenant's own config must still list the page.
-    for (const pageId of byTenant.get(tenant.config.tenantId) ?? []) if (tenant.config.messenger.pages.some((p) => p.id === pageId)) owners.set(pageId, tenant);
+    for (const pageId of byTenant.get(tenant.config.tenantId) ?? [])
+      if (tenant.config.messenger.pages.some((p) => p.id === pageId)) owners.set(pageId, tenant);
   }
   return owners;
 }
@@ -126,5 +150,7 @@ async function pageOwners(c: Context<AppContext>, webhook: MessengerWebhook): Pr
 async function loadTenants(c: Context<AppContext>, ids: readonly string[]): Promise<LoadedTenant[]> {
   const keys = await c.get('services').secretKeys();
   const loads = await Promise.all(ids.map((id) => loadTenant(c.get('session'), id, keys)));
-  return loads.flatMap((l) => (l.found && !('broken' in l) ? [{ config: l.config, secrets: l.secrets, meta: l.meta }] : []));
+  return loads.flatMap((l) =>
+    l.found && !('broken' in l) ? [{ config: l.config, secrets: l.secrets, meta: l.meta }] : [],
+  );
 }

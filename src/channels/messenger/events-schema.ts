@@ -5,7 +5,9 @@ import { z } from 'zod';
  * `entry[]`, each with `messaging[]` (or `standby[]` during a handover). Loose objects: Meta adds
  * fields; we read only these. Ids are PSIDs / page ids (digit strings).
  */
-const id = z.union([z.string().regex(/^\d{1,30}$/, 'must be a numeric id'), z.number().int().nonnegative()]).transform(String);
+const id = z
+  .union([z.string().regex(/^\d{1,30}$/, 'must be a numeric id'), z.number().int().nonnegative()])
+  .transform(String);
 
 const AttachmentSchema = z.looseObject({
   type: z.string().min(1).max(40),

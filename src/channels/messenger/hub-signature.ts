@@ -11,7 +11,9 @@ export const HUB_SIGNATURE_HEADER = 'x-hub-signature-256';
 const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 
 /** Why a signature header cannot be checked at all, or the MAC bytes it carries. */
-export function parseHubSignature(header: string | undefined): { ok: true; mac: Uint8Array } | { ok: false; problem: string } {
+export function parseHubSignature(
+  header: string | undefined,
+): { ok: true; mac: Uint8Array } | { ok: false; problem: string } {
   if (header === undefined || header === '') return { ok: false, problem: `missing ${HUB_SIGNATURE_HEADER} header` };
   const hex = SIGNATURE.exec(header.trim())?.[1];
   if (!hex) return { ok: false, problem: `${HUB_SIGNATURE_HEADER} must be "sha256=" and 64 hex digits` };
@@ -21,7 +23,9 @@ export function parseHubSignature(header: string | undefined): { ok: true; mac: 
 }
 
 function hmacKey(appSecret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', new TextEncoder().encode(appSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [usage]);
+  return crypto.subtle.importKey('raw', new TextEncoder().encode(appSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    usage,
+  ]);
 }
 
 /** Whether `mac` is the app secret's HMAC-SHA256 of exactly these bytes. */

@@ -15,7 +15,11 @@ type MessageEvent = Extract<MessengerEvent, { kind: 'message' }>;
  * contact (ids only) and never stops the others; a claimed turn that did not commit is finished
  * by the cron.
  */
-export async function processMessengerEvents(services: Services, tenant: Pick<LoadedTenant, 'config' | 'secrets' | 'meta'>, events: readonly MessageEvent[]): Promise<void> {
+export async function processMessengerEvents(
+  services: Services,
+  tenant: Pick<LoadedTenant, 'config' | 'secrets' | 'meta'>,
+  events: readonly MessageEvent[],
+): Promise<void> {
   const { config, secrets } = tenant;
   const byContact = new Map<string, MessageEvent[]>();
   for (const e of events) byContact.set(e.inbound.contactId, [...(byContact.get(e.inbound.contactId) ?? []), e]);
@@ -24,10 +28,16 @@ export async function processMessengerEvents(services: Services, tenant: Pick<Lo
       for (const e of contactEvents) {
         try {
           const outcome = await runMessengerTurn(services, config, secrets, e.inbound, tenant.meta.status);
-          if (outcome.kind === 'rate-limited') console.warn(`Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit got the polite reply, no turn`);
+          if (outcome.kind === 'rate-limited')
+            console.warn(
+              `Messenger: tenant ${config.tenantId}: a message over the ${outcome.scope} rate limit got the polite reply, no turn`,
+            );
         } catch (err) {
           if (isStorageFailure(err)) await keepForRetry(services, config.tenantId, e);
-          else console.error(`Messenger: tenant ${config.tenantId}: an event failed (${err instanceof Error ? err.name : 'Error'}); a claimed turn is finished by the cron`);
+          else
+            console.error(
+              `Messenger: tenant ${config.tenantId}: an event failed (${err instanceof Error ? err.name : 'Error'}); a claimed turn is finished by the cron`,
+            );
         }
       }
     }),
@@ -37,9 +47,13 @@ export async function processMessengerEvents(services: Services, tenant: Pick<Lo
 async function keepForRetry(services: Services, tenantId: string, e: MessageEvent): Promise<void> {
   try {
     await services.inboundRetries().publishInboundRetry({ inbound: e.inbound });
-    console.warn(`Messenger: tenant ${tenantId}: storage failed after the answer; the message is kept as an inbound retry`);
+    console.warn(
+      `Messenger: tenant ${tenantId}: storage failed after the answer; the message is kept as an inbound retry`,
+    );
   } catch (err) {
     // Redis and QStash both failed after Meta was answered: the one loss this design cannot prevent; said loudly.
-    console.error(`Messenger: tenant ${tenantId}: storage failed and the inbound retry could not be published (${err instanceof Error ? err.name : 'Error'}); message ${e.inbound.messageKey.slice(0, 60)} is lost`);
+    console.error(
+      `Messenger: tenant ${tenantId}: storage failed and the inbound retry could not be published (${err instanceof Error ? err.name : 'Error'}); message ${e.inbound.messageKey.slice(0, 60)} is lost`,
+    );
   }
 }

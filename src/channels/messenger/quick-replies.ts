@@ -23,7 +23,12 @@ const ConfirmPayloadSchema = z.strictObject({
 });
 export type ConfirmPayload = z.infer<typeof ConfirmPayloadSchema>;
 
-export async function messengerQuickReplies(reply: Pick<OutgoingReply, 'quickReplies'>, secret: string, tenantId: string, contactId: string): Promise<MessengerQuickReply[]> {
+export async function messengerQuickReplies(
+  reply: Pick<OutgoingReply, 'quickReplies'>,
+  secret: string,
+  tenantId: string,
+  contactId: string,
+): Promise<MessengerQuickReply[]> {
   return Promise.all(
     reply.quickReplies.map(async (q) => {
       if (!q.callback) return { content_type: 'text' as const, title: q.caption, payload: SUGGESTION_PAYLOAD };
@@ -48,7 +53,12 @@ export function readConfirmPayload(payload: string | undefined): ConfirmPayload 
 }
 
 /** Whether the payload's signature binds it to this tenant and this contact (constant time). */
-export function confirmPayloadVerifies(payload: ConfirmPayload, secret: string, tenantId: string, contactId: string): Promise<boolean> {
+export function confirmPayloadVerifies(
+  payload: ConfirmPayload,
+  secret: string,
+  tenantId: string,
+  contactId: string,
+): Promise<boolean> {
   const { sig, pendingId, answer, nonce } = payload;
   return verifyCallback(secret, { kind: 'confirm', tenantId, contactId, pendingId, answer, nonce }, sig);
 }

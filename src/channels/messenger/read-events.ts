@@ -26,22 +26,44 @@ export type MessengerEvent =
  * (`foreign page`), as is an item whose `recipient` is not the entry's page: a page-scoped id means
  * nothing on another page, and another page's contacts must never get this tenant's persona.
  */
-export function readEvents(webhook: MessengerWebhook, tenantId: string, receivedAt: Date, ownedPages: ReadonlySet<string>): MessengerEvent[] {
+export function readEvents(
+  webhook: MessengerWebhook,
+  tenantId: string,
+  receivedAt: Date,
+  ownedPages: ReadonlySet<string>,
+): MessengerEvent[] {
   const events: MessengerEvent[] = [];
   for (const entry of webhook.entry) {
     if (!ownedPages.has(entry.id)) {
-      events.push({ kind: 'ignored', why: `${FOREIGN_PAGE} ${entry.id} (${(entry.messaging?.length ?? 0) + (entry.standby?.length ?? 0)} item(s))` });
+      events.push({
+        kind: 'ignored',
+        why: `${FOREIGN_PAGE} ${entry.id} (${(entry.messaging?.length ?? 0) + (entry.standby?.length ?? 0)} item(s))`,
+      });
       continue;
     }
     for (const raw of entry.messaging ?? []) {
       // One unreadable item (a new event type, a field of an unexpected type) must not make Meta
       // retry the whole batch for a day and a half: it is skipped, with the reason, and the rest run.
       const item = MessagingItemSchema.safeParse(raw);
-      if (item.success && item.data.recipient && item.data.recipient.id !== entry.id && !item.data.message?.is_echo) events.push({ kind: 'ignored', why: `${FOREIGN_PAGE} ${item.data.recipient.id} (an item's recipient under page ${entry.id})` });
+      if (item.success && item.data.recipient && item.data.recipient.id !== entry.id && !item.data.message?.is_echo)
+        events.push({
+          kind: 'ignored',
+          why: `${FOREIGN_PAGE} ${item.data.recipient.id} (an item's recipient under page ${entry.id})`,
+        });
       else if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
-      else events.push({ kind: 'ignored', why: `an item we cannot read (${item.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ').slice(0, 200)})` });
+      else
+        events.push({
+          kind: 'ignored',
+          why: `an item we cannot read (${item.error.issues
+            .map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`)
+            .join('; ')
+            .slice(0, 200)})`,
+        });
     }
-    if (entry.standby?.length) events.push(...entry.standby.map(() => ({ kind: 'ignored' as const, why: 'standby (another app holds the thread)' })));
+    if (entry.standby?.length)
+      events.push(
+        ...entry.standby.map(() => ({ kind: 'ignored' as const, why: 'standby (another app holds the thread)' })),
+      );
   }
   const at = (e: MessengerEvent) => (e.kind === 'ignored' ? 0 : e.at);
   return events.sort((a, b) => at(a) - at(b));
@@ -56,9 +78,17 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     if (message.is_echo) return { kind: 'ignored', why: 'echo of our own message' };
     const payload = readConfirmPayload(message.quick_reply?.payload);
     if (payload) return { kind: 'confirm', at, contactId, key: `mid:${message.mid}`, payload };
-    const attachments = (message.attachments ?? []).map((a) => ({ type: a.type, ...(a.payload?.url ? { url: a.payload.url } : {}) }));
-    if (!message.text?.trim() && !attachments.length) return { kind: 'ignored', why: 'a message with neither text nor attachments' };
-    return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, `mid:${message.mid}`, message.text ?? '', at, receivedAt, attachments) };
+    const attachments = (message.attachments ?? []).map((a) => ({
+      type: a.type,
+      ...(a.payload?.url ? { url: a.payload.url } : {}),
+    }));
+    if (!message.text?.trim() && !attachments.length)
+      return { kind: 'ignored', why: 'a message with neither text nor attachments' };
+    return {
+      kind: 'message',
+      at,
+      inbound: inboundOf(tenantId, contactId, `mid:${message.mid}`, message.text ?? '', at, receivedAt, attachments),
+    };
   }
   if (item.postback) {
     const { mid, payload, title } = item.postback;
@@ -70,11 +100,21 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     if (!text.trim()) return { kind: 'ignored', why: 'a postback with neither title nor payload' };
     return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, key, text, at, receivedAt, []) };
   }
-  const what = ['delivery', 'read', 'reaction', 'optin', 'referral', 'account_linking', 'policy_enforcement'].find((k) => k in item);
+  const what = ['delivery', 'read', 'reaction', 'optin', 'referral', 'account_linking', 'policy_enforcement'].find(
+    (k) => k in item,
+  );
   return { kind: 'ignored', why: what ? `${what} event` : 'an event of no kind we answer' };
 }
 
-function inboundOf(tenantId: string, contactId: string, messageKey: string, text: string, at: number, receivedAt: Date, attachments: NonNullable<InboundMessage['attachments']>): InboundMessage {
+function inboundOf(
+  tenantId: string,
+  contactId: string,
+  messageKey: string,
+  text: string,
+  at: number,
+  receivedAt: Date,
+  attachments: NonNullable<InboundMessage['attachments']>,
+): InboundMessage {
   return {
     tenantId,
     channel: 'messenger',

@@ -43,7 +43,11 @@ export function messengerRoutes() {
     const tokenMatches = await secretsEqual(query.data['hub.verify_token'], stored ?? ABSENT_SECRET);
     if (!stored || !tokenMatches || query.data['hub.mode'] !== 'subscribe' || lookup.kind === 'unknown') {
       if (lookup.kind !== 'found') logRefusedLookup(lookup, 'Messenger subscription check');
-      return jsonError(c, 403, 'subscription check refused: hub.mode must be subscribe and hub.verify_token this tenant\'s verify token');
+      return jsonError(
+        c,
+        403,
+        "subscription check refused: hub.mode must be subscribe and hub.verify_token this tenant's verify token",
+      );
     }
     return c.text(query.data['hub.challenge'], 200);
   });
@@ -69,7 +73,10 @@ export function messengerRoutes() {
 }
 
 /** The body as a Messenger webhook: UTF-8, JSON, the schema; else a 400 that names the problem. */
-export function readWebhook(c: Context<AppContext>, raw: Uint8Array): { ok: true; value: MessengerWebhook } | { ok: false; response: Response } {
+export function readWebhook(
+  c: Context<AppContext>,
+  raw: Uint8Array,
+): { ok: true; value: MessengerWebhook } | { ok: false; response: Response } {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(raw);
@@ -79,6 +86,7 @@ export function readWebhook(c: Context<AppContext>, raw: Uint8Array): { ok: true
   const json = parseJsonText(text);
   if (!json.ok) return { ok: false, response: jsonError(c, 400, json.error) };
   const webhook = MessengerWebhookSchema.safeParse(json.value);
-  if (!webhook.success) return { ok: false, response: jsonError(c, 400, 'invalid Messenger webhook body', zodProblems(webhook.error)) };
+  if (!webhook.success)
+    return { ok: false, response: jsonError(c, 400, 'invalid Messenger webhook body', zodProblems(webhook.error)) };
   return { ok: true, value: webhook.data };
 }

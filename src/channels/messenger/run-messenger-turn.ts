@@ -29,22 +29,42 @@ export type MessengerTurnOutcome =
  * the shared turn — run as a deferred turn, so its reply goes out through the outbox (Send API)
  * before its actions. If the isolate dies first, the claim is open and the cron finishes it.
  */
-export async function runMessengerTurn(services: Services, config: TenantConfig, secrets: TenantSecrets, inbound: InboundMessage, status: TenantStatus): Promise<MessengerTurnOutcome> {
+export async function runMessengerTurn(
+  services: Services,
+  config: TenantConfig,
+  secrets: TenantSecrets,
+  inbound: InboundMessage,
+  status: TenantStatus,
+): Promise<MessengerTurnOutcome> {
   const refused = refusalOf('messenger', status);
   if (refused) return { kind: 'refused', reason: refused };
   const session = services.redis();
   const started = await startTurn(session, config, inbound, newTurnId());
   if (started.limited) {
-    await sendLimitedReply(services, config, inbound, started.digest, tenantWords(config, inbound.contact.language).say('rateLimited'));
+    await sendLimitedReply(
+      services,
+      config,
+      inbound,
+      started.digest,
+      tenantWords(config, inbound.contact.language).say('rateLimited'),
+    );
     return { kind: 'rate-limited', scope: started.limited.scope };
   }
-  if (!started.claim?.claimed) return { kind: 'duplicate', turnId: started.claim && !started.claim.claimed ? started.claim.existingTurnId : '' };
+  if (!started.claim?.claimed)
+    return { kind: 'duplicate', turnId: started.claim && !started.claim.claimed ? started.claim.existingTurnId : '' };
   const sequence = await replySequenceOf(inbound);
   if (sequence) await enterReplyOrder(session, config.tenantId, inbound.contactId, sequence);
   // Off the reply's path: started, not awaited before the turn; awaited after it so the isolate keeps it alive.
   const shown = showWhileWaiting(services, config, secrets, inbound.contactId);
   // The webhook answered 200 at once: the reply cannot ride in it (the mode is deferred).
-  const ctx = turnContext('messenger', { turnId: started.turnId, inbound, config, history: started.claim.history, roundTripsBeforeModel: session.roundTrips, inHandoffUntil: started.claim.inHandoffUntil });
+  const ctx = turnContext('messenger', {
+    turnId: started.turnId,
+    inbound,
+    config,
+    history: started.claim.history,
+    roundTripsBeforeModel: session.roundTrips,
+    inHandoffUntil: started.claim.inHandoffUntil,
+  });
   const record = await runTurn(turnDeps(services, session, config, status), ctx).finally(() => shown);
   return { kind: 'turn', record };
 }
@@ -56,8 +76,16 @@ export async function runMessengerTurn(services: Services, config: TenantConfig,
  * for them, and a refusal, a timeout or a throw is logged (no ids beyond the tenant's) and
  * swallowed. Meta clears typing when the reply arrives.
  */
-async function showWhileWaiting(services: Services, config: TenantConfig, secrets: TenantSecrets, psid: string): Promise<void> {
-  const actions = [...(config.messenger.markSeen ? (['mark_seen'] as const) : []), ...(config.messenger.typingIndicator ? (['typing_on'] as const) : [])];
+async function showWhileWaiting(
+  services: Services,
+  config: TenantConfig,
+  secrets: TenantSecrets,
+  psid: string,
+): Promise<void> {
+  const actions = [
+    ...(config.messenger.markSeen ? (['mark_seen'] as const) : []),
+    ...(config.messenger.typingIndicator ? (['typing_on'] as const) : []),
+  ];
   if (!actions.length) return;
   try {
     const messenger = channelApisFor(services, secrets).messenger;
@@ -67,7 +95,9 @@ async function showWhileWaiting(services: Services, config: TenantConfig, secret
       if (!result.ok) console.warn(`Messenger: tenant ${config.tenantId}: ${action} was not shown (${result.kind})`);
     }
   } catch (err) {
-    console.warn(`Messenger: tenant ${config.tenantId}: sender actions failed (${err instanceof Error ? err.name : 'Error'})`);
+    console.warn(
+      `Messenger: tenant ${config.tenantId}: sender actions failed (${err instanceof Error ? err.name : 'Error'})`,
+    );
   }
 }
 
@@ -75,6 +105,17 @@ async function showWhileWaiting(services: Services, config: TenantConfig, secret
  * The rate limit's polite reply (no model call), as ManyChat's webhook answers it. Named by the
  * delivery's digest, so Meta's retries of the same `mid` queue it once.
  */
-async function sendLimitedReply(services: Services, config: TenantConfig, inbound: InboundMessage, digest: string, text: string): Promise<void> {
-  await sendSystemReply(services, config, inbound, { entryId: `rl_${digest.slice(0, 40)}`, tool: 'system:rate-limit', summary: 'tell the contact to slow down', text });
+async function sendLimitedReply(
+  services: Services,
+  config: TenantConfig,
+  inbound: InboundMessage,
+  digest: string,
+  text: string,
+): Promise<void> {
+  await sendSystemReply(services, config, inbound, {
+    entryId: `rl_${digest.slice(0, 40)}`,
+    tool: 'system:rate-limit',
+    summary: 'tell the contact to slow down',
+    text,
+  });
 }

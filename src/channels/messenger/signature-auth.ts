@@ -2,7 +2,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import type { AppContext, AppVariables, Bindings, LoadedTenant } from '../../http/app-context.js';
 import { jsonError } from '../../http/errors.js';
-import { logRefusedLookup, lookupTenantFromPath, storageUnavailable, type TenantLookup } from '../../http/middleware/tenant.js';
+import {
+  logRefusedLookup,
+  lookupTenantFromPath,
+  storageUnavailable,
+  type TenantLookup,
+} from '../../http/middleware/tenant.js';
 import { HUB_SIGNATURE_HEADER, parseHubSignature, verifyHubSignature } from './hub-signature.js';
 
 /** Stands in for a secret the tenant does not have, so a refusal costs the same work. */
@@ -38,7 +43,8 @@ export function authenticateMessengerWebhook(): MiddlewareHandler<MessengerConte
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const signature = parseHubSignature(c.req.header(HUB_SIGNATURE_HEADER));
     if (!signature.ok) {
-      const legacy = c.req.header('x-hub-signature') !== undefined ? '; the legacy X-Hub-Signature (sha1) is not accepted' : '';
+      const legacy =
+        c.req.header('x-hub-signature') !== undefined ? '; the legacy X-Hub-Signature (sha1) is not accepted' : '';
       return jsonError(c, 401, `${signature.problem}${legacy}`);
     }
     const appSecret = secretsOf(lookup)?.messengerAppSecret;
@@ -49,7 +55,8 @@ export function authenticateMessengerWebhook(): MiddlewareHandler<MessengerConte
       return refused();
     }
     // Authenticated from here: the caller holds the app secret.
-    if (lookup.kind === 'broken') return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
+    if (lookup.kind === 'broken')
+      return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
     const tenant = lookup.kind === 'found' ? lookup.tenant : lookup.kind === 'storage-down' ? lookup.cached : null;
     if (!tenant) return refused();
     c.set('tenant', tenant);

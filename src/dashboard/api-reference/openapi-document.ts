@@ -14,8 +14,15 @@ import { RedriveBodySchema } from '../../routes/dead-letters.js';
 const ErrorSchema = z
   .object({
     error: z.string(),
-    details: z.array(z.string()).optional().meta({ description: 'each problem as a sentence, its path first: "flows.1.ns: A flow needs its ManyChat flow id"' }),
-    problems: z.array(z.object({ path: z.string().nullable(), message: z.string() })).optional().meta({ description: 'an invalid config (PUT …/config): the same problems split into the machine path and the words' }),
+    details: z.array(z.string()).optional().meta({
+      description: 'each problem as a sentence, its path first: "flows.1.ns: A flow needs its ManyChat flow id"',
+    }),
+    problems: z
+      .array(z.object({ path: z.string().nullable(), message: z.string() }))
+      .optional()
+      .meta({
+        description: 'an invalid config (PUT …/config): the same problems split into the machine path and the words',
+      }),
   })
   .meta({ description: 'Every 4xx/5xx: what is wrong, and each problem' });
 const ApprovalViewSchema = z.object({
@@ -31,55 +38,176 @@ const ApprovalViewSchema = z.object({
 });
 const DecisionSchema = z.object({ result: z.enum(['approved', 'rejected']), id: z.string() });
 
-const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({ 'application/json': { schema: z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) } });
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [String(code), { description: ERROR_TEXT[code] ?? 'error', content: json(ErrorSchema) }]));
-const ERROR_TEXT: Record<number, string> = { 400: 'invalid input (each problem listed)', 401: 'missing or wrong admin secret, or unknown tenant', 404: 'not found for this tenant', 409: 'already decided, or the action is not dead/unknown', 410: 'expired: nothing was performed', 413: 'body too large' };
-const tenant = { name: 'tenant', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } };
+const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
+  'application/json': { schema: z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) },
+});
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((code) => [String(code), { description: ERROR_TEXT[code] ?? 'error', content: json(ErrorSchema) }]),
+  );
+const ERROR_TEXT: Record<number, string> = {
+  400: 'invalid input (each problem listed)',
+  401: 'missing or wrong admin secret, or unknown tenant',
+  404: 'not found for this tenant',
+  409: 'already decided, or the action is not dead/unknown',
+  410: 'expired: nothing was performed',
+  413: 'body too large',
+};
+const tenant = {
+  name: 'tenant',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' },
+};
 
 export function openApiDocument(serverUrl: string) {
   return {
     openapi: '3.1.0',
-    info: { title: 'staged-agent tenant API', version: '1', description: 'Per-tenant configuration, manifest, approvals, audit log, dead letters and handoff release. Authenticate with the tenant admin secret: `Authorization: Bearer <secret>`.' },
+    info: {
+      title: 'staged-agent tenant API',
+      version: '1',
+      description:
+        'Per-tenant configuration, manifest, approvals, audit log, dead letters and handoff release. Authenticate with the tenant admin secret: `Authorization: Bearer <secret>`.',
+    },
     servers: [{ url: serverUrl }],
-    components: { securitySchemes: { adminSecret: { type: 'http', scheme: 'bearer', description: 'The tenant admin secret (not the webhook secret)' } } },
+    components: {
+      securitySchemes: {
+        adminSecret: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The tenant admin secret (not the webhook secret)',
+        },
+      },
+    },
     security: [{ adminSecret: [] }],
     paths: {
       '/v1/tenants/{tenant}/config': {
-        get: { summary: 'Read the tenant config', parameters: [tenant], responses: { 200: { description: 'the config', content: json(TenantConfigSchema) }, ...errors(401) } },
-        put: { summary: 'Replace the tenant config (validated whole; 400 lists every problem, nothing stored)', parameters: [tenant], requestBody: { required: true, content: json(TenantConfigSchema, 'input') }, responses: { 200: { description: 'saved', content: json(z.object({ ok: z.literal(true), config: TenantConfigSchema })) }, ...errors(400, 401, 413) } },
+        get: {
+          summary: 'Read the tenant config',
+          parameters: [tenant],
+          responses: { 200: { description: 'the config', content: json(TenantConfigSchema) }, ...errors(401) },
+        },
+        put: {
+          summary: 'Replace the tenant config (validated whole; 400 lists every problem, nothing stored)',
+          parameters: [tenant],
+          requestBody: { required: true, content: json(TenantConfigSchema, 'input') },
+          responses: {
+            200: { description: 'saved', content: json(z.object({ ok: z.literal(true), config: TenantConfigSchema })) },
+            ...errors(400, 401, 413),
+          },
+        },
       },
       '/v1/tenants/{tenant}/manifest': {
-        get: { summary: 'The tool manifest and its drift', parameters: [tenant], responses: { 200: { description: 'manifest and drift', content: json(z.object({ manifest: ManifestSchema, drift: z.object({ declaredNotRegistered: z.array(z.string()), registeredNotDeclared: z.array(z.string()) }) })) }, ...errors(401) } },
+        get: {
+          summary: 'The tool manifest and its drift',
+          parameters: [tenant],
+          responses: {
+            200: {
+              description: 'manifest and drift',
+              content: json(
+                z.object({
+                  manifest: ManifestSchema,
+                  drift: z.object({
+                    declaredNotRegistered: z.array(z.string()),
+                    registeredNotDeclared: z.array(z.string()),
+                  }),
+                }),
+              ),
+            },
+            ...errors(401),
+          },
+        },
       },
       '/v1/tenants/{tenant}/approvals': {
-        get: { summary: 'The approval queue', parameters: [tenant], responses: { 200: { description: 'approvals', content: json(z.object({ approvals: z.array(ApprovalViewSchema) })) }, ...errors(401) } },
+        get: {
+          summary: 'The approval queue',
+          parameters: [tenant],
+          responses: {
+            200: { description: 'approvals', content: json(z.object({ approvals: z.array(ApprovalViewSchema) })) },
+            ...errors(401),
+          },
+        },
       },
       ...Object.fromEntries(
         (['approve', 'reject'] as const).map((action) => [
           `/v1/tenants/{tenant}/approvals/{id}/${action}`,
           {
             post: {
-              summary: action === 'approve' ? 'Approve: performs exactly the pinned call, once' : 'Reject: performs nothing; the contact is told',
-              parameters: [tenant, { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ap_[a-f0-9]{32}$' } }],
-              responses: { 200: { description: 'decided', content: json(DecisionSchema) }, ...errors(401, 404, 409, 410) },
+              summary:
+                action === 'approve'
+                  ? 'Approve: performs exactly the pinned call, once'
+                  : 'Reject: performs nothing; the contact is told',
+              parameters: [
+                tenant,
+                { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ap_[a-f0-9]{32}$' } },
+              ],
+              responses: {
+                200: { description: 'decided', content: json(DecisionSchema) },
+                ...errors(401, 404, 409, 410),
+              },
             },
           },
         ]),
       ),
       '/v1/tenants/{tenant}/audit': {
-        get: { summary: 'The audit log, newest first', parameters: [tenant, { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }], responses: { 200: { description: 'a page', content: json(z.object({ entries: z.array(AuditEntrySchema), next: z.number().int().nullable() })) }, ...errors(401) } },
+        get: {
+          summary: 'The audit log, newest first',
+          parameters: [
+            tenant,
+            { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+          ],
+          responses: {
+            200: {
+              description: 'a page',
+              content: json(z.object({ entries: z.array(AuditEntrySchema), next: z.number().int().nullable() })),
+            },
+            ...errors(401),
+          },
+        },
       },
       '/v1/tenants/{tenant}/contacts/{contact}': {
-        delete: { summary: "Delete a contact's data (history, turns, pending rows, handoff state, dead letters)", parameters: [tenant, { name: 'contact', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'what was deleted' }, ...errors(400, 401) } },
+        delete: {
+          summary: "Delete a contact's data (history, turns, pending rows, handoff state, dead letters)",
+          parameters: [tenant, { name: 'contact', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'what was deleted' }, ...errors(400, 401) },
+        },
       },
       '/v1/tenants/{tenant}/contacts/{contact}/release': {
-        post: { summary: "End a contact's handoff: the model answers them again", parameters: [tenant, { name: 'contact', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'released or not', content: json(z.object({ tenantId: z.string(), contactId: z.string(), released: z.boolean() })) }, ...errors(400, 401) } },
+        post: {
+          summary: "End a contact's handoff: the model answers them again",
+          parameters: [tenant, { name: 'contact', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: {
+              description: 'released or not',
+              content: json(z.object({ tenantId: z.string(), contactId: z.string(), released: z.boolean() })),
+            },
+            ...errors(400, 401),
+          },
+        },
       },
       '/v1/outbox/dead-letters/{tenant}': {
-        get: { summary: 'Dead and unknown actions, and QStash DLQ messages of the tenant', parameters: [tenant], responses: { 200: { description: 'dead letters', content: json(z.object({ tenantId: z.string(), deadLetters: z.array(DeadLetterSchema), qstash: z.unknown() })) }, ...errors(401) } },
+        get: {
+          summary: 'Dead and unknown actions, and QStash DLQ messages of the tenant',
+          parameters: [tenant],
+          responses: {
+            200: {
+              description: 'dead letters',
+              content: json(
+                z.object({ tenantId: z.string(), deadLetters: z.array(DeadLetterSchema), qstash: z.unknown() }),
+              ),
+            },
+            ...errors(401),
+          },
+        },
       },
       '/v1/outbox/dead-letters/{tenant}/redrive': {
-        post: { summary: 'Re-drive one dead or unknown action (an unknown send needs sendAnyway)', parameters: [tenant], requestBody: { required: true, content: json(RedriveBodySchema, 'input') }, responses: { 200: { description: 're-driven and delivered' }, ...errors(400, 401, 404, 409, 413) } },
+        post: {
+          summary: 'Re-drive one dead or unknown action (an unknown send needs sendAnyway)',
+          parameters: [tenant],
+          requestBody: { required: true, content: json(RedriveBodySchema, 'input') },
+          responses: { 200: { description: 're-driven and delivered' }, ...errors(400, 401, 404, 409, 413) },
+        },
       },
     },
   };

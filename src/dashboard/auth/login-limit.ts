@@ -11,10 +11,24 @@ import { dashboardKeys } from './dashboard-keys.js';
 export const LOGIN_PER_USER = { tokens: 5, window: '300 s' } as const;
 export const LOGIN_PER_ADDRESS = { tokens: 30, window: '300 s' } as const;
 
-export async function loginAllowed(redis: RedisSession, tenantId: string, user: string, address: string): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+export async function loginAllowed(
+  redis: RedisSession,
+  tenantId: string,
+  user: string,
+  address: string,
+): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const client = redis.redis as unknown as ConstructorParameters<typeof Ratelimit>[0]['redis'];
   const make = (limit: { tokens: number; window: `${number} s` }, prefix: string) =>
-    new Ratelimit({ redis: client, limiter: Ratelimit.slidingWindow(limit.tokens, limit.window), prefix, ephemeralCache: false, timeout: 0, analytics: false, enableProtection: false, enableTelemetry: false });
+    new Ratelimit({
+      redis: client,
+      limiter: Ratelimit.slidingWindow(limit.tokens, limit.window),
+      prefix,
+      ephemeralCache: false,
+      timeout: 0,
+      analytics: false,
+      enableProtection: false,
+      enableTelemetry: false,
+    });
   redis.roundTrips += 2;
   const [perUser, perAddress] = await Promise.all([
     make(LOGIN_PER_USER, dashboardKeys(tenantId).loginLimitPrefix).limit(encodeURIComponent(user)),

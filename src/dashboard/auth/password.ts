@@ -29,11 +29,21 @@ async function derive(password: string, salt: Uint8Array, iterations: number): P
 
 export async function hashPassword(password: string, iterations = PBKDF2_ITERATIONS): Promise<PasswordHash> {
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
-  return { algorithm: 'pbkdf2-sha256', iterations, salt: toBase64(salt), hash: toBase64(await derive(password, salt, iterations)) };
+  return {
+    algorithm: 'pbkdf2-sha256',
+    iterations,
+    salt: toBase64(salt),
+    hash: toBase64(await derive(password, salt, iterations)),
+  };
 }
 
 /** A stand-in hash for unknown users, so "no such user" costs the same derivation as a wrong password. */
-const DUMMY: PasswordHash = { algorithm: 'pbkdf2-sha256', iterations: PBKDF2_ITERATIONS, salt: 'AAAAAAAAAAAAAAAAAAAAAA==', hash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' };
+const DUMMY: PasswordHash = {
+  algorithm: 'pbkdf2-sha256',
+  iterations: PBKDF2_ITERATIONS,
+  salt: 'AAAAAAAAAAAAAAAAAAAAAA==',
+  hash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+};
 
 /** Whether `password` matches `stored` (null: unknown user, always false after the same work). */
 export async function verifyPassword(password: string, stored: PasswordHash | null): Promise<boolean> {

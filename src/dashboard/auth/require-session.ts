@@ -20,10 +20,15 @@ export function requireSession(): MiddlewareHandler<DashboardContext> {
     }
     const loaded = await loadTenant(redis, dash.tenantId, await services.secretKeys());
     if (!loaded.found) return c.text('This tenant no longer exists.', 410);
-    if ('broken' in loaded) return c.text(`This tenant's stored configuration does not validate: ${loaded.broken.join('; ').slice(0, 500)}`, 503);
+    if ('broken' in loaded)
+      return c.text(
+        `This tenant's stored configuration does not validate: ${loaded.broken.join('; ').slice(0, 500)}`,
+        503,
+      );
     if (c.req.method === 'POST') {
       const form = await c.req.parseBody();
-      if (!(await csrfTokenMatches(dash, form._csrf))) return c.text('This form is missing its security token (CSRF). Reload the page and try again.', 403);
+      if (!(await csrfTokenMatches(dash, form._csrf)))
+        return c.text('This form is missing its security token (CSRF). Reload the page and try again.', 403);
     }
     c.set('dash', dash);
     c.set('tenant', { config: loaded.config, secrets: loaded.secrets, meta: loaded.meta });

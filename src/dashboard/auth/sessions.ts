@@ -18,28 +18,59 @@ export const SESSION_COOKIE = 'dash';
 export const SESSION_COOKIE_NAME = `__Host-${SESSION_COOKIE}`;
 export const SESSION_SECONDS = 8 * 3600;
 
-const SessionRowSchema = z.object({ tenantId: z.string(), user: z.string(), csrf: z.string(), createdAt: z.string(), expiresAt: z.string() });
+const SessionRowSchema = z.object({
+  tenantId: z.string(),
+  user: z.string(),
+  csrf: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
 export type DashboardSession = z.infer<typeof SessionRowSchema> & { sid: string };
 
 function randomHex(bytes: number): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export async function openSession(c: Context, redis: RedisSession, secret: string, tenantId: string, user: string, now = new Date()): Promise<DashboardSession> {
+export async function openSession(
+  c: Context,
+  redis: RedisSession,
+  secret: string,
+  tenantId: string,
+  user: string,
+  now = new Date(),
+): Promise<DashboardSession> {
   const sid = randomHex(32);
-  const row = { tenantId, user, csrf: randomHex(32), createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString() };
+  const row = {
+    tenantId,
+    user,
+    csrf: randomHex(32),
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString(),
+  };
   const keys = dashboardKeys(tenantId);
   await redis.multi((m) => {
     m.set(keys.session(sid), JSON.stringify(row), { ex: SESSION_SECONDS });
     m.sadd(keys.userSessions(user), sid);
     m.expire(keys.userSessions(user), SESSION_SECONDS);
   });
-  await setSignedCookie(c, SESSION_COOKIE, `${tenantId}.${sid}`, secret, { prefix: 'host', path: '/', secure: true, httpOnly: true, sameSite: 'Lax', maxAge: SESSION_SECONDS });
+  await setSignedCookie(c, SESSION_COOKIE, `${tenantId}.${sid}`, secret, {
+    prefix: 'host',
+    path: '/',
+    secure: true,
+    httpOnly: true,
+    sameSite: 'Lax',
+    maxAge: SESSION_SECONDS,
+  });
   return { sid, ...row };
 }
 
 /** The session the request's cookie names, if its signature holds and its row still exists and has not expired. */
-export async function readSession(c: Context, redis: RedisSession, secret: string, now = new Date()): Promise<DashboardSession | null> {
+export async function readSession(
+  c: Context,
+  redis: RedisSession,
+  secret: string,
+  now = new Date(),
+): Promise<DashboardSession | null> {
   const value = await getSignedCookie(c, secret, SESSION_COOKIE, 'host');
   if (!value) return null;
   const match = /^([a-z0-9-]{1,63})\.([0-9a-f]{64})$/.exec(value);
@@ -74,5 +105,7 @@ export async function revokeUserSessions(redis: RedisSession, tenantId: string, 
 
 /** The form token of a session, compared in constant time. */
 export function csrfTokenMatches(session: DashboardSession, provided: unknown): Promise<boolean> {
-  return typeof provided === 'string' && provided.length > 0 ? secretsEqual(provided, session.csrf) : Promise.resolve(false);
+  return typeof provided === 'string' && provided.length > 0
+    ? secretsEqual(provided, session.csrf)
+    : Promise.resolve(false);
 }

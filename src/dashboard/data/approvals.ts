@@ -21,7 +21,12 @@ export interface ApprovalCard extends ApprovalView {
  * The tenant's approval queue as cards, then the approvals of its recent turns that have left the
  * queue (approved, rejected, expired by the cron): every row read under the session's tenant.
  */
-export async function approvalCards(redis: RedisSession, tenantId: string, config: TenantConfig, now = new Date()): Promise<ApprovalCard[]> {
+export async function approvalCards(
+  redis: RedisSession,
+  tenantId: string,
+  config: TenantConfig,
+  now = new Date(),
+): Promise<ApprovalCard[]> {
   const queued = await listApprovals(redis, tenantId);
   const { ids } = await newestTurnIds(redis, tenantId, RECENT_TURNS_FOR_DECIDED);
   const recent = await loadTurnRecords(redis, tenantId, ids);
@@ -32,7 +37,17 @@ export async function approvalCards(redis: RedisSession, tenantId: string, confi
   for (const loaded of loadedRows) {
     if (!loaded || loaded.terms.kind !== 'approval') continue;
     const first = loaded.terms.pinned[0];
-    decided.push({ id: loaded.terms.id, status: loaded.status, card: loaded.terms.card, tool: first?.tool ?? '', args: first?.args ?? '{}', contactId: loaded.terms.contactId, turnId: loaded.terms.turnId, createdAt: loaded.terms.createdAt, expiresAt: loaded.terms.expiresAt });
+    decided.push({
+      id: loaded.terms.id,
+      status: loaded.status,
+      card: loaded.terms.card,
+      tool: first?.tool ?? '',
+      args: first?.args ?? '{}',
+      contactId: loaded.terms.contactId,
+      turnId: loaded.terms.turnId,
+      createdAt: loaded.terms.createdAt,
+      expiresAt: loaded.terms.expiresAt,
+    });
   }
   const views = [...queued, ...decided];
   const known = new Map(recent.map((t) => [t.turnId, t.inbound.text ?? '']));

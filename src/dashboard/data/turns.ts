@@ -29,7 +29,11 @@ export interface TurnQuery {
 }
 
 /** One page of the log, newest first, filtered. Without a filter it reads only the page. */
-export async function searchTurns(redis: RedisSession, tenantId: string, query: TurnQuery): Promise<{ turns: TurnRecord[]; more: boolean; total: number }> {
+export async function searchTurns(
+  redis: RedisSession,
+  tenantId: string,
+  query: TurnQuery,
+): Promise<{ turns: TurnRecord[]; more: boolean; total: number }> {
   if (!query.q && !query.decision) {
     const { ids, total } = await newestTurnIds(redis, tenantId, query.limit + 1, query.offset);
     const turns = await loadTurnRecords(redis, tenantId, ids.slice(0, query.limit));
@@ -41,12 +45,27 @@ export async function searchTurns(redis: RedisSession, tenantId: string, query: 
   const hits = all.filter((t) => {
     if (query.decision && t.decision !== query.decision) return false;
     if (!needle) return true;
-    return t.contactId === query.q || [t.inbound.text ?? '', t.reply.text, t.decisionReason, t.turnId].some((s) => s.toLowerCase().includes(needle));
+    return (
+      t.contactId === query.q ||
+      [t.inbound.text ?? '', t.reply.text, t.decisionReason, t.turnId].some((s) => s.toLowerCase().includes(needle))
+    );
   });
-  return { turns: hits.slice(query.offset, query.offset + query.limit), more: hits.length > query.offset + query.limit, total };
+  return {
+    turns: hits.slice(query.offset, query.offset + query.limit),
+    more: hits.length > query.offset + query.limit,
+    total,
+  };
 }
 
 /** Outbox entries (a turn's own, and those its approvals created) with each action's ledger row, read through the outbox's reader. */
-export async function loadDeliveries(redis: RedisSession, tenantId: string, entryIds: string[]): Promise<EntryDelivery[]> {
-  return readDeliveries(redis, tenantId, entryIds.filter((id) => TURN_ID.test(id)));
+export async function loadDeliveries(
+  redis: RedisSession,
+  tenantId: string,
+  entryIds: string[],
+): Promise<EntryDelivery[]> {
+  return readDeliveries(
+    redis,
+    tenantId,
+    entryIds.filter((id) => TURN_ID.test(id)),
+  );
 }

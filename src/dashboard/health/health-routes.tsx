@@ -9,7 +9,13 @@ import { healthStats } from './turn-stats.js';
 import { DataTable } from '../pages/data-table.js';
 
 const WindowSchema = z.coerce.number().int().min(10).max(1000).catch(200);
-const LABEL: Record<string, string> = { 'no-tool': 'no tool', 'staging-only': 'staging only', 'read-then-reply': 'read, reply', deferred: 'deferred', other: 'other' };
+const LABEL: Record<string, string> = {
+  'no-tool': 'no tool',
+  'staging-only': 'staging only',
+  'read-then-reply': 'read, reply',
+  deferred: 'deferred',
+  other: 'other',
+};
 
 /** `/dashboard/health`: latency per turn kind, deferred share, vetoes and escalations by guardrail, dead letters. */
 export function healthRoutes() {
@@ -19,24 +25,43 @@ export function healthRoutes() {
     const n = WindowSchema.parse(c.req.query('n'));
     const redis = c.get('session');
     const { ids } = await newestTurnIds(redis, tenantId, n);
-    const [records, deadLetters] = await Promise.all([loadTurnRecords(redis, tenantId, ids), listDeadLetters(redis, tenantId, 50)]);
+    const [records, deadLetters] = await Promise.all([
+      loadTurnRecords(redis, tenantId, ids),
+      listDeadLetters(redis, tenantId, 50),
+    ]);
     const stats = healthStats(records);
     const open = deadLetters.filter((d) => d.currentState === 'dead' || d.currentState === 'unknown');
     return c.html(
       <Layout title="Health" section="health" dash={c.get('dash')} tenantName={c.get('tenant').config.displayName}>
-        {c.req.query('redriven') ? <Notice kind={c.req.query('redriven') === 'ok' ? 'ok' : 'error'}>{c.req.query('redriven') === 'ok' ? 'Re-driven: the action was put back and delivered again.' : `Re-drive: ${c.req.query('redriven')!.slice(0, 300)}`}</Notice> : null}
+        {c.req.query('redriven') ? (
+          <Notice kind={c.req.query('redriven') === 'ok' ? 'ok' : 'error'}>
+            {c.req.query('redriven') === 'ok'
+              ? 'Re-driven: the action was put back and delivered again.'
+              : `Re-drive: ${c.req.query('redriven')!.slice(0, 300)}`}
+          </Notice>
+        ) : null}
         <form method="get" action={`${BASE}/health`} class="actions">
           <label for="n">Turns to look at</label>
           <input id="n" name="n" type="number" min="10" max="1000" value={String(n)} />
           <button type="submit">Show</button>
         </form>
         <p>
-          The last {stats.turns} turns: {stats.decisions.pass} passed, {stats.decisions.veto} vetoed, {stats.decisions.escalate} escalated, {stats.decisions.error} failed. Deferred share: <strong>{(stats.deferredShare * 100).toFixed(1)} %</strong> (answered at the deadline, finished in the background).
+          The last {stats.turns} turns: {stats.decisions.pass} passed, {stats.decisions.veto} vetoed,{' '}
+          {stats.decisions.escalate} escalated, {stats.decisions.error} failed. Deferred share:{' '}
+          <strong>{(stats.deferredShare * 100).toFixed(1)} %</strong> (answered at the deadline, finished in the
+          background).
         </p>
         <div class="charts">
           <section aria-labelledby="lat">
             <h2 id="lat">Latency per turn kind</h2>
-            <BarChart title="Latency per turn kind (ms)" series={['p50', 'p95']} unit="ms" bars={stats.byKind.filter((k) => k.count).map((k) => ({ label: `${LABEL[k.kind]} (${k.count})`, values: [k.p50, k.p95] }))} />
+            <BarChart
+              title="Latency per turn kind (ms)"
+              series={['p50', 'p95']}
+              unit="ms"
+              bars={stats.byKind
+                .filter((k) => k.count)
+                .map((k) => ({ label: `${LABEL[k.kind]} (${k.count})`, values: [k.p50, k.p95] }))}
+            />
             <table>
               <thead>
                 <tr>
@@ -61,7 +86,12 @@ export function healthRoutes() {
           <section aria-labelledby="guard">
             <h2 id="guard">Vetoes and escalations by guardrail</h2>
             {stats.byGuardrail.length ? (
-              <BarChart title="Vetoes and escalations by guardrail" series={['veto', 'escalate']} unit="" bars={stats.byGuardrail.map((g) => ({ label: g.guardrail, values: [g.veto, g.escalate] }))} />
+              <BarChart
+                title="Vetoes and escalations by guardrail"
+                series={['veto', 'escalate']}
+                unit=""
+                bars={stats.byGuardrail.map((g) => ({ label: g.guardrail, values: [g.veto, g.escalate] }))}
+              />
             ) : (
               <p>No guardrail vetoed or escalated a turn.</p>
             )}
@@ -88,7 +118,8 @@ export function healthRoutes() {
         <section aria-labelledby="dead">
           <h2 id="dead">Dead letters</h2>
           <p>
-            {open.length} actions dead or with an unknown outcome (of the newest {deadLetters.length} listed). <a href={`${BASE}/audit`}>Audit log</a>
+            {open.length} actions dead or with an unknown outcome (of the newest {deadLetters.length} listed).{' '}
+            <a href={`${BASE}/audit`}>Audit log</a>
           </p>
           <DataTable columns={['When', 'Action', 'State', 'Why', 'Turn', 'Re-drive']}>
             {deadLetters.map((d) => (
@@ -99,7 +130,9 @@ export function healthRoutes() {
                   <span class={`badge ${d.currentState ?? d.state}`}>{d.currentState ?? d.state}</span>
                 </td>
                 <td>{d.detail}</td>
-                <td>{d.turnId.startsWith('turn_') ? <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a> : d.turnId}</td>
+                <td>
+                  {d.turnId.startsWith('turn_') ? <a href={`${BASE}/turns/${d.turnId}`}>{d.turnId}</a> : d.turnId}
+                </td>
                 <td>
                   {d.currentState === 'dead' || d.currentState === 'unknown' ? (
                     <form method="post" action={`${BASE}/dead-letters/redrive`}>
@@ -108,7 +141,8 @@ export function healthRoutes() {
                       <input type="hidden" name="actionId" value={d.actionId} />
                       {d.currentState === 'unknown' && !d.idempotent ? (
                         <label class="check">
-                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it
+                          twice)
                         </label>
                       ) : null}
                       <button type="submit">{`Re-drive ${d.summary}`}</button>

@@ -58,6 +58,8 @@ export function healthStats(records: TurnRecord[]): HealthStats {
     }),
     deferredShare: records.length ? deferred / records.length : 0,
     decisions,
-    byGuardrail: [...guardrails].map(([guardrail, g]) => ({ guardrail, ...g })).sort((a, b) => b.veto + b.escalate - (a.veto + a.escalate) || (a.guardrail < b.guardrail ? -1 : 1)),
+    byGuardrail: [...guardrails]
+      .map(([guardrail, g]) => ({ guardrail, ...g }))
+      .sort((a, b) => b.veto + b.escalate - (a.veto + a.escalate) || (a.guardrail < b.guardrail ? -1 : 1)),
   };
 }

@@ -17,20 +17,36 @@ const RESULT_TEXT: Record<string, string> = {
   'already-decided': 'That approval was already decided; nothing more was done.',
   'not-found': 'No such approval for this tenant.',
   tampered: 'That approval failed its integrity check; nothing was performed.',
-  suspended: 'This tenant is suspended: nothing new is performed until an operator resumes it. The approval still waits (until it expires); reject works.',
+  suspended:
+    'This tenant is suspended: nothing new is performed until an operator resumes it. The approval still waits (until it expires); reject works.',
 };
 
-export const ApprovalsPage: FC<{ dash: DashboardSession; tenantName: string; cards: ApprovalCard[]; result?: string | undefined }> = ({ dash, tenantName, cards, result }) => (
+export const ApprovalsPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  cards: ApprovalCard[];
+  result?: string | undefined;
+}> = ({ dash, tenantName, cards, result }) => (
   <Layout title="Approvals" section="approvals" dash={dash} tenantName={tenantName}>
-    {result && RESULT_TEXT[result] ? <Notice kind={result === 'approved' || result === 'rejected' ? 'ok' : 'error'}>{RESULT_TEXT[result]}</Notice> : null}
-    <p class="muted">Destructive and approval-gated actions wait here for one hour. Approve performs exactly the pinned call; reject and expiry perform nothing.</p>
+    {result && RESULT_TEXT[result] ? (
+      <Notice kind={result === 'approved' || result === 'rejected' ? 'ok' : 'error'}>{RESULT_TEXT[result]}</Notice>
+    ) : null}
+    <p class="muted">
+      Destructive and approval-gated actions wait here for one hour. Approve performs exactly the pinned call; reject
+      and expiry perform nothing.
+    </p>
     {cards.every((c) => c.shownStatus !== 'pending') ? <p>No approvals waiting.</p> : null}
     <div class="cards">
       {cards.map((card) => (
         <article class={`card ${card.shownStatus}`} aria-labelledby={`${card.id}-title`}>
           <h2 id={`${card.id}-title`}>{card.card}</h2>
           <p>
-            <span class={`badge ${card.shownStatus}`}>{card.shownStatus}</span> · {card.shownStatus === 'pending' ? timeLeft(card.msLeft) : card.shownStatus === 'expired' ? `expired at ${card.expiresAt}` : `decided (asked ${card.createdAt})`}
+            <span class={`badge ${card.shownStatus}`}>{card.shownStatus}</span> ·{' '}
+            {card.shownStatus === 'pending'
+              ? timeLeft(card.msLeft)
+              : card.shownStatus === 'expired'
+                ? `expired at ${card.expiresAt}`
+                : `decided (asked ${card.createdAt})`}
           </p>
           <dl>
             <dt>For contact</dt>
@@ -68,7 +84,11 @@ export const ApprovalsPage: FC<{ dash: DashboardSession; tenantName: string; car
   </Layout>
 );
 
-export const ConfirmApprovalPage: FC<{ dash: DashboardSession; tenantName: string; card: ApprovalCard }> = ({ dash, tenantName, card }) => (
+export const ConfirmApprovalPage: FC<{ dash: DashboardSession; tenantName: string; card: ApprovalCard }> = ({
+  dash,
+  tenantName,
+  card,
+}) => (
   <Layout title="Confirm approval" section="approvals" dash={dash} tenantName={tenantName}>
     <p>
       Approving performs this call once, for contact <strong>{card.contactId}</strong>:

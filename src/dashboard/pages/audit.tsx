@@ -6,7 +6,13 @@ import { Layout } from './layout.js';
 import { DataTable } from './data-table.js';
 
 /** The tenant's audit log, newest first, 50 a page: who changed what, when (never a secret or a contact's words). */
-export const AuditPage: FC<{ dash: DashboardSession; tenantName: string; entries: AuditEntry[]; offset: number; next: number | null }> = ({ dash, tenantName, entries, offset, next }) => (
+export const AuditPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  entries: AuditEntry[];
+  offset: number;
+  next: number | null;
+}> = ({ dash, tenantName, entries, offset, next }) => (
   <Layout title="Audit log" section="health" dash={dash} tenantName={tenantName}>
     <DataTable columns={['When', 'Who', 'What', 'Detail']}>
       {entries.map((e) => (

@@ -19,7 +19,9 @@ export type Section = (typeof NAV)[number][0] | 'login';
  * The page frame. Every page works as plain HTML forms and links; the one script (copy buttons
  * on Connect ManyChat) only adds a convenience, served from the Worker under `script-src 'self'`.
  */
-export const Layout: FC<PropsWithChildren<{ title: string; section: Section; dash?: DashboardSession; tenantName?: string; script?: 'copy' }>> = ({ title, section, dash, tenantName, script, children }) => (
+export const Layout: FC<
+  PropsWithChildren<{ title: string; section: Section; dash?: DashboardSession; tenantName?: string; script?: 'copy' }>
+> = ({ title, section, dash, tenantName, script, children }) => (
   <>
     {raw('<!doctype html>')}
     <html lang="en">
@@ -31,7 +33,9 @@ export const Layout: FC<PropsWithChildren<{ title: string; section: Section; das
         {script ? <script src={`${BASE}/${script}.js`} defer></script> : null}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header>
           <strong class="brand">staged-agent</strong>
           {dash ? (

@@ -8,7 +8,14 @@ import { DataTable } from './data-table.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 1);
 
-export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: TurnRecord; deliveries: EntryDelivery[]; notice?: { kind: 'ok' | 'error'; text: string } | undefined; inHandoffUntil: string | null }> = ({ dash, tenantName, turn, deliveries, notice, inHandoffUntil }) => (
+export const TurnPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  turn: TurnRecord;
+  deliveries: EntryDelivery[];
+  notice?: { kind: 'ok' | 'error'; text: string } | undefined;
+  inHandoffUntil: string | null;
+}> = ({ dash, tenantName, turn, deliveries, notice, inHandoffUntil }) => (
   <Layout title={`Turn ${turn.turnId}`} section="turns" dash={dash} tenantName={tenantName}>
     {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
     <section aria-labelledby="inbound">
@@ -17,7 +24,9 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
         Contact <strong>{turn.contactId}</strong> on {turn.inbound.channel}, {turn.startedAt}
         {turn.deferred ? ' · deferred (answered at the deadline, finished in the background)' : ''}
       </p>
-      <blockquote>{turn.inbound.text ?? (turn.inbound.callback ? `button press: ${turn.inbound.callback.answer}` : '(no text)')}</blockquote>
+      <blockquote>
+        {turn.inbound.text ?? (turn.inbound.callback ? `button press: ${turn.inbound.callback.answer}` : '(no text)')}
+      </blockquote>
     </section>
     <section aria-labelledby="decision">
       <h2 id="decision">Decision</h2>
@@ -34,14 +43,13 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
         <form method="post" action={`${BASE}/contacts/${turn.contactId}/release`} class="card">
           <CsrfField token={dash.csrf} />
           <input type="hidden" name="turnId" value={turn.turnId} />
-          <p>
-            This contact is with a human until {inHandoffUntil}: the agent stays silent for them.
-          </p>
+          <p>This contact is with a human until {inHandoffUntil}: the agent stays silent for them.</p>
           <button type="submit">Release: let the agent answer this contact again</button>
         </form>
       ) : null}
       <p class="muted">
-        Total {turn.timings.totalMs} ms · model {turn.timings.modelMs} ms · guardrails {turn.timings.guardrailsMs} ms · commit {turn.timings.commitMs} ms · model {turn.modelId}
+        Total {turn.timings.totalMs} ms · model {turn.timings.modelMs} ms · guardrails {turn.timings.guardrailsMs} ms ·
+        commit {turn.timings.commitMs} ms · model {turn.modelId}
       </p>
     </section>
     <section aria-labelledby="verdicts">
@@ -92,7 +100,8 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       <ul>
         {turn.staged.map((a) => (
           <li>
-            {a.summary} <span class="badge">{a.gate === 'none' ? 'no gate' : a.gate}</span> <code>{`${a.tool}(${JSON.stringify(a.args)})`}</code>
+            {a.summary} <span class="badge">{a.gate === 'none' ? 'no gate' : a.gate}</span>{' '}
+            <code>{`${a.tool}(${JSON.stringify(a.args)})`}</code>
           </li>
         ))}
       </ul>
@@ -108,7 +117,10 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
       <h2 id="delivery">Committed and delivered</h2>
       {deliveries.length === 0 ? <p>Nothing was committed for this turn.</p> : null}
       {deliveries.map((d) => (
-        <DataTable columns={['Action', 'Delivery', 'Attempts', 'Detail', 'Re-drive']} caption={<>Outbox entry {d.entry.turnId}</>}>
+        <DataTable
+          columns={['Action', 'Delivery', 'Attempts', 'Detail', 'Re-drive']}
+          caption={<>Outbox entry {d.entry.turnId}</>}
+        >
           {d.entry.actions.map((a) => {
             const row = d.rows.get(a.id) ?? null;
             const state = deliveryStateOf(row);
@@ -128,7 +140,8 @@ export const TurnPage: FC<{ dash: DashboardSession; tenantName: string; turn: Tu
                       <input type="hidden" name="actionId" value={a.id} />
                       {state === 'unknown' ? (
                         <label class="check">
-                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it twice)
+                          <input type="checkbox" name="sendAnyway" value="yes" /> send anyway (the contact may get it
+                          twice)
                         </label>
                       ) : null}
                       <button type="submit">Re-drive</button>

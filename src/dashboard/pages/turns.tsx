@@ -9,11 +9,22 @@ import { DataTable } from './data-table.js';
 const DECISIONS = ['', 'pass', 'veto', 'escalate', 'error'] as const;
 
 function pageLink(query: TurnQuery, offset: number): string {
-  const params = new URLSearchParams({ ...(query.q ? { q: query.q } : {}), ...(query.decision ? { decision: query.decision } : {}), offset: String(offset) });
+  const params = new URLSearchParams({
+    ...(query.q ? { q: query.q } : {}),
+    ...(query.decision ? { decision: query.decision } : {}),
+    offset: String(offset),
+  });
   return `${BASE}/turns?${params.toString()}`;
 }
 
-export const TurnsPage: FC<{ dash: DashboardSession; tenantName: string; query: TurnQuery; turns: TurnRecord[]; more: boolean; total: number }> = ({ dash, tenantName, query, turns, more, total }) => (
+export const TurnsPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  query: TurnQuery;
+  turns: TurnRecord[];
+  more: boolean;
+  total: number;
+}> = ({ dash, tenantName, query, turns, more, total }) => (
   <Layout title="Turns" section="turns" dash={dash} tenantName={tenantName}>
     <form method="get" action={`${BASE}/turns`} role="search" class="card">
       <label for="q">Search (contact id, words of the message or reply, turn id)</label>
@@ -30,8 +41,14 @@ export const TurnsPage: FC<{ dash: DashboardSession; tenantName: string; query: 
         <button type="submit">Search</button>
       </div>
     </form>
-    <p class="muted">{total} turns in the log{query.q || query.decision ? ' (a search reads the newest 500)' : ''}.</p>
-    <DataTable columns={['Time', 'Contact', 'Channel', 'Message', 'Decision', 'Deferred', 'Latency', 'Model calls']} caption="Newest first" captionClass="muted">
+    <p class="muted">
+      {total} turns in the log{query.q || query.decision ? ' (a search reads the newest 500)' : ''}.
+    </p>
+    <DataTable
+      columns={['Time', 'Contact', 'Channel', 'Message', 'Decision', 'Deferred', 'Latency', 'Model calls']}
+      caption="Newest first"
+      captionClass="muted"
+    >
       {turns.map((t) => (
         <tr>
           <td>

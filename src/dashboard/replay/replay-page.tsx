@@ -19,7 +19,12 @@ export interface ReplayPageProps {
   report?: ReplayReport;
 }
 
-const Field: FC<{ id: string; label: string; errors: Record<string, string>; children?: unknown }> = ({ id, label, errors, children }) => (
+const Field: FC<{ id: string; label: string; errors: Record<string, string>; children?: unknown }> = ({
+  id,
+  label,
+  errors,
+  children,
+}) => (
   <>
     <label for={`replay-${id}`}>{label}</label>
     {children}
@@ -31,14 +36,16 @@ const Field: FC<{ id: string; label: string; errors: Record<string, string>; chi
   </>
 );
 
-const invalid = (errors: Record<string, string>, id: string) => (errors[id] ? { 'aria-invalid': 'true', 'aria-describedby': `replay-${id}-error` } : {});
+const invalid = (errors: Record<string, string>, id: string) =>
+  errors[id] ? { 'aria-invalid': 'true', 'aria-describedby': `replay-${id}-error` } : {};
 
 /** `/dashboard/replay`: pick recorded turns and a candidate config; see what would change. */
 export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, errors, refusal, report }) => (
   <Layout title="Replay" section="replay" dash={dash} tenantName={tenantName}>
     <p class="muted">
-      Run recorded turns again with a candidate config through the real tools, guardrails and decision. Nothing is sent, tagged, saved or committed. A recorded model answer is reused only for a request that is byte for byte the recorded one; a changed request needs
-      a model.
+      Run recorded turns again with a candidate config through the real tools, guardrails and decision. Nothing is sent,
+      tagged, saved or committed. A recorded model answer is reused only for a request that is byte for byte the
+      recorded one; a changed request needs a model.
     </p>
     <form method="post" action={`${BASE}/replay`} class="card">
       <CsrfField token={dash.csrf} />
@@ -57,16 +64,41 @@ export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, erro
         </select>
       </Field>
       <Field id="contact" label="Contact id" errors={errors}>
-        <input id="replay-contact" name="contact" type="text" value={values.contact ?? ''} {...invalid(errors, 'contact')} />
+        <input
+          id="replay-contact"
+          name="contact"
+          type="text"
+          value={values.contact ?? ''}
+          {...invalid(errors, 'contact')}
+        />
       </Field>
       <Field id="since" label="From (UTC)" errors={errors}>
-        <input id="replay-since" name="since" type="datetime-local" value={values.since ?? ''} {...invalid(errors, 'since')} />
+        <input
+          id="replay-since"
+          name="since"
+          type="datetime-local"
+          value={values.since ?? ''}
+          {...invalid(errors, 'since')}
+        />
       </Field>
       <Field id="until" label="Until (UTC)" errors={errors}>
-        <input id="replay-until" name="until" type="datetime-local" value={values.until ?? ''} {...invalid(errors, 'until')} />
+        <input
+          id="replay-until"
+          name="until"
+          type="datetime-local"
+          value={values.until ?? ''}
+          {...invalid(errors, 'until')}
+        />
       </Field>
       <Field id="limit" label="Newest matching turns to replay" errors={errors}>
-        <input id="replay-limit" name="limit" type="number" min="1" value={values.limit || '50'} {...invalid(errors, 'limit')} />
+        <input
+          id="replay-limit"
+          name="limit"
+          type="number"
+          min="1"
+          value={values.limit || '50'}
+          {...invalid(errors, 'limit')}
+        />
       </Field>
       <Field id="config" label="Candidate config (JSON; your current config to start with)" errors={errors}>
         <textarea id="replay-config" name="config" rows={16} {...invalid(errors, 'config')}>
@@ -74,7 +106,8 @@ export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, erro
         </textarea>
       </Field>
       <label class="check" for="replay-model">
-        <input id="replay-model" type="checkbox" name="model" value="yes" checked={values.model === 'yes'} /> Let your model answer the calls whose request changed (these are real model calls)
+        <input id="replay-model" type="checkbox" name="model" value="yes" checked={values.model === 'yes'} /> Let your
+        model answer the calls whose request changed (these are real model calls)
       </label>
       <div class="actions">
         <button type="submit">Replay</button>
@@ -85,7 +118,8 @@ export const ReplayPage: FC<ReplayPageProps> = ({ dash, tenantName, values, erro
   </Layout>
 );
 
-const outcomeText = (o: ReplayedTurn['before']) => `${o.decision}${o.decidingGuardrail ? ` (${o.decidingGuardrail})` : ''}`;
+const outcomeText = (o: ReplayedTurn['before']) =>
+  `${o.decision}${o.decidingGuardrail ? ` (${o.decidingGuardrail})` : ''}`;
 
 const ReportView: FC<{ report: ReplayReport }> = ({ report }) => {
   const s = report.summary;
@@ -125,12 +159,26 @@ const ReportView: FC<{ report: ReplayReport }> = ({ report }) => {
             <td>
               <a href={`${BASE}/turns/${t.turnId}`}>{t.turnId}</a>
             </td>
-            <td>{t.status === 'needs-model' ? `needs a model: ${t.needsModel ?? 'the request changed'}` : t.changes.length ? `changed: ${t.changes.join(', ')}` : 'unchanged'}</td>
-            <td>{t.changes.includes('decision') || t.changes.includes('deciding-guardrail') ? `${outcomeText(t.before)} → ${outcomeText(t.after)}` : outcomeText(t.before)}</td>
+            <td>
+              {t.status === 'needs-model'
+                ? `needs a model: ${t.needsModel ?? 'the request changed'}`
+                : t.changes.length
+                  ? `changed: ${t.changes.join(', ')}`
+                  : 'unchanged'}
+            </td>
+            <td>
+              {t.changes.includes('decision') || t.changes.includes('deciding-guardrail')
+                ? `${outcomeText(t.before)} → ${outcomeText(t.after)}`
+                : outcomeText(t.before)}
+            </td>
             <td>{t.changes.includes('reply') ? `${t.before.reply} → ${t.after.reply}` : ''}</td>
             <td>
-              {t.changes.includes('staged') ? `staged: ${t.before.staged.join('; ') || 'nothing'} → ${t.after.staged.join('; ') || 'nothing'}` : ''}
-              {t.changes.includes('asks') ? ` asked: ${t.before.asks.join('; ') || 'nothing'} → ${t.after.asks.join('; ') || 'nothing'}` : ''}
+              {t.changes.includes('staged')
+                ? `staged: ${t.before.staged.join('; ') || 'nothing'} → ${t.after.staged.join('; ') || 'nothing'}`
+                : ''}
+              {t.changes.includes('asks')
+                ? ` asked: ${t.before.asks.join('; ') || 'nothing'} → ${t.after.asks.join('; ') || 'nothing'}`
+                : ''}
             </td>
             <td>{`${t.before.modelCalls} → ${t.after.modelCalls} (${t.modelSource})`}</td>
             <td>{`${t.latency.recordedMs} → ${t.latency.replayedMs} ms`}</td>

@@ -19,7 +19,14 @@ export function replayRoutes() {
     const { config } = c.get('tenant');
     // `?ids=` (from a turn's page) fills the ids field; the POST validates them like typed ones.
     const ids = (c.req.query('ids') ?? '').slice(0, 2000);
-    return c.html(<ReplayPage dash={c.get('dash')} tenantName={config.displayName} values={{ config: JSON.stringify(config, null, 2), limit: '50', ids }} errors={{}} />);
+    return c.html(
+      <ReplayPage
+        dash={c.get('dash')}
+        tenantName={config.displayName}
+        values={{ config: JSON.stringify(config, null, 2), limit: '50', ids }}
+        errors={{}}
+      />,
+    );
   });
   app.post('/', async (c) => {
     const form = await c.req.parseBody();
@@ -33,16 +40,40 @@ export function replayRoutes() {
         model = c.get('services').model(parsed.candidate).model;
       } catch (err) {
         if (!(err instanceof ModelUnavailableError)) throw err;
-        return c.html(<ReplayPage {...common} errors={{}} refusal="No model is available to this deployment: replay without one (changed requests are reported as needing a model)." />, 503);
+        return c.html(
+          <ReplayPage
+            {...common}
+            errors={{}}
+            refusal="No model is available to this deployment: replay without one (changed requests are reported as needing a model)."
+          />,
+          503,
+        );
       }
     }
-    const run = await runReplay({ session: c.get('session'), guardrails: c.get('services').guardrails, limited: true, ...(model ? { model } : {}) }, tenantId, parsed.filter, parsed.candidate);
+    const run = await runReplay(
+      {
+        session: c.get('session'),
+        guardrails: c.get('services').guardrails,
+        limited: true,
+        ...(model ? { model } : {}),
+      },
+      tenantId,
+      parsed.filter,
+      parsed.candidate,
+    );
     if (!run.ok) {
       if (run.refused.kind === 'limited') c.header('Retry-After', String(run.refused.retryAfterSeconds));
-      return c.html(<ReplayPage {...common} errors={{}} refusal={`Refused: ${run.refused.message}.`} />, run.refused.kind === 'limited' ? 429 : 400);
+      return c.html(
+        <ReplayPage {...common} errors={{}} refusal={`Refused: ${run.refused.message}.`} />,
+        run.refused.kind === 'limited' ? 429 : 400,
+      );
     }
     const s = run.report.summary;
-    await appendAudit(c.get('session'), tenantId, { actor: `dashboard:${user}`, action: 'replay.run', detail: `${s.replayed} turns replayed: ${s.changed} changed, ${s.needsModel} need a model` });
+    await appendAudit(c.get('session'), tenantId, {
+      actor: `dashboard:${user}`,
+      action: 'replay.run',
+      detail: `${s.replayed} turns replayed: ${s.changed} changed, ${s.needsModel} need a model`,
+    });
     return c.html(<ReplayPage {...common} errors={{}} report={run.report} />);
   });
   return app;

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { attributeProblems, FORM_LEVEL } from './field-errors.js';
 
-const fields = new Set(['toolOrder', 'flows', 'flows.3.ns', 'tags', 'tools', 'tools.0.effect', 'tools.0.undo', 'tools.1.name', 'handoff.tag', 'deadlineMs', 'guardrails', 'guardrails.content.denyPhrases']);
+const fields = new Set([
+  'toolOrder',
+  'flows',
+  'flows.3.ns',
+  'tags',
+  'tools',
+  'tools.0.effect',
+  'tools.0.undo',
+  'tools.1.name',
+  'handoff.tag',
+  'deadlineMs',
+  'guardrails',
+  'guardrails.content.denyPhrases',
+]);
 const manifestIndex = new Map([['untag_contact', 0]]);
 
 describe('attributeProblems: each problem next to its field', () => {
@@ -26,13 +39,21 @@ describe('attributeProblems: each problem next to its field', () => {
   });
 
   it('keeps every problem (none dropped), grouped by field', () => {
-    const out = attributeProblems(['toolOrder names "a", which is not a tool', 'toolOrder names "b", which is not a tool', 'x'], fields, manifestIndex);
+    const out = attributeProblems(
+      ['toolOrder names "a", which is not a tool', 'toolOrder names "b", which is not a tool', 'x'],
+      fields,
+      manifestIndex,
+    );
     expect(out.get('toolOrder')).toHaveLength(2);
     expect(out.get(FORM_LEVEL)).toEqual(['x']);
   });
 
   it('next to its field a problem is said in words alone; at the top of the form its path stays', () => {
-    const out = attributeProblems(['flows.3.ns: A flow needs its ManyChat flow id', 'persona: The persona is required'], fields, manifestIndex);
+    const out = attributeProblems(
+      ['flows.3.ns: A flow needs its ManyChat flow id', 'persona: The persona is required'],
+      fields,
+      manifestIndex,
+    );
     expect(out.get('flows.3.ns')).toEqual(['A flow needs its ManyChat flow id']);
     expect(out.get(FORM_LEVEL)).toEqual(['persona: The persona is required']);
   });

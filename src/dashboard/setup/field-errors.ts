@@ -6,7 +6,11 @@
  */
 export const FORM_LEVEL = '_form';
 
-export function attributeProblems(problems: string[], fieldNames: ReadonlySet<string>, manifestIndex: ReadonlyMap<string, number>): Map<string, string[]> {
+export function attributeProblems(
+  problems: string[],
+  fieldNames: ReadonlySet<string>,
+  manifestIndex: ReadonlyMap<string, number>,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const add = (field: string, message: string) => out.set(field, [...(out.get(field) ?? []), message]);
   for (const problem of problems) {
@@ -24,7 +28,11 @@ function wordsOf(problem: string): string {
   return m ? m[1]! : problem;
 }
 
-function fieldFor(problem: string, fieldNames: ReadonlySet<string>, manifestIndex: ReadonlyMap<string, number>): string {
+function fieldFor(
+  problem: string,
+  fieldNames: ReadonlySet<string>,
+  manifestIndex: ReadonlyMap<string, number>,
+): string {
   if (problem.startsWith('toolOrder')) return 'toolOrder';
   const tool = /^tool "([^"]+)"[: ]/.exec(problem);
   if (tool) {

@@ -17,13 +17,32 @@ const FieldErrors: FC<{ name: string; errors: Errors }> = ({ name, errors }) => 
 };
 
 function described(name: string, errors: Errors, hint?: string) {
-  const ids = [errors.get(name)?.length ? `${idOf(name)}-error` : '', hint ? `${idOf(name)}-hint` : ''].filter(Boolean).join(' ');
-  return { ...(ids ? { 'aria-describedby': ids } : {}), ...(errors.get(name)?.length ? { 'aria-invalid': 'true' } : {}) };
+  const ids = [errors.get(name)?.length ? `${idOf(name)}-error` : '', hint ? `${idOf(name)}-hint` : '']
+    .filter(Boolean)
+    .join(' ');
+  return {
+    ...(ids ? { 'aria-describedby': ids } : {}),
+    ...(errors.get(name)?.length ? { 'aria-invalid': 'true' } : {}),
+  };
 }
 
-const Hint: FC<{ name: string; hint?: string | undefined }> = ({ name, hint }) => (hint ? <p id={`${idOf(name)}-hint`} class="muted">{hint}</p> : null);
+const Hint: FC<{ name: string; hint?: string | undefined }> = ({ name, hint }) =>
+  hint ? (
+    <p id={`${idOf(name)}-hint`} class="muted">
+      {hint}
+    </p>
+  ) : null;
 
-export const TextField: FC<{ name: string; label: string; value: unknown; errors: Errors; hint?: string; type?: string; textarea?: boolean; required?: boolean }> = ({ name, label, value, errors, hint, type, textarea, required }) => {
+export const TextField: FC<{
+  name: string;
+  label: string;
+  value: unknown;
+  errors: Errors;
+  hint?: string;
+  type?: string;
+  textarea?: boolean;
+  required?: boolean;
+}> = ({ name, label, value, errors, hint, type, textarea, required }) => {
   const v = value === undefined || value === null ? '' : String(value);
   return (
     <div>
@@ -34,14 +53,28 @@ export const TextField: FC<{ name: string; label: string; value: unknown; errors
           {v}
         </textarea>
       ) : (
-        <input id={idOf(name)} name={name} type={type ?? 'text'} value={v} required={required} {...described(name, errors, hint)} />
+        <input
+          id={idOf(name)}
+          name={name}
+          type={type ?? 'text'}
+          value={v}
+          required={required}
+          {...described(name, errors, hint)}
+        />
       )}
       <FieldErrors name={name} errors={errors} />
     </div>
   );
 };
 
-export const SelectField: FC<{ name: string; label: string; value: unknown; options: readonly (readonly [string, string])[]; errors: Errors; hint?: string }> = ({ name, label, value, options, errors, hint }) => (
+export const SelectField: FC<{
+  name: string;
+  label: string;
+  value: unknown;
+  options: readonly (readonly [string, string])[];
+  errors: Errors;
+  hint?: string;
+}> = ({ name, label, value, options, errors, hint }) => (
   <div>
     <label for={idOf(name)}>{label}</label>
     <Hint name={name} hint={hint} />
@@ -56,10 +89,24 @@ export const SelectField: FC<{ name: string; label: string; value: unknown; opti
   </div>
 );
 
-export const CheckField: FC<{ name: string; label: string; checked: boolean; errors: Errors; hint?: string }> = ({ name, label, checked, errors, hint }) => (
+export const CheckField: FC<{ name: string; label: string; checked: boolean; errors: Errors; hint?: string }> = ({
+  name,
+  label,
+  checked,
+  errors,
+  hint,
+}) => (
   <div>
     <label class="check" for={idOf(name)}>
-      <input id={idOf(name)} type="checkbox" name={name} value="yes" checked={checked} {...described(name, errors, hint)} /> {label}
+      <input
+        id={idOf(name)}
+        type="checkbox"
+        name={name}
+        value="yes"
+        checked={checked}
+        {...described(name, errors, hint)}
+      />{' '}
+      {label}
     </label>
     <Hint name={name} hint={hint} />
     <FieldErrors name={name} errors={errors} />
@@ -67,7 +114,12 @@ export const CheckField: FC<{ name: string; label: string; checked: boolean; err
 );
 
 /** A fieldset with its section-level errors (duplicates, cross-field rules) under the legend. */
-export const Section: FC<{ name: string; legend: string; errors: Errors; children?: Child }> = ({ name, legend, errors, children }) => (
+export const Section: FC<{ name: string; legend: string; errors: Errors; children?: Child }> = ({
+  name,
+  legend,
+  errors,
+  children,
+}) => (
   <fieldset id={idOf(name)}>
     <legend>{legend}</legend>
     <FieldErrors name={name} errors={errors} />

@@ -15,8 +15,16 @@ const text = (form: FormFields, name: string): string | undefined => {
   return typeof one === 'string' ? one : undefined;
 };
 const trimmed = (form: FormFields, name: string) => (text(form, name) ?? '').trim();
-const lines = (value: string) => value.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-const commaList = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+const lines = (value: string) =>
+  value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+const commaList = (value: string) =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 const checked = (form: FormFields, name: string) => text(form, name) === 'on' || text(form, name) === 'yes';
 
 /** A number as the schema should see it: a number when it reads as one, else the text itself. */
@@ -38,7 +46,12 @@ function rowIndices(form: FormFields, section: string): number[] {
 }
 
 /** A list section's rows: a row marked "remove", or one left entirely blank (the empty "add" row), is dropped. */
-function rows<T>(form: FormFields, section: string, fields: string[], build: (get: (f: string) => string, i: number) => T): T[] {
+function rows<T>(
+  form: FormFields,
+  section: string,
+  fields: string[],
+  build: (get: (f: string) => string, i: number) => T,
+): T[] {
   const out: T[] = [];
   for (const i of rowIndices(form, section)) {
     const get = (f: string) => trimmed(form, `${section}.${i}.${f}`);
@@ -68,14 +81,37 @@ function applyPersona(form: FormFields, candidate: Candidate) {
 }
 
 function applyCatalogue(form: FormFields, candidate: Candidate) {
-  candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({ name: get('name'), ns: flowNs(get('ns')), description: get('description'), keywords: commaList(get('keywords')) }));
-  candidate.contents = rows(form, 'contents', ['name', 'description', 'text', 'keywords'], (get) => ({ name: get('name'), description: get('description'), text: get('text'), keywords: commaList(get('keywords')) }));
-  candidate.tags = rows(form, 'tags', ['name', 'description'], (get) => ({ name: get('name'), description: get('description') }));
+  candidate.flows = rows(form, 'flows', ['name', 'ns', 'description', 'keywords'], (get) => ({
+    name: get('name'),
+    ns: flowNs(get('ns')),
+    description: get('description'),
+    keywords: commaList(get('keywords')),
+  }));
+  candidate.contents = rows(form, 'contents', ['name', 'description', 'text', 'keywords'], (get) => ({
+    name: get('name'),
+    description: get('description'),
+    text: get('text'),
+    keywords: commaList(get('keywords')),
+  }));
+  candidate.tags = rows(form, 'tags', ['name', 'description'], (get) => ({
+    name: get('name'),
+    description: get('description'),
+  }));
   candidate.fields = rows(form, 'fields', ['name', 'label', 'description', 'choices'], (get) => {
     const choices = commaList(get('choices'));
-    return { name: get('name'), ...(get('label') ? { label: get('label') } : {}), type: get('type') || 'text', description: get('description'), ...(choices.length ? { choices } : {}) };
+    return {
+      name: get('name'),
+      ...(get('label') ? { label: get('label') } : {}),
+      type: get('type') || 'text',
+      description: get('description'),
+      ...(choices.length ? { choices } : {}),
+    };
   });
-  candidate.faq = rows(form, 'faq', ['id', 'question', 'answer'], (get) => ({ id: get('id'), question: get('question'), answer: get('answer') }));
+  candidate.faq = rows(form, 'faq', ['id', 'question', 'answer'], (get) => ({
+    id: get('id'),
+    question: get('question'),
+    answer: get('answer'),
+  }));
 }
 
 /**
@@ -91,7 +127,12 @@ function applyTools(form: FormFields, candidate: Candidate) {
     if (checked(form, `tools.${i}.remove`)) continue;
     const declarationOnly = checked(form, `tools.${i}.declarationOnly`);
     const name = get('name');
-    if (!declarationOnly && ['name', 'kind', 'description', 'guidance', 'undo', 'resources'].every((f) => get(f) === '') && get('effect') === '') continue;
+    if (
+      !declarationOnly &&
+      ['name', 'kind', 'description', 'guidance', 'undo', 'resources'].every((f) => get(f) === '') &&
+      get('effect') === ''
+    )
+      continue;
     if (!declarationOnly) tools.push({ name, kind: get('kind'), description: get('description') });
     if (!name || get('effect') === '') continue;
     const resources = commaList(get('resources'));
@@ -114,7 +155,10 @@ function applyTools(form: FormFields, candidate: Candidate) {
 }
 
 function applyGuardrails(form: FormFields, candidate: Candidate) {
-  candidate.thresholds = { minConfidence: numeric(trimmed(form, 'thresholds.minConfidence')), guardrailTimeoutMs: numeric(trimmed(form, 'thresholds.guardrailTimeoutMs')) };
+  candidate.thresholds = {
+    minConfidence: numeric(trimmed(form, 'thresholds.minConfidence')),
+    guardrailTimeoutMs: numeric(trimmed(form, 'thresholds.guardrailTimeoutMs')),
+  };
   // The guardrail settings: the deny-list and card blocking as fields, the rest as JSON.
   const rawGuardrails = trimmed(form, 'guardrails');
   let guardrails: unknown = {};
@@ -125,18 +169,35 @@ function applyGuardrails(form: FormFields, candidate: Candidate) {
   }
   if (guardrails && typeof guardrails === 'object' && !Array.isArray(guardrails)) {
     const g = guardrails as Record<string, unknown>;
-    const content = g.content && typeof g.content === 'object' && !Array.isArray(g.content) ? (g.content as Record<string, unknown>) : {};
-    g.content = { ...content, denyPhrases: lines(text(form, 'guardrails.content.denyPhrases') ?? ''), blockCardNumbers: checked(form, 'guardrails.content.blockCardNumbers') };
+    const content =
+      g.content && typeof g.content === 'object' && !Array.isArray(g.content)
+        ? (g.content as Record<string, unknown>)
+        : {};
+    g.content = {
+      ...content,
+      denyPhrases: lines(text(form, 'guardrails.content.denyPhrases') ?? ''),
+      blockCardNumbers: checked(form, 'guardrails.content.blockCardNumbers'),
+    };
   }
   candidate.guardrails = guardrails;
 }
 
 function applyHandoff(form: FormFields, candidate: Candidate) {
   const handoffTag = trimmed(form, 'handoff.tag');
-  candidate.handoff = { ...(handoffTag ? { tag: handoffTag } : {}), reply: trimmed(form, 'handoff.reply'), silenceMinutes: numeric(trimmed(form, 'handoff.silenceMinutes')) };
+  candidate.handoff = {
+    ...(handoffTag ? { tag: handoffTag } : {}),
+    reply: trimmed(form, 'handoff.reply'),
+    silenceMinutes: numeric(trimmed(form, 'handoff.silenceMinutes')),
+  };
 }
 
-export const SECTION_APPLIERS = { persona: applyPersona, catalogue: applyCatalogue, tools: applyTools, guardrails: applyGuardrails, handoff: applyHandoff } as const;
+export const SECTION_APPLIERS = {
+  persona: applyPersona,
+  catalogue: applyCatalogue,
+  tools: applyTools,
+  guardrails: applyGuardrails,
+  handoff: applyHandoff,
+} as const;
 export type FormSection = keyof typeof SECTION_APPLIERS;
 
 /**
@@ -145,7 +206,8 @@ export type FormSection = keyof typeof SECTION_APPLIERS;
  */
 export function formToConfig(form: FormFields, current: TenantConfig, section?: FormSection): Record<string, unknown> {
   const candidate: Record<string, unknown> = structuredClone(current);
-  for (const [name, apply] of Object.entries(SECTION_APPLIERS)) if (!section || section === name) apply(form, candidate);
+  for (const [name, apply] of Object.entries(SECTION_APPLIERS))
+    if (!section || section === name) apply(form, candidate);
   // The tenant is the session's, whatever a form says (the caller sets it again).
   candidate.tenantId = current.tenantId;
   return candidate;

@@ -11,7 +11,14 @@ import { SectionNav } from './setup-page.js';
  * box to tick; what the config already has is shown as such. Ticked items go to the same diff
  * review as any other change, then are saved.
  */
-export const ImportPage: FC<{ dash: DashboardSession; tenantName: string; rev: number; config: TenantConfig; catalogue?: PageCatalogue | undefined; problem?: string | undefined }> = ({ dash, tenantName, rev, config, catalogue, problem }) => {
+export const ImportPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  rev: number;
+  config: TenantConfig;
+  catalogue?: PageCatalogue | undefined;
+  problem?: string | undefined;
+}> = ({ dash, tenantName, rev, config, catalogue, problem }) => {
   const haveNs = new Set(config.flows.map((f) => f.ns));
   const haveTags = new Set(config.tags.map((t) => t.name));
   const haveFields = new Set(config.fields.map((f) => f.name));
@@ -32,7 +39,14 @@ export const ImportPage: FC<{ dash: DashboardSession; tenantName: string; rev: n
                 <input type="hidden" name={`flow.${i}.ns`} value={f.ns} />
                 <input type="hidden" name={`flow.${i}.title`} value={f.name} />
                 <label class="check" for={`import-flow-${i}`}>
-                  <input id={`import-flow-${i}`} type="checkbox" name={`flow.${i}.pick`} value="yes" disabled={haveNs.has(f.ns)} /> {f.name} <code>{f.ns}</code>
+                  <input
+                    id={`import-flow-${i}`}
+                    type="checkbox"
+                    name={`flow.${i}.pick`}
+                    value="yes"
+                    disabled={haveNs.has(f.ns)}
+                  />{' '}
+                  {f.name} <code>{f.ns}</code>
                   {haveNs.has(f.ns) ? ' (already in your catalogue)' : ''}
                 </label>
               </div>
@@ -45,7 +59,14 @@ export const ImportPage: FC<{ dash: DashboardSession; tenantName: string; rev: n
               <div>
                 <input type="hidden" name={`tag.${i}.name`} value={t.name} />
                 <label class="check" for={`import-tag-${i}`}>
-                  <input id={`import-tag-${i}`} type="checkbox" name={`tag.${i}.pick`} value="yes" disabled={haveTags.has(t.name)} /> {t.name}
+                  <input
+                    id={`import-tag-${i}`}
+                    type="checkbox"
+                    name={`tag.${i}.pick`}
+                    value="yes"
+                    disabled={haveTags.has(t.name)}
+                  />{' '}
+                  {t.name}
                   {haveTags.has(t.name) ? ' (already in your catalogue)' : ''}
                 </label>
               </div>
@@ -62,8 +83,19 @@ export const ImportPage: FC<{ dash: DashboardSession; tenantName: string; rev: n
                   <input type="hidden" name={`field.${i}.type`} value={f.type} />
                   <input type="hidden" name={`field.${i}.description`} value={f.description} />
                   <label class="check" for={`import-field-${i}`}>
-                    <input id={`import-field-${i}`} type="checkbox" name={`field.${i}.pick`} value="yes" disabled={haveFields.has(f.name) || !type} /> {f.name} ({f.type})
-                    {haveFields.has(f.name) ? ' (already in your catalogue)' : !type ? ' (this type cannot be set by the agent)' : ''}
+                    <input
+                      id={`import-field-${i}`}
+                      type="checkbox"
+                      name={`field.${i}.pick`}
+                      value="yes"
+                      disabled={haveFields.has(f.name) || !type}
+                    />{' '}
+                    {f.name} ({f.type})
+                    {haveFields.has(f.name)
+                      ? ' (already in your catalogue)'
+                      : !type
+                        ? ' (this type cannot be set by the agent)'
+                        : ''}
                   </label>
                 </div>
               );
@@ -114,7 +146,8 @@ export function importedConfig(config: TenantConfig, form: Form, catalogue: Page
     if (str(form, `field.${i}.pick`) !== 'yes') continue;
     const real = catalogue.fields.find((f) => f.name === str(form, `field.${i}.name`));
     const type = real ? configFieldType(real.type) : null;
-    if (real && type && !fields.some((f) => f.name === real.name)) fields.push({ name: real.name, type, description: real.description });
+    if (real && type && !fields.some((f) => f.name === real.name))
+      fields.push({ name: real.name, type, description: real.description });
   }
   return { ...structuredClone(config), flows, tags, fields };
 }

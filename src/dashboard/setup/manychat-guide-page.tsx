@@ -7,7 +7,13 @@ import { CsrfField, Layout, Notice } from '../pages/layout.js';
 import { SectionNav } from './setup-page.js';
 
 /** A value to paste into ManyChat, with a button that copies it (the page's one script; without it, select and copy). */
-const Copyable: FC<{ id: string; label: string; copy: string; value: string; block?: boolean }> = ({ id, label, copy, value, block }) => (
+const Copyable: FC<{ id: string; label: string; copy: string; value: string; block?: boolean }> = ({
+  id,
+  label,
+  copy,
+  value,
+  block,
+}) => (
   <div class="copyable">
     <p class="copy-label" id={`${id}-label`}>
       {label}
@@ -37,7 +43,14 @@ export interface RotationShown {
  * request template to copy, and the webhook secret rotated here (a new one shown once; the old
  * one keeps working through an overlap window so the Dynamic Block can be updated first).
  */
-export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string; webhookUrl: string; rotation?: RotationShown | undefined; previousValidUntil?: string | undefined; error?: string | undefined }> = ({ dash, tenantName, webhookUrl, rotation, previousValidUntil, error }) => (
+export const ManychatGuidePage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  webhookUrl: string;
+  rotation?: RotationShown | undefined;
+  previousValidUntil?: string | undefined;
+  error?: string | undefined;
+}> = ({ dash, tenantName, webhookUrl, rotation, previousValidUntil, error }) => (
   <Layout title="Setup: Channels — connect ManyChat" section="setup" dash={dash} tenantName={tenantName} script="copy">
     <SectionNav current="channels" />
     {error ? <Notice kind="error">{error}</Notice> : null}
@@ -45,19 +58,23 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
       <li>
         <h2>Your ManyChat API key</h2>
         <p>
-          In ManyChat, open Settings → API (Pro plan) and copy the key whole: it looks like <code>1234567:abcdef…</code>. Paste it under <a href={`${BASE}/setup/secrets`}>Secrets</a> and press Check.
+          In ManyChat, open Settings → API (Pro plan) and copy the key whole: it looks like <code>1234567:abcdef…</code>
+          . Paste it under <a href={`${BASE}/setup/secrets`}>Secrets</a> and press Check.
         </p>
       </li>
       <li>
         <h2>Your flows, tags and fields</h2>
         <p>
-          <a href={`${BASE}/setup/import`}>Import them from ManyChat</a> and pick the ones the agent may use; then give the agent <a href={`${BASE}/setup/tools`}>tools</a> that use them.
+          <a href={`${BASE}/setup/import`}>Import them from ManyChat</a> and pick the ones the agent may use; then give
+          the agent <a href={`${BASE}/setup/tools`}>tools</a> that use them.
         </p>
       </li>
       <li>
         <h2>Route messages to the agent</h2>
         <p>
-          In ManyChat: Automation → <strong>Default Reply</strong> (or a Keyword rule) → a flow whose first step is a <strong>Send Message</strong> node holding a <strong>Dynamic Block</strong> ("+ Add content" → Dynamic Block). Set its request:
+          In ManyChat: Automation → <strong>Default Reply</strong> (or a Keyword rule) → a flow whose first step is a{' '}
+          <strong>Send Message</strong> node holding a <strong>Dynamic Block</strong> ("+ Add content" → Dynamic Block).
+          Set its request:
         </p>
         <Copyable id="webhook-url" label="Webhook URL (method POST)" copy="Copy webhook URL" value={webhookUrl} />
         <table class="headers">
@@ -86,12 +103,17 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
           </tbody>
         </table>
         <Copyable id="request-body" label="Request body" copy="Copy request body" value={MANYCHAT_REQUEST_BODY} block />
-        <p class="muted">Type the body as it is, inserting each {'{{…}}'} from the body editor's variable menu. The agent answers a Dynamic Block v2: ManyChat shows it as it is, no response mapping. Put nothing after the Dynamic Block in the same node.</p>
+        <p class="muted">
+          Type the body as it is, inserting each {'{{…}}'} from the body editor's variable menu. The agent answers a
+          Dynamic Block v2: ManyChat shows it as it is, no response mapping. Put nothing after the Dynamic Block in the
+          same node.
+        </p>
       </li>
       <li>
         <h2>Send your page a message</h2>
         <p>
-          Or use <a href={`${BASE}/try`}>Try it</a> with a real test subscriber. Each turn appears under <a href={`${BASE}/turns`}>Turns</a>.
+          Or use <a href={`${BASE}/try`}>Try it</a> with a real test subscriber. Each turn appears under{' '}
+          <a href={`${BASE}/turns`}>Turns</a>.
         </p>
       </li>
     </ol>
@@ -110,7 +132,9 @@ export const ManychatGuidePage: FC<{ dash: DashboardSession; tenantName: string;
       )}
       <form method="post" action={`${BASE}/setup/channels/rotate`}>
         <CsrfField token={dash.csrf} />
-        <label for="overlap">Minutes the current secret keeps working (0–10080), so you can update ManyChat first</label>
+        <label for="overlap">
+          Minutes the current secret keeps working (0–10080), so you can update ManyChat first
+        </label>
         <input id="overlap" name="overlapMinutes" type="number" value="60" min="0" max="10080" />
         <div class="actions">
           <button type="submit">Make a new webhook secret</button>

@@ -9,9 +9,18 @@ import { z } from 'zod';
  */
 export const MANYCHAT_KEY_PATTERN = /^\d{1,20}:[\x21-\x7e]{1,400}$/;
 
-const FlowsReply = z.object({ status: z.literal('success'), data: z.object({ flows: z.array(z.object({ ns: z.string(), name: z.string().catch('') })) }) });
-const TagsReply = z.object({ status: z.literal('success'), data: z.array(z.object({ id: z.number(), name: z.string() })) });
-const FieldsReply = z.object({ status: z.literal('success'), data: z.array(z.object({ id: z.number(), name: z.string(), type: z.string(), description: z.string().nullish() })) });
+const FlowsReply = z.object({
+  status: z.literal('success'),
+  data: z.object({ flows: z.array(z.object({ ns: z.string(), name: z.string().catch('') })) }),
+});
+const TagsReply = z.object({
+  status: z.literal('success'),
+  data: z.array(z.object({ id: z.number(), name: z.string() })),
+});
+const FieldsReply = z.object({
+  status: z.literal('success'),
+  data: z.array(z.object({ id: z.number(), name: z.string(), type: z.string(), description: z.string().nullish() })),
+});
 
 export interface PageCatalogue {
   flows: { ns: string; name: string }[];
@@ -24,18 +33,33 @@ export type PageRead = { ok: true; catalogue: PageCatalogue } | { ok: false; pro
 /** A key's shape, before anything is sent: `<page id>:<secret>` as ManyChat → Settings → API shows it. */
 export function manychatKeyProblem(key: string): string | null {
   if (!key) return 'No ManyChat API key is set: paste it under Secrets (ManyChat → Settings → API).';
-  return MANYCHAT_KEY_PATTERN.test(key) ? null : 'This is not a ManyChat API key: it looks like "<page id>:<secret>" (digits, a colon, then the secret), as ManyChat → Settings → API shows it.';
+  return MANYCHAT_KEY_PATTERN.test(key)
+    ? null
+    : 'This is not a ManyChat API key: it looks like "<page id>:<secret>" (digits, a colon, then the secret), as ManyChat → Settings → API shows it.';
 }
 
-async function getJson(fetcher: typeof fetch, baseUrl: string, key: string, path: string): Promise<{ ok: true; json: unknown } | { ok: false; problem: string }> {
+async function getJson(
+  fetcher: typeof fetch,
+  baseUrl: string,
+  key: string,
+  path: string,
+): Promise<{ ok: true; json: unknown } | { ok: false; problem: string }> {
   let res: Response;
   try {
-    res = await fetcher(`${baseUrl.replace(/\/$/, '')}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, signal: AbortSignal.timeout(8000) });
+    res = await fetcher(`${baseUrl.replace(/\/$/, '')}${path}`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(8000),
+    });
   } catch {
     return { ok: false, problem: 'ManyChat did not answer (network error or timeout). Try again in a minute.' };
   }
-  if (res.status === 401 || res.status === 403) return { ok: false, problem: 'ManyChat refused the API key (it is wrong, was revoked, or the page is not on the Pro plan).' };
-  if (res.status === 429) return { ok: false, problem: 'ManyChat is rate-limiting this key right now; try again in a minute.' };
+  if (res.status === 401 || res.status === 403)
+    return {
+      ok: false,
+      problem: 'ManyChat refused the API key (it is wrong, was revoked, or the page is not on the Pro plan).',
+    };
+  if (res.status === 429)
+    return { ok: false, problem: 'ManyChat is rate-limiting this key right now; try again in a minute.' };
   if (!res.ok) return { ok: false, problem: `ManyChat answered ${res.status}; try again later.` };
   try {
     return { ok: true, json: await res.json() };
@@ -47,12 +71,17 @@ async function getJson(fetcher: typeof fetch, baseUrl: string, key: string, path
 export async function readPageCatalogue(fetcher: typeof fetch, baseUrl: string, key: string): Promise<PageRead> {
   const shape = manychatKeyProblem(key);
   if (shape) return { ok: false, problem: shape };
-  const [flows, tags, fields] = await Promise.all([getJson(fetcher, baseUrl, key, '/fb/page/getFlows'), getJson(fetcher, baseUrl, key, '/fb/page/getTags'), getJson(fetcher, baseUrl, key, '/fb/page/getCustomFields')]);
+  const [flows, tags, fields] = await Promise.all([
+    getJson(fetcher, baseUrl, key, '/fb/page/getFlows'),
+    getJson(fetcher, baseUrl, key, '/fb/page/getTags'),
+    getJson(fetcher, baseUrl, key, '/fb/page/getCustomFields'),
+  ]);
   for (const r of [flows, tags, fields]) if (!r.ok) return r;
   const f = FlowsReply.safeParse((flows as { json: unknown }).json);
   const t = TagsReply.safeParse((tags as { json: unknown }).json);
   const c = FieldsReply.safeParse((fields as { json: unknown }).json);
-  if (!f.success || !t.success || !c.success) return { ok: false, problem: 'ManyChat answered in a form this dashboard does not know.' };
+  if (!f.success || !t.success || !c.success)
+    return { ok: false, problem: 'ManyChat answered in a form this dashboard does not know.' };
   return {
     ok: true,
     catalogue: {

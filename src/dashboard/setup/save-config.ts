@@ -19,27 +19,60 @@ redis.call('SADD', KEYS[4], ARGV[4])
 return {1, tostring(redis.call('INCR', KEYS[2]))}
 `;
 
-export type SaveResult = { ok: true; config: TenantConfig; rev: number } | { ok: false; kind: 'invalid'; problems: string[] } | { ok: false; kind: 'conflict'; currentRev: number };
+export type SaveResult =
+  | { ok: true; config: TenantConfig; rev: number }
+  | { ok: false; kind: 'invalid'; problems: string[] }
+  | { ok: false; kind: 'conflict'; currentRev: number };
 
-async function runSave(redis: RedisSession, tenantId: string, expectedRev: number, configJson: string, secretsJson: string): Promise<{ ok: boolean; rev: number }> {
+async function runSave(
+  redis: RedisSession,
+  tenantId: string,
+  expectedRev: number,
+  configJson: string,
+  secretsJson: string,
+): Promise<{ ok: boolean; rev: number }> {
   const k = tenantKeys(tenantId);
-  const [ok, rev] = (await redis.one((r) => r.eval(SAVE_IF_REVISION, [k.config, k.rev, k.secrets, TENANT_INDEX_KEY], [String(expectedRev), configJson, secretsJson, tenantId]))) as [number, string];
+  const [ok, rev] = (await redis.one((r) =>
+    r.eval(
+      SAVE_IF_REVISION,
+      [k.config, k.rev, k.secrets, TENANT_INDEX_KEY],
+      [String(expectedRev), configJson, secretsJson, tenantId],
+    ),
+  )) as [number, string];
   return { ok: Number(ok) === 1, rev: Number(rev) || 0 };
 }
 
-export async function saveConfigAtRevision(redis: RedisSession, tenantId: string, candidate: unknown, expectedRev: number): Promise<SaveResult> {
+export async function saveConfigAtRevision(
+  redis: RedisSession,
+  tenantId: string,
+  candidate: unknown,
+  expectedRev: number,
+): Promise<SaveResult> {
   // The session's tenant, whatever the candidate says.
   const parsed = parseTenantConfig(candidate && typeof candidate === 'object' ? { ...candidate, tenantId } : candidate);
   if (!parsed.ok) return { ok: false, kind: 'invalid', problems: parsed.problems };
   const saved = await runSave(redis, tenantId, expectedRev, JSON.stringify(parsed.config), '');
-  return saved.ok ? { ok: true, config: parsed.config, rev: saved.rev } : { ok: false, kind: 'conflict', currentRev: saved.rev };
+  return saved.ok
+    ? { ok: true, config: parsed.config, rev: saved.rev }
+    : { ok: false, kind: 'conflict', currentRev: saved.rev };
 }
 
-export const WRITE_ONLY_SECRETS = ['manychatApiKey', 'messengerAppSecret', 'messengerPageAccessToken', 'messengerVerifyToken'] as const;
+export const WRITE_ONLY_SECRETS = [
+  'manychatApiKey',
+  'messengerAppSecret',
+  'messengerPageAccessToken',
+  'messengerVerifyToken',
+] as const;
 export type WriteOnlySecret = (typeof WRITE_ONLY_SECRETS)[number];
 
 /** Replaces the given secrets (sealed with the Worker's keys), at the revision the form was read at. Never reads a secret back out. */
-export async function saveSecretsAtRevision(redis: RedisSession, tenantId: string, keys: SecretKeys, replace: Partial<Record<WriteOnlySecret, string>>, expectedRev: number): Promise<{ ok: true; changed: WriteOnlySecret[] } | { ok: false; kind: 'conflict' | 'missing' }> {
+export async function saveSecretsAtRevision(
+  redis: RedisSession,
+  tenantId: string,
+  keys: SecretKeys,
+  replace: Partial<Record<WriteOnlySecret, string>>,
+  expectedRev: number,
+): Promise<{ ok: true; changed: WriteOnlySecret[] } | { ok: false; kind: 'conflict' | 'missing' }> {
   const raw = await redis.one((r) => r.get(tenantKeys(tenantId).secrets));
   const stored = StoredSecretsSchema.safeParse(parseJson(raw));
   if (!stored.success) return { ok: false, kind: 'missing' };

@@ -27,14 +27,22 @@ const SECTION_FIELDS: Record<Exclude<SetupSection, 'channels' | 'secrets'>, (val
   persona: () => ['displayName', 'persona', 'modelId', 'locale', 'deadlineMs', 'holdingReply', 'fallbackReply'],
   catalogue: catalogueFieldNames,
   tools: toolFieldNames,
-  guardrails: () => ['thresholds.minConfidence', 'thresholds.guardrailTimeoutMs', 'guardrails', 'guardrails.content.denyPhrases', 'guardrails.content.blockCardNumbers'],
+  guardrails: () => [
+    'thresholds.minConfidence',
+    'thresholds.guardrailTimeoutMs',
+    'guardrails',
+    'guardrails.content.denyPhrases',
+    'guardrails.content.blockCardNumbers',
+  ],
   handoff: () => ['handoff.tag', 'handoff.reply', 'handoff.silenceMinutes'],
 };
 
 /** Every field name a section's form renders for these values: where a problem can be shown. Absent section: every section's. */
 export function setupFieldNames(values: Values, section?: SetupSection): Set<string> {
   const pick = section ? [section] : Object.keys(SECTION_FIELDS);
-  return new Set(pick.flatMap((s) => (s in SECTION_FIELDS ? SECTION_FIELDS[s as keyof typeof SECTION_FIELDS](values) : [])));
+  return new Set(
+    pick.flatMap((s) => (s in SECTION_FIELDS ? SECTION_FIELDS[s as keyof typeof SECTION_FIELDS](values) : [])),
+  );
 }
 
 /** The links to every section, the current one marked. */
@@ -53,7 +61,13 @@ export const SectionNav: FC<{ current?: SetupSection | undefined }> = ({ current
 );
 
 /** `/setup`: where each part of the setup is, and how far along it is. */
-export const SetupIndexPage: FC<{ dash: DashboardSession; tenantName: string; values: Values; secretsSet: Record<string, boolean>; notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined }> = ({ dash, tenantName, values, secretsSet, notice }) => {
+export const SetupIndexPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  values: Values;
+  secretsSet: Record<string, boolean>;
+  notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined;
+}> = ({ dash, tenantName, values, secretsSet, notice }) => {
   const count = (k: string) => list(values[k]).length;
   const status: Record<SetupSection, string> = {
     persona: String(values.displayName ?? ''),
@@ -84,7 +98,15 @@ export const SetupIndexPage: FC<{ dash: DashboardSession; tenantName: string; va
 };
 
 /** One config section's form: posts to the review step with its section, so only its fields change. */
-export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; section: Exclude<SetupSection, 'channels' | 'secrets'>; values: Values; rev: number; errors: Errors; notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined }> = ({ dash, tenantName, section, values, rev, errors, notice }) => {
+export const SetupPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  section: Exclude<SetupSection, 'channels' | 'secrets'>;
+  values: Values;
+  rev: number;
+  errors: Errors;
+  notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined;
+}> = ({ dash, tenantName, section, values, rev, errors, notice }) => {
   const meta = SETUP_SECTIONS.find((s) => s.id === section)!;
   const thresholds = obj(values.thresholds);
   const content = obj(obj(values.guardrails).content);
@@ -97,7 +119,9 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; section
       <SectionNav current={section} />
       {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
       <p class="muted">{meta.summary}</p>
-      {problemCount ? <Notice kind="error">{`Not saved: ${problemCount} problem${problemCount > 1 ? 's' : ''} (shown next to ${problemCount > 1 ? 'their fields' : 'its field'}).`}</Notice> : null}
+      {problemCount ? (
+        <Notice kind="error">{`Not saved: ${problemCount} problem${problemCount > 1 ? 's' : ''} (shown next to ${problemCount > 1 ? 'their fields' : 'its field'}).`}</Notice>
+      ) : null}
       {formErrors.length ? (
         <ul class="error" role="alert">
           {formErrors.map((e) => (
@@ -113,14 +137,50 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; section
           <>
             <Section name="persona-section" legend="Persona and model" errors={errors}>
               <TextField name="displayName" label="Display name" value={values.displayName} errors={errors} />
-              <TextField name="persona" label="Persona (what the model is told it is)" value={values.persona} errors={errors} textarea />
-              <TextField name="modelId" label="Model id" value={values.modelId} errors={errors} hint="The hosted model; the offline rule model ignores it." />
-              <SelectField name="locale" label="Language of the runtime's own words" value={values.locale} options={TENANT_LOCALES.map((l) => [l, l] as const)} errors={errors} />
-              <TextField name="fallbackReply" label="Fallback reply (vetoed or failed turns)" value={values.fallbackReply} errors={errors} textarea />
+              <TextField
+                name="persona"
+                label="Persona (what the model is told it is)"
+                value={values.persona}
+                errors={errors}
+                textarea
+              />
+              <TextField
+                name="modelId"
+                label="Model id"
+                value={values.modelId}
+                errors={errors}
+                hint="The hosted model; the offline rule model ignores it."
+              />
+              <SelectField
+                name="locale"
+                label="Language of the runtime's own words"
+                value={values.locale}
+                options={TENANT_LOCALES.map((l) => [l, l] as const)}
+                errors={errors}
+              />
+              <TextField
+                name="fallbackReply"
+                label="Fallback reply (vetoed or failed turns)"
+                value={values.fallbackReply}
+                errors={errors}
+                textarea
+              />
             </Section>
             <Section name="deadline-section" legend="Deadline and holding message" errors={errors}>
-              <TextField name="deadlineMs" label="Deadline (ms, 500–9500)" value={values.deadlineMs} errors={errors} type="number" />
-              <TextField name="holdingReply" label="Holding message (sent at the deadline; empty: nothing)" value={values.holdingReply} errors={errors} textarea />
+              <TextField
+                name="deadlineMs"
+                label="Deadline (ms, 500–9500)"
+                value={values.deadlineMs}
+                errors={errors}
+                type="number"
+              />
+              <TextField
+                name="holdingReply"
+                label="Holding message (sent at the deadline; empty: nothing)"
+                value={values.holdingReply}
+                errors={errors}
+                textarea
+              />
             </Section>
           </>
         ) : null}
@@ -128,18 +188,63 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; section
         {section === 'tools' ? <ToolsSection values={values} errors={errors} /> : null}
         {section === 'guardrails' ? (
           <Section name="guardrail-section" legend="Guardrails" errors={errors}>
-            <TextField name="thresholds.minConfidence" label="Minimum confidence (0–1; below it the turn escalates)" value={thresholds.minConfidence} errors={errors} />
-            <TextField name="thresholds.guardrailTimeoutMs" label="Guardrail time budget (ms)" value={thresholds.guardrailTimeoutMs} errors={errors} type="number" />
-            <TextField name="guardrails.content.denyPhrases" label="Deny-list: phrases a reply must never contain (one a line)" value={Array.isArray(content.denyPhrases) ? content.denyPhrases.join('\n') : ''} errors={errors} textarea />
-            <CheckField name="guardrails.content.blockCardNumbers" label="Block payment card numbers" checked={content.blockCardNumbers !== false} errors={errors} />
-            <TextField name="guardrails" label="Other guardrail settings (JSON: PII patterns, caps, rate limits, leak thresholds)" value={guardrailsJson(values.guardrails)} errors={errors} textarea />
+            <TextField
+              name="thresholds.minConfidence"
+              label="Minimum confidence (0–1; below it the turn escalates)"
+              value={thresholds.minConfidence}
+              errors={errors}
+            />
+            <TextField
+              name="thresholds.guardrailTimeoutMs"
+              label="Guardrail time budget (ms)"
+              value={thresholds.guardrailTimeoutMs}
+              errors={errors}
+              type="number"
+            />
+            <TextField
+              name="guardrails.content.denyPhrases"
+              label="Deny-list: phrases a reply must never contain (one a line)"
+              value={Array.isArray(content.denyPhrases) ? content.denyPhrases.join('\n') : ''}
+              errors={errors}
+              textarea
+            />
+            <CheckField
+              name="guardrails.content.blockCardNumbers"
+              label="Block payment card numbers"
+              checked={content.blockCardNumbers !== false}
+              errors={errors}
+            />
+            <TextField
+              name="guardrails"
+              label="Other guardrail settings (JSON: PII patterns, caps, rate limits, leak thresholds)"
+              value={guardrailsJson(values.guardrails)}
+              errors={errors}
+              textarea
+            />
           </Section>
         ) : null}
         {section === 'handoff' ? (
           <Section name="handoff-section" legend="Handoff" errors={errors}>
-            <SelectField name="handoff.tag" label="Tag added on handoff" value={handoff.tag ?? ''} options={[['', 'none'], ...[...new Set([...tags.map((t) => String(t.name)), ...(handoff.tag ? [String(handoff.tag)] : [])])].map((n) => [n, n] as const)]} errors={errors} />
+            <SelectField
+              name="handoff.tag"
+              label="Tag added on handoff"
+              value={handoff.tag ?? ''}
+              options={[
+                ['', 'none'],
+                ...[
+                  ...new Set([...tags.map((t) => String(t.name)), ...(handoff.tag ? [String(handoff.tag)] : [])]),
+                ].map((n) => [n, n] as const),
+              ]}
+              errors={errors}
+            />
             <TextField name="handoff.reply" label="Reply on handoff" value={handoff.reply} errors={errors} textarea />
-            <TextField name="handoff.silenceMinutes" label="Minutes the agent stays silent after a handoff" value={handoff.silenceMinutes} errors={errors} type="number" />
+            <TextField
+              name="handoff.silenceMinutes"
+              label="Minutes the agent stays silent after a handoff"
+              value={handoff.silenceMinutes}
+              errors={errors}
+              type="number"
+            />
           </Section>
         ) : null}
         <div class="actions">
@@ -151,7 +256,14 @@ export const SetupPage: FC<{ dash: DashboardSession; tenantName: string; section
 };
 
 /** `/setup/secrets`: write-only secrets, and a check that the ManyChat key works. */
-export const SecretsPage: FC<{ dash: DashboardSession; tenantName: string; rev: number; secretsSet: Record<string, boolean>; errors: Errors; notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined }> = ({ dash, tenantName, rev, secretsSet, errors, notice }) => (
+export const SecretsPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  rev: number;
+  secretsSet: Record<string, boolean>;
+  errors: Errors;
+  notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined;
+}> = ({ dash, tenantName, rev, secretsSet, errors, notice }) => (
   <Layout title="Setup: Secrets" section="setup" dash={dash} tenantName={tenantName}>
     <SectionNav current="secrets" />
     {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
@@ -161,7 +273,16 @@ export const SecretsPage: FC<{ dash: DashboardSession; tenantName: string; rev: 
       <CsrfField token={dash.csrf} />
       <input type="hidden" name="rev" value={String(rev)} />
       {WRITE_ONLY_SECRETS.map((name) => (
-        <TextField name={name} label={`${SECRET_LABELS[name]} (${secretsSet[name] ? 'set' : 'not set'})`} value="" type="password" errors={errors} {...(name === 'manychatApiKey' ? { hint: 'ManyChat → Settings → API: "<page id>:<secret>", copied whole.' } : {})} />
+        <TextField
+          name={name}
+          label={`${SECRET_LABELS[name]} (${secretsSet[name] ? 'set' : 'not set'})`}
+          value=""
+          type="password"
+          errors={errors}
+          {...(name === 'manychatApiKey'
+            ? { hint: 'ManyChat → Settings → API: "<page id>:<secret>", copied whole.' }
+            : {})}
+        />
       ))}
       <div class="actions">
         <button type="submit">Replace secrets</button>
@@ -185,12 +306,29 @@ const SECRET_LABELS: Record<(typeof WRITE_ONLY_SECRETS)[number], string> = {
   messengerVerifyToken: 'Messenger verify token',
 };
 
-export const PreviewPage: FC<{ dash: DashboardSession; tenantName: string; lines: DiffLine[]; changed: boolean; configJson: string; rev: number; conflict?: string | undefined; section?: SetupSection | undefined }> = ({ dash, tenantName, lines, changed, configJson, rev, conflict, section }) => (
+export const PreviewPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  lines: DiffLine[];
+  changed: boolean;
+  configJson: string;
+  rev: number;
+  conflict?: string | undefined;
+  section?: SetupSection | undefined;
+}> = ({ dash, tenantName, lines, changed, configJson, rev, conflict, section }) => (
   <Layout title="Review changes" section="setup" dash={dash} tenantName={tenantName}>
     {conflict ? <Notice kind="error">{conflict}</Notice> : null}
     {changed ? <p>The configuration is valid. These lines change:</p> : <Notice kind="info">Nothing changed.</Notice>}
     <pre class="diff" aria-label="Changes">
-      {lines.map((l) => (l.kind === 'added' ? <ins>{`+ ${l.text}\n`}</ins> : l.kind === 'removed' ? <del>{`- ${l.text}\n`}</del> : `  ${l.text}\n`))}
+      {lines.map((l) =>
+        l.kind === 'added' ? (
+          <ins>{`+ ${l.text}\n`}</ins>
+        ) : l.kind === 'removed' ? (
+          <del>{`- ${l.text}\n`}</del>
+        ) : (
+          `  ${l.text}\n`
+        ),
+      )}
     </pre>
     <form method="post" action={`${BASE}/setup/save`} class="actions">
       <CsrfField token={dash.csrf} />

@@ -12,13 +12,22 @@ import { attributeProblems } from './field-errors.js';
 import { formToConfig, type FormFields } from './form-to-config.js';
 import { importedConfig, ImportPage } from './import-page.js';
 import { manychatKeyProblem, readPageCatalogue } from './manychat-page-api.js';
-import { saveConfigAtRevision, saveSecretsAtRevision, WRITE_ONLY_SECRETS, type WriteOnlySecret } from './save-config.js';
+import {
+  saveConfigAtRevision,
+  saveSecretsAtRevision,
+  WRITE_ONLY_SECRETS,
+  type WriteOnlySecret,
+} from './save-config.js';
 import { isConfigSection, type ConfigSection } from './setup-sections.js';
 import { manifestRows, PreviewPage, SecretsPage, SetupIndexPage, SetupPage, setupFieldNames } from './setup-page.js';
 import { ManychatGuidePage } from './manychat-guide-page.js';
 
 const RevSchema = z.coerce.number().int().min(0);
-const OverlapSchema = z.coerce.number().int().min(0).max(7 * 24 * 60);
+const OverlapSchema = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(7 * 24 * 60);
 
 const SAVED_NOTICES: Record<string, string> = {
   config: 'Saved. New turns use this configuration.',
@@ -38,14 +47,48 @@ const savedNotice = (c: C) => {
   return saved ? { kind: 'ok' as const, text: saved } : undefined;
 };
 
-function renderSection(c: C, section: ConfigSection, values: Record<string, unknown>, problems: string[], rev: number, notice?: { kind: 'ok' | 'error' | 'info'; text: string }, status: 200 | 400 | 409 = 200) {
+function renderSection(
+  c: C,
+  section: ConfigSection,
+  values: Record<string, unknown>,
+  problems: string[],
+  rev: number,
+  notice?: { kind: 'ok' | 'error' | 'info'; text: string },
+  status: 200 | 400 | 409 = 200,
+) {
   const manifestIndex = new Map(manifestRows(values).map((name, i) => [name, i]));
   const errors = attributeProblems(problems, setupFieldNames(values, section), manifestIndex);
-  return c.html(<SetupPage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} section={section} values={values} rev={rev} errors={errors} notice={notice} />, status);
+  return c.html(
+    <SetupPage
+      dash={c.get('dash')}
+      tenantName={c.get('tenant').config.displayName}
+      section={section}
+      values={values}
+      rev={rev}
+      errors={errors}
+      notice={notice}
+    />,
+    status,
+  );
 }
 
-function renderSecrets(c: C, problems: Record<string, string[]>, notice?: { kind: 'ok' | 'error' | 'info'; text: string }, status: 200 | 400 | 409 = 200) {
-  return c.html(<SecretsPage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} rev={c.get('tenantRev')} secretsSet={secretsSet(c)} errors={new Map(Object.entries(problems))} notice={notice} />, status);
+function renderSecrets(
+  c: C,
+  problems: Record<string, string[]>,
+  notice?: { kind: 'ok' | 'error' | 'info'; text: string },
+  status: 200 | 400 | 409 = 200,
+) {
+  return c.html(
+    <SecretsPage
+      dash={c.get('dash')}
+      tenantName={c.get('tenant').config.displayName}
+      rev={c.get('tenantRev')}
+      secretsSet={secretsSet(c)}
+      errors={new Map(Object.entries(problems))}
+      notice={notice}
+    />,
+    status,
+  );
 }
 
 /**
@@ -68,7 +111,12 @@ const webhookUrlOf = (c: C) => {
   return `${base.replace(/\/$/, '')}/v1/manychat/${c.get('dash').tenantId}`;
 };
 
-const catalogueOf = (c: C) => readPageCatalogue(c.get('services').fetch, c.get('services').env.MANYCHAT_API_URL, c.get('tenant').secrets.manychatApiKey ?? '');
+const catalogueOf = (c: C) =>
+  readPageCatalogue(
+    c.get('services').fetch,
+    c.get('services').env.MANYCHAT_API_URL,
+    c.get('tenant').secrets.manychatApiKey ?? '',
+  );
 
 /**
  * `/dashboard/setup`: an index of sections; each config section is edited on its own page →
@@ -79,38 +127,97 @@ const catalogueOf = (c: C) => readPageCatalogue(c.get('services').fetch, c.get('
 export function setupRoutes() {
   const app = new Hono<DashboardContext>();
 
-  app.get('/', (c) => c.html(<SetupIndexPage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} values={c.get('tenant').config} secretsSet={secretsSet(c)} notice={savedNotice(c)} />));
+  app.get('/', (c) =>
+    c.html(
+      <SetupIndexPage
+        dash={c.get('dash')}
+        tenantName={c.get('tenant').config.displayName}
+        values={c.get('tenant').config}
+        secretsSet={secretsSet(c)}
+        notice={savedNotice(c)}
+      />,
+    ),
+  );
 
   // The old address of the ManyChat walkthrough.
   app.get('/manychat', (c) => c.redirect(`${BASE}/setup/channels`, 301));
-  app.get('/channels', (c) => c.html(<ManychatGuidePage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} webhookUrl={webhookUrlOf(c)} />));
+  app.get('/channels', (c) =>
+    c.html(
+      <ManychatGuidePage
+        dash={c.get('dash')}
+        tenantName={c.get('tenant').config.displayName}
+        webhookUrl={webhookUrlOf(c)}
+      />,
+    ),
+  );
 
   app.post('/channels/rotate', async (c) => {
     const form = await c.req.parseBody();
     const overlap = OverlapSchema.safeParse(form.overlapMinutes === '' ? undefined : (form.overlapMinutes ?? 60));
     const { tenantId, user } = c.get('dash');
     const common = { dash: c.get('dash'), tenantName: c.get('tenant').config.displayName, webhookUrl: webhookUrlOf(c) };
-    if (!overlap.success) return c.html(<ManychatGuidePage {...common} error="The overlap is a whole number of minutes from 0 to 10080 (a week). Nothing was changed." />, 400);
+    if (!overlap.success)
+      return c.html(
+        <ManychatGuidePage
+          {...common}
+          error="The overlap is a whole number of minutes from 0 to 10080 (a week). Nothing was changed."
+        />,
+        400,
+      );
     // The operator's rotation, for the tenant's own webhook secret only (never the admin secret).
-    const rotated = await rotateSecret(c.get('session'), await c.get('services').secretKeys(), tenantId, 'webhook', overlap.data * 60);
-    if (!rotated.ok) return c.html(<ManychatGuidePage {...common} error="The tenant's secrets cannot be read; nothing was changed." />, 409);
-    await appendAudit(c.get('session'), tenantId, { actor: `dashboard:${user}`, action: 'secret.rotated', detail: `webhook secret rotated; the previous one works until ${rotated.previousValidUntil}` });
-    return c.html(<ManychatGuidePage {...common} rotation={{ secret: rotated.secret, previousValidUntil: rotated.previousValidUntil }} />);
+    const rotated = await rotateSecret(
+      c.get('session'),
+      await c.get('services').secretKeys(),
+      tenantId,
+      'webhook',
+      overlap.data * 60,
+    );
+    if (!rotated.ok)
+      return c.html(
+        <ManychatGuidePage {...common} error="The tenant's secrets cannot be read; nothing was changed." />,
+        409,
+      );
+    await appendAudit(c.get('session'), tenantId, {
+      actor: `dashboard:${user}`,
+      action: 'secret.rotated',
+      detail: `webhook secret rotated; the previous one works until ${rotated.previousValidUntil}`,
+    });
+    return c.html(
+      <ManychatGuidePage
+        {...common}
+        rotation={{ secret: rotated.secret, previousValidUntil: rotated.previousValidUntil }}
+      />,
+    );
   });
 
   app.get('/secrets', (c) => renderSecrets(c, {}, savedNotice(c)));
 
   app.post('/check-manychat', async (c) => {
     const read = await catalogueOf(c);
-    if (!read.ok) return renderSecrets(c, {}, { kind: 'error', text: `The ManyChat key does not work: ${read.problem}` }, 200);
+    if (!read.ok)
+      return renderSecrets(c, {}, { kind: 'error', text: `The ManyChat key does not work: ${read.problem}` }, 200);
     const { flows, tags, fields } = read.catalogue;
-    return renderSecrets(c, {}, { kind: 'ok', text: `The ManyChat key works: your page has ${flows.length} flows, ${tags.length} tags and ${fields.length} custom fields.` });
+    return renderSecrets(
+      c,
+      {},
+      {
+        kind: 'ok',
+        text: `The ManyChat key works: your page has ${flows.length} flows, ${tags.length} tags and ${fields.length} custom fields.`,
+      },
+    );
   });
 
   app.get('/import', async (c) => {
     const read = await catalogueOf(c);
-    const common = { dash: c.get('dash'), tenantName: c.get('tenant').config.displayName, rev: c.get('tenantRev'), config: c.get('tenant').config };
-    return read.ok ? c.html(<ImportPage {...common} catalogue={read.catalogue} />) : c.html(<ImportPage {...common} problem={`Cannot read your ManyChat page: ${read.problem}`} />);
+    const common = {
+      dash: c.get('dash'),
+      tenantName: c.get('tenant').config.displayName,
+      rev: c.get('tenantRev'),
+      config: c.get('tenant').config,
+    };
+    return read.ok
+      ? c.html(<ImportPage {...common} catalogue={read.catalogue} />)
+      : c.html(<ImportPage {...common} problem={`Cannot read your ManyChat page: ${read.problem}`} />);
   });
 
   app.post('/import', async (c) => {
@@ -119,13 +226,28 @@ export function setupRoutes() {
     const current = c.get('tenant').config;
     const read = await catalogueOf(c);
     const common = { dash: c.get('dash'), tenantName: current.displayName, rev: c.get('tenantRev'), config: current };
-    if (!read.ok) return c.html(<ImportPage {...common} problem={`Cannot read your ManyChat page: ${read.problem}`} />, 502);
-    if (!rev.success) return c.html(<ImportPage {...common} catalogue={read.catalogue} problem="The form has no revision; reload the page." />, 400);
+    if (!read.ok)
+      return c.html(<ImportPage {...common} problem={`Cannot read your ManyChat page: ${read.problem}`} />, 502);
+    if (!rev.success)
+      return c.html(
+        <ImportPage {...common} catalogue={read.catalogue} problem="The form has no revision; reload the page." />,
+        400,
+      );
     const candidate = importedConfig(current, form, read.catalogue);
     const parsed = parseTenantConfig(candidate);
     if (!parsed.ok) return renderSection(c, 'catalogue', candidate, parsed.problems, rev.data, undefined, 400);
     const diff = configDiff(current, parsed.config);
-    return c.html(<PreviewPage dash={c.get('dash')} tenantName={current.displayName} lines={diff.lines} changed={diff.changed} configJson={JSON.stringify(parsed.config)} rev={rev.data} section="catalogue" />);
+    return c.html(
+      <PreviewPage
+        dash={c.get('dash')}
+        tenantName={current.displayName}
+        lines={diff.lines}
+        changed={diff.changed}
+        configJson={JSON.stringify(parsed.config)}
+        rev={rev.data}
+        section="catalogue"
+      />,
+    );
   });
 
   app.post('/preview', async (c) => {
@@ -137,12 +259,31 @@ export function setupRoutes() {
     const current = c.get('tenant').config;
     const candidate = formToConfig(form, current, section);
     const parsed = parseTenantConfig(candidate);
-    if (!rev.success) return renderSection(c, section, candidate, ['the form has no revision; reload the page'], c.get('tenantRev'), undefined, 400);
+    if (!rev.success)
+      return renderSection(
+        c,
+        section,
+        candidate,
+        ['the form has no revision; reload the page'],
+        c.get('tenantRev'),
+        undefined,
+        400,
+      );
     if (!parsed.ok) return renderSection(c, section, candidate, parsed.problems, rev.data, undefined, 400);
     const refused = registrationProblems(parsed.config);
     if (refused.length) return renderSection(c, section, candidate, refused, rev.data, undefined, 400);
     const diff = configDiff(current, parsed.config);
-    return c.html(<PreviewPage dash={c.get('dash')} tenantName={current.displayName} lines={diff.lines} changed={diff.changed} configJson={JSON.stringify(parsed.config)} rev={rev.data} section={section} />);
+    return c.html(
+      <PreviewPage
+        dash={c.get('dash')}
+        tenantName={current.displayName}
+        lines={diff.lines}
+        changed={diff.changed}
+        configJson={JSON.stringify(parsed.config)}
+        rev={rev.data}
+        section={section}
+      />,
+    );
   });
 
   app.post('/save', async (c) => {
@@ -153,17 +294,52 @@ export function setupRoutes() {
     const rev = RevSchema.safeParse(form.rev);
     // The webhooks' bounded parser: a config nested past the depth limit is a 400 that says so, never a stack overflow.
     const json = parseUntrustedJson(typeof form.config === 'string' ? form.config : '');
-    if (!json.ok && typeof form.config === 'string' && form.config !== '') return renderSection(c, section, current, [`the config was not saved: ${json.error.replace(/^body/, 'it')}`], c.get('tenantRev'), undefined, 400);
+    if (!json.ok && typeof form.config === 'string' && form.config !== '')
+      return renderSection(
+        c,
+        section,
+        current,
+        [`the config was not saved: ${json.error.replace(/^body/, 'it')}`],
+        c.get('tenantRev'),
+        undefined,
+        400,
+      );
     const candidate: unknown = json.ok ? json.value : null;
-    if (!rev.success || !candidate || typeof candidate !== 'object') return renderSection(c, section, current, ['the review form was incomplete; nothing was saved'], c.get('tenantRev'), undefined, 400);
+    if (!rev.success || !candidate || typeof candidate !== 'object')
+      return renderSection(
+        c,
+        section,
+        current,
+        ['the review form was incomplete; nothing was saved'],
+        c.get('tenantRev'),
+        undefined,
+        400,
+      );
     const saved = await saveConfigAtRevision(c.get('session'), tenantId, candidate, rev.data);
-    if (!saved.ok && saved.kind === 'invalid') return renderSection(c, section, candidate as Record<string, unknown>, saved.problems, rev.data, undefined, 400);
+    if (!saved.ok && saved.kind === 'invalid')
+      return renderSection(c, section, candidate as Record<string, unknown>, saved.problems, rev.data, undefined, 400);
     if (!saved.ok) {
       const diff = configDiff(current, candidate);
       const conflict = `Not saved: the configuration was changed by someone else (revision ${rev.data} → ${saved.currentRev}) after you opened it. Go back to setup to see the current version and make your change again.`;
-      return c.html(<PreviewPage dash={c.get('dash')} tenantName={current.displayName} lines={diff.lines} changed={diff.changed} configJson={JSON.stringify(candidate)} rev={rev.data} conflict={conflict} section={section} />, 409);
+      return c.html(
+        <PreviewPage
+          dash={c.get('dash')}
+          tenantName={current.displayName}
+          lines={diff.lines}
+          changed={diff.changed}
+          configJson={JSON.stringify(candidate)}
+          rev={rev.data}
+          conflict={conflict}
+          section={section}
+        />,
+        409,
+      );
     }
-    await appendAudit(c.get('session'), tenantId, { actor: `dashboard:${user}`, action: 'config.changed', detail: configDiffSummary(current, saved.config) });
+    await appendAudit(c.get('session'), tenantId, {
+      actor: `dashboard:${user}`,
+      action: 'config.changed',
+      detail: configDiffSummary(current, saved.config),
+    });
     return c.redirect(`${BASE}/setup/${section}?saved=config`, 303);
   });
 
@@ -171,7 +347,8 @@ export function setupRoutes() {
     const form = await c.req.parseBody();
     const { tenantId, user } = c.get('dash');
     const rev = RevSchema.safeParse(form.rev);
-    if (!rev.success) return renderSecrets(c, {}, { kind: 'error', text: 'The form has no revision; reload the page.' }, 400);
+    if (!rev.success)
+      return renderSecrets(c, {}, { kind: 'error', text: 'The form has no revision; reload the page.' }, 400);
     const replace: Partial<Record<WriteOnlySecret, string>> = {};
     for (const name of WRITE_ONLY_SECRETS) {
       const value = form[name];
@@ -179,11 +356,40 @@ export function setupRoutes() {
     }
     // A malformed ManyChat key would be stored and fail every delivery: refused here, by its shape.
     const keyProblem = replace.manychatApiKey ? manychatKeyProblem(replace.manychatApiKey) : null;
-    if (keyProblem) return renderSecrets(c, { manychatApiKey: [keyProblem] }, { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' }, 400);
-    const saved = await saveSecretsAtRevision(c.get('session'), tenantId, await c.get('services').secretKeys(), replace, rev.data);
-    if (!saved.ok) return renderSecrets(c, {}, { kind: 'error', text: saved.kind === 'conflict' ? 'Secrets not replaced: the tenant was changed by someone else after you opened this page. Reload and try again.' : 'The stored secrets cannot be read.' }, 409);
+    if (keyProblem)
+      return renderSecrets(
+        c,
+        { manychatApiKey: [keyProblem] },
+        { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' },
+        400,
+      );
+    const saved = await saveSecretsAtRevision(
+      c.get('session'),
+      tenantId,
+      await c.get('services').secretKeys(),
+      replace,
+      rev.data,
+    );
+    if (!saved.ok)
+      return renderSecrets(
+        c,
+        {},
+        {
+          kind: 'error',
+          text:
+            saved.kind === 'conflict'
+              ? 'Secrets not replaced: the tenant was changed by someone else after you opened this page. Reload and try again.'
+              : 'The stored secrets cannot be read.',
+        },
+        409,
+      );
     // The names of what changed, never a value.
-    if (saved.changed.length) await appendAudit(c.get('session'), tenantId, { actor: `dashboard:${user}`, action: 'secrets.replaced', detail: `replaced: ${saved.changed.join(', ')}` });
+    if (saved.changed.length)
+      await appendAudit(c.get('session'), tenantId, {
+        actor: `dashboard:${user}`,
+        action: 'secrets.replaced',
+        detail: `replaced: ${saved.changed.join(', ')}`,
+      });
     return c.redirect(`${BASE}/setup/secrets?saved=secrets`, 303);
   });
 

@@ -27,7 +27,15 @@ export interface TrialResult {
 
 function testInbound(config: TenantConfig, contactId: string, text: string): InboundMessage {
   const now = new Date().toISOString();
-  return { tenantId: config.tenantId, channel: 'manychat', contactId, messageKey: `dashboard-try-${crypto.randomUUID()}`, text, contact: { name: 'Test contact', fields: {}, lastInteraction: now }, receivedAt: now };
+  return {
+    tenantId: config.tenantId,
+    channel: 'manychat',
+    contactId,
+    messageKey: `dashboard-try-${crypto.randomUUID()}`,
+    text,
+    contact: { name: 'Test contact', fields: {}, lastInteraction: now },
+    receivedAt: now,
+  };
 }
 
 /**
@@ -38,21 +46,79 @@ function testInbound(config: TenantConfig, contactId: string, text: string): Inb
  * delivered for the test contact — and, like every committing mode, refused by the engine for a
  * suspended tenant.
  */
-export async function runTrial(services: Services, redis: RedisSession, tenant: { config: TenantConfig; status: TenantStatus }, input: { contactId: string; text: string; perform: boolean }, waitUntil: (p: Promise<unknown>) => void): Promise<TrialResult> {
+export async function runTrial(
+  services: Services,
+  redis: RedisSession,
+  tenant: { config: TenantConfig; status: TenantStatus },
+  input: { contactId: string; text: string; perform: boolean },
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<TrialResult> {
   const { config, status } = tenant;
   const inbound = testInbound(config, input.contactId, input.text);
   const startedAt = performance.now();
   const nothing = { staged: [], verdicts: [], steps: [], wouldCommit: [], wouldPin: [], notes: [] };
   if (input.perform) {
-    const deps = { ...turnDeps(services, redis, config, status, waitUntil), turnJobs: services.turnJobs(), waitUntil, mode: 'try-perform' as const };
+    const deps = {
+      ...turnDeps(services, redis, config, status, waitUntil),
+      turnJobs: services.turnJobs(),
+      waitUntil,
+      mode: 'try-perform' as const,
+    };
     const outcome = await handleInbound(deps, inbound, config, startedAt, newTurnId);
-    if (outcome.kind === 'refused') return { turnId: '', mode: 'refused', decision: 'refused', reason: 'the tenant is suspended', reply: '', ...nothing };
-    if (outcome.kind !== 'turn') return { turnId: outcome.turnId, mode: 'deferred', decision: 'deferred', reason: 'the turn ran past the deadline and finishes in the background', reply: outcome.reply?.text ?? '', ...nothing };
+    if (outcome.kind === 'refused')
+      return {
+        turnId: '',
+        mode: 'refused',
+        decision: 'refused',
+        reason: 'the tenant is suspended',
+        reply: '',
+        ...nothing,
+      };
+    if (outcome.kind !== 'turn')
+      return {
+        turnId: outcome.turnId,
+        mode: 'deferred',
+        decision: 'deferred',
+        reason: 'the turn ran past the deadline and finishes in the background',
+        reply: outcome.reply?.text ?? '',
+        ...nothing,
+      };
     const r = outcome.record;
-    return { turnId: r.turnId, mode: 'performed', decision: r.decision, reason: r.decisionReason, reply: r.reply.text, staged: r.staged, verdicts: r.verdicts, steps: r.steps, wouldCommit: r.committed, wouldPin: r.staged.filter((a) => a.gate !== 'none'), notes: r.notes };
+    return {
+      turnId: r.turnId,
+      mode: 'performed',
+      decision: r.decision,
+      reason: r.decisionReason,
+      reply: r.reply.text,
+      staged: r.staged,
+      verdicts: r.verdicts,
+      steps: r.steps,
+      wouldCommit: r.committed,
+      wouldPin: r.staged.filter((a) => a.gate !== 'none'),
+      notes: r.notes,
+    };
   }
   const deps = turnDeps(services, redis, config, status);
-  const ctx = turnContext('try-dry', { turnId: newTurnId(), inbound, config, history: [], startedAt, inHandoffUntil: null });
+  const ctx = turnContext('try-dry', {
+    turnId: newTurnId(),
+    inbound,
+    config,
+    history: [],
+    startedAt,
+    inHandoffUntil: null,
+  });
   const { loop, judged, decision, staged, notes } = await evaluateTurn(deps, ctx);
-  return { turnId: ctx.turnId, mode: 'dry', decision: decision.decision, reason: decision.reason, reply: decision.reply.text, staged, verdicts: judged?.verdicts ?? [], steps: loop.steps, wouldCommit: decision.commit, wouldPin: decision.pin, notes };
+  return {
+    turnId: ctx.turnId,
+    mode: 'dry',
+    decision: decision.decision,
+    reason: decision.reason,
+    reply: decision.reply.text,
+    staged,
+    verdicts: judged?.verdicts ?? [],
+    steps: loop.steps,
+    wouldCommit: decision.commit,
+    wouldPin: decision.pin,
+    notes,
+  };
 }

@@ -17,21 +17,52 @@ const TrialFormSchema = z.object({
   perform: z.literal('yes').optional(),
 });
 
-const TryPage: FC<{ dash: DashboardSession; tenantName: string; text: string; contactId: string; errors: Record<string, string>; result?: TrialResult }> = ({ dash, tenantName, text, contactId, errors, result }) => (
+const TryPage: FC<{
+  dash: DashboardSession;
+  tenantName: string;
+  text: string;
+  contactId: string;
+  errors: Record<string, string>;
+  result?: TrialResult;
+}> = ({ dash, tenantName, text, contactId, errors, result }) => (
   <Layout title="Try it" section="try" dash={dash} tenantName={tenantName}>
-    <p class="muted">Send a message as a test contact through the real turn: the same prompt, model, tools and guardrails. Unless you tick "perform", nothing is committed or sent.</p>
+    <p class="muted">
+      Send a message as a test contact through the real turn: the same prompt, model, tools and guardrails. Unless you
+      tick "perform", nothing is committed or sent.
+    </p>
     <form method="post" action={`${BASE}/try`} class="card">
       <CsrfField token={dash.csrf} />
       <label for="try-text">Message</label>
-      <textarea id="try-text" name="text" aria-invalid={errors.text ? 'true' : undefined} aria-describedby={errors.text ? 'try-text-error' : undefined}>
+      <textarea
+        id="try-text"
+        name="text"
+        aria-invalid={errors.text ? 'true' : undefined}
+        aria-describedby={errors.text ? 'try-text-error' : undefined}
+      >
         {text}
       </textarea>
-      {errors.text ? <p id="try-text-error" class="error">{errors.text}</p> : null}
+      {errors.text ? (
+        <p id="try-text-error" class="error">
+          {errors.text}
+        </p>
+      ) : null}
       <label for="try-contact">Test contact id</label>
-      <input id="try-contact" name="contactId" type="text" value={contactId} aria-invalid={errors.contactId ? 'true' : undefined} aria-describedby={errors.contactId ? 'try-contact-error' : undefined} />
-      {errors.contactId ? <p id="try-contact-error" class="error">{errors.contactId}</p> : null}
+      <input
+        id="try-contact"
+        name="contactId"
+        type="text"
+        value={contactId}
+        aria-invalid={errors.contactId ? 'true' : undefined}
+        aria-describedby={errors.contactId ? 'try-contact-error' : undefined}
+      />
+      {errors.contactId ? (
+        <p id="try-contact-error" class="error">
+          {errors.contactId}
+        </p>
+      ) : null}
       <label class="check" for="try-perform">
-        <input id="try-perform" type="checkbox" name="perform" value="yes" /> Perform: commit the turn and send its reply and actions to the test contact
+        <input id="try-perform" type="checkbox" name="perform" value="yes" /> Perform: commit the turn and send its
+        reply and actions to the test contact
       </label>
       <div class="actions">
         <button type="submit">Send</button>
@@ -45,7 +76,9 @@ const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
   <section aria-labelledby="result" class="card">
     <h2 id="result">Result</h2>
     {result.mode === 'refused' ? (
-      <Notice kind="error">This tenant is suspended: nothing was run, committed or performed. A dry run still shows what the turn would do.</Notice>
+      <Notice kind="error">
+        This tenant is suspended: nothing was run, committed or performed. A dry run still shows what the turn would do.
+      </Notice>
     ) : result.mode === 'dry' ? (
       <Notice kind="info">Dry run: nothing was committed or performed.</Notice>
     ) : result.wouldCommit.length ? (
@@ -70,7 +103,9 @@ const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
     </ul>
     {result.staged.length === 0 ? <p>Nothing staged.</p> : null}
     <p>
-      {result.mode === 'dry' ? 'Would commit' : 'Committed'}: {result.wouldCommit.map((a) => a.summary).join('; ') || 'nothing'} · waiting for a gate: {result.wouldPin.map((a) => a.summary).join('; ') || 'nothing'}
+      {result.mode === 'dry' ? 'Would commit' : 'Committed'}:{' '}
+      {result.wouldCommit.map((a) => a.summary).join('; ') || 'nothing'} · waiting for a gate:{' '}
+      {result.wouldPin.map((a) => a.summary).join('; ') || 'nothing'}
     </p>
     <h3>Guardrail verdicts</h3>
     <ul>
@@ -81,7 +116,8 @@ const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
       ))}
     </ul>
     <p class="muted">
-      {result.steps.length} model call{result.steps.length === 1 ? '' : 's'}: {result.steps.map((s) => `${s.ms} ms`).join(', ')}
+      {result.steps.length} model call{result.steps.length === 1 ? '' : 's'}:{' '}
+      {result.steps.map((s) => `${s.ms} ms`).join(', ')}
     </p>
     {result.mode !== 'dry' ? (
       <p>
@@ -94,7 +130,17 @@ const TrialView: FC<{ result: TrialResult }> = ({ result }) => (
 /** `/dashboard/try`. */
 export function tryItRoutes() {
   const app = new Hono<DashboardContext>();
-  app.get('/', (c) => c.html(<TryPage dash={c.get('dash')} tenantName={c.get('tenant').config.displayName} text="" contactId={DEFAULT_TEST_CONTACT} errors={{}} />));
+  app.get('/', (c) =>
+    c.html(
+      <TryPage
+        dash={c.get('dash')}
+        tenantName={c.get('tenant').config.displayName}
+        text=""
+        contactId={DEFAULT_TEST_CONTACT}
+        errors={{}}
+      />,
+    ),
+  );
   app.post('/', async (c) => {
     const form = await c.req.parseBody();
     const parsed = TrialFormSchema.safeParse(form);
@@ -108,12 +154,31 @@ export function tryItRoutes() {
     // A performed trial goes to ManyChat, whose subscriber ids are numbers: any other id is refused
     // there, so the run is refused here, before anything is committed or promised.
     if (parsed.data.perform === 'yes' && !/^\d{1,20}$/.test(parsed.data.contactId)) {
-      return c.html(<TryPage {...common} errors={{ contactId: `To perform, use a real ManyChat subscriber id (digits only; in ManyChat: Contacts → a contact → its ID). ManyChat would refuse "${parsed.data.contactId}" and nothing would arrive.` }} />, 400);
+      return c.html(
+        <TryPage
+          {...common}
+          errors={{
+            contactId: `To perform, use a real ManyChat subscriber id (digits only; in ManyChat: Contacts → a contact → its ID). ManyChat would refuse "${parsed.data.contactId}" and nothing would arrive.`,
+          }}
+        />,
+        400,
+      );
     }
     const tenant = c.get('tenant');
-    const result = await runTrial(c.get('services'), c.get('session'), { config: tenant.config, status: tenant.meta.status }, { contactId: parsed.data.contactId, text: parsed.data.text, perform: parsed.data.perform === 'yes' }, waitUntilOf(c));
+    const result = await runTrial(
+      c.get('services'),
+      c.get('session'),
+      { config: tenant.config, status: tenant.meta.status },
+      { contactId: parsed.data.contactId, text: parsed.data.text, perform: parsed.data.perform === 'yes' },
+      waitUntilOf(c),
+    );
     if (result.mode === 'refused') return c.html(<TryPage {...common} errors={{}} result={result} />, 409);
-    if (result.mode !== 'dry') await appendAudit(c.get('session'), c.get('dash').tenantId, { actor: `dashboard:${c.get('dash').user}`, action: 'try-it.performed', detail: `turn ${result.turnId} for test contact ${parsed.data.contactId}` });
+    if (result.mode !== 'dry')
+      await appendAudit(c.get('session'), c.get('dash').tenantId, {
+        actor: `dashboard:${c.get('dash').user}`,
+        action: 'try-it.performed',
+        detail: `turn ${result.turnId} for test contact ${parsed.data.contactId}`,
+      });
     return c.html(<TryPage {...common} errors={{}} result={result} />);
   });
   return app;

@@ -5,7 +5,12 @@ import { seedTenant, session, workerEnv } from '../../../test/support/workers-en
 
 const app = createApp();
 const get = (tenantId: string, secret: string | null) =>
-  app.fetch(new Request(`http://worker.test/v1/tenants/${tenantId}/config`, { headers: secret ? { authorization: `Bearer ${secret}` } : {} }), workerEnv);
+  app.fetch(
+    new Request(`http://worker.test/v1/tenants/${tenantId}/config`, {
+      headers: secret ? { authorization: `Bearer ${secret}` } : {},
+    }),
+    workerEnv,
+  );
 
 describe('the tenant API authenticates before it tells anything', () => {
   it('no bearer → 401 naming the header', async () => {
@@ -33,7 +38,10 @@ describe('the tenant API authenticates before it tells anything', () => {
   });
   it('a tenant without an admin secret has its API closed', async () => {
     const { tenantId, adminSecret } = await seedTenant();
-    const stored = JSON.parse((await session().one((r) => r.get(tenantKeys(tenantId).secrets))) as string) as Record<string, unknown>;
+    const stored = JSON.parse((await session().one((r) => r.get(tenantKeys(tenantId).secrets))) as string) as Record<
+      string,
+      unknown
+    >;
     delete stored.adminSecret;
     await session().one((r) => r.set(tenantKeys(tenantId).secrets, JSON.stringify(stored)));
     expect((await get(tenantId, adminSecret)).status).toBe(401);

@@ -23,7 +23,8 @@ export function requireAdminSecret(): MiddlewareHandler<TenantContext> {
     const authentic = await secretMatches(c as unknown as Context<AppContext>, provided, secrets?.adminSecret);
     if (lookup.kind !== 'found') {
       logRefusedLookup(lookup, 'tenant API');
-      if (lookup.kind === 'broken' && authentic) return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
+      if (lookup.kind === 'broken' && authentic)
+        return jsonError(c, 503, `tenant "${lookup.tenantId}" has an invalid stored configuration`, lookup.problems);
       return jsonError(c, 401, WRONG_ADMIN_SECRET);
     }
     // A tenant without an admin secret has its API closed; to a caller that looks like any refusal.

@@ -22,9 +22,17 @@ export function requireQStashSignature(path: string): MiddlewareHandler<SignedCo
     const signature = c.req.header('Upstash-Signature');
     if (!signature) return jsonError(c, 401, 'missing Upstash-Signature header');
     const { env } = c.get('services');
-    const receiver = new Receiver({ currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY });
+    const receiver = new Receiver({
+      currentSigningKey: env.QSTASH_CURRENT_SIGNING_KEY,
+      nextSigningKey: env.QSTASH_NEXT_SIGNING_KEY,
+    });
     try {
-      await receiver.verify({ signature, body, url: `${env.PUBLIC_URL.replace(/\/$/, '')}${path}`, clockTolerance: QSTASH_CLOCK_TOLERANCE_S });
+      await receiver.verify({
+        signature,
+        body,
+        url: `${env.PUBLIC_URL.replace(/\/$/, '')}${path}`,
+        clockTolerance: QSTASH_CLOCK_TOLERANCE_S,
+      });
     } catch {
       return jsonError(c, 401, 'Upstash-Signature does not verify');
     }

@@ -22,7 +22,10 @@ export type TenantLookup =
   | { kind: 'unknown'; tenantId: string }
   | { kind: 'broken'; tenantId: string; problems: string[]; secrets: TenantSecrets | null };
 
-export async function lookupTenantFromPath(c: Context<AppContext>, options: { fromCache?: boolean } = {}): Promise<TenantLookup> {
+export async function lookupTenantFromPath(
+  c: Context<AppContext>,
+  options: { fromCache?: boolean } = {},
+): Promise<TenantLookup> {
   const tenantId = c.req.param('tenant') ?? '';
   if (!isTenantId(tenantId)) return { kind: 'unknown', tenantId: tenantId.slice(0, 63) };
   const known = options.fromCache ? cachedTenant(tenantId) : null;
@@ -57,7 +60,11 @@ export async function loadTenantFresh(c: Context<AppContext>, tenantId: string):
  * one): keyed hashes compared in constant time. Without a stored hash (unknown tenant, unreadable
  * secrets) the same work is done and the answer is no.
  */
-export async function secretMatches(c: Context<AppContext>, provided: string, stored: HashedSecret | undefined): Promise<boolean> {
+export async function secretMatches(
+  c: Context<AppContext>,
+  provided: string,
+  stored: HashedSecret | undefined,
+): Promise<boolean> {
   const { hashKey } = await c.get('services').secretKeys();
   return verifyHashedSecret(provided, stored, hashKey);
 }
@@ -66,7 +73,10 @@ export async function secretMatches(c: Context<AppContext>, provided: string, st
 export function logRefusedLookup(lookup: Exclude<TenantLookup, { kind: 'found' }>, route: string): void {
   if (lookup.kind === 'storage-down') console.warn(`${route}: Redis did not answer for tenant "${lookup.tenantId}"`);
   else if (lookup.kind === 'unknown') console.warn(`${route}: unknown tenant "${lookup.tenantId}" (answered 401)`);
-  else console.warn(`${route}: tenant "${lookup.tenantId}" has an invalid stored configuration: ${lookup.problems.join('; ').slice(0, 500)}`);
+  else
+    console.warn(
+      `${route}: tenant "${lookup.tenantId}" has an invalid stored configuration: ${lookup.problems.join('; ').slice(0, 500)}`,
+    );
 }
 
 /** Redis is down and the isolate does not know the tenant: nothing can be done with the request now. */

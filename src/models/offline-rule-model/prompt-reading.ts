@@ -35,9 +35,13 @@ export function endsWithToolResults(prompt: LanguageModelV4Prompt): boolean {
 export function trailingToolResults(prompt: LanguageModelV4Prompt): LanguageModelV4ToolResultPart[] {
   let start = prompt.length;
   while (start > 0 && prompt[start - 1]?.role === 'tool') start--;
-  return prompt.slice(start).flatMap((message) =>
-    message.role === 'tool' ? message.content.filter((p): p is LanguageModelV4ToolResultPart => p.type === 'tool-result') : [],
-  );
+  return prompt
+    .slice(start)
+    .flatMap((message) =>
+      message.role === 'tool'
+        ? message.content.filter((p): p is LanguageModelV4ToolResultPart => p.type === 'tool-result')
+        : [],
+    );
 }
 
 export interface PriorCall {
@@ -81,7 +85,8 @@ export function callableToolNames(options: Pick<LanguageModelV4CallOptions, 'too
 export function promptTranscript(options: Pick<LanguageModelV4CallOptions, 'prompt' | 'tools'>): string {
   const lines: string[] = [];
   for (const tool of options.tools ?? []) {
-    if (tool.type === 'function') lines.push(`tool ${tool.name}: ${tool.description ?? ''} ${JSON.stringify(tool.inputSchema)}`);
+    if (tool.type === 'function')
+      lines.push(`tool ${tool.name}: ${tool.description ?? ''} ${JSON.stringify(tool.inputSchema)}`);
   }
   for (const message of options.prompt) {
     if (message.role === 'system') {

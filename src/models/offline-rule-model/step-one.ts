@@ -1,14 +1,7 @@
 import type { FieldConfig, FlowConfig } from '../../../core/tenant/tenant-config.js';
 import { callableInstance, type InputValue, type Plan, type RuleContext } from './plan.js';
 import { containsPhrase, findPhrase, sharedSignificantWords, words } from './text-match.js';
-import {
-  greetingOpener,
-  listPhrase,
-  notingFieldText,
-  quickReplies,
-  sendingFlowText,
-  withArticle,
-} from './wording.js';
+import { greetingOpener, listPhrase, notingFieldText, quickReplies, sendingFlowText, withArticle } from './wording.js';
 
 /**
  * Step 1 of a turn: decide from the contact's latest text alone. Rules run in order and the

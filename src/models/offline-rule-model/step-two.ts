@@ -87,7 +87,11 @@ function faqFragment(ctx: RuleContext, result: ReadableResult): Fragment {
 function contactFragment(result: ReadableResult): Fragment {
   const facts = contactFacts(result);
   if (!facts.length) {
-    return { text: "I don't have any details on file for you yet.", confidence: STEP_TWO_CONFIDENCE, reason: 'The contact lookup was empty.' };
+    return {
+      text: "I don't have any details on file for you yet.",
+      confidence: STEP_TWO_CONFIDENCE,
+      reason: 'The contact lookup was empty.',
+    };
   }
   const text = `Here's what I have on file for you: ${facts.join('; ')}.`;
   return { text, confidence: STEP_TWO_CONFIDENCE, reason: 'Summarised the contact lookup.' };
@@ -138,7 +142,9 @@ function lastReplyInput(prompt: LanguageModelV4Prompt): ReplyInput | undefined {
   const replies = [...priorCallsById(prompt).values()].filter((c) => c.toolName === REPLY_TOOL_NAME);
   const input = replies.at(-1)?.input;
   if (!isRecord(input) || typeof input.text !== 'string' || typeof input.escalate !== 'boolean') return undefined;
-  const quick = Array.isArray(input.quickReplies) ? input.quickReplies.filter((q): q is string => typeof q === 'string') : [];
+  const quick = Array.isArray(input.quickReplies)
+    ? input.quickReplies.filter((q): q is string => typeof q === 'string')
+    : [];
   return {
     text: input.text,
     escalate: input.escalate,

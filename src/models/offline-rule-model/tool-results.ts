@@ -84,7 +84,13 @@ export function readToolResult(part: LanguageModelV4ToolResultPart): ReadableRes
   const { status, content } = rawOutput(part);
   // An SDK error output stays an error even if it happens to contain an 'ok' envelope.
   const finalStatus = part.output.type.startsWith('error') ? 'error' : status;
-  return { toolCallId: part.toolCallId, toolName: part.toolName, status: finalStatus, content, text: flattenText(content) };
+  return {
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    status: finalStatus,
+    content,
+    text: flattenText(content),
+  };
 }
 
 function flattenText(value: unknown): string {
@@ -113,7 +119,8 @@ const MAX_NAMES = 10;
 const ALLOWED_LIST =
   /\b(?:allowed|available|valid)\b(?:\s+(?:names?|values?|flows?|tags?|fields?|choices?|options?))?(?:\s*[:=]|\s+(?:are|is)\b\s*:?)\s*([^\n]+)/i;
 /** "No FAQ entry matches." / "0 results" / "not found": a search that found nothing. */
-const NOTHING_FOUND = /\b(?:no|zero|0)\b[^.]*\b(?:results?|match\w*|entr\w*|answers?|found)\b|\bnot found\b|\bnothing (?:found|matched)\b/i;
+const NOTHING_FOUND =
+  /\b(?:no|zero|0)\b[^.]*\b(?:results?|match\w*|entr\w*|answers?|found)\b|\bnot found\b|\bnothing (?:found|matched)\b/i;
 
 /**
  * The names a denial says are allowed: an `allowed…`/`choices`/`options` string array in the

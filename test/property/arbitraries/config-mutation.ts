@@ -19,7 +19,8 @@ export type ConfigEdit =
 export function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const here = prefix.length ? [prefix] : [];
   if (Array.isArray(value)) return [...here, ...value.flatMap((v, i) => pathsOf(v, [...prefix, i]))];
-  if (value && typeof value === 'object') return [...here, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]))];
+  if (value && typeof value === 'object')
+    return [...here, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]))];
   return here;
 }
 
@@ -61,7 +62,38 @@ export function applyEdit(root: unknown, paths: Path[], edit: ConfigEdit): strin
   return name;
 }
 
-const boundary = fc.constantFrom<unknown>('', ' ', 'x'.repeat(300), 'A', '0', -1, 0, 0.5, 1, 49, 64, 500, 9500, 9501, 1e9, -1e-9, 2 ** 53 + 2, 1e308, true, false, null, [], {}, ['<unlisted-tools>'], 'a(b', '(?=x)', '\\1', '.*', 'flow:brochure', 'tag:vip');
+const boundary = fc.constantFrom<unknown>(
+  '',
+  ' ',
+  'x'.repeat(300),
+  'A',
+  '0',
+  -1,
+  0,
+  0.5,
+  1,
+  49,
+  64,
+  500,
+  9500,
+  9501,
+  1e9,
+  -1e-9,
+  2 ** 53 + 2,
+  1e308,
+  true,
+  false,
+  null,
+  [],
+  {},
+  ['<unlisted-tools>'],
+  'a(b',
+  '(?=x)',
+  '\\1',
+  '.*',
+  'flow:brochure',
+  'tag:vip',
+);
 
 const replacement = fc.oneof(
   { weight: 3, arbitrary: boundary },
@@ -75,16 +107,42 @@ const replacement = fc.oneof(
 export const configEdit: fc.Arbitrary<ConfigEdit> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), at: fc.nat() }) },
   { weight: 5, arbitrary: fc.record({ op: fc.constant('replace' as const), at: fc.nat(), value: replacement }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('duplicate-item' as const, 'empty-array' as const), at: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('add-key' as const), at: fc.nat(), key: wellFormedString(12), value: wellFormedJson(1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constantFrom('duplicate-item' as const, 'empty-array' as const), at: fc.nat() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('add-key' as const),
+      at: fc.nat(),
+      key: wellFormedString(12),
+      value: wellFormedJson(1),
+    }),
+  },
 );
 
 /** A whole body that is not a config object, or not JSON: 4xx whatever the tenant. */
-export const notAConfig = fc.constantFrom('[]', 'null', '42', '"config"', '{', '{"version":1,}', '\ufeff{"version":', `${'['.repeat(100)}${']'.repeat(100)}`, '{"persona":"\\ud800"}');
+export const notAConfig = fc.constantFrom(
+  '[]',
+  'null',
+  '42',
+  '"config"',
+  '{',
+  '{"version":1,}',
+  '\ufeff{"version":',
+  `${'['.repeat(100)}${']'.repeat(100)}`,
+  '{"persona":"\\ud800"}',
+);
 
 export type ConfigCase = { kind: 'edits'; edits: ConfigEdit[] } | { kind: 'raw'; body: string };
 
 export const configCase: fc.Arbitrary<ConfigCase> = fc.oneof(
-  { weight: 12, arbitrary: fc.array(configEdit, { minLength: 1, maxLength: 3 }).map((edits): ConfigCase => ({ kind: 'edits', edits })) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .array(configEdit, { minLength: 1, maxLength: 3 })
+      .map((edits): ConfigCase => ({ kind: 'edits', edits })),
+  },
   { weight: 1, arbitrary: notAConfig.map((body): ConfigCase => ({ kind: 'raw', body })) },
 );

@@ -23,12 +23,25 @@ export type RawOp =
   | { kind: 'bad-utf8'; bytes: readonly number[] };
 
 export const rawOp: fc.Arbitrary<RawOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom<RawOp>({ kind: 'none' }, { kind: 'pretty' }, { kind: 'spaces' }, { kind: 'bom' }) },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom<RawOp>({ kind: 'none' }, { kind: 'pretty' }, { kind: 'spaces' }, { kind: 'bom' }),
+  },
   { weight: 1, arbitrary: fc.nat().map((at): RawOp => ({ kind: 'truncate', at })) },
-  { weight: 1, arbitrary: fc.record({ text: fc.constantFrom(',', '}', ']', 'x', '{', '"', 'null', '\u0000'), before: fc.boolean() }).map((g): RawOp => ({ kind: 'garbage', ...g })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ text: fc.constantFrom(',', '}', ']', 'x', '{', '"', 'null', '\u0000'), before: fc.boolean() })
+      .map((g): RawOp => ({ kind: 'garbage', ...g })),
+  },
   { weight: 1, arbitrary: fc.constant<RawOp>({ kind: 'bom-inside' }) },
   { weight: 1, arbitrary: loneSurrogate.map((char): RawOp => ({ kind: 'raw-surrogate', char })) },
-  { weight: 1, arbitrary: fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80]).map((bytes): RawOp => ({ kind: 'bad-utf8', bytes })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80])
+      .map((bytes): RawOp => ({ kind: 'bad-utf8', bytes })),
+  },
 );
 
 /** Whether the op makes an object body unparseable (so the answer is 400 whatever the value). */

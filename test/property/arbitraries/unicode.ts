@@ -30,9 +30,29 @@ export const EDGE_STRINGS = [
 export const edgeString = fc.constantFrom(...EDGE_STRINGS);
 
 /** Whitespace by JS `trim()` (the webhook's blank-text rule). */
-export const JS_WHITESPACE = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u2009', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'] as const;
+export const JS_WHITESPACE = [
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\v',
+  '\f',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2009',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+] as const;
 
-export const blankString = fc.array(fc.constantFrom(...JS_WHITESPACE), { minLength: 0, maxLength: 6 }).map((parts) => parts.join(''));
+export const blankString = fc
+  .array(fc.constantFrom(...JS_WHITESPACE), { minLength: 0, maxLength: 6 })
+  .map((parts) => parts.join(''));
 
 /** A well-formed string of at most `maxLength` UTF-16 units: any code point, graphemes, or an edge case. */
 export function wellFormedString(maxLength: number, minLength = 0): fc.Arbitrary<string> {
@@ -40,7 +60,12 @@ export function wellFormedString(maxLength: number, minLength = 0): fc.Arbitrary
     .oneof(
       { weight: 3, arbitrary: fc.string({ unit: 'binary', minLength, maxLength: Math.min(maxLength, 40) }) },
       { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength: Math.min(maxLength, 20) }) },
-      { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 8 }), edgeString, fc.string({ maxLength: 8 })).map((p) => p.join('')) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.string({ maxLength: 8 }), edgeString, fc.string({ maxLength: 8 }))
+          .map((p) => p.join('')),
+      },
     )
     .filter((s) => s.length >= minLength && s.length <= maxLength && s.isWellFormed());
 }
