@@ -5,6 +5,8 @@ import type { HistoryEntry } from '../core/history-entry.js';
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import { queuePinnedRow } from '../core/storage/pinned-rows.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
+import { queueTurnMetrics } from '../core/storage/turn-metrics.js';
+import { queueHandoffIndex } from '../core/storage/handoffs.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 
@@ -63,7 +65,10 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   if (input.handoffUntil) {
     const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
     w.call('SET', keys.handoff(record.contactId), input.handoffUntil, 'EX', seconds);
+    queueHandoffIndex(w, record.tenantId, record.contactId, Date.parse(input.handoffUntil));
   }
+  // Health's hourly counts, in the same script: a turn is counted once, when its record is written.
+  queueTurnMetrics(w, record);
   const written = await session.one((r) => r.eval(w.script, w.keys, w.argv));
   return Number(written) === 1;
 }

@@ -1,4 +1,5 @@
 import type { StagedAction } from '../core/staged-action.js';
+import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
 import { tenantKeys } from '../core/storage/keys.js';
 import { actsIdempotently, deadLetterFor } from './dead-letters.js';
@@ -198,6 +199,18 @@ interface ActionRun {
   record: (id: string, t: Transition) => void;
 }
 
+/** Records a dead/unknown transition and, when it applied, counts it on Health's hourly chart. */
+async function recordFailure(run: ActionRun, actionId: string, t: Transition): Promise<void> {
+  run.record(actionId, t);
+  if (!t.applied) return;
+  // A chart's count must never fail the delivery it counts: the ledger already holds the truth.
+  await countDeliveryFailure(run.ref.session, run.ref.tenantId, run.now()).catch((err: unknown) =>
+    console.warn(
+      `outbox: the delivery-failure count was not written (${err instanceof Error ? err.message : 'error'})`,
+    ),
+  );
+}
+
 /** One action through the ledger: claim, call, record. Answers why the delivery stops, or null to go on. */
 async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRow | undefined): Promise<Stop | null> {
   const { ref, entry, now, record } = run;
@@ -205,7 +218,8 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   if (row?.state === 'claimed' && !idempotent) {
     const detail =
       'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
-    record(
+    await recordFailure(
+      run,
       action.id,
       await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())),
     );
@@ -230,13 +244,18 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   }
   if (result.kind === 'timeout') {
     const why = `${detail}; the call may have been performed, so it is not resent`;
-    record(
+    await recordFailure(
+      run,
       action.id,
       await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())),
     );
     return null;
   }
-  record(action.id, await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())));
+  await recordFailure(
+    run,
+    action.id,
+    await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())),
+  );
   return null;
 }
 

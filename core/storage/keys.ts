@@ -110,6 +110,10 @@ export function tenantKeys(tenantId: string) {
     turnLog: `${t}:turns`,
     history: (contactId: string) => `${t}:history:${encodePart(contactId)}`,
     handoff: (contactId: string) => `${t}:handoff:${encodePart(contactId)}`,
+    /** Contacts waiting for a person (the dashboard's handoff inbox), scored by when their silence ends (ms). */
+    handoffIndex: `${t}:handoffs`,
+    /** One hour's turn and delivery counts (the Health charts), named by the hour since the epoch. */
+    metricsHour: (hour: number) => `${t}:metrics:h:${Math.trunc(hour)}`,
     outbox: (turnId: string) => `${t}:outbox:${assertSafeId('turn id', turnId)}`,
     ledger: (turnId: string) => `${t}:ledger:${assertSafeId('turn id', turnId)}`,
     outboxPending: `${t}:outbox-pending`,

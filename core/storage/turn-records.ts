@@ -67,3 +67,17 @@ export async function turnIdsByTime(
     r.zrange(index, newest, oldest, { byScore: true, rev: true, offset: range.offset, count: range.count }),
   )) as string[];
 }
+
+/** Each contact's newest turn id (null for a contact with none kept), in one round trip. */
+export async function newestTurnIdOfContacts(
+  session: RedisSession,
+  tenantId: string,
+  contactIds: readonly string[],
+): Promise<(string | null)[]> {
+  if (!contactIds.length) return [];
+  const keys = tenantKeys(tenantId);
+  const replies = await session.pipeline((p) => {
+    for (const contactId of contactIds) p.zrange(keys.contactTurns(contactId), 0, 0, { rev: true });
+  });
+  return replies.map((r) => (Array.isArray(r) && typeof r[0] === 'string' ? r[0] : null));
+}

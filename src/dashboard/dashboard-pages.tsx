@@ -1,7 +1,13 @@
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { KeyIdSchema, tenantKeys } from '../../core/storage/keys.js';
+import { KeyIdSchema } from '../../core/storage/keys.js';
+import { handoffUntil, listWaitingContacts, releaseHandoff } from '../../core/storage/handoffs.js';
+import { loadTurnRecords, newestTurnIdOfContacts } from '../../core/storage/turn-records.js';
+import { takeThreadBack } from '../tenants/take-thread-back.js';
+import { loadConversation } from './data/contact-conversation.js';
+import { ContactPage, contactHref } from './pages/contact.js';
+import { HandoffsPage } from './pages/handoffs.js';
 import { redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
 import { decideApproval } from '../approvals/decide-approval.js';
@@ -64,6 +70,19 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
   if (action && (action.state === 'dead' || action.state === 'unknown'))
     return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;
   return 'ok';
+}
+
+/** What a release redirect's `released=` says, as a notice: yes, no (not in a handoff), or the thread not taken back. */
+function releaseNotice(released: string | undefined): { kind: 'ok' | 'error'; text: string } | undefined {
+  if (!released) return undefined;
+  if (released === 'yes') return { kind: 'ok', text: 'Released: the agent answers this contact again.' };
+  if (released === 'no') return { kind: 'error', text: 'The contact was not in a handoff.' };
+  if (released.startsWith('thread:'))
+    return {
+      kind: 'error',
+      text: `Released, but the Messenger thread was not taken back: ${released.slice(7, 300)}. The agent answers again once the Page Inbox passes the thread back.`,
+    };
+  return undefined;
 }
 
 /** The pages behind the login. Every read and write names `c.get('dash').tenantId`, nothing else. */
@@ -147,26 +166,14 @@ export function dashboardPages() {
       ...turn.approvals,
       ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
     ]);
-    const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as
-      string | null;
+    const inHandoffUntil = await handoffUntil(c.get('session'), tenantId, turn.contactId);
     const redriven = c.req.query('redriven');
     const notice = redriven
       ? redriven === 'ok'
         ? { kind: 'ok' as const, text: 'Re-driven: the action was put back and delivered again.' }
         : { kind: 'error' as const, text: `Re-drive: ${redriven.slice(0, 300)}` }
       : undefined;
-    const released = c.req.query('released');
-    const shown =
-      notice ??
-      (released
-        ? {
-            kind: released === 'yes' ? ('ok' as const) : ('error' as const),
-            text:
-              released === 'yes'
-                ? 'Released: the agent answers this contact again.'
-                : 'The contact was not in a handoff.',
-          }
-        : undefined);
+    const shown = notice ?? releaseNotice(c.req.query('released'));
     return c.html(
       <TurnPage {...page(c)} turn={turn} deliveries={deliveries} notice={shown} inHandoffUntil={inHandoffUntil} />,
     );
@@ -179,25 +186,76 @@ export function dashboardPages() {
     const outcome = await redrive(c, form.data);
     return c.redirect(`${BASE}/health?redriven=${encodeURIComponent(outcome)}`, 303);
   });
+  app.get('/handoffs', async (c) => {
+    const { tenantId } = c.get('dash');
+    const session = c.get('session');
+    const waiting = await listWaitingContacts(session, tenantId, Date.now());
+    const lastIds = await newestTurnIdOfContacts(
+      session,
+      tenantId,
+      waiting.map((w) => w.contactId),
+    );
+    const records = await loadTurnRecords(
+      session,
+      tenantId,
+      lastIds.filter((id): id is string => id !== null),
+    );
+    const byId = new Map(records.map((r) => [r.turnId, r]));
+    const items = waiting.map((w, i) => ({ ...w, last: byId.get(lastIds[i] ?? '') ?? null }));
+    return c.html(<HandoffsPage {...page(c)} items={items} notice={releaseNotice(c.req.query('released'))} />);
+  });
+  app.get('/contacts/:contactId', async (c) => {
+    const { tenantId } = c.get('dash');
+    const contactId = KeyIdSchema.safeParse(c.req.param('contactId'));
+    if (!contactId.success) return c.text('That contact id cannot be part of a key.', 400);
+    const until = z.coerce.number().int().positive().optional().catch(undefined).parse(c.req.query('until'));
+    const session = c.get('session');
+    const [conversation, inHandoffUntil] = await Promise.all([
+      loadConversation(session, tenantId, contactId.data, until),
+      handoffUntil(session, tenantId, contactId.data),
+    ]);
+    if (!conversation.turns.length && !inHandoffUntil && until === undefined)
+      return c.text('No such contact for this tenant.', 404);
+    return c.html(
+      <ContactPage
+        {...page(c)}
+        contactId={contactId.data}
+        conversation={conversation}
+        inHandoffUntil={inHandoffUntil}
+        notice={releaseNotice(c.req.query('released'))}
+      />,
+    );
+  });
   app.post('/contacts/:contactId/release', async (c) => {
     const { tenantId, user } = c.get('dash');
     const contactId = KeyIdSchema.safeParse(c.req.param('contactId'));
-    const back = z
+    const form = await c.req.parseBody();
+    const backTurn = z
       .string()
       .regex(/^turn_[0-9a-f]{32}$/)
-      .safeParse((await c.req.parseBody()).turnId);
+      .safeParse(form.turnId);
     if (!contactId.success) return c.text('That contact id cannot be part of a key.', 400);
-    const released = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId.data)));
-    if (released > 0)
-      await appendAudit(c.get('session'), tenantId, {
+    const session = c.get('session');
+    const released = await releaseHandoff(session, tenantId, contactId.data);
+    if (released)
+      await appendAudit(session, tenantId, {
         actor: actor(user),
         action: 'handoff.released',
         detail: `contact ${contactId.data}`,
       });
-    return c.redirect(
-      back.success ? `${BASE}/turns/${back.data}?released=${released > 0 ? 'yes' : 'no'}` : `${BASE}/turns`,
-      303,
-    );
+    // On Messenger the thread handed to the Page Inbox comes back too, as the tenant API's release does.
+    const thread = released ? await takeThreadBack(c.get('services'), c.get('tenant'), contactId.data) : null;
+    const outcome = !released ? 'no' : thread && thread !== 'taken' ? `thread:${thread.failed}` : 'yes';
+    const q = `released=${encodeURIComponent(outcome.slice(0, 300))}`;
+    const to =
+      form.back === 'inbox'
+        ? `${BASE}/handoffs?${q}`
+        : form.back === 'contact'
+          ? `${contactHref(contactId.data)}?${q}`
+          : backTurn.success
+            ? `${BASE}/turns/${backTurn.data}?${q}`
+            : `${BASE}/handoffs?${q}`;
+    return c.redirect(to, 303);
   });
   app.get('/audit', async (c) => {
     const offset = z.coerce.number().int().min(0).max(10_000).catch(0).parse(c.req.query('offset'));

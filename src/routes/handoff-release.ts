@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
 import { appendAudit } from '../tenants/audit-log.js';
-import type { LoadedTenant, Services, TenantContext } from '../http/app-context.js';
-import { channelApisFor } from '../tenants/channel-apis.js';
+import type { TenantContext } from '../http/app-context.js';
+import { takeThreadBack } from '../tenants/take-thread-back.js';
+import { releaseHandoff } from '../../core/storage/handoffs.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
-import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
+import { assertSafeId } from '../../core/storage/keys.js';
 
 /**
  * `POST /v1/tenants/:tenant/contacts/:contact/release` — ends a contact's handoff early: deletes
@@ -17,25 +18,6 @@ import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
  * was not in a handoff (releasing is idempotent); `threadControl` says whether a Messenger thread
  * handed to the inbox was taken back.
  */
-/**
- * A Messenger tenant whose handoffs pass the thread (`messenger.handoverAppId`): the thread is taken
- * back (`take_thread_control`; our app is the page's Primary Receiver), so the bot receives the
- * contact's messages again rather than `standby`. Called directly, not through the outbox: the
- * admin is waiting for the answer, and a failure is told to them (it changes nothing stored).
- */
-async function takeThreadBack(
-  services: Services,
-  tenant: LoadedTenant,
-  contactId: string,
-): Promise<'taken' | { failed: string } | null> {
-  if (!tenant.config.messenger.handoverAppId || !tenant.config.messenger.pages.length || !/^\d{1,30}$/.test(contactId))
-    return null;
-  const messenger = channelApisFor(services, tenant.secrets).messenger;
-  if (!messenger) return { failed: 'the tenant has no Messenger page access token' };
-  const result = await messenger.takeThreadControl(contactId, 'released by the tenant');
-  return result.ok ? 'taken' : { failed: result.kind === 'timeout' ? 'no answer from the Graph API' : result.message };
-}
-
 export function handoffReleaseRoutes() {
   const app = new Hono<TenantContext>();
   app.post('/:tenant/contacts/:contact/release', requireAdminSecret(), async (c) => {
@@ -46,15 +28,15 @@ export function handoffReleaseRoutes() {
     } catch {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
-    const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
-    if (deleted > 0)
+    const released = await releaseHandoff(c.get('session'), tenantId, contactId);
+    if (released)
       await appendAudit(c.get('session'), tenantId, {
         actor: 'admin',
         action: 'handoff.released',
         detail: `contact ${contactId}`,
       });
     const threadControl = await takeThreadBack(c.get('services'), c.get('tenant'), contactId);
-    return c.json({ tenantId, contactId, released: deleted > 0, ...(threadControl ? { threadControl } : {}) });
+    return c.json({ tenantId, contactId, released, ...(threadControl ? { threadControl } : {}) });
   });
   return app;
 }

@@ -67,6 +67,7 @@ export async function deleteContactData(
     }
     if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);
     if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);
+    p.zrem(k.handoffIndex, contactId);
     p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
   });
   const deletedKeys = results.slice(0, Math.ceil(keys.length / 500)).reduce<number>((n, r) => n + Number(r), 0);

@@ -73,14 +73,11 @@ export const OWNERS: Record<string, readonly string[]> = {
   // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
   // dashboard and the handoff route release a handoff.
   history: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION],
-  handoff: [
-    'src/turn/claim-delivery.ts',
-    'src/turn/finish-turn.ts',
-    COMMIT,
-    DELETION,
-    'src/dashboard/dashboard-pages.tsx',
-    'src/routes/handoff-release.ts',
-  ],
+  handoff: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION, 'core/storage/handoffs.ts'],
+  // The handoff inbox's index: one owner (the commit queues into it through the owner).
+  handoffIndex: ['core/storage/handoffs.ts', DELETION],
+  // Health's hourly counts: one owner (the commit and the delivery count through it).
+  metricsHour: ['core/storage/turn-metrics.ts'],
   replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'src/turn/release-unfinished-turn.ts', COMMIT],
 };
 

@@ -7,7 +7,11 @@ import { CsrfField, Layout, Notice } from '../pages/layout.js';
 import { BarChart } from './bar-chart.js';
 import { healthStats } from './turn-stats.js';
 import { DataTable } from '../pages/data-table.js';
+import { readHourlyMetrics } from '../../../core/storage/turn-metrics.js';
+import { healthWindows } from './metric-series.js';
+import { HealthTrends } from './health-trends.js';
 
+const TrendWindowSchema = z.enum(['24h', '7d']).catch('24h');
 const WindowSchema = z.coerce.number().int().min(10).max(1000).catch(200);
 const LABEL: Record<string, string> = {
   'no-tool': 'no tool',
@@ -17,7 +21,7 @@ const LABEL: Record<string, string> = {
   other: 'other',
 };
 
-/** `/dashboard/health`: latency per turn kind, deferred share, vetoes and escalations by guardrail, dead letters. */
+/** `/dashboard/health`: trends over 24 h and 7 days, latency per turn kind, deferred share, vetoes and escalations by guardrail, dead letters. */
 export function healthRoutes() {
   const app = new Hono<DashboardContext>();
   app.get('/', async (c) => {
@@ -25,9 +29,10 @@ export function healthRoutes() {
     const n = WindowSchema.parse(c.req.query('n'));
     const redis = c.get('session');
     const { ids } = await newestTurnIds(redis, tenantId, n);
-    const [records, deadLetters] = await Promise.all([
+    const [records, deadLetters, hours] = await Promise.all([
       loadTurnRecords(redis, tenantId, ids),
       listDeadLetters(redis, tenantId, 50),
+      readHourlyMetrics(redis, tenantId, Date.now(), 7 * 24),
     ]);
     const stats = healthStats(records);
     const open = deadLetters.filter((d) => d.currentState === 'dead' || d.currentState === 'unknown');
@@ -40,6 +45,8 @@ export function healthRoutes() {
               : `Re-drive: ${c.req.query('redriven')!.slice(0, 300)}`}
           </Notice>
         ) : null}
+        <HealthTrends windows={healthWindows(hours)} shown={TrendWindowSchema.parse(c.req.query('window'))} />
+        <h2>The newest turns</h2>
         <form method="get" action={`${BASE}/health`} class="actions">
           <label for="n">Turns to look at</label>
           <input id="n" name="n" type="number" min="10" max="1000" value={String(n)} />

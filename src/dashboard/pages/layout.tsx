@@ -7,6 +7,7 @@ const NAV = [
   ['setup', 'Setup'],
   ['approvals', 'Approvals'],
   ['turns', 'Turns'],
+  ['handoffs', 'Handoffs'],
   ['health', 'Health'],
   ['try', 'Try it'],
   ['replay', 'Replay'],

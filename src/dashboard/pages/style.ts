@@ -40,7 +40,18 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}
 pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f5;padding:.5rem;border-radius:.25rem}
 del{background:#ffe5e5}ins{background:#d8f3dc;text-decoration:none}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:1rem}
+.charts h3{font-size:1rem;margin:.5rem 0 0}
+.trends nav a[aria-current=page]{font-weight:700}
+.conversation{list-style:none;padding:0;margin:0}
+.exchange{background:#fff;border:1px solid #ddd;border-radius:.5rem;padding:.5rem .9rem;margin:0 0 .75rem}
+.exchange .meta{margin:.25rem 0;font-size:.9rem}
+.bubble{margin:.35rem 0;padding:.4rem .7rem;border-radius:.6rem;max-width:40rem;overflow-wrap:anywhere}
+.bubble.contact{background:#e7eefa}
+.bubble.agent{background:#f1f3f5;margin-left:auto}
+.who{display:block;font-size:.8rem;font-weight:700;color:#444}
+.actions-list{margin:.25rem 0;padding-left:1.25rem}
+.inbox{list-style:none;padding:0}
 svg text{font:12px system-ui,sans-serif}
 .muted{color:#555}
 .narrow{max-width:28rem}

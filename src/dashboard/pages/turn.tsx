@@ -5,6 +5,7 @@ import { BASE } from '../dashboard-context.js';
 import { deliveryStateOf, type EntryDelivery } from '../data/turns.js';
 import { CsrfField, Layout, Notice } from './layout.js';
 import { DataTable } from './data-table.js';
+import { contactHref } from './contact.js';
 
 const json = (value: unknown) => JSON.stringify(value, null, 1);
 
@@ -21,7 +22,8 @@ export const TurnPage: FC<{
     <section aria-labelledby="inbound">
       <h2 id="inbound">Inbound</h2>
       <p>
-        Contact <strong>{turn.contactId}</strong> on {turn.inbound.channel}, {turn.startedAt}
+        Contact <a href={contactHref(turn.contactId)}>{turn.contactId}</a> (whole conversation) on{' '}
+        {turn.inbound.channel}, {turn.startedAt}
         {turn.deferred ? ' · deferred (answered at the deadline, finished in the background)' : ''}
       </p>
       <blockquote>
@@ -40,7 +42,7 @@ export const TurnPage: FC<{
         <a href={`${BASE}/replay?ids=${encodeURIComponent(turn.turnId)}`}>Replay this turn with another config</a>
       </p>
       {inHandoffUntil ? (
-        <form method="post" action={`${BASE}/contacts/${turn.contactId}/release`} class="card">
+        <form method="post" action={`${contactHref(turn.contactId)}/release`} class="card">
           <CsrfField token={dash.csrf} />
           <input type="hidden" name="turnId" value={turn.turnId} />
           <p>This contact is with a human until {inHandoffUntil}: the agent stays silent for them.</p>

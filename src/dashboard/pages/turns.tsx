@@ -5,6 +5,7 @@ import { BASE } from '../dashboard-context.js';
 import type { TurnQuery } from '../data/turns.js';
 import { Layout } from './layout.js';
 import { DataTable } from './data-table.js';
+import { contactHref } from './contact.js';
 
 const DECISIONS = ['', 'pass', 'veto', 'escalate', 'error'] as const;
 
@@ -54,7 +55,11 @@ export const TurnsPage: FC<{
           <td>
             <a href={`${BASE}/turns/${t.turnId}`}>{t.startedAt.replace('T', ' ').slice(0, 19)}</a>
           </td>
-          <td>{t.contactId}</td>
+          <td>
+            <a href={contactHref(t.contactId)} aria-label={`Conversation with ${t.contactId}`}>
+              {t.contactId}
+            </a>
+          </td>
           <td>{t.inbound.channel}</td>
           <td>{(t.inbound.text ?? (t.inbound.callback ? `button: ${t.inbound.callback.answer}` : '')).slice(0, 80)}</td>
           <td>
