@@ -8,6 +8,7 @@ const E2E_FILES = [
   'test/node/dashboard-browser.test.ts',
   'test/node/tenant-cli-e2e.test.ts',
   'test/node/outbox-e2e.test.ts',
+  'test/node/dashboard-look-browser.test.ts',
 ];
 
 export default defineConfig({

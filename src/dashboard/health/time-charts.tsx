@@ -20,9 +20,10 @@ export interface ChartSeries {
   colour: string;
 }
 
-const WIDTH = 600;
-const HEIGHT = 200;
-const LEFT = 48;
+// A narrow drawing so its text stays readable when the SVG is scaled to a phone's width.
+const WIDTH = 480;
+const HEIGHT = 210;
+const LEFT = 72;
 const RIGHT = 8;
 const TOP = 26;
 const BOTTOM = 22;
@@ -43,7 +44,7 @@ const formatValue = (v: number, unit: string) =>
   unit === '%' ? `${(v * 100).toFixed(1)} %` : `${Number.isInteger(v) ? v : v.toFixed(1)}${unit ? ` ${unit}` : ''}`;
 
 /** Which x labels to print: about six, so they never overlap at any width. */
-const labelEvery = (n: number) => Math.max(1, Math.ceil(n / 7));
+const labelEvery = (n: number) => Math.max(1, Math.ceil(n / 5));
 
 const Frame: FC<{
   title: string;
@@ -76,23 +77,31 @@ const Frame: FC<{
       <desc id={`${id}-d`}>{desc}</desc>
       {series.map((s, i) => (
         <>
-          <rect x={LEFT + i * 120} y="4" width="12" height="12" fill={s.colour} />
-          <text x={LEFT + 16 + i * 120} y="15" font-size="13">
+          <rect x={LEFT + i * 95} y="4" width="12" height="12" fill={s.colour} />
+          <text x={LEFT + 16 + i * 95} y="15">
             {s.name}
           </text>
         </>
       ))}
-      {[0, 0.5, 1].map((f) => (
-        <>
-          <line x1={LEFT} x2={WIDTH - RIGHT} y1={TOP + PLOT_H * (1 - f)} y2={TOP + PLOT_H * (1 - f)} stroke="#ddd" />
-          <text x={LEFT - 4} y={TOP + PLOT_H * (1 - f) + 4} text-anchor="end" font-size="12">
-            {formatValue(axisMax * f, unit)}
-          </text>
-        </>
-      ))}
+      {[0, 0.5, 1]
+        // A count axis has whole numbers only (no "0.5 failures").
+        .filter((f) => unit || Number.isInteger(axisMax * f))
+        .map((f) => (
+          <>
+            <line x1={LEFT} x2={WIDTH - RIGHT} y1={TOP + PLOT_H * (1 - f)} y2={TOP + PLOT_H * (1 - f)} stroke="#ddd" />
+            <text x={LEFT - 4} y={TOP + PLOT_H * (1 - f) + 4} text-anchor="end">
+              {formatValue(axisMax * f, unit)}
+            </text>
+          </>
+        ))}
       {points.map((p, i) =>
-        i % every === 0 || i === points.length - 1 ? (
-          <text x={LEFT + step * (i + 0.5)} y={HEIGHT - 6} text-anchor="middle" font-size="12">
+        (i % every === 0 && points.length - 1 - i >= every / 2) || i === points.length - 1 ? (
+          // The newest label ends at the plot's edge, so it is never cut off.
+          <text
+            x={i === points.length - 1 ? WIDTH - RIGHT : LEFT + step * (i + 0.5)}
+            y={HEIGHT - 6}
+            text-anchor={i === points.length - 1 ? 'end' : 'middle'}
+          >
             {p.label}
           </text>
         ) : null,

@@ -32,7 +32,7 @@ th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr));gap:1rem}
 .card{background:#fff;border:1px solid #ccc;border-radius:.5rem;padding:1rem}
 .card.expired{opacity:.75;border-style:dashed}
-.badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e9ecef;font-size:.9rem}
+.badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e9ecef;font-size:.9rem;white-space:nowrap;overflow-wrap:normal}
 .badge.veto,.badge.dead,.badge.rejected,.badge.expired{background:#ffe5e5;color:#9b2226}
 .badge.escalate,.badge.unknown,.badge.retrying{background:#fff3cd;color:#7a5b00}
 .badge.pass,.badge.done,.badge.performed,.badge.approved{background:#d8f3dc;color:#1b4332}
@@ -41,6 +41,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f5;padding:.5rem;
 del{background:#ffe5e5}ins{background:#d8f3dc;text-decoration:none}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:1rem}
+.trends .charts{grid-template-columns:repeat(auto-fit,minmax(min(30rem,100%),1fr))}
+svg.chart text{font-size:14px}
 .charts h3{font-size:1rem;margin:.5rem 0 0}
 .trends nav a[aria-current=page]{font-weight:700}
 .conversation{list-style:none;padding:0;margin:0}
@@ -68,6 +70,7 @@ form+form,form+.card,.card+.card{margin-top:1rem}
 .copy-label{font-weight:600;margin:.25rem 0}
 .steps h2{font-size:1.05rem;margin:.75rem 0 .25rem}
 code{overflow-wrap:anywhere}
+h1,h2,caption,p,li,blockquote,label,summary{overflow-wrap:anywhere}
 td,th{overflow-wrap:anywhere}
 td button{white-space:normal;text-align:left}
 `;
