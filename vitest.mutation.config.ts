@@ -27,13 +27,20 @@ export const SAFETY_CORE_TESTS = [
   'test/node/outbox-deliver.test.ts',
 ];
 
+/**
+ * MUTATION_TESTS (comma-separated globs) narrows the set for a one-module run on a loaded machine,
+ * e.g. `MUTATION_TESTS='guardrails/**\/*.test.ts' npm run test:mutation -- --mutate guardrails/x.ts`:
+ * the dry run then skips the storage and outbox tests that cannot cover a guardrail.
+ */
+const only = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
+
 export default defineConfig({
   resolve: {
     alias: { 'cloudflare:test': fileURLToPath(new URL('./test/support/node-cloudflare-test.ts', import.meta.url)) },
   },
   test: {
     globalSetup: ['./test/global-setup.ts'],
-    include: SAFETY_CORE_TESTS,
+    include: only?.length ? only : SAFETY_CORE_TESTS,
     environment: 'node',
     testTimeout: 30_000,
   },

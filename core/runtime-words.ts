@@ -33,6 +33,8 @@ export const WORD_KEYS = [
   'rateLimited',
   'suspended',
   'noText',
+  'notDone',
+  'refusedNote',
   'actionSendFlow',
   'actionSendContent',
   'actionAddTag',
@@ -63,6 +65,9 @@ const en: WordSet = {
   suspended: "Thanks for your message! We can't reply here right now.",
   noText: 'Thanks! I can only read text messages here — could you write your question in words?',
   // English says an action as its kind's summary (what the dashboard and the cards say too).
+  // The staged writes a vetoed or escalated turn did not perform, and a write a tool refused: the runtime says so, not the model.
+  notDone: 'Not done: {what}.',
+  refusedNote: 'Part of this could not be done here; nothing was changed for it.',
   actionSendFlow: '{summary}',
   actionSendContent: '{summary}',
   actionAddTag: '{summary}',
@@ -90,6 +95,8 @@ const es: WordSet = {
   rateLimited: 'Envías mensajes más rápido de lo que puedo responder. Espera un minuto y vuelve a escribir.',
   suspended: '¡Gracias por tu mensaje! Ahora mismo no podemos responder por aquí.',
   noText: '¡Gracias! Aquí solo puedo leer mensajes de texto. ¿Puedes escribir tu pregunta con palabras?',
+  notDone: 'No se ha hecho: {what}.',
+  refusedNote: 'Una parte no se puede hacer por aquí; para ella no se cambió nada.',
   actionSendFlow: 'enviarte «{name}»',
   actionSendContent: 'enviarte el mensaje «{name}»',
   actionAddTag: 'añadir la etiqueta «{name}»',
@@ -117,6 +124,8 @@ const pt: WordSet = {
   rateLimited: 'Você está enviando mensagens mais rápido do que consigo responder. Espere um minuto e escreva de novo.',
   suspended: 'Obrigado pela mensagem! No momento não conseguimos responder por aqui.',
   noText: 'Obrigado! Aqui só consigo ler mensagens de texto. Pode escrever a sua pergunta?',
+  notDone: 'Não foi feito: {what}.',
+  refusedNote: 'Uma parte não pode ser feita por aqui; para ela nada foi alterado.',
   actionSendFlow: 'enviar para você "{name}"',
   actionSendContent: 'enviar para você a mensagem "{name}"',
   actionAddTag: 'adicionar a etiqueta "{name}"',
@@ -144,6 +153,8 @@ const de: WordSet = {
   rateLimited: 'Du schreibst schneller, als ich antworten kann. Bitte warte eine Minute und schreib dann wieder.',
   suspended: 'Danke für deine Nachricht! Wir können hier gerade nicht antworten.',
   noText: 'Danke! Ich kann hier nur Textnachrichten lesen – kannst du deine Frage in Worten schreiben?',
+  notDone: 'Nicht ausgeführt: {what}.',
+  refusedNote: 'Ein Teil davon geht hier nicht; dafür bleibt alles, wie es ist.',
   actionSendFlow: 'dir „{name}“ schicken',
   actionSendContent: 'dir die Nachricht „{name}“ schicken',
   actionAddTag: 'das Tag „{name}“ hinzufügen',
@@ -171,6 +182,8 @@ const fr: WordSet = {
   rateLimited: 'Vous envoyez des messages plus vite que je ne peux répondre. Attendez une minute et réécrivez.',
   suspended: 'Merci pour votre message ! Nous ne pouvons pas répondre ici pour le moment.',
   noText: 'Merci ! Je ne peux lire ici que des messages texte : pouvez-vous écrire votre question ?',
+  notDone: 'Non effectué : {what}.',
+  refusedNote: 'Une partie ne peut pas se faire ici ; pour elle, rien ne change.',
   actionSendFlow: 'vous envoyer « {name} »',
   actionSendContent: 'vous envoyer le message « {name} »',
   actionAddTag: 'ajouter le tag « {name} »',
@@ -199,6 +212,8 @@ const it: WordSet = {
   rateLimited: 'Stai inviando messaggi più velocemente di quanto io possa rispondere. Aspetta un minuto e riscrivi.',
   suspended: 'Grazie per il messaggio! Al momento non possiamo rispondere qui.',
   noText: 'Grazie! Qui posso leggere solo messaggi di testo: puoi scrivere la tua domanda a parole?',
+  notDone: 'Non eseguito: {what}.',
+  refusedNote: 'Una parte non si può fare qui; per quella non è stato cambiato nulla.',
   actionSendFlow: 'inviarti «{name}»',
   actionSendContent: 'inviarti il messaggio «{name}»',
   actionAddTag: 'aggiungere l’etichetta «{name}»',
@@ -226,6 +241,8 @@ const tr: WordSet = {
   rateLimited: 'Yanıtlayabileceğimden daha hızlı mesaj gönderiyorsunuz. Lütfen bir dakika bekleyip tekrar yazın.',
   suspended: 'Mesajınız için teşekkürler! Şu anda buradan yanıt veremiyoruz.',
   noText: 'Teşekkürler! Burada yalnızca metin mesajlarını okuyabiliyorum; sorunuzu yazıyla iletebilir misiniz?',
+  notDone: 'Yapılmadı: {what}.',
+  refusedNote: 'Bunun bir kısmı burada yapılamıyor; onun için hiçbir şey değiştirilmedi.',
   actionSendFlow: 'size "{name}" göndermek',
   actionSendContent: 'size "{name}" mesajını göndermek',
   actionAddTag: '"{name}" etiketini eklemek',
@@ -253,6 +270,8 @@ const id: WordSet = {
   rateLimited: 'Anda mengirim pesan lebih cepat daripada yang bisa saya jawab. Tunggu sebentar lalu tulis lagi.',
   suspended: 'Terima kasih atas pesan Anda! Saat ini kami tidak dapat membalas di sini.',
   noText: 'Terima kasih! Di sini saya hanya bisa membaca pesan teks. Bisakah Anda menuliskan pertanyaan Anda?',
+  notDone: 'Tidak dilakukan: {what}.',
+  refusedNote: 'Sebagian dari ini tidak bisa dilakukan di sini; untuk itu tidak ada yang diubah.',
   actionSendFlow: 'mengirimkan "{name}" kepada Anda',
   actionSendContent: 'mengirimkan pesan "{name}" kepada Anda',
   actionAddTag: 'menambahkan tag "{name}"',
@@ -273,7 +292,7 @@ export function placeholdersOf(text: string): string[] {
 const ACTION_NAME = { allowed: ['{name}', '{summary}'], required: [] };
 export const PLACEHOLDERS: Record<WordKey, { allowed: string[]; required: string[] }> = Object.fromEntries(
   WORD_KEYS.map((key) => {
-    if (key === 'confirmPrompt' || key === 'approvalWait' || key === 'confirmed')
+    if (key === 'confirmPrompt' || key === 'approvalWait' || key === 'confirmed' || key === 'notDone')
       return [key, { allowed: ['{what}'], required: ['{what}'] }];
     if (key === 'actionSetField') return [key, { allowed: ['{label}', '{value}', '{summary}'], required: [] }];
     if (key.startsWith('action')) return [key, ACTION_NAME];

@@ -292,3 +292,29 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     expect(supports('no code', field('code', '???')).supported).toBe(false);
   });
 });
+
+describe('RequestSupport: German closes a negated clause with "nicht"', () => {
+  const support = (text: string) =>
+    new RequestSupport({ text }, testConfig()).check({
+      id: 'a1',
+      tool: 'send_media',
+      kind: 'send_flow',
+      args: { flowNs: 'x', flowName: 'brochure' },
+      effect: 'write',
+      idempotent: false,
+      gate: 'none',
+      summary: 'send flow "brochure"',
+    }).supported;
+  it.each([
+    'Bitte schickt mir die Broschüre brochure nicht',
+    'Schick mir die brochure nicht mehr, danke',
+    'Die brochure bitte nicht!',
+    'Schick mir die brochure nicht. Danke',
+  ])('negated: %s', (text) => expect(support(text)).toBe(false));
+  it.each([
+    'Schick mir die brochure', // no nicht at all
+    'Ich finde die brochure nicht auf der Webseite', // words after nicht that are not politeness
+    'Schick mir die brochure. Ich finde sie nicht', // nicht in another sentence
+    'Schick mir die brochure bitte jetzt sofort nicht vergessen', // more than three words after it
+  ])('requested: %s', (text) => expect(support(text)).toBe(true));
+});

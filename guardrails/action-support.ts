@@ -395,6 +395,10 @@ const alreadyHave = (p: PreparedText, j: number) =>
  * have the timetable"); or, later in the same sentence, a negator then an action verb on a word
  * that points back at it ("the timetable, no need to send it"; "…, don't want that one").
  */
+/** Negators that close a German clause, and the words that may still follow them. */
+const CLAUSE_FINAL_NEGATORS = new Set(['nicht']);
+const TRAILING = new Set(['mehr', 'bitte', 'danke', 'jetzt']);
+
 function negatedAt(p: PreparedText, i: number): boolean {
   const prev = p.words[i - 1];
   if (prev && NEGATORS.has(prev)) return true;
@@ -404,6 +408,14 @@ function negatedAt(p: PreparedText, i: number): boolean {
   }
   // "already got timetable", "already have the timetable".
   if (alreadyHave(p, i - 2) || alreadyHave(p, i - 3)) return true;
+  // German puts "nicht" at the end of the clause: "schickt mir die Broschüre nicht (mehr)". The
+  // negator within three words after the phrase word, with nothing but politeness after it.
+  for (let j = i + 1; j <= i + 3; j++) {
+    if (!CLAUSE_FINAL_NEGATORS.has(p.words[j] ?? '') || p.sentenceOf[j] !== p.sentenceOf[i]) continue;
+    let end = j + 1;
+    while (end < p.words.length && p.sentenceOf[end] === p.sentenceOf[i] && TRAILING.has(p.words[end]!)) end++;
+    if (end >= p.words.length || p.sentenceOf[end] !== p.sentenceOf[i]) return true;
+  }
   // Later: a negator, an action verb within four words, and a word pointing back, all in the
   // word's sentence (the pronoun being in it, everything between is).
   for (let j = i + 1; j < p.words.length; j++) {

@@ -222,3 +222,87 @@ describe('completion-claims: what counts as refused, and actions without a resou
     ).toBe('veto');
   });
 });
+
+describe('completion-claims: a refused write, per resource and category (issue 29)', () => {
+  /** A step where `tool` was called with `input` and refused (denied or error). */
+  const refused = (tool: string, input: Record<string, unknown>, status: 'denied' | 'error' = 'denied') => ({
+    step: 1,
+    ms: 1,
+    finishReason: 'tool-calls',
+    toolCalls: [{ toolCallId: 'r1', toolName: tool, input }],
+    toolResults: [{ toolCallId: 'r1', toolName: tool, status, output: envelope.denied('refused') }],
+  });
+  const judgeWith = (text: string, performed: StagedAction, step: ModelStepRecord) =>
+    verdictOf(
+      completionClaimsGuardrail,
+      turnInput({ text: 'hi', reply: { text }, staged: [performed], steps: [step, stagingStep(2, [performed])] }),
+    );
+
+  it.each(['denied', 'error'] as const)(
+    'a tag claim naming the refused tag is vetoed beside a performed tag (%s)',
+    async (status) => {
+      const v = await judgeWith(
+        'Done, I tagged you as vip!',
+        act.tag('interested'),
+        refused('tag_contact', { tag: 'vip' }, status),
+      );
+      expect(v.outcome).toBe('veto');
+    },
+  );
+  it('the same claim naming the performed tag passes; the refused one is another resource', async () => {
+    const v = await judgeWith(
+      'I tagged you as interested.',
+      act.tag('interested'),
+      refused('tag_contact', { tag: 'vip' }),
+    );
+    expect(v.outcome).toBe('pass');
+  });
+  it('a tag claim naming nothing, while a tag was refused, is vetoed (it cannot be tied to what happened)', async () => {
+    const v = await judgeWith('I tagged you.', act.tag('interested'), refused('untag_contact', { tag: 'vip' }));
+    expect(v.outcome).toBe('veto');
+  });
+  it('a refused write of another category does not touch a tag claim naming the performed tag', async () => {
+    const v = await judgeWith(
+      'I tagged you as interested.',
+      act.tag('interested'),
+      refused('record_choice', { field: 'email', value: 'x' }),
+    );
+    expect(v.outcome).toBe('pass');
+  });
+  it('a send claim naming the refused flow is vetoed beside a performed flow', async () => {
+    const v = await judgeWith(
+      "I've sent you the timetable!",
+      act.flow('brochure'),
+      refused('send_media', { flow: 'timetable' }),
+    );
+    expect(v.outcome).toBe('veto');
+  });
+  it('a send claim naming the performed flow passes beside a refused tag', async () => {
+    const v = await judgeWith(
+      "I've sent you the brochure!",
+      act.flow('brochure'),
+      refused('tag_contact', { tag: 'vip' }),
+    );
+    expect(v.outcome).toBe('pass');
+  });
+  it('a field claim naming nothing, while a field write was refused, is vetoed', async () => {
+    const v = await judgeWith(
+      'I saved it.',
+      act.field('preferred_class', 'yoga'),
+      refused('record_choice', { field: 'email', value: 'a@b.c' }),
+    );
+    expect(v.outcome).toBe('veto');
+  });
+  it('a refused call with no text arguments still counts as a refusal of its category', async () => {
+    const v = await judgeWith('I tagged you.', act.tag('interested'), refused('tag_contact', { count: 3 }));
+    expect(v.outcome).toBe('veto');
+  });
+  it('a refused call of a tool the tenant does not have is no refusal of a category', async () => {
+    const v = await judgeWith(
+      'I tagged you as interested.',
+      act.tag('interested'),
+      refused('made_up_tool', { tag: 'vip' }),
+    );
+    expect(v.outcome).toBe('pass');
+  });
+});

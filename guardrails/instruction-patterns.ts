@@ -16,9 +16,12 @@ import { normalizeKeepCase, normalizeText, unConfuse, unLeet } from './text-norm
  *   that is not the contact's own request: read-tool results, contact fields and the contact name.
  *
  * Matching runs on normalised text (NFKC, no zero-width characters, lower case) and again with
- * common leetspeak undone. Limits: paraphrases outside these shapes, other languages than the few
- * listed, encodings (base64, ROT13, spelled-out letters) and instructions split across messages
- * are not recognised; the provenance rules in prompt-injection.ts are the backstop for those.
+ * common leetspeak undone, look-alike letters folded and accents folded. Markers exist for en, es,
+ * pt, de, fr, it, tr and id (overrides, role reassignment, notes to the AI, "don't tell the
+ * customer"); the AGENT_DIRECTIVES are English only. Encoded text (base64, hex, escapes) is decoded
+ * by the caller (request-provenance.ts `decodedParts`). Limits: paraphrases outside these shapes,
+ * other languages, ROT13 or spelled-out letters and instructions split across messages are not
+ * recognised; the provenance rules in prompt-injection.ts are the backstop for those.
  */
 export interface NamedPattern {
   name: string;
@@ -37,6 +40,27 @@ export const INJECTION_MARKERS: readonly NamedPattern[] = [
   {
     name: 'override (es/fr/de/pt/it)',
     re: /\b(?:ignora|ignorez|ignore[sz]?|olvida|oublie[sz]?|vergiss|ignoriere)\b[^.!?\n]{0,40}\b(?:instrucciones|instructions|anweisungen|instruções|instrucoes|istruzioni|reglas|règles|regeln|regras|consignes)\b/,
+  },
+  // Other languages' markers, read on the accent-folded text (see `matchPatterns`): written without accents.
+  {
+    name: 'override (tr/id)',
+    re: /\b(?:onceki|tum|butun|yukaridaki|sistem)?\s*(?:talimat\w*|kural\w*|yonerge\w*)\s+(?:\w+\s+){0,2}(?:yok say\w*|unut\w*|gormezden gel\w*|dikkate alma\w*|umursama\w*)|\b(?:abaikan|lupakan|acuhkan|jangan ikuti)\b[^.!?\n]{0,40}\b(?:instruksi|perintah|aturan|petunjuk|arahan)\b/,
+  },
+  {
+    name: 'override, more verbs (es/pt/de/fr/it)',
+    re: /\b(?:omite|descarta|desobedece|esqueca|esquece|desconsidere|desconsidera|missachte|uberschreibe|oubliez|oublie|ignorez|dimentica|dimenticate|trascura)\b[^.!?\n]{0,40}\b(?:instrucciones|indicaciones|instrucoes|regras|orientacoes|anweisungen|regeln|vorgaben|instructions|consignes|regles|istruzioni|regole|indicazioni)\b/,
+  },
+  {
+    name: 'role reassignment (es/pt/de/fr/it/tr/id)',
+    re: /\b(?:(?:a partir de )?ahora eres|desde ahora eres|(?:a partir de )?agora (?:voce|tu) e|du bist (?:jetzt|ab jetzt|nun)|ab (?:jetzt|sofort) bist du|(?:tu es|vous etes) (?:maintenant|desormais)|desormais,? (?:tu es|vous etes)|d'ora in poi sei|da (?:ora|adesso) sei|artik sen|bundan sonra sen|(?:mulai )?sekarang (?:kamu|anda) adalah)\s+(?:[\p{L}']+\s+){0,2}?(?:asistente|assistente|assistant|bot|ia|ki|agente|agent|modelo|modell|modele|modello|admin\w*|administra\w*|yonetici\w*|asisten|sistem|system|desarrollador|entwickler|developpeur|sviluppatore|pengembang)\b/u,
+  },
+  {
+    name: 'note addressed to the AI (es/pt/de/fr/it/tr/id)',
+    re: /\b(?:nota|note|mensaje|instrucciones|recado|mensagem|instrucoes|hinweis|nachricht|anweisung(?:en)?|message|consigne|istruzioni|messaggio|catatan|pesan|instruksi)\s+(?:para|an|fur|pour|per|untuk)\s+(?:el |la |o |a |den |die |das |l'|le |il |lo )?(?:asistente|assistente|assistenten|assistant|ia|ki|bot|modelo|modell|modele|modello|agente|agent|asisten)\b|\b(?:asistana|yapay zekaya|bota|modele) (?:not|mesaj|talimat)\b/,
+  },
+  {
+    name: 'hide it from the contact (es/pt/de/fr/it/tr/id)',
+    re: /\bno (?:se lo |le |les )?(?:digas|diga|menciones|informes|avises) (?:nada )?(?:al|a los) (?:usuario|cliente|contacto)s?\b|\bsin (?:decirle|avisar|informar)(?:le)? (?:al|a los) (?:usuario|cliente|contacto)s?\b|\bnao (?:diga|conte|avise|informe)\w* (?:nada )?(?:ao|aos|para o) (?:usuario|cliente|contato)s?\b|\bsem (?:avisar|informar|contar)\w* (?:o|os|ao) (?:usuario|cliente|contato)s?\b|\b(?:sag|sage|verrate)\w* (?:es |das )?(?:dem|den) (?:kunden|nutzer|benutzer|kontakt)\w* nicht\b|\bohne (?:den|die) (?:kunden|nutzer|benutzer|kontakt)\w* zu (?:informieren|fragen|benachrichtigen)\b|\bne (?:le |lui )?(?:dis|dites) (?:rien )?pas (?:a l'|au |aux )(?:utilisateur|client|contact)s?\b|\bsans (?:prevenir|informer|avertir) (?:l'|le |les )(?:utilisateur|client|contact)s?\b|\bnon (?:dire|dirlo|dirgli|informare|avvisare)\w* (?:nulla )?(?:al |all'|ai )(?:utente|cliente|contatto)\w*\b|\bsenza (?:avvisare|informare|dire(?:lo)? a) (?:l'|il |i )?(?:utente|cliente|contatto)\w*\b|\b(?:musteriye|kullaniciya|kisiye) (?:soyleme|bahsetme|haber verme)\w*|\b(?:jangan|tanpa) (?:beri tahu|memberi tahu|memberitahu|bilang ke) (?:pengguna|pelanggan|kontak)\b/,
   },
   {
     name: 'claimed new instructions',
@@ -158,7 +182,12 @@ export function matchPatterns(text: string, patterns: readonly NamedPattern[]): 
   const normalized = normalizeText(text);
   // Text read out of a JSON envelope carries escaped quotes and newlines; read those plainly too.
   // Look-alike letters too: "іgnore" with a Ukrainian "і" is "ignore" to a model.
-  const readings = [normalized, unLeet(normalized), unescape(normalized), unConfuse(normalized)];
+  // And with accents folded (Turkish dotless ı too): the other languages' patterns are written without them.
+  const folded = unConfuse(normalized)
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ı/g, 'i');
+  const readings = [normalized, unLeet(normalized), unescape(normalized), unConfuse(normalized), folded];
   const hits: string[] = [];
   for (const p of patterns)
     if (p.caseSensitive ? p.re.test(cased) : readings.some((r) => p.re.test(r))) hits.push(p.name);

@@ -41,10 +41,12 @@ import { stagingStepOf, untrustedResults } from './turn-provenance.js';
  *   `guardrails.actions.protectedTags`.
  * - Synonyms the tenant did not configure as flow keywords or tag descriptions are not support;
  *   such honest turns escalate (fail closed, a human looks).
- * - Other languages: only "ignore … instructions" is recognised in es/fr/de/pt/it.
- * - Obfuscation beyond NFKC, zero-width removal, leetspeak and Cyrillic/Greek look-alike letters
- *   (base64, split letters) is not decoded; rule 1 still applies to what such text makes the
- *   model stage.
+ * - Other languages: overrides, role reassignment, notes to the AI and "don't tell the customer"
+ *   are recognised in es, pt, de, fr, it, tr and id (instruction-patterns.ts); the directives
+ *   ("tag the customer") only in English — rule 1 (provenance) is what stops those elsewhere.
+ * - Obfuscation beyond NFKC, zero-width removal, leetspeak, Cyrillic/Greek look-alike letters and
+ *   decoded base64/hex/escapes (split letters, ROT13) is not read; rule 1 still applies to what
+ *   such text makes the model stage.
  * - Without `history` in the input, a "yes please" that stages escalates (fail closed).
  * - Escalating hands the contact off (handoff tag, silence window). Text can thereby route only
  *   its own writer, and only when the model also staged a write; it can never act or approve.

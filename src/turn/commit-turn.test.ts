@@ -162,6 +162,15 @@ describe('commitTurn: one conditional write', () => {
     expect(deps.published).toEqual([]);
   });
 
+  it('a veto: the reply says, after the fallback, which staged writes were not done (the record and history too)', async () => {
+    const { ctx, read } = setup();
+    const d = decision({ decision: 'veto', reason: 'claims: x', reply: { text: 'FALLBACK', quickReplies: [] } });
+    const record = await commitTurn(stageDeps(), ctx, d, { ...draftFor(ctx, d), staged: [action('vip', 'none')] });
+    expect(record.reply.text).toBe('FALLBACK\n\nNot done: add tag "vip".');
+    expect(record.committed).toEqual([]);
+    expect((await read.history()).at(-1)?.text).toBe('FALLBACK\n\nNot done: add tag "vip".');
+  });
+
   it("the agent's reply joins the history only when the decision says so; a message without text adds none", async () => {
     const silent = setup();
     await silent.commit(

@@ -6,6 +6,7 @@ import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
+import { notDoneLine } from './not-done-status.js';
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
 import { channelOf } from '../channels/index.js';
@@ -55,8 +56,14 @@ export async function commitTurn(
   const reused = [...new Map([...live.values()].map((r) => [r.id, r])).values()];
   const confirmation = pinned.confirmation ?? reused.find((r) => r.kind === 'confirmation') ?? null;
   const approvals = [...pinned.approvals, ...reused.filter((r) => r.kind === 'approval')];
-  // What waits is the runtime's to say: one line from the rows, after the model's words.
-  const status = pendingStatusLine(words, confirmation, approvals, config.fields);
+  // What waits, and what was not done, is the runtime's to say: lines from the rows and the
+  // decision, after the model's (or the fallback's) words.
+  const status = [
+    pendingStatusLine(words, confirmation, approvals, config.fields),
+    notDoneLine(words, decision, draft, config.fields),
+  ]
+    .filter(Boolean)
+    .join('\n');
   const reply = { ...decision.reply, text: withPendingStatus(decision.reply.text, status, MAX_TEXT_CHARS) };
   if (confirmation) {
     const { id, nonce } = confirmation;

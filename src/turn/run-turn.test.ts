@@ -75,7 +75,7 @@ describe('runTurn: only a passing turn commits what the model staged', () => {
     expect(record).toMatchObject({
       decision: 'veto',
       decisionReason: 'says-veto: no brochures today',
-      reply: { text: config.fallbackReply },
+      reply: { text: `${config.fallbackReply}\n\nNot done: ${record.staged[0]!.summary}.` },
       committed: [],
     });
     expect(record.staged).toHaveLength(1);
@@ -88,7 +88,11 @@ describe('runTurn: only a passing turn commits what the model staged', () => {
       [brochure],
       [guardrail({ outcome: 'escalate', reason: 'needs a human' })],
     );
-    expect(record).toMatchObject({ decision: 'escalate', reply: { text: config.handoff.reply } });
+    // The runtime says which of the model's writes were not done, after the handoff reply.
+    expect(record).toMatchObject({
+      decision: 'escalate',
+      reply: { text: `${config.handoff.reply}\n\nNot done: ${record.staged[0]!.summary}.` },
+    });
     expect(entry?.actions.map((a) => [a.tool, a.kind, a.args])).toEqual([
       ['system:handoff', 'add_tag', { tag: 'human_handoff' }],
     ]);
