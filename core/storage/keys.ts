@@ -110,6 +110,8 @@ export function tenantKeys(tenantId: string) {
     turnLog: `${t}:turns`,
     history: (contactId: string) => `${t}:history:${encodePart(contactId)}`,
     handoff: (contactId: string) => `${t}:handoff:${encodePart(contactId)}`,
+    /** Messenger, a tenant with several pages: the page a contact (a page-scoped id) wrote to, so replies use its token. */
+    contactPage: (contactId: string) => `${t}:contact-page:${encodePart(contactId)}`,
     outbox: (turnId: string) => `${t}:outbox:${assertSafeId('turn id', turnId)}`,
     ledger: (turnId: string) => `${t}:ledger:${assertSafeId('turn id', turnId)}`,
     outboxPending: `${t}:outbox-pending`,

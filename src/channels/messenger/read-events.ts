@@ -50,7 +50,7 @@ export function readEvents(
           kind: 'ignored',
           why: `${FOREIGN_PAGE} ${item.data.recipient.id} (an item's recipient under page ${entry.id})`,
         });
-      else if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
+      else if (item.success) events.push(readItem(item.data, tenantId, receivedAt, entry.id));
       else
         events.push({
           kind: 'ignored',
@@ -69,7 +69,7 @@ export function readEvents(
   return events.sort((a, b) => at(a) - at(b));
 }
 
-function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): MessengerEvent {
+function readItem(item: MessagingItem, tenantId: string, receivedAt: Date, pageId: string): MessengerEvent {
   const contactId = item.sender.id;
   // No timestamp (not seen on messages, but not ours to assume): the time we received it.
   const at = item.timestamp ?? receivedAt.getTime();
@@ -87,7 +87,16 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     return {
       kind: 'message',
       at,
-      inbound: inboundOf(tenantId, contactId, `mid:${message.mid}`, message.text ?? '', at, receivedAt, attachments),
+      inbound: inboundOf(
+        tenantId,
+        pageId,
+        contactId,
+        `mid:${message.mid}`,
+        message.text ?? '',
+        at,
+        receivedAt,
+        attachments,
+      ),
     };
   }
   if (item.postback) {
@@ -98,7 +107,7 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     // A button of the page's own (Get Started, a persistent menu item): its title is what the contact "said".
     const text = title ?? payload ?? '';
     if (!text.trim()) return { kind: 'ignored', why: 'a postback with neither title nor payload' };
-    return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, key, text, at, receivedAt, []) };
+    return { kind: 'message', at, inbound: inboundOf(tenantId, pageId, contactId, key, text, at, receivedAt, []) };
   }
   const what = ['delivery', 'read', 'reaction', 'optin', 'referral', 'account_linking', 'policy_enforcement'].find(
     (k) => k in item,
@@ -108,6 +117,7 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
 
 function inboundOf(
   tenantId: string,
+  pageId: string,
   contactId: string,
   messageKey: string,
   text: string,
@@ -119,6 +129,7 @@ function inboundOf(
     tenantId,
     channel: 'messenger',
     contactId,
+    pageId,
     messageKey,
     text,
     ...(attachments.length ? { attachments } : {}),
