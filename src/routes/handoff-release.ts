@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
-import { appendAudit } from '../tenants/audit-log.js';
+import { endHandoff } from '../tenants/end-handoff.js';
 import type { LoadedTenant, Services, TenantContext } from '../http/app-context.js';
 import { channelApisFor } from '../tenants/channel-apis.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
-import { assertSafeId, tenantKeys } from '../../core/storage/keys.js';
+import { assertSafeId } from '../../core/storage/keys.js';
 
 /**
  * `POST /v1/tenants/:tenant/contacts/:contact/release` — ends a contact's handoff early: deletes
@@ -46,15 +46,9 @@ export function handoffReleaseRoutes() {
     } catch {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
-    const deleted = await c.get('session').one((r) => r.del(tenantKeys(tenantId).handoff(contactId)));
-    if (deleted > 0)
-      await appendAudit(c.get('session'), tenantId, {
-        actor: 'admin',
-        action: 'handoff.released',
-        detail: `contact ${contactId}`,
-      });
+    const released = await endHandoff(c.get('session'), tenantId, contactId, 'admin');
     const threadControl = await takeThreadBack(c.get('services'), c.get('tenant'), contactId);
-    return c.json({ tenantId, contactId, released: deleted > 0, ...(threadControl ? { threadControl } : {}) });
+    return c.json({ tenantId, contactId, released, ...(threadControl ? { threadControl } : {}) });
   });
   return app;
 }
