@@ -13,6 +13,11 @@ export const InboundMessageSchema = z.object({
    */
   surface: ManyChatChannelSchema.optional(),
   contactId: ContactIdSchema,
+  /** Messenger: the page the contact wrote to (its entry's id); replies go with that page's token. */
+  pageId: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .optional(),
   /** Identifies the delivery: retries and concurrent duplicates share it. */
   messageKey: z.string(),
   text: z.string().optional(),

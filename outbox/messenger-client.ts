@@ -17,13 +17,21 @@ import { postJson } from './post-json.js';
 export interface MessengerClientOptions {
   /** e.g. https://graph.facebook.com/v23.0 (env MESSENGER_GRAPH_URL). */
   graphUrl: string;
-  pageAccessToken: string;
+  /**
+   * The page access token, or how to find the token of the page a contact (a page-scoped id)
+   * belongs to — a tenant with several pages. A resolver that finds none refuses the call
+   * (permanent); one that throws (storage) is a retryable refusal: nothing was sent.
+   */
+  pageAccessToken: string | PageTokenOf;
   fetch: typeof fetch;
   timeoutMs: number;
   /** The tenant's `guardrails.messagingWindow.allowedMessageTags`. */
   allowedMessageTags: readonly string[];
   now?: () => number;
 }
+
+/** The token of the page `psid` wrote to; undefined: this tenant holds no token for that page. */
+export type PageTokenOf = (psid: string) => Promise<{ token: string } | { missing: string }>;
 
 export const DEFAULT_MESSENGER_TIMEOUT_MS = 10_000;
 export const MESSENGER_WINDOW_MS = 24 * 3600_000;
@@ -142,21 +150,38 @@ export function createMessengerClient(opts: MessengerClientOptions): MessengerAp
   const graph = opts.graphUrl.replace(/\/+$/, '');
   const now = opts.now ?? Date.now;
 
-  const postTo = (
+  const tokenOf = async (psid: string): Promise<{ token: string } | { failed: ApiResult }> => {
+    if (typeof opts.pageAccessToken === 'string') return { token: opts.pageAccessToken };
+    try {
+      const found = await opts.pageAccessToken(psid);
+      return 'token' in found ? found : { failed: refuse(found.missing) };
+    } catch (err) {
+      const name = err instanceof Error ? err.name : 'Error';
+      return {
+        failed: { ok: false, kind: 'retryable', status: 0, message: `the contact's page could not be read (${name})` },
+      };
+    }
+  };
+  const postTo = async (
     edge: string,
-    body: Record<string, unknown>,
+    body: { recipient: { id: string } } & Record<string, unknown>,
     confirms: 'message_id' | 'recipient_id' | 'success',
-  ): Promise<ApiResult> =>
-    postJson({
+  ): Promise<ApiResult> => {
+    const token = await tokenOf(body.recipient.id);
+    if ('failed' in token) return token.failed;
+    return postJson({
       fetch: opts.fetch,
       url: `${graph}/me/${edge}`,
-      bearerToken: opts.pageAccessToken,
+      bearerToken: token.token,
       body,
       timeoutMs: opts.timeoutMs,
       classify: (status, text, retryAfter) => classifyGraphResponse(status, text, retryAfter, confirms),
     });
-  const post = (body: Record<string, unknown>, confirms: 'message_id' | 'recipient_id'): Promise<ApiResult> =>
-    postTo('messages', body, confirms);
+  };
+  const post = (
+    body: { recipient: { id: string } } & Record<string, unknown>,
+    confirms: 'message_id' | 'recipient_id',
+  ): Promise<ApiResult> => postTo('messages', body, confirms);
 
   return {
     async sendMessage(psid, content, window) {

@@ -114,6 +114,8 @@ export function tenantKeys(tenantId: string) {
     handoffIndex: `${t}:handoffs`,
     /** One hour's turn and delivery counts (the Health charts), named by the hour since the epoch. */
     metricsHour: (hour: number) => `${t}:metrics:h:${Math.trunc(hour)}`,
+    /** Messenger, a tenant with several pages: the page a contact (a page-scoped id) wrote to, so replies use its token. */
+    contactPage: (contactId: string) => `${t}:contact-page:${encodePart(contactId)}`,
     outbox: (turnId: string) => `${t}:outbox:${assertSafeId('turn id', turnId)}`,
     ledger: (turnId: string) => `${t}:ledger:${assertSafeId('turn id', turnId)}`,
     outboxPending: `${t}:outbox-pending`,

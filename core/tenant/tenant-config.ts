@@ -101,13 +101,16 @@ export const HandoffSchema = z.object({
 /** A Meta id (page, app): a digit string. */
 const metaId = z.string().regex(/^\d{1,30}$/, 'a numeric Meta id');
 
+/** Pages one tenant may list (an agency's set of pages for one business). */
+export const MAX_MESSENGER_PAGES = 50;
+
 /** The Page Inbox's app id: the Handover Protocol's target for a person in Meta Business Suite (docs/protocols.md). */
 export const PAGE_INBOX_APP_ID = '263902037430900';
 
 /**
  * The Messenger Platform channel. An event is processed only for a page listed here (an entry for
- * any other page is ignored and logged); the page's token is the sealed secret
- * `messengerPageAccessToken`. `appId` names the Meta app whose one callback URL
+ * any other page is ignored and logged); each page's token is a sealed secret
+ * (`messengerPageTokens[pageId]`, or `messengerPageAccessToken` for the first page). `appId` names the Meta app whose one callback URL
  * (`/v1/messenger/app/:appId`) delivers these pages. `handoverAppId`: the app an escalation passes
  * the thread to (Handover Protocol `pass_thread_control`; the Page Inbox is 263902037430900).
  */
@@ -119,15 +122,14 @@ export const MessengerSettingsSchema = z
     markSeen: z.boolean().default(false),
     appId: metaId.optional(),
     /**
-     * At most one for now: replies go out with the tenant's one page access token
-     * (`messengerPageAccessToken`), so each page of an agency is its own tenant behind the same app.
+     * The pages this tenant answers, each with its own access token (the sealed secret
+     * `messengerPageTokens[id]`; the first page may use `messengerPageAccessToken`): a reply goes out
+     * with the token of the page the contact wrote to.
      */
     pages: z
       .array(z.object({ id: metaId, name: z.string().min(1).max(100).optional() }))
-      .max(
-        1,
-        "one page per tenant: its replies use the tenant's page access token; give each further page its own tenant (they can share one Meta app)",
-      )
+      .max(MAX_MESSENGER_PAGES, `at most ${MAX_MESSENGER_PAGES} pages per tenant`)
+      .refine((pages) => new Set(pages.map((p) => p.id)).size === pages.length, 'a page is listed twice')
       .default([]),
     handoverAppId: metaId.optional(),
   })

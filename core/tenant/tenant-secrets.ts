@@ -27,6 +27,12 @@ export const StoredSecretsSchema = z.object({
   messengerAppSecret: SealedSecretSchema.optional(),
   messengerPageAccessToken: SealedSecretSchema.optional(),
   messengerVerifyToken: SealedSecretSchema.optional(),
+  /**
+   * One page access token per page id, for a tenant with several pages (config `messenger.pages`):
+   * a reply goes out with the token of the page the contact wrote to. `messengerPageAccessToken`
+   * stays the token of the tenant's first page (the one-page set-up).
+   */
+  messengerPageTokens: z.record(z.string().regex(/^\d{1,30}$/), SealedSecretSchema).optional(),
 });
 export type StoredSecrets = z.infer<typeof StoredSecretsSchema>;
 
@@ -38,6 +44,8 @@ export interface TenantSecrets {
   messengerAppSecret?: string;
   messengerPageAccessToken?: string;
   messengerVerifyToken?: string;
+  /** Page id → that page's access token (opened). */
+  messengerPageTokens?: Record<string, string>;
 }
 
 /** What an operator hands in: plain, write-only. */
@@ -48,6 +56,7 @@ export interface PlainSecrets {
   messengerAppSecret?: string;
   messengerPageAccessToken?: string;
   messengerVerifyToken?: string;
+  messengerPageTokens?: Record<string, string>;
 }
 
 /** The keys secrets are stored under: the encryption key ring and the hash key. */
@@ -69,6 +78,8 @@ export async function sealTenantSecrets(plain: PlainSecrets, keys: SecretKeys): 
     const value = plain[field];
     if (value) stored[field] = await sealSecret(value, keys.ring);
   }
+  if (plain.messengerPageTokens && Object.keys(plain.messengerPageTokens).length)
+    stored.messengerPageTokens = await mapValues(plain.messengerPageTokens, (token) => sealSecret(token, keys.ring));
   return stored;
 }
 
@@ -83,6 +94,8 @@ export async function openTenantSecrets(stored: StoredSecrets, keys: SecretKeys)
     const sealed = stored[field];
     if (sealed) opened[field] = await openSecret(sealed, keys.ring);
   }
+  if (stored.messengerPageTokens)
+    opened.messengerPageTokens = await mapValues(stored.messengerPageTokens, (sealed) => openSecret(sealed, keys.ring));
   return opened;
 }
 
@@ -94,7 +107,15 @@ export async function resealTenantSecrets(stored: StoredSecrets, keys: SecretKey
     if (sealed && sealed.kid !== keys.ring.currentKid)
       next[field] = await sealSecret(await openSecret(sealed, keys.ring), keys.ring);
   }
+  if (stored.messengerPageTokens)
+    next.messengerPageTokens = await mapValues(stored.messengerPageTokens, async (sealed) =>
+      sealed.kid === keys.ring.currentKid ? sealed : sealSecret(await openSecret(sealed, keys.ring), keys.ring),
+    );
   return next;
+}
+
+async function mapValues<A, B>(record: Record<string, A>, f: (value: A) => Promise<B>): Promise<Record<string, B>> {
+  return Object.fromEntries(await Promise.all(Object.entries(record).map(async ([k, v]) => [k, await f(v)] as const)));
 }
 
 /** The keys from their two Worker secrets (`SECRETS_ENCRYPTION_KEYS`, `SECRETS_HASH_KEY`). */

@@ -17,10 +17,11 @@ import { duplicateRows } from './duplicate-rows.js';
 import { startFaultEnvironment, type FaultEnvironment } from './environment.js';
 import { manyChatRows } from './manychat-rows.js';
 import { outageRows } from './outage-rows.js';
+import { messengerRows } from './messenger-rows.js';
 import { renderTable } from './report.js';
 import { summarizeAnswers, verdict, type Row, type RowResult } from './row.js';
 
-const ALL_ROWS: Row[] = [...outageRows, ...duplicateRows, ...manyChatRows];
+const ALL_ROWS: Row[] = [...outageRows, ...duplicateRows, ...manyChatRows, ...messengerRows];
 
 async function runRow(env: FaultEnvironment, row: Row): Promise<RowResult> {
   const started = performance.now();

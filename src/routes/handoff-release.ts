@@ -1,9 +1,8 @@
 import { Hono } from 'hono';
 import { jsonError } from '../http/errors.js';
-import { appendAudit } from '../tenants/audit-log.js';
 import type { TenantContext } from '../http/app-context.js';
 import { takeThreadBack } from '../tenants/take-thread-back.js';
-import { releaseHandoff } from '../../core/storage/handoffs.js';
+import { endHandoff } from '../tenants/end-handoff.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { assertSafeId } from '../../core/storage/keys.js';
 
@@ -28,13 +27,7 @@ export function handoffReleaseRoutes() {
     } catch {
       return jsonError(c, 400, 'contact id has characters that cannot be part of a key');
     }
-    const released = await releaseHandoff(c.get('session'), tenantId, contactId);
-    if (released)
-      await appendAudit(c.get('session'), tenantId, {
-        actor: 'admin',
-        action: 'handoff.released',
-        detail: `contact ${contactId}`,
-      });
+    const released = await endHandoff(c.get('session'), tenantId, contactId, 'admin');
     const threadControl = await takeThreadBack(c.get('services'), c.get('tenant'), contactId);
     return c.json({ tenantId, contactId, released, ...(threadControl ? { threadControl } : {}) });
   });

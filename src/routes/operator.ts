@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
+import { MAX_MESSENGER_PAGES } from '../../core/tenant/tenant-config.js';
 import type { AppContext } from '../http/app-context.js';
 import { jsonError, parseJsonBody, zodProblems } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
@@ -24,6 +25,11 @@ const MessengerSecretsSchema = z.strictObject({
   appSecret: z.string().min(1).max(500).optional(),
   pageAccessToken: z.string().min(1).max(2000).optional(),
   verifyToken: z.string().min(1).max(500).optional(),
+  /** Page id → that page's access token, for a tenant with several pages (merged into the ones it holds). */
+  pageTokens: z
+    .record(z.string().regex(/^\d{1,30}$/, 'a page id is a numeric Meta id'), z.string().min(1).max(2000))
+    .refine((r) => Object.keys(r).length <= MAX_MESSENGER_PAGES, `at most ${MAX_MESSENGER_PAGES} page tokens`)
+    .optional(),
 });
 const CreateBodySchema = z.strictObject({
   tenantId: TenantIdSchema,
@@ -37,7 +43,7 @@ const ReplaceSecretsSchema = z
   .strictObject({ manychatApiKey: z.string().min(1).max(500).optional(), messenger: MessengerSecretsSchema.optional() })
   .refine(
     (b) => b.manychatApiKey !== undefined || Object.keys(b.messenger ?? {}).length > 0,
-    'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken or messenger.verifyToken',
+    'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken, messenger.pageTokens or messenger.verifyToken',
   );
 const RotateBodySchema = z.strictObject({
   secret: z.enum(['webhook', 'admin']),
@@ -77,6 +83,7 @@ export function operatorRoutes() {
         ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}),
         ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}),
         ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}),
+        ...(messenger?.pageTokens ? { messengerPageTokens: messenger.pageTokens } : {}),
       },
     });
     if (!created.ok) return jsonError(c, created.status, created.error, created.problems);
@@ -160,6 +167,7 @@ export function operatorRoutes() {
       await c.get('services').secretKeys(),
       replace,
       rev,
+      messenger?.pageTokens,
     );
     if (!saved.ok)
       return saved.kind === 'missing'

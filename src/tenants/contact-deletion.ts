@@ -44,6 +44,7 @@ export async function deleteContactData(
   const keys = [
     k.history(contactId),
     k.handoff(contactId),
+    k.contactPage(contactId),
     k.contactTurns(contactId),
     k.contactRows(contactId),
     ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), k.claimJob(t)]),

@@ -224,9 +224,13 @@ export async function describeTenant(session: RedisSession, tenantId: string): P
       adminSecret: s.adminSecret ? { previousValidUntil: s.adminSecret.previous?.validUntil ?? null } : null,
       sealedWith: [
         ...new Set(
-          [s.manychatApiKey, s.messengerAppSecret, s.messengerPageAccessToken, s.messengerVerifyToken].flatMap((x) =>
-            x ? [x.kid] : [],
-          ),
+          [
+            s.manychatApiKey,
+            s.messengerAppSecret,
+            s.messengerPageAccessToken,
+            s.messengerVerifyToken,
+            ...Object.values(s.messengerPageTokens ?? {}),
+          ].flatMap((x) => (x ? [x.kid] : [])),
         ),
       ],
       messenger: Boolean(s.messengerAppSecret),

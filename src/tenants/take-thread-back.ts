@@ -16,7 +16,7 @@ export async function takeThreadBack(
 ): Promise<'taken' | { failed: string } | null> {
   if (!tenant.config.messenger.handoverAppId || !tenant.config.messenger.pages.length || !/^\d{1,30}$/.test(contactId))
     return null;
-  const messenger = channelApisFor(services, tenant.secrets).messenger;
+  const messenger = channelApisFor(services, tenant.secrets, tenant.config).messenger;
   if (!messenger) return { failed: 'the tenant has no Messenger page access token' };
   const result = await messenger.takeThreadControl(contactId, 'released by the tenant');
   return result.ok ? 'taken' : { failed: result.kind === 'timeout' ? 'no answer from the Graph API' : result.message };

@@ -101,6 +101,57 @@ describe('an escalation on Messenger', () => {
     expect((await turnRecord(t.tenantId, third)).decision).toBe('pass');
   });
 
+  it("the inbox handing the thread back (pass_thread_control to our app) ends the bot's silence; a handover to another app does not", async () => {
+    const APP_ID = '7700000000042';
+    const t = await seedMessengerTenant({ messenger: { handoverAppId: PAGE_INBOX_APP_ID, appId: APP_ID } });
+    const psid = await newPsid(t);
+    const app = appWith(
+      scriptedModel([
+        { reply: reply('A teammate will pick this up.', { escalate: true, reason: 'asks for a person' }) },
+        // Only reached once the thread is back: the silenced message never calls the model.
+        { reply: reply('Back with the bot.') },
+      ]),
+    );
+    const message = async (n: number, text: string) => {
+      const res = await postMessenger(app, t, webhookBody(t, [textItem(t, psid, `m_${psid}_${n}`, text, Date.now())]));
+      expect(res.status).toBe(200);
+      await app.settle();
+      const ids = await turnIds(t.tenantId);
+      return turnRecord(t.tenantId, ids.at(-1)!);
+    };
+    const handover = (kind: 'pass_thread_control' | 'take_thread_control', newOwner: string) =>
+      postMessenger(
+        app,
+        t,
+        webhookBody(t, [
+          {
+            sender: { id: psid },
+            recipient: { id: t.pageId },
+            timestamp: Date.now(),
+            [kind]: { previous_owner_app_id: PAGE_INBOX_APP_ID, new_owner_app_id: newOwner, metadata: 'done' },
+          },
+        ]),
+      );
+    expect((await message(1, 'I want a person')).decision).toBe('escalate');
+    expect((await message(2, 'hello?')).decisionReason).toContain('contact is with a human until');
+
+    // Handovers that do not give the thread to our app: ignored, still silent.
+    const elsewhere = await handover('pass_thread_control', '5550000000001');
+    expect(await elsewhere.json()).toEqual({ received: { messages: 0, presses: 0, ignored: 1 } });
+    const takenAway = await handover('take_thread_control', '5550000000001');
+    expect(await takenAway.json()).toEqual({ received: { messages: 0, presses: 0, ignored: 1 } });
+    expect((await message(3, 'anyone?')).decisionReason).toContain('contact is with a human until');
+
+    // The Page Inbox passes the thread back to our app: acknowledged, and the bot answers again.
+    const back = await handover('pass_thread_control', APP_ID);
+    expect(back.status).toBe(200);
+    expect(await back.json()).toEqual({ received: { messages: 0, presses: 0, ignored: 0, handbacks: 1 } });
+    expect(await session().one((r) => r.exists(`t:${t.tenantId}:handoff:${psid}`))).toBe(0);
+    const answered = await message(4, 'thanks');
+    expect(answered.decision).toBe('pass');
+    expect(answered.reply.text).toBe('Back with the bot.');
+  });
+
   it('a Messenger tenant whose escalation would reach nobody (no handover app, no notification) cannot save silenceMinutes > 0', async () => {
     const tenantId = uniqueId('m');
     const pageId = String(3_000_000_000 + Math.floor(Math.random() * 1e9));

@@ -5,8 +5,10 @@ import { answerMessengerPress } from './answer-press.js';
 import { processMessengerEvents } from './process-events.js';
 import { FOREIGN_PAGE, readEvents, type MessengerEvent } from './read-events.js';
 import { replySuspended } from './system-reply.js';
+import { endHandoff } from '../../tenants/end-handoff.js';
 
-export type EventCounts = { messages: number; presses: number; ignored: number };
+/** `handbacks` only when there were some (threads the inbox handed back: their silence ended). */
+export type EventCounts = { messages: number; presses: number; ignored: number; handbacks?: number };
 
 /**
  * What became of one tenant's share of a webhook, before Meta is answered:
@@ -43,10 +45,27 @@ export async function admitTenantEvents(
   receivedAt = new Date(),
 ): Promise<Admission> {
   const tenantId = tenant.config.tenantId;
-  const events = readEvents(webhook, tenantId, receivedAt, ownedPages(tenant));
+  const events = readEvents(webhook, tenantId, receivedAt, ownedPages(tenant), tenant.config.messenger.appId);
   logIgnored(tenantId, events);
   const counts: EventCounts = { messages: 0, presses: 0, ignored: 0 };
-  for (const e of events) counts[e.kind === 'message' ? 'messages' : e.kind === 'confirm' ? 'presses' : 'ignored']++;
+  const handbacks = events.filter((e): e is Extract<MessengerEvent, { kind: 'handback' }> => e.kind === 'handback');
+  for (const e of events)
+    if (e.kind !== 'handback')
+      counts[e.kind === 'message' ? 'messages' : e.kind === 'confirm' ? 'presses' : 'ignored']++;
+  if (handbacks.length) {
+    counts.handbacks = handbacks.length;
+    // Before the answer, like a press: one DEL each; if Redis fails Meta retries (ending a silence twice is harmless).
+    if (storageDown) return { kind: 'unavailable' };
+    try {
+      for (const h of handbacks) await endHandoff(services.redis(), tenantId, h.contactId, 'meta:handover');
+    } catch (err) {
+      if (!isStorageFailure(err)) throw err;
+      console.warn(
+        `Messenger: tenant ${tenantId}: a thread handed back could not end its silence (${err instanceof Error ? err.name : 'Error'}); Meta will retry the webhook`,
+      );
+      return { kind: 'unavailable' };
+    }
+  }
   if (tenant.meta.status === 'suspended') {
     // An operator suspended the tenant: acknowledged (Meta must not retry), no turn; each message
     // gets the tenant's polite suspendedReply through the outbox, nothing else is sent.

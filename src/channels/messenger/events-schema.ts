@@ -28,6 +28,19 @@ const PostbackSchema = z.looseObject({
   payload: z.string().max(1000).optional(),
 });
 
+/** A Handover Protocol change (messaging_handovers): which app holds the thread now. */
+const ThreadControlSchema = z.looseObject({
+  new_owner_app_id: z
+    .union([z.string().max(40), z.number()])
+    .transform(String)
+    .nullish(),
+  previous_owner_app_id: z
+    .union([z.string().max(40), z.number()])
+    .transform(String)
+    .nullish(),
+  metadata: z.string().max(1000).nullish(),
+});
+
 export const MessagingItemSchema = z.looseObject({
   sender: z.looseObject({ id }),
   recipient: z.looseObject({ id }).optional(),
@@ -39,6 +52,10 @@ export const MessagingItemSchema = z.looseObject({
   timestamp: z.number().int().nonnegative().max(8_640_000_000_000_000).optional(),
   message: MessageSchema.optional(),
   postback: PostbackSchema.optional(),
+  /** Sent to the app the thread was passed to (the inbox handing it back to us). */
+  pass_thread_control: ThreadControlSchema.optional(),
+  /** Sent to the app the thread was taken from; names the new owner. */
+  take_thread_control: ThreadControlSchema.optional(),
 });
 export type MessagingItem = z.infer<typeof MessagingItemSchema>;
 

@@ -18,6 +18,8 @@ export const FOREIGN_PAGE = 'a page this tenant does not own:';
 export type MessengerEvent =
   | { kind: 'message'; at: number; inbound: InboundMessage }
   | { kind: 'confirm'; at: number; contactId: string; key: string; payload: ConfirmPayload }
+  /** The thread came back to this app (Handover Protocol): the contact's handoff silence ends. */
+  | { kind: 'handback'; at: number; contactId: string }
   | { kind: 'ignored'; why: string };
 
 /**
@@ -31,6 +33,8 @@ export function readEvents(
   tenantId: string,
   receivedAt: Date,
   ownedPages: ReadonlySet<string>,
+  /** The tenant's Meta app (`messenger.appId`), when known: a handover to any other app is not ours. */
+  appId?: string,
 ): MessengerEvent[] {
   const events: MessengerEvent[] = [];
   for (const entry of webhook.entry) {
@@ -50,7 +54,7 @@ export function readEvents(
           kind: 'ignored',
           why: `${FOREIGN_PAGE} ${item.data.recipient.id} (an item's recipient under page ${entry.id})`,
         });
-      else if (item.success) events.push(readItem(item.data, tenantId, receivedAt));
+      else if (item.success) events.push(readItem(item.data, tenantId, receivedAt, entry.id, appId));
       else
         events.push({
           kind: 'ignored',
@@ -69,10 +73,18 @@ export function readEvents(
   return events.sort((a, b) => at(a) - at(b));
 }
 
-function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): MessengerEvent {
+function readItem(
+  item: MessagingItem,
+  tenantId: string,
+  receivedAt: Date,
+  pageId: string,
+  appId: string | undefined,
+): MessengerEvent {
   const contactId = item.sender.id;
   // No timestamp (not seen on messages, but not ours to assume): the time we received it.
   const at = item.timestamp ?? receivedAt.getTime();
+  const handover = readHandover(item, appId);
+  if (handover) return handover === 'back' ? { kind: 'handback', at, contactId } : { kind: 'ignored', why: handover };
   const message = item.message;
   if (message) {
     if (message.is_echo) return { kind: 'ignored', why: 'echo of our own message' };
@@ -87,7 +99,16 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     return {
       kind: 'message',
       at,
-      inbound: inboundOf(tenantId, contactId, `mid:${message.mid}`, message.text ?? '', at, receivedAt, attachments),
+      inbound: inboundOf(
+        tenantId,
+        pageId,
+        contactId,
+        `mid:${message.mid}`,
+        message.text ?? '',
+        at,
+        receivedAt,
+        attachments,
+      ),
     };
   }
   if (item.postback) {
@@ -98,7 +119,7 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
     // A button of the page's own (Get Started, a persistent menu item): its title is what the contact "said".
     const text = title ?? payload ?? '';
     if (!text.trim()) return { kind: 'ignored', why: 'a postback with neither title nor payload' };
-    return { kind: 'message', at, inbound: inboundOf(tenantId, contactId, key, text, at, receivedAt, []) };
+    return { kind: 'message', at, inbound: inboundOf(tenantId, pageId, contactId, key, text, at, receivedAt, []) };
   }
   const what = ['delivery', 'read', 'reaction', 'optin', 'referral', 'account_linking', 'policy_enforcement'].find(
     (k) => k in item,
@@ -106,8 +127,29 @@ function readItem(item: MessagingItem, tenantId: string, receivedAt: Date): Mess
   return { kind: 'ignored', why: what ? `${what} event` : 'an event of no kind we answer' };
 }
 
+/**
+ * A Handover Protocol event (docs/messenger-pages.md). Meta sends `pass_thread_control` to the app
+ * the thread was passed to, so one in our `messaging[]` is the inbox handing the contact back —
+ * unless it names another new owner than our app. `take_thread_control` goes to the app that lost
+ * the thread; it is a hand-back only when the new owner is our app (known by `messenger.appId`).
+ */
+function readHandover(item: MessagingItem, appId: string | undefined): 'back' | string | null {
+  const passed = item.pass_thread_control;
+  if (passed) {
+    const to = passed.new_owner_app_id;
+    return !to || !appId || to === appId ? 'back' : `a thread passed to another app (${to.slice(0, 30)})`;
+  }
+  const taken = item.take_thread_control;
+  if (taken) {
+    const to = taken.new_owner_app_id;
+    return appId && to === appId ? 'back' : 'a thread taken by another app';
+  }
+  return null;
+}
+
 function inboundOf(
   tenantId: string,
+  pageId: string,
   contactId: string,
   messageKey: string,
   text: string,
@@ -119,6 +161,7 @@ function inboundOf(
     tenantId,
     channel: 'messenger',
     contactId,
+    pageId,
     messageKey,
     text,
     ...(attachments.length ? { attachments } : {}),

@@ -3,6 +3,7 @@ import type { InboundMessage } from '../../../core/inbound-message.js';
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { TenantSecrets } from '../../../core/tenant/tenant-secrets.js';
 import { channelApisFor } from '../../tenants/channel-apis.js';
+import { rememberContactPage } from '../../tenants/page-tokens.js';
 import type { TurnRecord } from '../../../core/turn-record.js';
 import { enterReplyOrder } from '../../../outbox/reply-order.js';
 import type { Services } from '../../http/app-context.js';
@@ -39,7 +40,12 @@ export async function runMessengerTurn(
   const refused = refusalOf('messenger', status);
   if (refused) return { kind: 'refused', reason: refused };
   const session = services.redis();
-  const started = await startTurn(session, config, inbound, newTurnId());
+  // Several pages: which one this contact wrote to, before anything can queue a reply to them
+  // (beside the turn's one round trip, not after it; a storage failure keeps the message, as the claim's does).
+  const [started] = await Promise.all([
+    startTurn(session, config, inbound, newTurnId()),
+    rememberContactPage(session, config, inbound.contactId, inbound.pageId),
+  ]);
   if (started.limited) {
     await sendLimitedReply(
       services,
@@ -55,7 +61,7 @@ export async function runMessengerTurn(
   const sequence = await replySequenceOf(inbound);
   if (sequence) await enterReplyOrder(session, config.tenantId, inbound.contactId, sequence);
   // Off the reply's path: started, not awaited before the turn; awaited after it so the isolate keeps it alive.
-  const shown = showWhileWaiting(services, config, secrets, inbound.contactId);
+  const shown = showWhileWaiting(services, config, secrets, inbound);
   // The webhook answered 200 at once: the reply cannot ride in it (the mode is deferred).
   const ctx = turnContext('messenger', {
     turnId: started.turnId,
@@ -80,15 +86,16 @@ async function showWhileWaiting(
   services: Services,
   config: TenantConfig,
   secrets: TenantSecrets,
-  psid: string,
+  inbound: InboundMessage,
 ): Promise<void> {
+  const psid = inbound.contactId;
   const actions = [
     ...(config.messenger.markSeen ? (['mark_seen'] as const) : []),
     ...(config.messenger.typingIndicator ? (['typing_on'] as const) : []),
   ];
   if (!actions.length) return;
   try {
-    const messenger = channelApisFor(services, secrets).messenger;
+    const messenger = channelApisFor(services, secrets, config, inbound.pageId).messenger;
     if (!messenger) return;
     for (const action of actions) {
       const result = await messenger.senderAction(psid, action);

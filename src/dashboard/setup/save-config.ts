@@ -72,18 +72,27 @@ export async function saveSecretsAtRevision(
   keys: SecretKeys,
   replace: Partial<Record<WriteOnlySecret, string>>,
   expectedRev: number,
-): Promise<{ ok: true; changed: WriteOnlySecret[] } | { ok: false; kind: 'conflict' | 'missing' }> {
+  /** Page id → token: each replaces (or adds) that page's token; the other pages' stay. */
+  pageTokens?: Readonly<Record<string, string>>,
+): Promise<
+  | { ok: true; changed: (WriteOnlySecret | `messengerPageTokens.${string}`)[] }
+  | { ok: false; kind: 'conflict' | 'missing' }
+> {
   const raw = await redis.one((r) => r.get(tenantKeys(tenantId).secrets));
   const stored = StoredSecretsSchema.safeParse(parseJson(raw));
   if (!stored.success) return { ok: false, kind: 'missing' };
   const next = { ...stored.data };
-  const changed: WriteOnlySecret[] = [];
+  const changed: (WriteOnlySecret | `messengerPageTokens.${string}`)[] = [];
   for (const name of WRITE_ONLY_SECRETS) {
     const value = replace[name];
     if (value) {
       next[name] = await sealSecret(value, keys.ring);
       changed.push(name);
     }
+  }
+  for (const [pageId, token] of Object.entries(pageTokens ?? {})) {
+    next.messengerPageTokens = { ...next.messengerPageTokens, [pageId]: await sealSecret(token, keys.ring) };
+    changed.push(`messengerPageTokens.${pageId}`);
   }
   if (!changed.length) return { ok: true, changed };
   const saved = await runSave(redis, tenantId, expectedRev, '', JSON.stringify(next));

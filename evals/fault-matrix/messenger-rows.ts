@@ -1,0 +1,238 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { OutboxEntrySchema, type LedgerState } from '../../core/outbox-entry.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import { parseJson } from '../../core/storage/redis-session.js';
+import { PAGE_INBOX_APP_ID } from '../../core/tenant/tenant-config.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
+import { devSecretKeys } from '../../dev/stack.js';
+import { ledgerRowsFromReply } from '../../outbox/ledger.js';
+import { signHubBody } from '../../src/channels/messenger/hub-signature.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import type { FaultEnvironment } from './environment.js';
+import type { RowOutcome } from './observe.js';
+import type { Row } from './row.js';
+import { scriptModel, sleep, type RowWorld, type SentMessage } from './world.js';
+
+/**
+ * Messenger rows (issue 31): Meta is answered 200 before a message's turn runs, so a storage
+ * failure after the answer must not lose it. "Redis failing after the answer" is made exact with
+ * the row's own redis-server: `maxmemory 1` (noeviction) lets every read through — the tenant
+ * lookup answers — and refuses every write with OOM, so the claim fails after the 200. The message
+ * must come back as a QStash inbound retry and run once when Redis takes writes again.
+ */
+const exec = promisify(execFile);
+
+async function redisWrites(env: FaultEnvironment, on: boolean): Promise<void> {
+  await exec('redis-cli', ['-p', String(env.redis.port), 'CONFIG', 'SET', 'maxmemory', on ? '0' : '1']);
+}
+
+interface MessengerWorld extends RowWorld {
+  appSecret: string;
+  token: string;
+}
+
+let counter = 0;
+async function messengerWorld(env: FaultEnvironment, label: string): Promise<MessengerWorld> {
+  const n = ++counter;
+  const tenantId = `fm-m-${label}-${randomBytes(3).toString('hex')}${n}`;
+  const pageId = String(8_800_000_000 + n * 1000 + Math.floor(Math.random() * 1000));
+  const appSecret = `app-${randomBytes(8).toString('hex')}`;
+  const token = `page-${randomBytes(8).toString('hex')}`;
+  const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
+  const demo = demoTenantConfig(tenantId);
+  const saved = await saveTenant(
+    env.session,
+    { ...demo, tenantId, messenger: { ...demo.messenger, handoverAppId: PAGE_INBOX_APP_ID, pages: [{ id: pageId }] } },
+    {
+      plain: {
+        webhookSecret: `secret-${randomBytes(8).toString('hex')}`,
+        adminSecret,
+        manychatApiKey: '1:unused',
+        messengerAppSecret: appSecret,
+        messengerPageAccessToken: token,
+      },
+      keys: await devSecretKeys(),
+    },
+  );
+  if (!saved.ok) throw new Error(`row ${label}: invalid tenant config: ${saved.problems.join('; ')}`);
+  env.stack.manychat.addMessengerPage({ pageId, accessToken: token });
+  return { tenantId, secret: '', adminSecret, pageId, config: saved.config, appSecret, token };
+}
+
+let psidCounter = 0;
+function newPsid(env: FaultEnvironment, world: MessengerWorld): string {
+  const id = String(700_000_000_000 + ++psidCounter);
+  env.stack.manychat.addSubscriber({ pageId: world.pageId, id });
+  return id;
+}
+
+async function postMessage(
+  env: FaultEnvironment,
+  world: MessengerWorld,
+  psid: string,
+  text: string,
+): Promise<SentMessage> {
+  const mid = `m_${randomBytes(8).toString('hex')}`;
+  const now = Date.now();
+  const raw = JSON.stringify({
+    object: 'page',
+    entry: [
+      {
+        id: world.pageId,
+        time: now,
+        messaging: [{ sender: { id: psid }, recipient: { id: world.pageId }, timestamp: now, message: { mid, text } }],
+      },
+    ],
+  });
+  const started = performance.now();
+  const res = await fetch(`${env.workerUrl}/v1/messenger/${world.tenantId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': await signHubBody(raw, world.appSecret) },
+    body: raw,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = await res.text();
+  return {
+    contactId: psid,
+    messageKey: `mid:${mid}`,
+    answer: {
+      status: res.status,
+      ms: performance.now() - started,
+      turnId: null,
+      deferred: true,
+      duplicateOf: null,
+      storageDown: false,
+      ...(res.status !== 200 ? { error: body.slice(0, 200) } : {}),
+    },
+  };
+}
+
+const TERMINAL = new Set<LedgerState>(['done', 'unknown', 'dead']);
+
+/** The row's turns, their entries and ledgers, and the Send API messages the sandbox performed. */
+async function observeMessenger(
+  env: FaultEnvironment,
+  world: MessengerWorld,
+  messages: SentMessage[],
+  timeoutMs: number,
+): Promise<RowOutcome> {
+  const keys = tenantKeys(world.tenantId);
+  const read = async () => {
+    const ids = (await env.session.one((r) => r.zrange(keys.turnLog, 0, -1))).map(String);
+    const records = (ids.length ? await env.session.pipeline((p) => ids.forEach((id) => p.get(keys.turn(id)))) : [])
+      .map((r) => parseJson(r) as TurnRecord | null)
+      .filter((r): r is TurnRecord => !!r);
+    const entries = [];
+    for (const record of records) {
+      const [rawEntry, rawLedger] = await env.session.pipeline((p) => {
+        p.get(keys.outbox(record.turnId));
+        p.hgetall(keys.ledger(record.turnId));
+      });
+      const entry = OutboxEntrySchema.safeParse(parseJson(rawEntry));
+      if (!entry.success) continue;
+      const ledger = Object.fromEntries([...ledgerRowsFromReply(rawLedger)].map(([id, row]) => [id, row.state]));
+      entries.push({ entry: entry.data, ledger });
+    }
+    return { records, entries };
+  };
+  const accepted = messages.filter((m) => m.answer.status === 200);
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await read().catch(() => null);
+    const done =
+      s &&
+      accepted.every((m) => s.records.some((r) => r.messageKey === m.messageKey)) &&
+      s.entries.every(({ entry, ledger }) => entry.actions.every((a) => TERMINAL.has(ledger[a.id] ?? 'pending')));
+    if (done || Date.now() > until) break;
+    await sleep(250);
+  }
+  await sleep(1500); // a stray second send would show up now
+  const { records, entries } = await read();
+  const out: RowOutcome = {
+    accepted: accepted.length,
+    turns: records.length,
+    actions: 0,
+    performed: 0,
+    unknown: 0,
+    dead: 0,
+    lost: 0,
+    duplicated: 0,
+    repeats: 0,
+    performedKinds: '',
+    details: [],
+  };
+  const sends = env.stack.manychat
+    .calls({ api: 'messenger', pageId: world.pageId })
+    .filter((c) => c.status === 200 && (c.body as { message?: unknown } | null)?.message !== undefined);
+  for (const m of messages) {
+    const turns = records.filter((r) => r.messageKey === m.messageKey);
+    if (m.answer.status !== 200 && turns.length === 0) {
+      out.lost++;
+      out.details.push(`lost: ${m.messageKey} answered ${m.answer.status} and never ran`);
+    } else if (turns.length === 0) {
+      out.lost++;
+      out.details.push(`lost: ${m.messageKey} (PSID ${m.contactId}) answered 200 and has no turn`);
+    }
+    if (turns.length > 1) {
+      out.duplicated += turns.length - 1;
+      out.details.push(`duplicated: ${m.messageKey} ran ${turns.length} turns`);
+    }
+    const got = sends.filter((c) => (c.body as { recipient?: { id?: string } }).recipient?.id === m.contactId).length;
+    if (got > 1) {
+      out.duplicated += got - 1;
+      out.details.push(`duplicated: PSID ${m.contactId} got ${got} replies`);
+    }
+  }
+  for (const { entry, ledger } of entries)
+    for (const action of entry.actions) {
+      out.actions++;
+      const state = ledger[action.id] ?? 'pending';
+      if (state === 'done') out.performed++;
+      else if (state === 'unknown' || state === 'dead') out[state]++;
+      else {
+        out.lost++;
+        out.details.push(`lost: ${action.kind} ${entry.turnId}/${action.id} still ${state} at the end`);
+      }
+    }
+  out.performedKinds = out.performed ? `send_content×${out.performed}` : '—';
+  return out;
+}
+
+const redisFailsAfterAnswer: Row = {
+  name: 'Messenger: Redis failing after the answer (3 messages)',
+  exclusive: true,
+  expected: {
+    performed: 4,
+    unknown: 0,
+    dead: 0,
+    says: '200 at once; each claim fails (writes refused), kept as a QStash inbound retry, run once when Redis writes again: one reply each',
+  },
+  async run(env) {
+    const world = await messengerWorld(env, 'after-answer');
+    const reply = (text: string) => ({ reply: { text, escalate: false, confidence: 0.9, reason: 'row' } });
+    // A first message while Redis answers: the isolate now holds the tenant.
+    const warm = newPsid(env, world);
+    scriptModel(env, world, warm, [reply('Hello!')]);
+    const messages: SentMessage[] = [await postMessage(env, world, warm, 'Hello there')];
+    await sleep(1500);
+    const psids = [newPsid(env, world), newPsid(env, world), newPsid(env, world)];
+    for (const p of psids) scriptModel(env, world, p, [reply('Our classes start at 7.')]);
+    await redisWrites(env, false);
+    const notes: string[] = [];
+    try {
+      for (const p of psids) messages.push(await postMessage(env, world, p, 'When do classes start?'));
+      await sleep(3000);
+      const turns = await env.session.one((r) => r.zcard(tenantKeys(world.tenantId).turnLog));
+      notes.push(`turns while writes were refused: ${turns} (the warm-up's)`);
+    } finally {
+      await redisWrites(env, true);
+    }
+    // Kept deliveries come back from QStash 15 s later (INBOUND_RETRY_DELAY_SECONDS).
+    return { messages, outcome: await observeMessenger(env, world, messages, 90_000), notes };
+  },
+};
+
+export const messengerRows: Row[] = [redisFailsAfterAnswer];
