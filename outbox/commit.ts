@@ -1,4 +1,5 @@
 import type { TurnRecord } from '../core/turn-record.js';
+import { parseTurnRecord } from '../core/storage/turn-records.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
 import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
 import type { HistoryEntry } from '../core/history-entry.js';
@@ -74,12 +75,37 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
 }
 
 /**
+ * The turn as it was committed, for a run whose own commit wrote nothing (`writeTurnCommit` false):
+ * its stored record and whether its outbox entry still waits for delivery. One round trip. That
+ * run may be this very run — its script executed but the answer came after the client's timeout
+ * (the turn then failed and its error commit found the record), or the answer was lost and the
+ * client's retry found the record — so the stored record is the turn's truth, and its entry may
+ * never have been handed to QStash.
+ */
+export async function readCommittedTurn(
+  session: RedisSession,
+  tenantId: string,
+  turnId: string,
+): Promise<{ record: TurnRecord | null; pending: boolean }> {
+  const keys = tenantKeys(tenantId);
+  const [raw, score] = await session.pipeline((p) => {
+    p.get(keys.turn(turnId));
+    p.zscore(keys.outboxPending, turnId);
+  });
+  const record = parseTurnRecord(raw);
+  return {
+    record: record && record.tenantId === tenantId && record.turnId === turnId ? record : null,
+    pending: score !== null && score !== undefined,
+  };
+}
+
+/**
  * Hands a committed entry to QStash. A failure is recorded, not thrown: the entry stays in the
  * pending set and the sweeper publishes it again, so nothing committed is lost.
  */
 export async function publishCommitted(
   publisher: OutboxPublisher,
-  entry: OutboxEntry,
+  entry: Pick<OutboxEntry, 'tenantId' | 'turnId'>,
 ): Promise<{ published: boolean; error?: string }> {
   try {
     await publisher.publish({ tenantId: entry.tenantId, turnId: entry.turnId });

@@ -7,9 +7,16 @@ export interface InboundRetryPublisher {
   publishInboundRetry(job: InboundRetryJob): Promise<void>;
 }
 
-/** First try after this; then QStash's own backoff (≈12 s, 2.5 min, 30 min, 6 h, 24 h). */
+/** First try after this. */
 export const INBOUND_RETRY_DELAY_SECONDS = 15;
 export const INBOUND_RETRIES = 5;
+/**
+ * Then 30 s, 1, 2, 4 and 8 minutes between attempts (Upstash-Retry-Delay, ms over `retried`):
+ * the last attempt comes ≈ 15.75 min after the message, so a 10-minute Redis outage is outlasted
+ * within the five retries plans allow, and a message waits at most 8 minutes once Redis is back.
+ * Explicit, so the schedule does not depend on the platform's default backoff.
+ */
+export const INBOUND_RETRY_DELAY = 'min(480000, 30000 * pow(2, retried))';
 
 /**
  * Hands a delivery that arrived during a Redis outage to QStash. Deduplicated by the delivery's
@@ -32,6 +39,7 @@ export function qstashInboundRetries(config: {
         label: tenantLabel(tenantId),
         delay: INBOUND_RETRY_DELAY_SECONDS,
         retries: INBOUND_RETRIES,
+        retryDelay: INBOUND_RETRY_DELAY,
       });
     },
   };

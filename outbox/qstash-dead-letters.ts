@@ -1,11 +1,14 @@
 import { Client } from '@upstash/qstash';
 import { FinishTurnJobSchema } from '../core/finish-turn-job.js';
+import { InboundRetryJobSchema } from '../core/inbound-retry-job.js';
 import { DeliveryMessageSchema } from '../core/outbox-entry.js';
 import { tenantLabel } from './publisher.js';
 
 /**
- * QStash's own dead-letter queue, seen per tenant: deliveries and finish-turn jobs that QStash
- * gave up on. QStash's DLQ is per account, not per tenant: every message the product publishes
+ * QStash's own dead-letter queue, seen per tenant: deliveries, finish-turn jobs and inbound
+ * retries (a contact's message kept through a Redis outage) that QStash gave up on. An inbound
+ * retry has no turn yet: it is listed by its contact and message key, and re-driving it runs
+ * the message once (its claim joins any turn that ran it meanwhile). QStash's DLQ is per account, not per tenant: every message the product publishes
  * carries the tenant's label, so the tenant's view asks QStash for that label only, and the
  * (signed, product-written) body must name the tenant too — a second guard, so other tenants'
  * messages are never listed or retried. Every publisher (deliveries, finish-turn jobs, inbound
@@ -15,8 +18,12 @@ import { tenantLabel } from './publisher.js';
 export interface QStashDeadLetter {
   dlqId: string;
   messageId: string;
-  kind: 'delivery' | 'finish-turn';
+  kind: 'delivery' | 'finish-turn' | 'inbound';
+  /** The turn it belongs to; '' for an inbound retry (its turn starts when it runs). */
   turnId: string;
+  /** An inbound retry's contact and message key (what the tenant can find the message by). */
+  contactId?: string;
+  messageKey?: string;
   url: string;
   responseStatus: number | null;
   responseBody: string | null;
@@ -26,7 +33,7 @@ export interface QStashDeadLetter {
 function tenantMessage(
   body: string | undefined,
   tenantId: string,
-): { kind: QStashDeadLetter['kind']; turnId: string } | null {
+): Pick<QStashDeadLetter, 'kind' | 'turnId' | 'contactId' | 'messageKey'> | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body ?? '');
@@ -39,6 +46,14 @@ function tenantMessage(
   const job = FinishTurnJobSchema.safeParse(parsed);
   if (job.success)
     return job.data.inbound.tenantId === tenantId ? { kind: 'finish-turn', turnId: job.data.turnId } : null;
+  // After the finish-turn job: its body ({turnId, inbound}) would also read as an inbound retry.
+  const retry = InboundRetryJobSchema.safeParse(parsed);
+  if (retry.success) {
+    const { inbound } = retry.data;
+    return inbound.tenantId === tenantId
+      ? { kind: 'inbound', turnId: '', contactId: inbound.contactId, messageKey: inbound.messageKey }
+      : null;
+  }
   return null;
 }
 
@@ -86,4 +101,26 @@ export async function retryQStashDeadLetter(
   if (!message || !tenantMessage(message.body, tenantId)) return { ok: false };
   const result = await client.dlq.retry(dlqId);
   return { ok: true, messageId: result.responses[0]?.messageId ?? '' };
+}
+
+/**
+ * Re-drives every inbound retry of the tenant that QStash gave up on (after an outage longer than
+ * its retry schedule): each is delivered again and runs once. Returns what was retried.
+ */
+export async function retryQStashInboundDeadLetters(
+  client: Client,
+  tenantId: string,
+): Promise<{ retried: { dlqId: string; messageId: string }[]; failed: { dlqId: string; error: string }[] }> {
+  const inbound = (await listQStashDeadLetters(client, tenantId)).filter((d) => d.kind === 'inbound');
+  const retried: { dlqId: string; messageId: string }[] = [];
+  const failed: { dlqId: string; error: string }[] = [];
+  for (const dead of inbound) {
+    try {
+      const result = await client.dlq.retry(dead.dlqId);
+      retried.push({ dlqId: dead.dlqId, messageId: result.responses[0]?.messageId ?? '' });
+    } catch (err) {
+      failed.push({ dlqId: dead.dlqId, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return { retried, failed };
 }

@@ -9,7 +9,12 @@ import { appendAudit } from '../tenants/audit-log.js';
 import { KeyIdSchema } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
-import { listQStashDeadLetters, qstashClient, retryQStashDeadLetter } from '../../outbox/qstash-dead-letters.js';
+import {
+  listQStashDeadLetters,
+  qstashClient,
+  retryQStashDeadLetter,
+  retryQStashInboundDeadLetters,
+} from '../../outbox/qstash-dead-letters.js';
 
 const REDRIVE_BODY_LIMIT = 4 * 1024;
 
@@ -49,6 +54,22 @@ export function deadLetterRoutes() {
       ),
     ]);
     return c.json({ tenantId, deadLetters, qstash });
+  });
+  // Every message of the tenant's kept through an outage that QStash gave up on, delivered again (each runs once).
+  app.post('/:tenant/qstash/inbound/retry', async (c) => {
+    const { env } = c.get('services');
+    const tenantId = c.req.param('tenant');
+    const result = await retryQStashInboundDeadLetters(
+      qstashClient({ qstashUrl: env.QSTASH_URL, qstashToken: env.QSTASH_TOKEN }),
+      tenantId,
+    );
+    if (result.retried.length)
+      await appendAudit(c.get('session'), tenantId, {
+        actor: 'admin',
+        action: 'dead-letter.inbound-retried',
+        detail: `${result.retried.length} kept message(s) delivered again`,
+      });
+    return c.json(result, result.failed.length ? 502 : 200);
   });
   app.post('/:tenant/qstash/:dlqId/retry', async (c) => {
     const { env } = c.get('services');

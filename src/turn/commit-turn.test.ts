@@ -134,8 +134,8 @@ describe('commitTurn: one conditional write', () => {
     expect(deps.published).toEqual([{ tenantId: ctx.config.tenantId, turnId: ctx.turnId }]);
   });
 
-  it('a second run of the same turn writes nothing and publishes nothing; the first stays', async () => {
-    const { deps, commit, read } = setup();
+  it('a second run of the same turn writes nothing; it answers the stored turn and publishes its waiting entry again', async () => {
+    const { ctx, deps, commit, read } = setup();
     const first = await commit(decision({ commit: [action('first', 'none')] }));
     const storedFirst = await read.record();
     const entryFirst = await read.entry();
@@ -143,11 +143,32 @@ describe('commitTurn: one conditional write', () => {
       decision({ reply: { text: 'A different reply.', quickReplies: [] }, commit: [action('second', 'none')] }),
     );
     expect(second.notes).toContain('another run of this turn committed it first; this run wrote nothing');
+    expect(second.reply.text).toBe(first.reply.text);
+    expect(second.committed).toEqual(first.committed);
     expect(await read.record()).toEqual(storedFirst);
     expect((await read.record())?.reply.text).toBe(first.reply.text);
     expect(await read.entry()).toEqual(entryFirst);
     expect(await read.history()).toHaveLength(2);
+    // The same delivery message twice: QStash's deduplication id (the turn id) and the ledger make it one.
+    const message = { tenantId: ctx.config.tenantId, turnId: ctx.turnId };
+    expect(deps.published).toEqual([message, message]);
+  });
+
+  it('a second run after the entry was delivered (no longer pending) publishes nothing', async () => {
+    const { ctx, deps, commit } = setup();
+    await commit(decision({ commit: [action('first', 'none')] }));
+    await session().one((r) => r.zrem(tenantKeys(ctx.config.tenantId).outboxPending, ctx.turnId));
+    const second = await commit(decision({ commit: [action('second', 'none')] }));
+    expect(second.committed.map((a) => a.args.tag)).toEqual(['first']);
     expect(deps.published).toHaveLength(1);
+  });
+
+  it('a second run of a turn committed without an entry answers the stored reply and publishes nothing', async () => {
+    const { deps, commit } = setup();
+    await commit(decision({ decision: 'veto', reply: { text: 'FALLBACK ONE', quickReplies: [] } }));
+    const second = await commit(decision({ reply: { text: 'Other.', quickReplies: [] } }));
+    expect(second).toMatchObject({ decision: 'veto', reply: { text: 'FALLBACK ONE' } });
+    expect(deps.published).toEqual([]);
   });
 
   it('nothing to perform (a veto): the record and history are written, no outbox entry, no publish', async () => {

@@ -2,7 +2,7 @@ import type { HistoryEntry } from '../../core/history-entry.js';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import type { TurnRecord } from '../../core/turn-record.js';
-import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
+import { publishCommitted, readCommittedTurn, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
 import { livePendingRows } from '../approvals/pending-calls.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
@@ -130,23 +130,45 @@ export async function commitTurn(
     ...(sequence && !entry ? { releaseSequence: { contactId: inbound.contactId, member: sequence.member } } : {}),
   });
   if (!written) {
-    // Another run of this turn (its background run, or the finish-turn rerun) committed first.
+    // Another run of this turn (its background run, the finish-turn rerun — or this run, whose
+    // commit executed but answered late or was retried) committed first. The stored turn is the
+    // answer: its reply, and its entry published now (QStash's deduplication id and the ledger make
+    // a second publish harmless) instead of waiting minutes for the sweep.
     record.notes.push('another run of this turn committed it first; this run wrote nothing');
     logTurn(record, false);
-    return record;
+    return answerCommitted(deps, record);
   }
   record.redisRoundTrips.afterModel = deps.session.roundTrips - before;
   record.timings.commitMs = Math.round(performance.now() - commitStarted);
   logTurn(record, true);
-  if (entry) {
-    const publishing = publishCommitted(deps.publisher, entry).then((published) => {
-      if (!published.published)
-        console.warn(`QStash publish of turn ${turnId} failed (${published.error}); the sweeper will publish it again`);
-    });
-    if (deps.background) deps.background(publishing);
-    else await publishing;
-  }
+  if (entry) await publishInBackground(deps, entry);
   return record;
+}
+
+async function publishInBackground(deps: TurnDeps, entry: { tenantId: string; turnId: string }): Promise<void> {
+  const publishing = publishCommitted(deps.publisher, entry).then((published) => {
+    if (!published.published)
+      console.warn(
+        `QStash publish of turn ${entry.turnId} failed (${published.error}); the sweeper will publish it again`,
+      );
+  });
+  if (deps.background) deps.background(publishing);
+  else await publishing;
+}
+
+/** The stored turn in place of this run's (which wrote nothing), its waiting entry handed to QStash. */
+async function answerCommitted(deps: TurnDeps, unwritten: TurnRecord): Promise<TurnRecord> {
+  const { tenantId, turnId } = unwritten;
+  const committed = await readCommittedTurn(deps.session, tenantId, turnId).catch((err: unknown) => {
+    // Unreadable now: this run's record stands (what it did before), and the sweep publishes the entry.
+    console.warn(
+      `turn ${turnId}: the committed record could not be read (${err instanceof Error ? err.name : 'Error'})`,
+    );
+    return { record: null, pending: false };
+  });
+  if (!committed.record) return unwritten;
+  if (committed.pending) await publishInBackground(deps, { tenantId, turnId });
+  return { ...committed.record, notes: [...committed.record.notes, ...unwritten.notes.slice(-1)] };
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
+import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { claimDelivery } from './claim-delivery.js';
+import { finishTurn } from './finish-turn.js';
 import { newTurnId } from './handle-inbound.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
@@ -31,7 +34,18 @@ export async function runRetriedInbound(
     dueAt: finishDueAt(config),
     retentionDays: config.retentionDays,
   });
-  if (!claim.claimed) return { kind: 'duplicate', turnId: claim.existingTurnId };
+  if (!claim.claimed) {
+    const existing = claim.existingTurnId;
+    // Redis slower than the client's timeout: the webhook's claim executed after the webhook gave
+    // up and kept this delivery, so the claim's turn never ran. An open claim with no committed
+    // turn is finished here, under its own id (nothing was performed before a commit, and the
+    // commit is claimed by turn id, so a run still alive elsewhere and this one cannot both commit).
+    if (existing && (await isStranded(deps.session, config.tenantId, existing))) {
+      const finished = await finishTurn(deps, config, { turnId: existing, inbound });
+      if (finished.kind === 'finished') return finished;
+    }
+    return { kind: 'duplicate', turnId: existing };
+  }
   const record = await runTurn(
     deps,
     turnContext('inbound-retry', {
@@ -45,4 +59,14 @@ export async function runRetriedInbound(
     }),
   );
   return { kind: 'finished', record };
+}
+
+/** Listed among the tenant's open claims and not committed: nobody has finished this turn (one round trip). */
+async function isStranded(session: RedisSession, tenantId: string, turnId: string): Promise<boolean> {
+  const keys = tenantKeys(tenantId);
+  const [open, committed] = await session.pipeline((p) => {
+    p.zscore(keys.openClaims, turnId);
+    p.exists(keys.turn(turnId));
+  });
+  return open !== null && open !== undefined && Number(committed) === 0;
 }

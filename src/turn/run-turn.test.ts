@@ -3,6 +3,8 @@ import type { OutboxEntry } from '../../core/outbox-entry.js';
 import type { Guardrail, GuardrailInput, GuardrailResult } from '../../guardrails/guardrail.js';
 import { reply, scriptedModel, type ScriptedStep } from '../../test/support/scripted-model.js';
 import { inboundFor, stageConfig, stageContext, stageDeps, stored } from '../../test/support/turn-stage.js';
+import type { TurnRecord } from '../../core/turn-record.js';
+import { LateAnswerSession } from '../../test/support/late-answer-session.js';
 import type { TurnContext } from './turn-context.js';
 import { runTurn } from './run-turn.js';
 
@@ -151,4 +153,33 @@ describe('runTurn: the stages share one turn', () => {
       ['send_flow', 'brochure'],
     ]);
   });
+});
+
+describe('runTurn: a commit that executed but whose answer came late or was lost', () => {
+  async function lateTurn(fault: 'late' | 'dropped') {
+    const config = stageConfig();
+    const deps = stageDeps({
+      model: scriptedModel([brochure]),
+      guardrails: [guardrail({ outcome: 'pass', reason: 'ok' })],
+      session: new LateAnswerSession(fault),
+    });
+    const ctx = stageContext(config, inboundFor(config, 'brochure please'));
+    const record = await runTurn(deps, ctx);
+    const storedRecord = (await stored(config.tenantId, (k) => k.turn(ctx.turnId))) as TurnRecord | null;
+    const entry = (await stored(config.tenantId, (k) => k.outbox(ctx.turnId))) as OutboxEntry | null;
+    return { record, storedRecord, entry, deps, ctx };
+  }
+
+  it.each(['late', 'dropped'] as const)(
+    '%s: the contact gets the committed reply (not the fallback) and the committed entry is published now',
+    async (fault) => {
+      const { record, storedRecord, entry, deps, ctx } = await lateTurn(fault);
+      expect(storedRecord?.decision).toBe('pass');
+      expect(entry?.actions.map((a) => a.args.flowName)).toEqual(['brochure']);
+      expect(record).toMatchObject({ decision: 'pass', reply: { text: 'Here comes the brochure.' } });
+      expect(record.committed).toEqual(storedRecord?.committed);
+      // Published now, not left for the sweep; QStash's deduplication id and the ledger make a second publish harmless.
+      expect(deps.published).toContainEqual({ tenantId: ctx.config.tenantId, turnId: ctx.turnId });
+    },
+  );
 });

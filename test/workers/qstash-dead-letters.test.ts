@@ -151,3 +151,67 @@ describe('QStash labels per tenant', () => {
     expect(asked[0]!.searchParams.get('label')).toBe(tenantLabel(a.tenantId));
   });
 });
+
+describe('inbound retries QStash gave up on (a Redis outage longer than the schedule)', () => {
+  type ListedInbound = { qstash: { dlqId: string; kind: string; contactId?: string; messageKey?: string }[] };
+  const inboundOf = (tenantId: string, messageKey: string) => ({
+    tenantId,
+    channel: 'manychat' as const,
+    contactId: '4242',
+    messageKey,
+    text: 'send me the brochure',
+    contact: { fields: {} },
+    receivedAt: new Date().toISOString(),
+  });
+
+  async function deadInbound(tenantId: string, secret: string, messageKey: string, labelTenant = tenantId) {
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/inbound/retry',
+      body: { inbound: inboundOf(tenantId, messageKey) },
+      retries: 0,
+      label: tenantLabel(labelTenant),
+    });
+    for (let i = 0; i < 50; i++) {
+      const listed = (await (await api(tenantId, secret, 'GET', '')).json()) as ListedInbound;
+      const hit = listed.qstash.find((d) => d.messageKey === messageKey);
+      if (hit) return hit;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the inbound retry was never listed');
+  }
+
+  it('is listed for its tenant by contact and message key, never for another, and re-driven only by its own tenant', async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const key = `k:dlq-inbound-${Date.now()}`;
+    const dead = await deadInbound(a.tenantId, a.adminSecret, key);
+    expect(dead).toMatchObject({ kind: 'inbound', contactId: '4242', messageKey: key });
+    const other = (await (await api(b.tenantId, b.adminSecret, 'GET', '')).json()) as ListedInbound;
+    expect(other.qstash.some((d) => d.messageKey === key)).toBe(false);
+    expect((await api(b.tenantId, b.adminSecret, 'POST', `/qstash/${dead.dlqId}/retry`)).status).toBe(404);
+    expect((await api(a.tenantId, a.adminSecret, 'POST', `/qstash/${dead.dlqId}/retry`)).status).toBe(200);
+  });
+
+  it("a tenant re-drives all its kept messages at once; another tenant's (even labelled as this one) are left alone", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const keys = [`k:bulk1-${Date.now()}`, `k:bulk2-${Date.now()}`];
+    const deadA = await Promise.all(keys.map((k) => deadInbound(a.tenantId, a.adminSecret, k)));
+    // Names B in its body but carries A's label: listed for neither, re-driven by neither.
+    const client = new Client({ baseUrl: workerEnv.QSTASH_URL!, token: workerEnv.QSTASH_TOKEN! });
+    const forgedKey = `k:forged-${Date.now()}`;
+    await client.publishJSON({
+      url: 'http://127.0.0.1:9/v1/inbound/retry',
+      body: { inbound: inboundOf(b.tenantId, forgedKey) },
+      retries: 0,
+      label: tenantLabel(a.tenantId),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await api(a.tenantId, a.adminSecret, 'POST', '/qstash/inbound/retry');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { retried: { dlqId: string }[]; failed: unknown[] };
+    expect(body.retried.map((r) => r.dlqId).sort()).toEqual(deadA.map((d) => d.dlqId).sort());
+    expect(body.failed).toEqual([]);
+  });
+});

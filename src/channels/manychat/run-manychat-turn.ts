@@ -131,6 +131,11 @@ function replyOf(outcome: Exclude<Awaited<ReturnType<typeof handleInbound>>, { k
   reply: OutgoingReply;
   turnId: string;
 } {
-  if (outcome.kind === 'turn') return { reply: outcome.record.reply, turnId: outcome.record.turnId };
+  // A stored turn another run committed deferred (its reply goes through the outbox) is not repeated here.
+  if (outcome.kind === 'turn')
+    return {
+      reply: outcome.record.deferred ? { text: '', quickReplies: [] } : outcome.record.reply,
+      turnId: outcome.record.turnId,
+    };
   return { reply: outcome.reply ?? { text: '', quickReplies: [] }, turnId: outcome.turnId };
 }
