@@ -4,7 +4,9 @@ import type { StagedAction } from '../../core/staged-action.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { publishCommitted, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
-import { livePendingRows } from '../approvals/pending-calls.js';
+import { pendingRowsFor } from '../approvals/pending-calls.js';
+import { supersedePinned } from '../approvals/pinned-store.js';
+import { callDigest, type PinnedTerms } from '../../core/pinned-terms.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { MAX_TEXT_CHARS } from '../../guardrails/reply-schema.js';
@@ -30,7 +32,8 @@ export async function commitTurn(
   const now = (deps.now ?? (() => new Date()))();
   const { config, inbound, turnId } = ctx;
   // A call the contact already has a live pending row for reuses it: one row per call.
-  const live = await livePendingRows({
+  // A row whose kind no longer matches its call's gate (the tenant re-gated the tool) is retired.
+  const { reuse: live, supersede } = await pendingRowsFor({
     session: deps.session,
     tenantId: config.tenantId,
     contactId: inbound.contactId,
@@ -38,7 +41,8 @@ export async function commitTurn(
     secret: deps.pinSecret,
     now,
   });
-  const fresh = decision.pin.filter((a) => !live.has(a.id));
+  const carried = await retireMismatchedRows(deps, draft, decision.pin, supersede);
+  const fresh = [...decision.pin.filter((a) => !live.has(a.id)), ...carried];
   for (const [actionId, row] of live) draft.notes.push(`${actionId} is already waiting in ${row.id}; no second row`);
   const words = tenantWords(config, inbound.contact.language);
   const pinned = fresh.length
@@ -140,6 +144,30 @@ export async function commitTurn(
     else await publishing;
   }
   return record;
+}
+
+/**
+ * Supersedes each live row whose kind no longer matches the gate of the call staged again, and
+ * returns the row's other calls (not staged this turn) so they are pinned afresh with this turn's
+ * rows: retiring a row never silently drops a call the contact was still asked about.
+ */
+async function retireMismatchedRows(
+  deps: TurnDeps,
+  draft: TurnRecord,
+  staged: readonly StagedAction[],
+  rows: readonly PinnedTerms[],
+): Promise<StagedAction[]> {
+  if (!rows.length) return [];
+  const stagedDigests = new Set(await Promise.all(staged.map(callDigest)));
+  const carried: StagedAction[] = [];
+  for (const row of rows) {
+    if (!(await supersedePinned(deps.session, row))) continue;
+    draft.notes.push(`${row.id} (${row.kind}) superseded: its call's gate changed since it was pinned`);
+    for (const action of row.actions)
+      if (!stagedDigests.has(await callDigest(action)) && !carried.some((c) => c.id === action.id))
+        carried.push(action);
+  }
+  return carried;
 }
 
 /**
