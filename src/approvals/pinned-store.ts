@@ -4,8 +4,13 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
 
-/** `superseded`: another row for the same call owned it; this one performed nothing. */
-export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined' | 'superseded';
+/**
+ * `superseded`: another row for the same call owned it, or its call's gate changed; this one
+ * performed nothing. `refused`: answered Yes or approved, but the tenant's configuration no
+ * longer allows any of its actions; nothing was performed and the contact was told.
+ */
+export type PinnedStatus =
+  'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined' | 'superseded' | 'refused';
 
 export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';

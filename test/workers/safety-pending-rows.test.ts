@@ -1,3 +1,4 @@
+import { stageConfig } from '../support/turn-stage.js';
 import { describe, expect, it } from 'vitest';
 import { pinGatedActions } from '../../src/approvals/create-pinned.js';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
@@ -107,6 +108,7 @@ describe('one pending row per contact and call', () => {
       publisher: { publish: async () => {} },
       pinSecret: workerEnv.SESSION_SECRET!,
       now: new Date(),
+      config: stageConfig(),
     };
     const rivalYes = await answerConfirmation(deps, {
       tenantId,
