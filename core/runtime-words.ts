@@ -27,6 +27,7 @@ export const WORD_KEYS = [
   'confirmationExpired',
   'approvalRejected',
   'approvalExpired',
+  'pendingRefused',
   'handoffReply',
   'holdingReply',
   'fallbackReply',
@@ -58,6 +59,7 @@ const en: WordSet = {
   confirmationExpired: 'That request has expired; nothing was changed.',
   approvalRejected: 'A team member reviewed your request and did not approve it. Nothing was changed.',
   approvalExpired: 'Your request was not reviewed in time. Nothing was changed.',
+  pendingRefused: 'This can no longer be done, because the business changed its settings: {what}. Nothing was changed.',
   handoffReply: 'Thanks! A teammate will pick this up shortly.',
   holdingReply: 'One moment, I am looking into it.',
   fallbackReply: 'Sorry, I could not help with that just now. A teammate will read your message.',
@@ -89,6 +91,7 @@ const es: WordSet = {
   confirmationExpired: 'Esa solicitud ha caducado; no se cambió nada.',
   approvalRejected: 'Una persona del equipo revisó tu solicitud y no la aprobó. No se cambió nada.',
   approvalExpired: 'Tu solicitud no se revisó a tiempo. No se cambió nada.',
+  pendingRefused: 'Esto ya no se puede hacer porque el negocio cambió su configuración: {what}. No se cambió nada.',
   handoffReply: '¡Gracias! Una persona del equipo te atenderá en breve.',
   holdingReply: 'Un momento, lo estoy revisando.',
   fallbackReply: 'Lo siento, ahora mismo no he podido ayudarte. Una persona del equipo leerá tu mensaje.',
@@ -118,6 +121,7 @@ const pt: WordSet = {
   confirmationExpired: 'Esse pedido expirou; nada foi alterado.',
   approvalRejected: 'Alguém da equipe analisou seu pedido e não o aprovou. Nada foi alterado.',
   approvalExpired: 'Seu pedido não foi analisado a tempo. Nada foi alterado.',
+  pendingRefused: 'Isso não pode mais ser feito, porque a empresa mudou suas configurações: {what}. Nada foi alterado.',
   handoffReply: 'Obrigado! Alguém da equipe vai te atender em breve.',
   holdingReply: 'Um momento, estou verificando.',
   fallbackReply: 'Desculpe, não consegui ajudar agora. Alguém da equipe vai ler sua mensagem.',
@@ -147,6 +151,8 @@ const de: WordSet = {
   confirmationExpired: 'Diese Anfrage ist abgelaufen; es wurde nichts geändert.',
   approvalRejected: 'Ein Teammitglied hat deine Anfrage geprüft und nicht genehmigt. Es wurde nichts geändert.',
   approvalExpired: 'Deine Anfrage wurde nicht rechtzeitig geprüft. Es wurde nichts geändert.',
+  pendingRefused:
+    'Das ist nicht mehr möglich, weil das Unternehmen seine Einstellungen geändert hat: {what}. Es wurde nichts geändert.',
   handoffReply: 'Danke! Ein Teammitglied meldet sich in Kürze.',
   holdingReply: 'Einen Moment, ich sehe nach.',
   fallbackReply: 'Entschuldige, dabei konnte ich gerade nicht helfen. Ein Teammitglied liest deine Nachricht.',
@@ -176,6 +182,7 @@ const fr: WordSet = {
   confirmationExpired: "Cette demande a expiré ; rien n'a été modifié.",
   approvalRejected: "Un membre de l'équipe a examiné votre demande et ne l'a pas approuvée. Rien n'a été modifié.",
   approvalExpired: "Votre demande n'a pas été examinée à temps. Rien n'a été modifié.",
+  pendingRefused: "Ce n'est plus possible, car l'entreprise a modifié ses réglages : {what}. Rien n'a été modifié.",
   handoffReply: "Merci ! Un membre de l'équipe va vous répondre sous peu.",
   holdingReply: 'Un instant, je regarde.',
   fallbackReply: "Désolé, je n'ai pas pu vous aider pour le moment. Un membre de l'équipe lira votre message.",
@@ -206,6 +213,8 @@ const it: WordSet = {
   approvalRejected:
     'Una persona del team ha esaminato la tua richiesta e non l’ha approvata. Non è stato cambiato nulla.',
   approvalExpired: 'La tua richiesta non è stata esaminata in tempo. Non è stato cambiato nulla.',
+  pendingRefused:
+    "Non è più possibile, perché l'attività ha cambiato le sue impostazioni: {what}. Non è stato cambiato nulla.",
   handoffReply: 'Grazie! Una persona del team ti risponderà a breve.',
   holdingReply: 'Un momento, sto controllando.',
   fallbackReply: 'Mi dispiace, ora non sono riuscito ad aiutarti. Una persona del team leggerà il tuo messaggio.',
@@ -235,6 +244,7 @@ const tr: WordSet = {
   confirmationExpired: 'Bu isteğin süresi doldu; hiçbir şey değiştirilmedi.',
   approvalRejected: 'Bir ekip üyesi isteğinizi inceledi ve onaylamadı. Hiçbir şey değiştirilmedi.',
   approvalExpired: 'İsteğiniz zamanında incelenmedi. Hiçbir şey değiştirilmedi.',
+  pendingRefused: 'İşletme ayarlarını değiştirdiği için bu artık yapılamıyor: {what}. Hiçbir şey değiştirilmedi.',
   handoffReply: 'Teşekkürler! Bir ekip üyesi kısa süre içinde ilgilenecek.',
   holdingReply: 'Bir dakika, bakıyorum.',
   fallbackReply: 'Üzgünüm, şu anda yardımcı olamadım. Bir ekip üyesi mesajınızı okuyacak.',
@@ -264,6 +274,8 @@ const id: WordSet = {
   confirmationExpired: 'Permintaan itu sudah kedaluwarsa; tidak ada yang diubah.',
   approvalRejected: 'Anggota tim telah meninjau permintaan Anda dan tidak menyetujuinya. Tidak ada yang diubah.',
   approvalExpired: 'Permintaan Anda tidak ditinjau tepat waktu. Tidak ada yang diubah.',
+  pendingRefused:
+    'Ini tidak dapat dilakukan lagi karena bisnis telah mengubah pengaturannya: {what}. Tidak ada yang diubah.',
   handoffReply: 'Terima kasih! Anggota tim akan segera membantu Anda.',
   holdingReply: 'Sebentar, saya periksa dulu.',
   fallbackReply: 'Maaf, saya belum bisa membantu saat ini. Anggota tim akan membaca pesan Anda.',
@@ -292,7 +304,13 @@ export function placeholdersOf(text: string): string[] {
 const ACTION_NAME = { allowed: ['{name}', '{summary}'], required: [] };
 export const PLACEHOLDERS: Record<WordKey, { allowed: string[]; required: string[] }> = Object.fromEntries(
   WORD_KEYS.map((key) => {
-    if (key === 'confirmPrompt' || key === 'approvalWait' || key === 'confirmed' || key === 'notDone')
+    if (
+      key === 'confirmPrompt' ||
+      key === 'approvalWait' ||
+      key === 'confirmed' ||
+      key === 'notDone' ||
+      key === 'pendingRefused'
+    )
       return [key, { allowed: ['{what}'], required: ['{what}'] }];
     if (key === 'actionSetField') return [key, { allowed: ['{label}', '{value}', '{summary}'], required: [] }];
     if (key.startsWith('action')) return [key, ACTION_NAME];

@@ -2,7 +2,7 @@ import type { StagedAction } from '../core/staged-action.js';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { actionKind } from '../core/actions/index.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { effectiveGate, strongerGate, toolScope } from '../core/tenant/resource-gates.js';
+import { actionNotAllowed } from '../core/tenant/action-allowed.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
 import { checkMessagingWindow } from './messaging-window.js';
 
@@ -41,8 +41,8 @@ export const actionPolicyGuardrail: Guardrail = {
     if (flows > settings.actions.maxFlowsPerTurn)
       problems.push(`${flows} flows staged; at most ${settings.actions.maxFlowsPerTurn} a turn`);
     for (const action of staged) {
-      for (const problem of [provenanceProblem(action, config), argumentProblem(action, config)])
-        if (problem) problems.push(problem);
+      const problem = actionNotAllowed(action, config);
+      if (problem) problems.push(problem);
       const window = checkMessagingWindow(
         action,
         inbound.contact.lastInteraction,
@@ -55,48 +55,6 @@ export const actionPolicyGuardrail: Guardrail = {
     return problems.length ? veto(problems.join('; ')) : pass(`${staged.length} action(s) within the tenant's policy`);
   },
 };
-
-function provenanceProblem(action: StagedAction, config: TenantConfig): string | null {
-  if (action.tool.startsWith('system:')) return `${action.summary}: a system action cannot be staged by the model`;
-  const instance = config.tools.find((t) => t.name === action.tool);
-  if (!instance) return `${action.summary}: tool "${action.tool}" is not configured`;
-  const declaration = config.manifest[action.tool];
-  if (!declaration || declaration.effect === 'read')
-    return `${action.summary}: tool "${action.tool}" is not declared as a write tool`;
-  if (!actionKind(action.kind).stageable) return `${action.summary}: no configured tool stages ${action.kind} actions`;
-  if (instance.kind !== action.kind)
-    return `${action.summary}: tool "${action.tool}" is a ${instance.kind} tool, not ${action.kind}`;
-  const resource = actionKind(action.kind).resource(action.args);
-  // What a tool stages always names something the tenant configured (a flow, a prepared message,
-  // a tag, a field); a send_content with no prepared message is the system's, never the model's.
-  if (!resource)
-    return `${action.summary}: a ${action.kind} staged by tool "${action.tool}" names nothing the tenant configured`;
-  if (!toolScope(config, action.tool).includes(resource))
-    return `${action.summary}: tool "${action.tool}" does not act on ${resource}`;
-  // The gate binds to the resource: the strongest gate any tool puts on it, whichever tool staged it.
-  const gate = effectiveGate(config, action.tool, resource);
-  // A stronger gate than the config's is the runtime asking the contact (request-provenance.ts), never weaker.
-  if (strongerGate(action.gate, gate) !== action.gate)
-    return `${action.summary}: staged with gate "${action.gate}" but ${resource ?? `tool "${action.tool}"`} requires "${gate}"`;
-  return null;
-}
-
-/**
- * The kind's own check against the configuration (core/actions/), then what only policy knows:
- * the handoff tag and protected tags are the system's (the model asks for a human through the
- * typed `escalate` field).
- */
-function argumentProblem(action: StagedAction, config: TenantConfig): string | null {
-  const kind = actionKind(action.kind);
-  const problem = kind.check(action.args, config);
-  if (problem) return problem;
-  const resource = kind.resource(action.args);
-  if (config.handoff.tag && resource === `tag:${config.handoff.tag}`)
-    return `tag "${config.handoff.tag}" is the handoff tag: only the system hands off (the model sets escalate)`;
-  const protectedTag = config.guardrails.actions.protectedTags.find((t) => resource === `tag:${t}`);
-  if (protectedTag) return `tag "${protectedTag}" is protected: the model may not add or remove it`;
-  return null;
-}
 
 /**
  * Two staged actions on the same resource that are not the same action contradict each other

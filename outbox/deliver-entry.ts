@@ -18,6 +18,8 @@ import {
   type Transition,
 } from './ledger.js';
 import { actionKind } from '../core/actions/index.js';
+import { actionNotAllowed } from '../core/tenant/action-allowed.js';
+import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { REPLY_ORDER_RETRY_SECONDS, waitsForEarlierReply } from './reply-order.js';
 import type { ApiFailure, ChannelApis } from '../core/actions/channel-api.js';
 import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
@@ -78,6 +80,12 @@ export interface DeliverInput {
   now?: () => Date;
   /** Default 30 s; keep it well above the ManyChat client timeout. */
   leaseMs?: number;
+  /**
+   * The tenant's configuration now. A decided pending row's entry (a Yes, an approval) is checked
+   * against it once more before each action is performed: what the tenant closed since the
+   * decision (tool, resource, protection, a stronger gate) is dead, listed with why, not performed.
+   */
+  config?: TenantConfig;
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -197,6 +205,7 @@ interface ActionRun {
   apis: ChannelApis;
   now: () => Date;
   record: (id: string, t: Transition) => void;
+  config?: TenantConfig;
 }
 
 /** Records a dead/unknown transition and, when it applied, counts it on Health's hourly chart. */
@@ -223,6 +232,12 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
       action.id,
       await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())),
     );
+    return null;
+  }
+  const refusal = run.config && entry.stagedByTurnId ? actionNotAllowed(action, run.config) : null;
+  if (refusal && !action.tool.startsWith('system:')) {
+    const why = `not performed: the tenant's configuration no longer allows it (${refusal})`;
+    record(action.id, await markDead(ref, action.id, now(), why, deadLetterFor(entry, action, 'dead', why, now())));
     return null;
   }
   const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
@@ -286,6 +301,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     entry,
     apis: input.apis,
     now,
+    ...(input.config ? { config: input.config } : {}),
     record: (id, t) => t.row && rows.set(id, t.row),
   };
   let stop: Stop | null = null;

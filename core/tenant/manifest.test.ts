@@ -41,6 +41,12 @@ describe('tool manifest refusals name the tool and the rule', () => {
       /tool "note": answers_directly on a write tool needs confirm: never/,
     );
   });
+  it('refuses answers_directly on a write tool that waits for an approval (its effective gate must be never)', () => {
+    expect(refusal({ pay: { effect: 'write', approval: 'pinned', answers_directly: true } })).toMatch(
+      /tool "pay": answers_directly is not allowed with approval: pinned/,
+    );
+    expect(refusal({ note: { effect: 'write', confirm: 'never', answers_directly: true } })).toBe('');
+  });
   it('refuses an undo that names no tool, a read tool, or a write that needs confirmation', () => {
     expect(refusal({ untag: { effect: 'destructive', undo: 'ghost' } })).toMatch(/tool "untag": undo names "ghost"/);
     expect(refusal({ untag: { effect: 'destructive', undo: 'look' }, look: { effect: 'read' } })).toMatch(

@@ -50,7 +50,12 @@ export function checkManifest(manifest: Manifest): string[] {
     if (d.approval && d.confirm) problems.push(`${at}: approval: pinned excludes confirm`);
     if (d.answers_directly && d.effect === 'destructive')
       problems.push(`${at}: answers_directly is not allowed on a destructive tool`);
-    if (d.answers_directly && d.effect === 'write' && effectiveConfirm(d) !== 'never')
+    // ADR-0110 amendment: a direct answer's tool has an effective gate of never; an approval is a gate.
+    if (d.answers_directly && d.approval)
+      problems.push(
+        `${at}: answers_directly is not allowed with approval: pinned (a tool whose output is the reply cannot wait for an approval)`,
+      );
+    else if (d.answers_directly && d.effect === 'write' && effectiveConfirm(d) !== 'never')
       problems.push(`${at}: answers_directly on a write tool needs confirm: never`);
     if (d.resources && d.effect === 'read') problems.push(`${at}: resources is only for write and destructive tools`);
     if (d.undo !== undefined) {

@@ -11,7 +11,13 @@ async function pendingConfirmation() {
   const fixture = await pinnedFixture([...actions, gatedAction('vip', 'approval')]);
   const row = fixture.confirmation!;
   const { publisher, published } = recordingPublisher();
-  const deps = (now = fixture.now) => ({ session: session(), publisher, pinSecret: PIN_SECRET, now });
+  const deps = (now = fixture.now) => ({
+    session: session(),
+    publisher,
+    pinSecret: PIN_SECRET,
+    now,
+    config: fixture.config,
+  });
   const claim = (
     answer: 'yes' | 'no',
     overrides: Partial<{ contactId: string; pendingId: string; nonce: string }> = {},

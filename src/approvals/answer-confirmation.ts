@@ -7,11 +7,15 @@ import { decidePinned, loadPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import { CATALOGUE_EN_WORDS, type RuntimeWords } from '../../core/runtime-words.js';
 import { describeActions } from '../../core/tenant/tenant-words.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { recheckPinnedActions } from './pending-recheck.js';
 
 export interface ConfirmationAnswer {
   /** What the contact is told. */
   text: string;
-  outcome: 'confirmed' | 'declined' | 'expired' | 'already-answered' | 'invalid';
+  outcome: 'confirmed' | 'declined' | 'expired' | 'already-answered' | 'invalid' | 'refused';
+  /** The pinned actions the tenant's current configuration no longer allows: not performed, and why. */
+  refused?: string[];
 }
 
 /**
@@ -25,6 +29,8 @@ export async function answerConfirmation(
     publisher: OutboxPublisher;
     pinSecret: string;
     now: Date;
+    /** The tenant's configuration now: a Yes performs only what it still allows. */
+    config: TenantConfig;
     /** The tenant's words in a language (the row's, else the tenant's own); default: the English catalogue. */ words?: (
       locale?: string,
     ) => RuntimeWords;
@@ -47,33 +53,38 @@ export async function answerConfirmation(
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
   if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
 
-  const entry: OutboxEntry | null =
-    claim.answer === 'yes'
-      ? buildOutboxEntry({
-          entryId: loaded.terms.id,
-          tenantId: claim.tenantId,
-          channel: loaded.terms.channel,
-          contactId: claim.contactId,
-          actions: loaded.terms.actions,
-          now: deps.now,
-          stagedByTurnId: loaded.terms.turnId,
-        })
-      : null;
-  const result = await decidePinned(
-    deps.session,
-    loaded,
-    claim.answer === 'yes' ? 'confirmed' : 'declined',
-    entry,
-    deps.now,
-  );
+  // The Yes performs only what the tenant's configuration allows now, not what it allowed when pinned.
+  const { allowed, refused } =
+    claim.answer === 'yes' ? recheckPinnedActions(loaded.terms.actions, deps.config) : { allowed: [], refused: [] };
+  const entry: OutboxEntry | null = allowed.length
+    ? buildOutboxEntry({
+        entryId: loaded.terms.id,
+        tenantId: claim.tenantId,
+        channel: loaded.terms.channel,
+        contactId: claim.contactId,
+        actions: allowed,
+        now: deps.now,
+        stagedByTurnId: loaded.terms.turnId,
+      })
+    : null;
+  const decision = claim.answer === 'no' ? 'declined' : allowed.length ? 'confirmed' : 'refused';
+  const result = await decidePinned(deps.session, loaded, decision, entry, deps.now);
   if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired' };
   if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
-  if (entry) {
-    await publishCommitted(deps.publisher, entry);
-    return {
-      text: words.say('confirmed', { what: describeActions(words, loaded.terms.actions) }),
-      outcome: 'confirmed',
-    };
-  }
-  return { text: words.say('declined'), outcome: 'declined' };
+  if (entry) await publishCommitted(deps.publisher, entry);
+  if (decision === 'declined') return { text: words.say('declined'), outcome: 'declined' };
+  const fields = deps.config.fields;
+  const refusedText = refused.length
+    ? words.say('pendingRefused', {
+        what: describeActions(
+          words,
+          refused.map((r) => r.action),
+          fields,
+        ),
+      })
+    : '';
+  const problems = refused.length ? { refused: refused.map((r) => r.problem) } : {};
+  if (decision === 'refused') return { text: refusedText, outcome: 'refused', ...problems };
+  const confirmedText = words.say('confirmed', { what: describeActions(words, allowed, fields) });
+  return { text: refusedText ? `${confirmedText} ${refusedText}` : confirmedText, outcome: 'confirmed', ...problems };
 }

@@ -13,7 +13,13 @@ async function pendingApprovals(n = 1) {
   );
   const { publisher, published } = recordingPublisher();
   const tenantId = fixture.config.tenantId;
-  const deps = (now = fixture.now) => ({ session: session(), publisher, pinSecret: PIN_SECRET, now });
+  const deps = (now = fixture.now) => ({
+    session: session(),
+    publisher,
+    pinSecret: PIN_SECRET,
+    now,
+    config: fixture.config,
+  });
   const entry = (id: string) => stored(tenantId, (k) => k.outbox(id)) as Promise<OutboxEntry | null>;
   const status = (id: string) => session().one((r) => r.get(tenantKeys(tenantId).pinnedStatus(id)));
   const late = (row: PinnedTerms) => new Date(Date.parse(row.expiresAt) + 1000);

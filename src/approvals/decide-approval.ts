@@ -7,6 +7,9 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import { runtimeWords, type RuntimeWords } from '../../core/runtime-words.js';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { describeActions } from '../../core/tenant/tenant-words.js';
+import { recheckPinnedActions } from './pending-recheck.js';
 
 export interface ApprovalDeps {
   session: RedisSession;
@@ -19,14 +22,25 @@ export interface ApprovalDeps {
 
 export type ApprovalOutcome =
   | { result: 'approved' | 'rejected' | 'expired'; id: string }
+  /** Approved, but the tenant's configuration no longer allows the call: nothing performed, the contact told. */
+  | { result: 'refused'; id: string; problem: string }
   | { result: 'not-found' | 'tampered'; id: string }
   | { result: 'already-decided'; id: string; status: string };
 
 /** The message a contact gets when their request is rejected or expires: nothing changed. */
-function noticeEntry(deps: ApprovalDeps, loaded: LoadedPinned, why: 'rejected' | 'expired', now: Date): OutboxEntry {
+function noticeEntry(
+  deps: ApprovalDeps,
+  loaded: LoadedPinned,
+  why: 'rejected' | 'expired' | 'refused',
+  now: Date,
+  fields: TenantConfig['fields'] = [],
+): OutboxEntry {
   const { terms } = loaded;
   const words = deps.words ? deps.words(terms.locale) : runtimeWords({ locale: 'en' }, terms.locale);
-  const text = words.say(why === 'rejected' ? 'approvalRejected' : 'approvalExpired');
+  const text =
+    why === 'refused'
+      ? words.say('pendingRefused', { what: describeActions(words, terms.actions, fields) })
+      : words.say(why === 'rejected' ? 'approvalRejected' : 'approvalExpired');
   const notice: StagedAction = {
     id: `${terms.id}.notice`,
     tool: `system:approval-${why}`,
@@ -61,13 +75,27 @@ async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): P
  * expiry perform nothing the model asked for; the contact is told nothing was changed.
  */
 export async function decideApproval(
-  deps: ApprovalDeps,
+  deps: ApprovalDeps & {
+    /** The tenant's configuration now: an approval performs only what it still allows. */ config: TenantConfig;
+  },
   tenantId: string,
   id: string,
   decision: 'approve' | 'reject',
 ): Promise<ApprovalOutcome> {
   const loaded = await loadVerified(deps, tenantId, id);
   if (!('terms' in loaded)) return loaded;
+  // Pinned under an older configuration: approve performs it only if the current one still allows it.
+  const { refused } =
+    decision === 'approve' ? recheckPinnedActions(loaded.terms.actions, deps.config) : { refused: [] };
+  if (refused.length) {
+    const notice = noticeEntry(deps, loaded, 'refused', deps.now, deps.config.fields);
+    const result = await decidePinned(deps.session, loaded, 'refused', notice, deps.now);
+    if (result === 'tampered') return { result: 'tampered', id };
+    if (result === 'expired') return expireOne(deps, loaded);
+    if (result !== 'ok') return { result: 'already-decided', id, status: result };
+    await publishCommitted(deps.publisher, notice);
+    return { result: 'refused', id, problem: refused.map((r) => r.problem).join('; ') };
+  }
   const entry: OutboxEntry =
     decision === 'approve'
       ? buildOutboxEntry({

@@ -5,7 +5,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
-import { livePendingRows } from './pending-calls.js';
+import { livePendingRows, pendingRowsFor } from './pending-calls.js';
 
 /** One pending confirmation for `add tag "news"`, saved as a passing turn saves it. */
 async function savedConfirmation() {
@@ -186,5 +186,22 @@ describe('livePendingRows: one pending row per contact and call', () => {
     };
     await overwriteTerms(old);
     expect((await find([action])).size).toBe(0);
+  });
+});
+
+describe('pendingRowsFor: a row is reused only while its kind matches the call gate', () => {
+  it('a confirmation for a call now gated by approval is returned to supersede, not to reuse', async () => {
+    const { action, row, now } = await savedConfirmation();
+    const input = { session: session(), tenantId: row.tenantId, contactId: row.contactId, secret: PIN_SECRET, now };
+    const same = await pendingRowsFor({ ...input, actions: [action] });
+    expect([...same.reuse.keys()]).toEqual([action.id]);
+    expect(same.supersede).toEqual([]);
+    const regated = await pendingRowsFor({ ...input, actions: [{ ...action, gate: 'approval' }] });
+    expect(regated.reuse.size).toBe(0);
+    expect(regated.supersede.map((r) => r.id)).toEqual([row.id]);
+    // One retired call retires the row for all of its calls: no call reuses it.
+    const both = await pendingRowsFor({ ...input, actions: [action, { ...action, id: 'a_twin', gate: 'approval' }] });
+    expect(both.reuse.size).toBe(0);
+    expect(both.supersede.map((r) => r.id)).toEqual([row.id]);
   });
 });

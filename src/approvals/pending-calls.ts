@@ -12,24 +12,47 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
  * that stages a gated action. A row created concurrently anyway cannot perform the call: the
  * pending-call index names one owner (core/storage/pinned-rows.ts, the decision script).
  */
-export async function livePendingRows(input: {
+export async function livePendingRows(input: PendingRowsInput): Promise<Map<string, PinnedTerms>> {
+  return (await pendingRowsFor(input)).reuse;
+}
+
+export interface PendingRowsInput {
   session: RedisSession;
   tenantId: string;
   contactId: string;
   actions: readonly StagedAction[];
   secret: string;
   now: Date;
-}): Promise<Map<string, PinnedTerms>> {
+}
+
+/** The row kind an action's current gate asks for. */
+const ROW_KIND_OF_GATE: Record<StagedAction['gate'], PinnedTerms['kind'] | null> = {
+  none: null,
+  confirm: 'confirmation',
+  approval: 'approval',
+};
+
+/**
+ * The contact's live rows for the staged calls, split by whether they may be reused. A row is
+ * reused only when its kind is what the action's gate asks for NOW: a confirmation left from
+ * before the tenant put the call behind an approval (or an approval for a call now only
+ * confirmed) must not hand out its old buttons — it is returned in `supersede`, and the commit
+ * retires it before pinning the right row.
+ */
+export async function pendingRowsFor(
+  input: PendingRowsInput,
+): Promise<{ reuse: Map<string, PinnedTerms>; supersede: PinnedTerms[] }> {
   const { session, tenantId, contactId, actions, now } = input;
   const found = new Map<string, PinnedTerms>();
-  if (!actions.length) return found;
+  const supersede = new Map<string, PinnedTerms>();
+  if (!actions.length) return { reuse: found, supersede: [] };
   const keys = tenantKeys(tenantId);
   const digests = await Promise.all(actions.map(callDigest));
   const owners = await session.pipeline((p) => {
     for (const d of digests) p.get(keys.pendingCall(contactId, d));
   });
   const ids = [...new Set(owners.filter((o): o is string => typeof o === 'string'))];
-  if (!ids.length) return found;
+  if (!ids.length) return { reuse: found, supersede: [] };
   const rows = await session.pipeline((p) => {
     for (const id of ids) {
       p.get(keys.pinnedTerms(id));
@@ -51,7 +74,11 @@ export async function livePendingRows(input: {
   }
   for (const [i, action] of actions.entries()) {
     const row = live.get(String(owners[i]));
-    if (row?.callDigests?.includes(digests[i]!)) found.set(action.id, row);
+    if (!row?.callDigests?.includes(digests[i]!)) continue;
+    if (row.kind === ROW_KIND_OF_GATE[action.gate]) found.set(action.id, row);
+    else supersede.set(row.id, row);
   }
-  return found;
+  // A row retired for one of its calls is reused for none of them.
+  for (const [actionId, row] of found) if (supersede.has(row.id)) found.delete(actionId);
+  return { reuse: found, supersede: [...supersede.values()] };
 }

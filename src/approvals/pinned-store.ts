@@ -4,8 +4,13 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
 
-/** `superseded`: another row for the same call owned it; this one performed nothing. */
-export type PinnedStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined' | 'superseded';
+/**
+ * `superseded`: another row for the same call owned it, or its call's gate changed; this one
+ * performed nothing. `refused`: answered Yes or approved, but the tenant's configuration no
+ * longer allows any of its actions; nothing was performed and the contact was told.
+ */
+export type PinnedStatus =
+  'pending' | 'approved' | 'rejected' | 'expired' | 'confirmed' | 'declined' | 'superseded' | 'refused';
 
 export class PinnedTermsImmutableError extends Error {
   override name = 'PinnedTermsImmutableError';
@@ -124,4 +129,36 @@ export async function decidePinned(
     ),
   );
   return String(result) as DecideResult;
+}
+
+/**
+ * Retires a pending row whose kind no longer matches its call's gate (the tenant re-gated the
+ * tool): `pending` → `superseded`, out of the approval queue, and the pending-call index it owns
+ * let go, so the row the gate asks for now can own the call. A row decided meanwhile is left as
+ * it is. True when this call retired it.
+ */
+const SUPERSEDE_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= 'pending' then return 0 end
+redis.call('SET', KEYS[1], 'superseded', 'KEEPTTL')
+redis.call('ZREM', KEYS[2], ARGV[1])
+for i = 3, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+end
+return 1
+`;
+
+export async function supersedePinned(session: RedisSession, terms: PinnedTerms): Promise<boolean> {
+  const keys = tenantKeys(terms.tenantId);
+  const result = await session.one((r) =>
+    r.eval(
+      SUPERSEDE_SCRIPT,
+      [
+        keys.pinnedStatus(terms.id),
+        keys.approvalQueue,
+        ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d)),
+      ],
+      [terms.id],
+    ),
+  );
+  return Number(result) === 1;
 }

@@ -135,17 +135,18 @@ export function dashboardPages() {
           publisher: services.publisher(),
           pinSecret: services.env.SESSION_SECRET,
           now: new Date(),
+          config,
           words: (locale) => tenantWords(config, locale),
         },
         tenantId,
         id,
         action,
       );
-      if (outcome.result === 'approved' || outcome.result === 'rejected')
+      if (outcome.result === 'approved' || outcome.result === 'rejected' || outcome.result === 'refused')
         await appendAudit(c.get('session'), tenantId, {
           actor: actor(user),
           action: `approval.${outcome.result}`,
-          detail: `approval ${id}: ${outcome.result}`,
+          detail: `approval ${id}: ${outcome.result}${outcome.result === 'refused' ? ` (${outcome.problem})` : ''}`,
         });
       return c.redirect(`${BASE}/approvals?result=${outcome.result}`, 303);
     });

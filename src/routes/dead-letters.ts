@@ -118,6 +118,7 @@ export function deadLetterRoutes() {
       tenantId,
       turnId: entryId,
       apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
+      config: c.get('tenant').config,
     });
     const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
     // The answer says what became of the re-driven action: done (200), still on its way (202:

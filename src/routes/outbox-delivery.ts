@@ -64,6 +64,7 @@ export function deliveryRoutes() {
       tenantId,
       turnId,
       apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config),
+      config: tenant.config,
     });
     // Ids and outcome only: action details can quote contact data.
     console.log(

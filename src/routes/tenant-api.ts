@@ -96,6 +96,7 @@ export function tenantApiRoutes() {
           publisher: services.publisher(),
           pinSecret: services.env.SESSION_SECRET,
           now: new Date(),
+          config,
           words: (locale) => tenantWords(config, locale),
         },
         c.req.param('tenant'),
@@ -111,6 +112,17 @@ export function tenantApiRoutes() {
           return jsonError(c, 409, `approval "${id}" is already ${outcome.status}`);
         case 'expired':
           return jsonError(c, 410, `approval "${id}" expired; nothing was performed and the contact was told`);
+        case 'refused':
+          await appendAudit(c.get('session'), c.req.param('tenant'), {
+            actor: ADMIN,
+            action: 'approval.refused',
+            detail: `approval ${id}: refused (${outcome.problem})`,
+          });
+          return jsonError(
+            c,
+            409,
+            `approval "${id}" was not performed: the current configuration no longer allows it (${outcome.problem}); the contact was told nothing was changed`,
+          );
         default:
           await appendAudit(c.get('session'), c.req.param('tenant'), {
             actor: ADMIN,

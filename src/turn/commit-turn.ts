@@ -4,7 +4,9 @@ import type { StagedAction } from '../../core/staged-action.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { publishCommitted, readCommittedTurn, writeTurnCommit } from '../../outbox/commit.js';
 import { pinGatedActions } from '../approvals/create-pinned.js';
-import { livePendingRows } from '../approvals/pending-calls.js';
+import { pendingRowsFor } from '../approvals/pending-calls.js';
+import { supersedePinned } from '../approvals/pinned-store.js';
+import { callDigest, type PinnedTerms } from '../../core/pinned-terms.js';
 import { pendingStatusLine, withPendingStatus } from '../approvals/pending-status.js';
 import { notDoneLine } from './not-done-status.js';
 import { tenantWords } from '../../core/tenant/tenant-words.js';
@@ -31,7 +33,8 @@ export async function commitTurn(
   const now = (deps.now ?? (() => new Date()))();
   const { config, inbound, turnId } = ctx;
   // A call the contact already has a live pending row for reuses it: one row per call.
-  const live = await livePendingRows({
+  // A row whose kind no longer matches its call's gate (the tenant re-gated the tool) is retired.
+  const { reuse: live, supersede } = await pendingRowsFor({
     session: deps.session,
     tenantId: config.tenantId,
     contactId: inbound.contactId,
@@ -39,7 +42,8 @@ export async function commitTurn(
     secret: deps.pinSecret,
     now,
   });
-  const fresh = decision.pin.filter((a) => !live.has(a.id));
+  const carried = await retireMismatchedRows(deps, draft, decision.pin, supersede);
+  const fresh = [...decision.pin.filter((a) => !live.has(a.id)), ...carried];
   for (const [actionId, row] of live) draft.notes.push(`${actionId} is already waiting in ${row.id}; no second row`);
   const words = tenantWords(config, inbound.contact.language);
   const pinned = fresh.length
@@ -169,6 +173,30 @@ async function answerCommitted(deps: TurnDeps, unwritten: TurnRecord): Promise<T
   if (!committed.record) return unwritten;
   if (committed.pending) await publishInBackground(deps, { tenantId, turnId });
   return { ...committed.record, notes: [...committed.record.notes, ...unwritten.notes.slice(-1)] };
+}
+
+/**
+ * Supersedes each live row whose kind no longer matches the gate of the call staged again, and
+ * returns the row's other calls (not staged this turn) so they are pinned afresh with this turn's
+ * rows: retiring a row never silently drops a call the contact was still asked about.
+ */
+async function retireMismatchedRows(
+  deps: TurnDeps,
+  draft: TurnRecord,
+  staged: readonly StagedAction[],
+  rows: readonly PinnedTerms[],
+): Promise<StagedAction[]> {
+  if (!rows.length) return [];
+  const stagedDigests = new Set(await Promise.all(staged.map(callDigest)));
+  const carried: StagedAction[] = [];
+  for (const row of rows) {
+    if (!(await supersedePinned(deps.session, row))) continue;
+    draft.notes.push(`${row.id} (${row.kind}) superseded: its call's gate changed since it was pinned`);
+    for (const action of row.actions)
+      if (!stagedDigests.has(await callDigest(action)) && !carried.some((c) => c.id === action.id))
+        carried.push(action);
+  }
+  return carried;
 }
 
 /**

@@ -733,3 +733,35 @@ describe('deliverOutboxEntry: the lease, the close and the reply order (issue 22
     expect(await leaseOf(turnId)).toBeNull();
   });
 });
+
+describe('delivery of a decided pending row re-checks each action against the current configuration (issue 28 item 2)', () => {
+  it('an approved untag whose tag the tenant has since protected is dead, listed with why, not performed; nothing is sent to ManyChat', async () => {
+    const { demoTenantConfig } = await import('../../dev/demo-tenant.js');
+    const { parseTenantConfig } = await import('../../core/tenant/tenant-config.js');
+    const demo = demoTenantConfig(tenantId);
+    const parsed = parseTenantConfig({ ...demo, guardrails: { actions: { protectedTags: ['interested'] } } });
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const sub = newSubscriber(sandbox);
+    const rowId = `ap_${uniqueId('x')}`;
+    const untag = {
+      ...action(rowId, 1, { kind: 'remove_tag', args: { tag: 'interested' } }),
+      tool: 'untag_contact',
+      effect: 'destructive' as const,
+      gate: 'approval' as const,
+    };
+    await writeEntry(session, { ...entryFor(tenantId, rowId, sub, [untag]), stagedByTurnId: 'turn_earlier' });
+    const result = await deliverOutboxEntry({
+      session,
+      tenantId,
+      turnId: rowId,
+      apis: { manychat: client(sandbox) },
+      config: parsed.config,
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.actions.map((a) => a.state)).toEqual(['dead']);
+    expect(result.actions[0]?.detail).toContain('no longer allows it');
+    expect(result.actions[0]?.detail).toContain('tag "interested" is protected');
+    expect(callsFor(sandbox, sub)).toHaveLength(0);
+    expect((await listDeadLetters(session, tenantId)).some((d) => d.entryId === rowId)).toBe(true);
+  });
+});

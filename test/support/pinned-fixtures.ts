@@ -7,6 +7,7 @@ import { queuePinnedRow } from '../../core/storage/pinned-rows.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { pinGatedActions } from '../../src/approvals/create-pinned.js';
 import { inboundFor, PIN_SECRET, stageConfig } from './turn-stage.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { session, uniqueId } from './workers-env.js';
 
 /**
@@ -51,7 +52,12 @@ export async function pinnedFixture(
   staged: StagedAction[],
   opts: { now?: Date; save?: boolean; text?: string } = {},
 ): Promise<PinnedFixture> {
-  const config = stageConfig();
+  // The staged tags are configured: a decision re-checks each pinned action against the config.
+  const demoTags = demoTenantConfig('unused').tags ?? [];
+  const stagedTags = staged.flatMap((a) => (typeof a.args.tag === 'string' ? [{ name: a.args.tag }] : []));
+  const config = stageConfig({
+    tags: [...demoTags, ...stagedTags.filter((t) => !demoTags.some((d) => d.name === t.name))],
+  });
   const inbound = inboundFor(config, opts.text ?? 'please do it', { contact: { name: 'Ada', fields: {} } });
   const now = opts.now ?? new Date();
   const pinned = await pinGatedActions({

@@ -1,3 +1,4 @@
+import { stageConfig } from '../support/turn-stage.js';
 import { describe, expect, it } from 'vitest';
 import { answerConfirmation } from '../../src/approvals/answer-confirmation.js';
 import { decideApproval, expireDueApprovals } from '../../src/approvals/decide-approval.js';
@@ -86,7 +87,13 @@ describe('confirm once: the contact confirms with a button', () => {
     const loaded = await loadPinned(session(), tenantId, record.pendingConfirmation!);
     const later = new Date(Date.parse(loaded!.terms.expiresAt) + 1000);
     const answer = await answerConfirmation(
-      { session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later },
+      {
+        session: session(),
+        publisher: noPublish,
+        pinSecret: workerEnv.SESSION_SECRET!,
+        now: later,
+        config: stageConfig(),
+      },
       { tenantId, contactId, pendingId: record.pendingConfirmation!, answer: 'yes', nonce: loaded!.terms.nonce },
     );
     expect(answer.outcome).toBe('expired');
@@ -158,7 +165,12 @@ describe('approval: a destructive action waits for a tenant approval of the exac
     const { tenantId, adminSecret, approvalId } = await destructiveTurn();
     const later = new Date(Date.now() + 2 * 3600 * 1000);
     const expired = await expireDueApprovals(
-      { session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: later },
+      {
+        session: session(),
+        publisher: noPublish,
+        pinSecret: workerEnv.SESSION_SECRET!,
+        now: later,
+      },
       tenantId,
     );
     expect(expired).toBe(1);
@@ -214,7 +226,13 @@ describe('approval: a destructive action waits for a tenant approval of the exac
     const a = await destructiveTurn();
     const b = await seedTenant();
     const outcome = await decideApproval(
-      { session: session(), publisher: noPublish, pinSecret: workerEnv.SESSION_SECRET!, now: new Date() },
+      {
+        session: session(),
+        publisher: noPublish,
+        pinSecret: workerEnv.SESSION_SECRET!,
+        now: new Date(),
+        config: stageConfig(),
+      },
       b.tenantId,
       a.approvalId,
       'approve',

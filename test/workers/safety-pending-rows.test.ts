@@ -1,3 +1,4 @@
+import { stageConfig } from '../support/turn-stage.js';
 import { describe, expect, it } from 'vitest';
 import { pinGatedActions } from '../../src/approvals/create-pinned.js';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
@@ -5,6 +6,8 @@ import { writeTurnCommit } from '../../outbox/commit.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
 import { newContact, seedTenant, session, workerEnv } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
+import { saveTenant } from '../../src/tenants/tenant-store.js';
+import { demoTenantConfig } from '../../dev/demo-tenant.js';
 
 /**
  * One pending row per contact and call. The reproduction: a contact typed "yes" instead of
@@ -105,6 +108,7 @@ describe('one pending row per contact and call', () => {
       publisher: { publish: async () => {} },
       pinSecret: workerEnv.SESSION_SECRET!,
       now: new Date(),
+      config: stageConfig(),
     };
     const rivalYes = await answerConfirmation(deps, {
       tenantId,
@@ -125,5 +129,70 @@ describe('one pending row per contact and call', () => {
     });
     expect(ownerYes.outcome).toBe('confirmed');
     expect((await outboxEntry(tenantId, owner.terms.id))?.actions).toHaveLength(1);
+  });
+});
+
+describe('a pending row is reused only for a call whose current gate matches its kind', () => {
+  it('a live confirmation is not reused once the tenant puts the call behind an approval: the old row is superseded, an approval row made', async () => {
+    const { tenantId, secret } = await seedTenant();
+    const contactId = await newContact();
+    const app = appWith(
+      scriptedModel([
+        { calls: [pilates], reply: reply('Shall I note pilates as your preferred class?') },
+        { calls: [pilates], reply: reply('I have asked for pilates to be noted.') },
+      ]),
+    );
+    const first = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I prefer pilates' });
+    const firstBlock = (await first.json()) as Block;
+    const firstRecord = await turnRecord(tenantId, first.headers.get('x-turn-id')!);
+    expect(firstRecord.pendingConfirmation).toMatch(/^cf_/);
+
+    // The tenant re-gates record_choice: an approval now, not a contact's Yes.
+    const demo = demoTenantConfig(tenantId);
+    const saved = await saveTenant(session(), {
+      ...demo,
+      manifest: { ...demo.manifest, record_choice: { effect: 'write', approval: 'pinned' } },
+    });
+    expect(saved.ok).toBe(true);
+
+    const second = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'pilates, please' });
+    const secondBlock = (await second.json()) as Partial<Block>;
+    const secondRecord = await turnRecord(tenantId, second.headers.get('x-turn-id')!);
+    expect(secondRecord.pendingConfirmation).toBeNull();
+    expect(secondRecord.approvals).toHaveLength(1);
+    expect(secondRecord.approvals[0]).toMatch(/^ap_/);
+    expect(secondBlock.content?.quick_replies ?? []).toEqual([]);
+    expect((await loadPinned(session(), tenantId, secondRecord.approvals[0]!))?.status).toBe('pending');
+
+    // The old Yes performs nothing: its row was superseded by the approval.
+    expect((await loadPinned(session(), tenantId, firstRecord.pendingConfirmation!))?.status).toBe('superseded');
+    const yes = await app.post(tenantId, null, firstBlock.content.quick_replies[0]!.payload);
+    expect(yes.headers.get('x-confirmation-outcome')).toBe('already-answered');
+    expect(await outboxEntry(tenantId, firstRecord.pendingConfirmation!)).toBeNull();
+  });
+
+  it('an approval row is not reused once the tenant lowers the call to a confirmation: a confirmation row with buttons', async () => {
+    const demo = demoTenantConfig('unused');
+    const { tenantId, secret } = await seedTenant({
+      manifest: { ...demo.manifest, record_choice: { effect: 'write', approval: 'pinned' } },
+    });
+    const contactId = await newContact();
+    const app = appWith(
+      scriptedModel([
+        { calls: [pilates], reply: reply('Shall I note pilates as your preferred class?') },
+        { calls: [pilates], reply: reply('Shall I note pilates as your preferred class?') },
+      ]),
+    );
+    const first = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'I prefer pilates' });
+    const firstRecord = await turnRecord(tenantId, first.headers.get('x-turn-id')!);
+    expect(firstRecord.approvals).toHaveLength(1);
+    expect((await saveTenant(session(), { ...demoTenantConfig(tenantId) })).ok).toBe(true);
+    const second = await app.post(tenantId, secret, { contact: { id: contactId }, text: 'pilates, please' });
+    const secondBlock = (await second.json()) as Block;
+    const secondRecord = await turnRecord(tenantId, second.headers.get('x-turn-id')!);
+    expect(secondRecord.approvals).toEqual([]);
+    expect(secondRecord.pendingConfirmation).toMatch(/^cf_/);
+    expect(secondBlock.content.quick_replies).toHaveLength(2);
+    expect((await loadPinned(session(), tenantId, firstRecord.approvals[0]!))?.status).toBe('superseded');
   });
 });

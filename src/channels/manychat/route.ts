@@ -65,6 +65,7 @@ export function manyChatRoutes() {
           publisher: services.publisher(),
           pinSecret: services.env.SESSION_SECRET,
           now: new Date(),
+          config,
           words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)),
         },
         auth.claim,

@@ -28,7 +28,7 @@ export async function answerMessengerPress(
   const session = services.redis();
   const publisher = services.publisher();
   const answer = await answerConfirmation(
-    { session, publisher, pinSecret: secret, now },
+    { session, publisher, pinSecret: secret, now, config },
     {
       tenantId: config.tenantId,
       contactId,
@@ -37,7 +37,7 @@ export async function answerMessengerPress(
       nonce: payload.nonce,
     },
   );
-  if (answer.outcome === 'confirmed' || answer.outcome === 'declined' || answer.outcome === 'expired') {
+  if (['confirmed', 'declined', 'expired', 'refused'].includes(answer.outcome)) {
     const entryId = `${payload.pendingId}.answer`;
     const notice = buildOutboxEntry({
       entryId,

@@ -16,6 +16,8 @@ const RESULT_TEXT: Record<string, string> = {
   expired: 'That approval had expired: nothing was performed.',
   'already-decided': 'That approval was already decided; nothing more was done.',
   'not-found': 'No such approval for this tenant.',
+  refused:
+    'Not performed: your configuration no longer allows this call (the tool, the flow, tag or field, or its gate changed since it was asked for). The contact is told nothing was changed.',
   tampered: 'That approval failed its integrity check; nothing was performed.',
   suspended:
     'This tenant is suspended: nothing new is performed until an operator resumes it. The approval still waits (until it expires); reject works.',
