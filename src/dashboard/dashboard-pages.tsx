@@ -25,6 +25,7 @@ const actor = (user: string) => `dashboard:${user}`;
 const TurnQuerySchema = z.object({
   q: z.string().max(200).default(''),
   decision: z.enum(['', 'pass', 'veto', 'escalate', 'error']).catch(''),
+  delivery: z.enum(['', 'not-arrived']).catch(''),
   offset: z.coerce.number().int().min(0).max(100_000).catch(0),
 });
 
@@ -134,7 +135,10 @@ export function dashboardPages() {
 
   app.get('/turns', async (c) => {
     const parsed = TurnQuerySchema.safeParse(c.req.query());
-    const query: TurnQuery = { ...(parsed.success ? parsed.data : { q: '', decision: '', offset: 0 }), limit: 25 };
+    const query: TurnQuery = {
+      ...(parsed.success ? parsed.data : { q: '', decision: '', delivery: '', offset: 0 }),
+      limit: 25,
+    };
     const result = await searchTurns(c.get('session'), c.get('dash').tenantId, query);
     return c.html(<TurnsPage {...page(c)} query={query} {...result} />);
   });
