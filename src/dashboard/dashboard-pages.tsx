@@ -19,6 +19,8 @@ import { healthRoutes } from './health/health-routes.js';
 import { tryItRoutes } from './try-it/try-it-routes.js';
 import { apiReferenceRoutes } from './api-reference/api-reference-routes.js';
 import { replayRoutes } from './replay/replay-routes.js';
+import { correctApprovalRoutes } from './approvals/correct-approval-routes.js';
+import { correctionsOf } from '../approvals/correction-store.js';
 
 const actor = (user: string) => `dashboard:${user}`;
 
@@ -67,6 +69,20 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
   return 'ok';
 }
 
+/** The outbox entries a turn owns: its own, its approvals' and confirmation's, and those of approvals correcting its approvals. */
+async function ownedEntryIds(
+  c: Context<DashboardContext>,
+  turn: { turnId: string; approvals: string[]; pendingConfirmation: string | null },
+): Promise<string[]> {
+  const corrected = await correctionsOf(c.get('session'), c.get('dash').tenantId, turn.approvals);
+  return [
+    turn.turnId,
+    ...turn.approvals,
+    ...corrected.values(),
+    ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
+  ];
+}
+
 /** The pages behind the login. Every read and write names `c.get('dash').tenantId`, nothing else. */
 export function dashboardPages() {
   const app = new Hono<DashboardContext>();
@@ -80,6 +96,7 @@ export function dashboardPages() {
   app.route('/try', tryItRoutes());
   app.route('/replay', replayRoutes());
   app.route('/api', apiReferenceRoutes());
+  app.route('/approvals', correctApprovalRoutes());
 
   app.get('/approvals', async (c) => {
     const cards = await approvalCards(c.get('session'), c.get('dash').tenantId, c.get('tenant').config);
@@ -146,11 +163,7 @@ export function dashboardPages() {
     const tenantId = c.get('dash').tenantId;
     const turn = await loadTurn(c.get('session'), tenantId, c.req.param('turnId'));
     if (!turn) return c.text('No such turn for this tenant.', 404);
-    const deliveries = await loadDeliveries(c.get('session'), tenantId, [
-      turn.turnId,
-      ...turn.approvals,
-      ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
-    ]);
+    const deliveries = await loadDeliveries(c.get('session'), tenantId, await ownedEntryIds(c, turn));
     const inHandoffUntil = (await c.get('session').one((r) => r.get(tenantKeys(tenantId).handoff(turn.contactId)))) as
       string | null;
     const redriven = c.req.query('redriven');
@@ -216,7 +229,7 @@ export function dashboardPages() {
     const back = (why: string) => c.redirect(`${BASE}/turns/${turn.turnId}?redriven=${encodeURIComponent(why)}`, 303);
     if (!form.success) return back('the form is missing the action');
     // Only an entry this turn owns (its own, or one its approvals or confirmation created).
-    if (![turn.turnId, ...turn.approvals, turn.pendingConfirmation].includes(form.data.entryId))
+    if (!(await ownedEntryIds(c, turn)).includes(form.data.entryId))
       return back('that action is not part of this turn');
     return back(await redrive(c, form.data));
   });
