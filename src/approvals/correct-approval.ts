@@ -7,9 +7,8 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { toolScope } from '../../core/tenant/resource-gates.js';
 import { decideApproval, type ApprovalDeps } from './decide-approval.js';
 import { queuePinnedRow } from '../../core/storage/pinned-rows.js';
-import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
+import { correctionKey, decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
-import { correctionKey } from './correction-store.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { appendAudit } from '../tenants/audit-log.js';
 

@@ -20,7 +20,7 @@ import { tryItRoutes } from './try-it/try-it-routes.js';
 import { apiReferenceRoutes } from './api-reference/api-reference-routes.js';
 import { replayRoutes } from './replay/replay-routes.js';
 import { correctApprovalRoutes } from './approvals/correct-approval-routes.js';
-import { correctionsOf } from '../approvals/correction-store.js';
+import { correctionsOf } from '../approvals/pinned-store.js';
 
 const actor = (user: string) => `dashboard:${user}`;
 

@@ -1,8 +1,7 @@
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { RedisSession } from '../../../core/storage/redis-session.js';
 import { listApprovals, type ApprovalView } from '../../approvals/decide-approval.js';
-import { loadPinned } from '../../approvals/pinned-store.js';
-import { correctionsOf } from '../../approvals/correction-store.js';
+import { correctionsOf, loadPinned } from '../../approvals/pinned-store.js';
 import { loadTurnRecords, newestTurnIds } from './turns.js';
 
 /** How many of the newest turns are read for approvals already decided or expired (no longer queued). */
