@@ -29,6 +29,12 @@ export const PinnedTermsSchema = z.object({
   card: z.string(),
   /** The language the contact was asked in (core/runtime-words.ts): the answer, rejection and expiry notices use it. Absent on older rows. */
   locale: z.string().max(8).optional(),
+  /**
+   * Who wrote these terms when a person did (an approver's correction: `dashboard:<user>` or
+   * `admin`), and the approval they correct. Absent: the turn pinned what the model staged.
+   */
+  authoredBy: z.string().max(200).optional(),
+  corrects: z.string().max(200).optional(),
   /** Single-use value the contact's button must echo (confirmations). */
   nonce: z.string(),
   createdAt: z.string(),

@@ -25,12 +25,15 @@ import { healthRoutes } from './health/health-routes.js';
 import { tryItRoutes } from './try-it/try-it-routes.js';
 import { apiReferenceRoutes } from './api-reference/api-reference-routes.js';
 import { replayRoutes } from './replay/replay-routes.js';
+import { correctApprovalRoutes } from './approvals/correct-approval-routes.js';
+import { correctionsOf } from '../approvals/pinned-store.js';
 
 const actor = (user: string) => `dashboard:${user}`;
 
 const TurnQuerySchema = z.object({
   q: z.string().max(200).default(''),
   decision: z.enum(['', 'pass', 'veto', 'escalate', 'error']).catch(''),
+  delivery: z.enum(['', 'not-arrived']).catch(''),
   offset: z.coerce.number().int().min(0).max(100_000).catch(0),
 });
 
@@ -85,6 +88,20 @@ function releaseNotice(released: string | undefined): { kind: 'ok' | 'error'; te
   return undefined;
 }
 
+/** The outbox entries a turn owns: its own, its approvals' and confirmation's, and those of approvals correcting its approvals. */
+async function ownedEntryIds(
+  c: Context<DashboardContext>,
+  turn: { turnId: string; approvals: string[]; pendingConfirmation: string | null },
+): Promise<string[]> {
+  const corrected = await correctionsOf(c.get('session'), c.get('dash').tenantId, turn.approvals);
+  return [
+    turn.turnId,
+    ...turn.approvals,
+    ...corrected.values(),
+    ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
+  ];
+}
+
 /** The pages behind the login. Every read and write names `c.get('dash').tenantId`, nothing else. */
 export function dashboardPages() {
   const app = new Hono<DashboardContext>();
@@ -98,6 +115,7 @@ export function dashboardPages() {
   app.route('/try', tryItRoutes());
   app.route('/replay', replayRoutes());
   app.route('/api', apiReferenceRoutes());
+  app.route('/approvals', correctApprovalRoutes());
 
   app.get('/approvals', async (c) => {
     const cards = await approvalCards(c.get('session'), c.get('dash').tenantId, c.get('tenant').config);
@@ -154,7 +172,10 @@ export function dashboardPages() {
 
   app.get('/turns', async (c) => {
     const parsed = TurnQuerySchema.safeParse(c.req.query());
-    const query: TurnQuery = { ...(parsed.success ? parsed.data : { q: '', decision: '', offset: 0 }), limit: 25 };
+    const query: TurnQuery = {
+      ...(parsed.success ? parsed.data : { q: '', decision: '', delivery: '', offset: 0 }),
+      limit: 25,
+    };
     const result = await searchTurns(c.get('session'), c.get('dash').tenantId, query);
     return c.html(<TurnsPage {...page(c)} query={query} {...result} />);
   });
@@ -162,11 +183,7 @@ export function dashboardPages() {
     const tenantId = c.get('dash').tenantId;
     const turn = await loadTurn(c.get('session'), tenantId, c.req.param('turnId'));
     if (!turn) return c.text('No such turn for this tenant.', 404);
-    const deliveries = await loadDeliveries(c.get('session'), tenantId, [
-      turn.turnId,
-      ...turn.approvals,
-      ...(turn.pendingConfirmation ? [turn.pendingConfirmation] : []),
-    ]);
+    const deliveries = await loadDeliveries(c.get('session'), tenantId, await ownedEntryIds(c, turn));
     const inHandoffUntil = await handoffUntil(c.get('session'), tenantId, turn.contactId);
     const redriven = c.req.query('redriven');
     const notice = redriven
@@ -271,7 +288,7 @@ export function dashboardPages() {
     const back = (why: string) => c.redirect(`${BASE}/turns/${turn.turnId}?redriven=${encodeURIComponent(why)}`, 303);
     if (!form.success) return back('the form is missing the action');
     // Only an entry this turn owns (its own, or one its approvals or confirmation created).
-    if (![turn.turnId, ...turn.approvals, turn.pendingConfirmation].includes(form.data.entryId))
+    if (!(await ownedEntryIds(c, turn)).includes(form.data.entryId))
       return back('that action is not part of this turn');
     return back(await redrive(c, form.data));
   });

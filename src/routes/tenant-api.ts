@@ -1,6 +1,9 @@
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono } from 'hono';
 import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
+import { approveWithChanges, auditCorrection } from '../approvals/correct-approval.js';
+import { z } from 'zod';
+import { parseJsonBody } from '../http/errors.js';
 import type { TenantContext } from '../http/app-context.js';
 import { jsonError, parseJsonText } from '../http/errors.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
@@ -133,6 +136,62 @@ export function tenantApiRoutes() {
       }
     });
   }
+
+  // Approve with changes: the original is rejected, a new pinned row with the corrected
+  // arguments (authored by the admin secret's holder) is checked against the current config and
+  // performed once (src/approvals/correct-approval.ts).
+  app.post('/:tenant/approvals/:id/approve-with-changes', limitBody(16 * 1024), async (c) => {
+    const id = c.req.param('id');
+    const tenantId = c.req.param('tenant');
+    if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
+    if (c.get('tenant').meta.status === 'suspended')
+      return jsonError(c, 409, `tenant "${tenantId}" is suspended: approving would perform something new`);
+    const body = parseJsonBody(
+      c,
+      await c.req.text(),
+      z.object({ args: z.record(z.string(), z.unknown()) }),
+      'approve-with-changes body',
+    );
+    if (!body.ok) return body.response;
+    const services = c.get('services');
+    const { config } = c.get('tenant');
+    const before = (await listApprovals(c.get('session'), tenantId)).find((a) => a.id === id);
+    const outcome = await approveWithChanges(
+      {
+        session: c.get('session'),
+        publisher: services.publisher(),
+        pinSecret: services.env.SESSION_SECRET,
+        now: new Date(),
+        words: (locale) => tenantWords(config, locale),
+        config,
+        author: ADMIN,
+      },
+      tenantId,
+      id,
+      body.value.args,
+    );
+    switch (outcome.result) {
+      case 'invalid':
+        return jsonError(c, 400, outcome.problem);
+      case 'not-found':
+        return jsonError(c, 404, `no approval "${id}"`);
+      case 'tampered':
+        return jsonError(c, 409, `approval "${id}" failed its integrity check; nothing was performed`);
+      case 'already-decided':
+        return jsonError(c, 409, `approval "${outcome.id}" is already ${outcome.status}`);
+      case 'expired':
+        return jsonError(c, 410, `approval "${outcome.id}" expired; nothing was performed`);
+      default:
+        await auditCorrection(
+          c.get('session'),
+          tenantId,
+          ADMIN,
+          outcome,
+          before ? `${before.tool}(${before.args})` : id,
+        );
+        return c.json(outcome);
+    }
+  });
 
   app.get('/:tenant/audit', async (c) => {
     const offset = Math.max(0, Math.floor(Number(c.req.query('offset') ?? 0)) || 0);

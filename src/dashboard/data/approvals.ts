@@ -1,7 +1,7 @@
 import type { TenantConfig } from '../../../core/tenant/tenant-config.js';
 import type { RedisSession } from '../../../core/storage/redis-session.js';
 import { listApprovals, type ApprovalView } from '../../approvals/decide-approval.js';
-import { loadPinned } from '../../approvals/pinned-store.js';
+import { correctionsOf, loadPinned } from '../../approvals/pinned-store.js';
 import { loadTurnRecords, newestTurnIds } from './turns.js';
 
 /** How many of the newest turns are read for approvals already decided or expired (no longer queued). */
@@ -15,6 +15,12 @@ export interface ApprovalCard extends ApprovalView {
   /** Pending but past its hour: shown as expired (the cron moves it and tells the contact). */
   shownStatus: 'pending' | 'expired' | string;
   msLeft: number;
+  /** A correction's author (`dashboard:<user>`, `admin`); absent for what the turn pinned. */
+  authoredBy?: string;
+  /** The approval this one corrects. */
+  corrects?: string;
+  /** The approval that corrected this one (this one was rejected for it). */
+  correctedBy?: string;
 }
 
 /**
@@ -31,12 +37,21 @@ export async function approvalCards(
   const { ids } = await newestTurnIds(redis, tenantId, RECENT_TURNS_FOR_DECIDED);
   const recent = await loadTurnRecords(redis, tenantId, ids);
   const queuedIds = new Set(queued.map((v) => v.id));
-  const decidedIds = recent.flatMap((t) => t.approvals).filter((id) => !queuedIds.has(id));
+  const turnApprovalIds = recent.flatMap((t) => t.approvals);
+  // A correction is a row no turn names: found through the row it corrected.
+  const corrections = await correctionsOf(redis, tenantId, [...new Set([...queuedIds, ...turnApprovalIds])]);
+  const decidedIds = [...new Set([...turnApprovalIds, ...corrections.values()])].filter((id) => !queuedIds.has(id));
   const decided: ApprovalView[] = [];
+  const authored = new Map<string, { authoredBy?: string; corrects?: string }>();
   const loadedRows = await Promise.all(decidedIds.map((id) => loadPinned(redis, tenantId, id)));
   for (const loaded of loadedRows) {
     if (!loaded || loaded.terms.kind !== 'approval') continue;
     const first = loaded.terms.pinned[0];
+    if (loaded.terms.authoredBy)
+      authored.set(loaded.terms.id, {
+        authoredBy: loaded.terms.authoredBy,
+        ...(loaded.terms.corrects ? { corrects: loaded.terms.corrects } : {}),
+      });
     decided.push({
       id: loaded.terms.id,
       status: loaded.status,
@@ -62,6 +77,8 @@ export async function approvalCards(
       undo: config.manifest[v.tool]?.undo ?? null,
       shownStatus: v.status === 'pending' && msLeft <= 0 ? 'expired' : v.status,
       msLeft,
+      ...authored.get(v.id),
+      ...(corrections.has(v.id) ? { correctedBy: corrections.get(v.id)! } : {}),
     };
   });
 }

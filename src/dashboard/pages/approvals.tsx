@@ -19,6 +19,10 @@ const RESULT_TEXT: Record<string, string> = {
   refused:
     'Not performed: your configuration no longer allows this call (the tool, the flow, tag or field, or its gate changed since it was asked for). The contact is told nothing was changed.',
   tampered: 'That approval failed its integrity check; nothing was performed.',
+  corrected:
+    'Corrected: the original approval was rejected (its terms unchanged) and the corrected call, a new approval written by you, was handed to the outbox to be performed once.',
+  'corrected-superseded':
+    'The original was rejected, but the corrected call already waits in another approval for this contact: this correction performed nothing; decide that one.',
   suspended:
     'This tenant is suspended: nothing new is performed until an operator resumes it. The approval still waits (until it expires); reject works.',
 };
@@ -31,7 +35,9 @@ export const ApprovalsPage: FC<{
 }> = ({ dash, tenantName, cards, result }) => (
   <Layout title="Approvals" section="approvals" dash={dash} tenantName={tenantName}>
     {result && RESULT_TEXT[result] ? (
-      <Notice kind={result === 'approved' || result === 'rejected' ? 'ok' : 'error'}>{RESULT_TEXT[result]}</Notice>
+      <Notice kind={result === 'approved' || result === 'rejected' || result === 'corrected' ? 'ok' : 'error'}>
+        {RESULT_TEXT[result]}
+      </Notice>
     ) : null}
     <p class="muted">
       Destructive and approval-gated actions wait here for one hour. Approve performs exactly the pinned call; reject
@@ -55,6 +61,21 @@ export const ApprovalsPage: FC<{
             <dd>{card.contactId}</dd>
             <dt>Undo</dt>
             <dd>{card.undo ? `the tool "${card.undo}" reverses it` : 'no undo tool declared'}</dd>
+            {card.authoredBy ? (
+              <>
+                <dt>Written by</dt>
+                <dd>
+                  {card.authoredBy}
+                  {card.corrects ? `, correcting ${card.corrects}` : ''}
+                </dd>
+              </>
+            ) : null}
+            {card.correctedBy ? (
+              <>
+                <dt>Corrected</dt>
+                <dd>rejected and replaced by {card.correctedBy}</dd>
+              </>
+            ) : null}
             <dt>The contact wrote</dt>
             <dd>
               <q>{card.contactWords || '(no text)'}</q>
@@ -71,6 +92,9 @@ export const ApprovalsPage: FC<{
             <div class="actions">
               <a class="button" href={`${BASE}/approvals/${card.id}/confirm`}>
                 Approve…
+              </a>
+              <a class="button secondary" href={`${BASE}/approvals/${card.id}/correct`}>
+                Approve with changes…
               </a>
               <form method="post" action={`${BASE}/approvals/${card.id}/reject`}>
                 <CsrfField token={dash.csrf} />
