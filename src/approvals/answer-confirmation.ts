@@ -5,6 +5,8 @@ import { timingSafeEqual } from '../../core/security/constant-time.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import type { ManyChatChannel } from '../../core/manychat-channels.js';
+import { pinnedTarget } from './pinned-target.js';
 import { CATALOGUE_EN_WORDS, type RuntimeWords } from '../../core/runtime-words.js';
 import { describeActions } from '../../core/tenant/tenant-words.js';
 
@@ -12,6 +14,8 @@ export interface ConfirmationAnswer {
   /** What the contact is told. */
   text: string;
   outcome: 'confirmed' | 'declined' | 'expired' | 'already-answered' | 'invalid';
+  /** ManyChat: the channel the row was asked on (the answer's shape), once the row is the contact's. */
+  surface?: ManyChatChannel;
 }
 
 /**
@@ -45,7 +49,9 @@ export async function answerConfirmation(
     return { text: words.say('buttonInvalid'), outcome: 'invalid' };
   }
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
-  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
+  // Signed with the row: the channel the contact was asked on, whatever the press says.
+  const shape = loaded.terms.surface ? { surface: loaded.terms.surface } : {};
+  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
 
   const entry: OutboxEntry | null =
     claim.answer === 'yes'
@@ -54,6 +60,8 @@ export async function answerConfirmation(
           tenantId: claim.tenantId,
           channel: loaded.terms.channel,
           contactId: claim.contactId,
+          // The press is the contact's own message on that channel: the window runs from it.
+          ...pinnedTarget(loaded.terms, deps.now),
           actions: loaded.terms.actions,
           now: deps.now,
           stagedByTurnId: loaded.terms.turnId,
@@ -66,14 +74,15 @@ export async function answerConfirmation(
     entry,
     deps.now,
   );
-  if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired' };
-  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
+  if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired', ...shape };
+  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
   if (entry) {
     await publishCommitted(deps.publisher, entry);
     return {
       text: words.say('confirmed', { what: describeActions(words, loaded.terms.actions) }),
       outcome: 'confirmed',
+      ...shape,
     };
   }
-  return { text: words.say('declined'), outcome: 'declined' };
+  return { text: words.say('declined'), outcome: 'declined', ...shape };
 }

@@ -6,6 +6,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import { pinnedTarget } from './pinned-target.js';
 import { runtimeWords, type RuntimeWords } from '../../core/runtime-words.js';
 
 export interface ApprovalDeps {
@@ -42,6 +43,7 @@ function noticeEntry(deps: ApprovalDeps, loaded: LoadedPinned, why: 'rejected' |
     tenantId: terms.tenantId,
     channel: terms.channel,
     contactId: terms.contactId,
+    ...pinnedTarget(terms),
     actions: [notice],
     now,
     stagedByTurnId: terms.turnId,
@@ -75,6 +77,7 @@ export async function decideApproval(
           tenantId,
           channel: loaded.terms.channel,
           contactId: loaded.terms.contactId,
+          ...pinnedTarget(loaded.terms),
           actions: loaded.terms.actions,
           now: deps.now,
           stagedByTurnId: loaded.terms.turnId,
