@@ -48,3 +48,20 @@ export const InboundMessageSchema = z.object({
 });
 
 export type InboundMessage = z.infer<typeof InboundMessageSchema>;
+
+/**
+ * ManyChat: where a later message to this contact goes — the channel and its own last-interaction
+ * time as an ISO instant (the messaging window is judged from it at delivery). Messenger: nothing
+ * (its sends carry their own window).
+ */
+export function manyChatTarget(inbound: InboundMessage): {
+  surface?: NonNullable<InboundMessage['surface']>;
+  lastInboundAt?: string;
+} {
+  if (inbound.channel !== 'manychat') return {};
+  const at = inbound.contact.lastInteraction ? Date.parse(inbound.contact.lastInteraction) : NaN;
+  return {
+    ...(inbound.surface ? { surface: inbound.surface } : {}),
+    ...(Number.isNaN(at) ? {} : { lastInboundAt: new Date(at).toISOString() }),
+  };
+}

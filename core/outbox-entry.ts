@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KeyIdSchema } from './storage/keys.js';
 import { TenantIdSchema } from './tenant/tenant-id.js';
 import { StagedActionSchema } from './staged-action.js';
+import { ManyChatChannelSchema } from './manychat-channels.js';
 
 /**
  * What the outbox must perform for one committed turn: its actions in order. The entry is
@@ -12,6 +13,13 @@ export const OutboxEntrySchema = z.object({
   tenantId: z.string(),
   channel: z.enum(['manychat', 'messenger']),
   contactId: z.string(),
+  /**
+   * ManyChat: the contact's channel and last message time there, for every message the entry sends
+   * that does not name its own (a tenant's prepared message, a notice): its shape and its window.
+   * Absent: Facebook, no window judged here (entries written before, Messenger).
+   */
+  surface: ManyChatChannelSchema.optional(),
+  lastInboundAt: z.iso.datetime().optional(),
   actions: z.array(StagedActionSchema),
   state: z.enum(['pending', 'done', 'failed']),
   createdAt: z.string(),
@@ -60,6 +68,8 @@ export function buildOutboxEntry(input: {
   contactId: string;
   actions: OutboxEntry['actions'];
   now: Date;
+  surface?: OutboxEntry['surface'];
+  lastInboundAt?: string;
   retentionDays?: number;
   stagedByTurnId?: string;
   sequence?: OutboxEntry['sequence'];
@@ -69,6 +79,8 @@ export function buildOutboxEntry(input: {
     tenantId: input.tenantId,
     channel: input.channel,
     contactId: input.contactId,
+    ...(input.surface ? { surface: input.surface } : {}),
+    ...(input.lastInboundAt ? { lastInboundAt: input.lastInboundAt } : {}),
     actions: input.actions,
     state: 'pending',
     createdAt: input.now.toISOString(),

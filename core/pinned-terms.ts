@@ -3,6 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 import { StagedActionSchema, type StagedAction } from './staged-action.js';
 import { sha256Hex } from './security/digest.js';
 import { timingSafeEqual } from './security/constant-time.js';
+import { ManyChatChannelSchema } from './manychat-channels.js';
 
 /**
  * The pinned terms of a pending confirmation or an approval: the exact calls (tool and
@@ -16,6 +17,14 @@ export const PinnedTermsSchema = z.object({
   tenantId: z.string(),
   contactId: z.string(),
   channel: z.enum(['manychat', 'messenger']),
+  /**
+   * ManyChat: the channel the contact was asked on (Instagram, WhatsApp, Telegram, Facebook), so
+   * every later message of the row (the Yes answer, what a Yes or an approval sends, a rejection or
+   * expiry notice) has that channel's shape. Absent on rows written before: Facebook, and logged.
+   */
+  surface: ManyChatChannelSchema.optional(),
+  /** ManyChat: the contact's last message time on that channel when asked (its messaging window). Absent on older rows. */
+  lastInboundAt: z.iso.datetime().optional(),
   turnId: z.string(),
   actions: z.array(StagedActionSchema).min(1),
   /** One entry per action: the tool and its arguments as canonical JSON (sorted keys). */

@@ -247,7 +247,10 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
     if (claim.reason === 'lease' || !isTerminal(claim.row?.state)) return { outcome: 'busy' };
     return null;
   }
-  const result = await actionKind(action.kind).perform(entry.channel, run.apis, entry.contactId, action.args);
+  const result = await actionKind(action.kind).perform(entry.channel, run.apis, entry.contactId, action.args, {
+    ...(entry.surface ? { surface: entry.surface } : {}),
+    ...(entry.lastInboundAt ? { lastInboundAt: entry.lastInboundAt } : {}),
+  });
   if (result.ok) {
     record(action.id, await markDone(ref, action.id, now(), result.note));
     return null;

@@ -36,7 +36,7 @@ export interface ActionKindSpec<Args, Input = never> {
   manyChatChannels: readonly ManyChatChannel[];
   /** How each channel performs it; a channel it lacks cannot perform it (and its tool is not offered there). */
   perform: {
-    manychat?(api: ManyChatApi, contactId: string, args: Args): Promise<ApiResult>;
+    manychat?(api: ManyChatApi, contactId: string, args: Args, target: DeliveryTarget): Promise<ApiResult>;
     messenger?(api: MessengerApi, contactId: string, args: Args): Promise<ApiResult>;
     /** Performed the same way whatever the entry's channel (a call to the tenant's own webhook). */
     anyChannel?(apis: ChannelApis, contactId: string, args: Args): Promise<ApiResult>;
@@ -57,6 +57,15 @@ export interface StagingToolSpec<Input, Args> {
   resolve(input: Input, config: ActionConfigView): { ok: true; args: Args } | { ok: false; refusal: string };
 }
 
+/**
+ * Where the entry's messages go, as the outbox entry recorded it (ManyChat: the contact's channel
+ * and last message time there). A kind that messages the contact uses it when its arguments name none.
+ */
+export interface DeliveryTarget {
+  surface?: ManyChatChannel;
+  lastInboundAt?: string;
+}
+
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** A kind as the rest of the system sees it: every input is unknown and checked first. */
@@ -70,7 +79,13 @@ export interface ActionKindDefinition {
   resource(args: unknown): string | null;
   check(args: unknown, config: ActionConfigView): string | null;
   summary(args: unknown, config: ActionConfigView): string;
-  perform(channel: string, apis: ChannelApis, contactId: string, args: unknown): Promise<ApiResult>;
+  perform(
+    channel: string,
+    apis: ChannelApis,
+    contactId: string,
+    args: unknown,
+    target?: DeliveryTarget,
+  ): Promise<ApiResult>;
   /** Whether the kind can be performed on this channel (and, on ManyChat, the contact's channel there; absent: Facebook). */
   performsOn(channel: string, surface?: ManyChatChannel): boolean;
   manyChatChannels: readonly ManyChatChannel[];
@@ -127,12 +142,12 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
       const parsed = parseArgs(args);
       return parsed.ok ? spec.summary(parsed.value, config) : `${spec.name} (invalid arguments)`;
     },
-    async perform(channel, apis, contactId, args) {
+    async perform(channel, apis, contactId, args, target = {}) {
       const parsed = parseArgs(args);
       if (!parsed.ok) return refuse(parsed.problem);
       if (spec.perform.anyChannel) return spec.perform.anyChannel(apis, contactId, parsed.value);
       if (channel === 'manychat' && spec.perform.manychat && apis.manychat)
-        return spec.perform.manychat(apis.manychat, contactId, parsed.value);
+        return spec.perform.manychat(apis.manychat, contactId, parsed.value, target);
       if (channel === 'messenger' && spec.perform.messenger && apis.messenger)
         return spec.perform.messenger(apis.messenger, contactId, parsed.value);
       return refuse(`${spec.name} cannot be performed on channel "${channel}"`);

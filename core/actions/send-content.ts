@@ -60,11 +60,15 @@ export const sendContent = defineActionKind({
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: {
-    manychat: (api, contactId, args) => {
+    manychat: (api, contactId, args, entry) => {
       const buttons = args.quickReplies?.filter((q) => 'type' in q);
+      // A system reply names its channel and time; a prepared message or a notice takes the entry's
+      // (the turn's contact, or the channel the pinned row remembered).
+      const surface = args.surface ?? entry.surface;
+      const lastInboundAt = args.lastInboundAt ?? entry.lastInboundAt;
       const target = {
-        ...(args.surface ? { channel: args.surface } : {}),
-        ...(args.lastInboundAt ? { lastInboundAt: args.lastInboundAt } : {}),
+        ...(surface ? { channel: surface } : {}),
+        ...(lastInboundAt ? { lastInboundAt } : {}),
       };
       return api.sendContent(
         contactId,

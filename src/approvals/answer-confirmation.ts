@@ -5,6 +5,8 @@ import { timingSafeEqual } from '../../core/security/constant-time.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import type { ManyChatChannel } from '../../core/manychat-channels.js';
+import { pinnedTarget } from './pinned-target.js';
 import { CATALOGUE_EN_WORDS, type RuntimeWords } from '../../core/runtime-words.js';
 import { describeActions } from '../../core/tenant/tenant-words.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
@@ -16,6 +18,8 @@ export interface ConfirmationAnswer {
   outcome: 'confirmed' | 'declined' | 'expired' | 'already-answered' | 'invalid' | 'refused';
   /** The pinned actions the tenant's current configuration no longer allows: not performed, and why. */
   refused?: string[];
+  /** ManyChat: the channel the row was asked on (the answer's shape), once the row is the contact's. */
+  surface?: ManyChatChannel;
 }
 
 /**
@@ -51,7 +55,9 @@ export async function answerConfirmation(
     return { text: words.say('buttonInvalid'), outcome: 'invalid' };
   }
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
-  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
+  // Signed with the row: the channel the contact was asked on, whatever the press says.
+  const shape = loaded.terms.surface ? { surface: loaded.terms.surface } : {};
+  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
 
   // The Yes performs only what the tenant's configuration allows now, not what it allowed when pinned.
   const { allowed, refused } =
@@ -62,6 +68,8 @@ export async function answerConfirmation(
         tenantId: claim.tenantId,
         channel: loaded.terms.channel,
         contactId: claim.contactId,
+        // The press is the contact's own message on that channel: the window runs from it.
+        ...pinnedTarget(loaded.terms, deps.now),
         actions: allowed,
         now: deps.now,
         stagedByTurnId: loaded.terms.turnId,
@@ -69,10 +77,10 @@ export async function answerConfirmation(
     : null;
   const decision = claim.answer === 'no' ? 'declined' : allowed.length ? 'confirmed' : 'refused';
   const result = await decidePinned(deps.session, loaded, decision, entry, deps.now);
-  if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired' };
-  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered' };
+  if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired', ...shape };
+  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
   if (entry) await publishCommitted(deps.publisher, entry);
-  if (decision === 'declined') return { text: words.say('declined'), outcome: 'declined' };
+  if (decision === 'declined') return { text: words.say('declined'), outcome: 'declined', ...shape };
   const fields = deps.config.fields;
   const refusedText = refused.length
     ? words.say('pendingRefused', {
@@ -84,7 +92,12 @@ export async function answerConfirmation(
       })
     : '';
   const problems = refused.length ? { refused: refused.map((r) => r.problem) } : {};
-  if (decision === 'refused') return { text: refusedText, outcome: 'refused', ...problems };
+  if (decision === 'refused') return { text: refusedText, outcome: 'refused', ...problems, ...shape };
   const confirmedText = words.say('confirmed', { what: describeActions(words, allowed, fields) });
-  return { text: refusedText ? `${confirmedText} ${refusedText}` : confirmedText, outcome: 'confirmed', ...problems };
+  return {
+    text: refusedText ? `${confirmedText} ${refusedText}` : confirmedText,
+    outcome: 'confirmed',
+    ...problems,
+    ...shape,
+  };
 }

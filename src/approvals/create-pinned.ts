@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../../core/inbound-message.js';
+import { manyChatTarget, type InboundMessage } from '../../core/inbound-message.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import type { Manifest } from '../../core/tenant/manifest.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
@@ -38,6 +38,8 @@ export async function pinGatedActions(input: {
     tenantId: inbound.tenantId,
     contactId: inbound.contactId,
     channel: inbound.channel,
+    // The contact's channel and window, so the Yes answer, notices and what is performed later have its shape.
+    ...manyChatTarget(inbound),
     turnId,
     createdAt: now.toISOString(),
     ...(input.locale ? { locale: input.locale } : {}),

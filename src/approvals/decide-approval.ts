@@ -6,6 +6,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
+import { pinnedTarget } from './pinned-target.js';
 import { runtimeWords, type RuntimeWords } from '../../core/runtime-words.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { describeActions } from '../../core/tenant/tenant-words.js';
@@ -56,6 +57,7 @@ function noticeEntry(
     tenantId: terms.tenantId,
     channel: terms.channel,
     contactId: terms.contactId,
+    ...pinnedTarget(terms),
     actions: [notice],
     now,
     stagedByTurnId: terms.turnId,
@@ -103,6 +105,7 @@ export async function decideApproval(
           tenantId,
           channel: loaded.terms.channel,
           contactId: loaded.terms.contactId,
+          ...pinnedTarget(loaded.terms),
           actions: loaded.terms.actions,
           now: deps.now,
           stagedByTurnId: loaded.terms.turnId,

@@ -1,4 +1,5 @@
 import type { HistoryEntry } from '../../core/history-entry.js';
+import { manyChatTarget } from '../../core/inbound-message.js';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import type { TurnRecord } from '../../core/turn-record.js';
@@ -108,6 +109,8 @@ export async function commitTurn(
         tenantId: config.tenantId,
         channel: inbound.channel,
         contactId: inbound.contactId,
+        // A prepared message in the entry goes in the contact's channel's shape and window.
+        ...manyChatTarget(inbound),
         actions: committed,
         now,
         retentionDays: config.retentionDays,

@@ -71,7 +71,8 @@ export function manyChatRoutes() {
         auth.claim,
       );
       c.header('x-confirmation-outcome', answer.outcome);
-      return c.json(toDynamicBlock({ text: answer.text }, [], cc.channel));
+      // The row remembers the channel it was asked on (signed); the press's own word only for older rows.
+      return c.json(toDynamicBlock({ text: answer.text }, [], answer.surface ?? cc.channel));
     }
     if (auth.via === 'callback' && auth.claim.kind === 'suggest') {
       // A suggestion: its caption is the contact's next message; the button's nonce makes every
