@@ -159,3 +159,13 @@ export async function awaitTurnRecord<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Listed among the tenant's open claims and not committed: nobody has finished this turn (one round trip). */
+export async function isClaimStranded(session: RedisSession, tenantId: string, turnId: string): Promise<boolean> {
+  const keys = tenantKeys(tenantId);
+  const [open, committed] = await session.pipeline((p) => {
+    p.zscore(keys.openClaims, turnId);
+    p.exists(keys.turn(turnId));
+  });
+  return open !== null && open !== undefined && Number(committed) === 0;
+}

@@ -1,9 +1,7 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
-import { tenantKeys } from '../../core/storage/keys.js';
-import type { RedisSession } from '../../core/storage/redis-session.js';
-import { claimDelivery } from './claim-delivery.js';
+import { claimDelivery, isClaimStranded } from './claim-delivery.js';
 import { finishTurn } from './finish-turn.js';
 import { newTurnId } from './handle-inbound.js';
 import { runTurn } from './run-turn.js';
@@ -40,7 +38,7 @@ export async function runRetriedInbound(
     // up and kept this delivery, so the claim's turn never ran. An open claim with no committed
     // turn is finished here, under its own id (nothing was performed before a commit, and the
     // commit is claimed by turn id, so a run still alive elsewhere and this one cannot both commit).
-    if (existing && (await isStranded(deps.session, config.tenantId, existing))) {
+    if (existing && (await isClaimStranded(deps.session, config.tenantId, existing))) {
       const finished = await finishTurn(deps, config, { turnId: existing, inbound });
       if (finished.kind === 'finished') return finished;
     }
@@ -59,14 +57,4 @@ export async function runRetriedInbound(
     }),
   );
   return { kind: 'finished', record };
-}
-
-/** Listed among the tenant's open claims and not committed: nobody has finished this turn (one round trip). */
-async function isStranded(session: RedisSession, tenantId: string, turnId: string): Promise<boolean> {
-  const keys = tenantKeys(tenantId);
-  const [open, committed] = await session.pipeline((p) => {
-    p.zscore(keys.openClaims, turnId);
-    p.exists(keys.turn(turnId));
-  });
-  return open !== null && open !== undefined && Number(committed) === 0;
 }

@@ -24,7 +24,8 @@ const CLAIM_OWNERS = [
   COMMIT,
   DELETION,
 ];
-const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
+// claim-delivery.ts also asks whether a claim's turn was committed (awaitTurnRecord, isClaimStranded).
+const TURN_OWNERS = ['core/storage/turn-records.ts', 'src/turn/claim-delivery.ts', COMMIT, DELETION];
 const PINNED_OWNERS = [
   'core/storage/pinned-rows.ts',
   'src/approvals/pinned-store.ts',
