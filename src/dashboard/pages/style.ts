@@ -72,6 +72,9 @@ form+form,form+.card,.card+.card{margin-top:1rem}
 code{overflow-wrap:anywhere}
 h1,h2,caption,p,li,blockquote,label,summary{overflow-wrap:anywhere}
 td,th{overflow-wrap:anywhere}
+th{overflow-wrap:normal}
+dd{overflow-wrap:anywhere}
+.cards>.card{margin-top:0}
 td button{white-space:normal;text-align:left}
 `;
 
