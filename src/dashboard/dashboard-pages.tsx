@@ -69,6 +69,8 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
     tenantId,
     turnId: form.entryId,
     apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
+    // An approved or confirmed action is checked against the setup as it is now, as every delivery is.
+    config: c.get('tenant').config,
   });
   await alertOfDelivery({
     session,
