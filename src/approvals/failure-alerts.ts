@@ -9,6 +9,7 @@ import type { DeadLetter } from '../../outbox/dead-letters.js';
 import { MANYCHAT_KEY_ALERT_ITEM, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { escapeSlack } from './handoff-notification.js';
+import { outboxDueAt, queueDue } from '../../core/storage/due-index.js';
 
 /**
  * Alerts: what went wrong at delivery, told to the tenant's notification channel (config
@@ -148,6 +149,7 @@ export async function sendAlerts(input: {
     w.call('SET', marker, now.toISOString(), 'EX', item.markerSeconds);
     w.call('SET', keys.outbox(entryId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
     w.call('ZADD', keys.outboxPending, now.getTime(), entryId);
+    queueDue(w, input.config.tenantId, outboxDueAt(now.getTime()));
     const written = await input.session.one((r) => r.eval(w.script, w.keys, w.argv));
     if (Number(written) !== 1) continue;
     committed.push(entryId);
