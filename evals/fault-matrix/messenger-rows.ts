@@ -305,7 +305,7 @@ const pressFailsAfterLookup: Row = {
     performed: 2,
     unknown: 0,
     dead: 0,
-    says: "a press is answered before Meta's 200: 503 until its Yes is stored (Meta retries the same bytes), then 200; each Yes sends its pinned message once, retries and a redelivery after the 200 change nothing",
+    says: "a press is answered before Meta's 200: 503 until its Yes is stored (Meta retries the same bytes), then 200; each Yes sends its pinned message and its 'Confirmed' notice once, retries and a redelivery after the 200 change nothing",
   },
   async run(env) {
     const world = await messengerWorld(env, 'press', pressTenant());
@@ -380,10 +380,21 @@ const pressFailsAfterLookup: Row = {
         out.details.push(`duplicated: PSID ${p} got the price list ${n} times`);
       }
     });
+    // The contact is told what became of the press ("Confirmed: …"), once: a notice never sent is lost too.
+    psids.forEach((p, i) => {
+      const told = sendsTo(env, world, p).filter((c) => c.body.message?.text?.startsWith('Confirmed')).length;
+      if (told === 0) {
+        out.lost++;
+        out.details.push(`lost: PSID ${p} was never told its Yes (${i === 0 ? 'quick reply' : 'postback'}) was done`);
+      } else if (told > 1) {
+        out.duplicated += told - 1;
+        out.details.push(`duplicated: PSID ${p} was told ${told} times`);
+      }
+    });
     const last = messages.slice(-2 * presses.length);
     if (last.some((m) => m.answer.status !== 200))
       out.details.push(`not accepted once Redis wrote: ${last.map((m) => m.answer.status).join(', ')}`);
-    // What else each contact was told after its question (the press's answer notice, e.g. "Done").
+    // What else each contact was told after its question (the press's answer notice).
     notes.push(
       `other messages after the question: ${psids
         .map((p) =>
