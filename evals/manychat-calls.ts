@@ -60,9 +60,11 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
     case 'removeTag':
     case 'removeTagByName':
       return { call: 'removeTag', ...base, tag: tagName() };
-    case 'setCustomField':
     case 'pass_thread_control':
       return { call: 'passThreadControl', ...base, targetAppId: String(body.target_app_id ?? '') };
+    case 'take_thread_control':
+      return { call: 'takeThreadControl', ...base };
+    case 'setCustomField':
     case 'setCustomFieldByName':
       return { call: 'setField', ...base, field: fieldName(), value: body.field_value };
     default:
