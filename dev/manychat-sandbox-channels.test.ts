@@ -51,7 +51,7 @@ describe('the sandbox refuses what ManyChat refuses, per channel, with its error
     expect(missing.status).toBe(400);
     expect(missing.json).toMatchObject({
       status: 'error',
-      message: expect.stringContaining('content.type: required for a Instagram contact'),
+      message: expect.stringContaining('content.type: required for an Instagram contact'),
     });
     const video = await send(2, { type: 'instagram', messages: [{ type: 'video', url: 'https://cdn.example/v.mp4' }] });
     expect(video.json.details!.messages.map((m) => m.message)).toContainEqual(

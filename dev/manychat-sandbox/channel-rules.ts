@@ -31,7 +31,9 @@ export function channelProblems(channel: SandboxChannel, data: Pick<V2ContentDat
   if (channel === 'facebook' && type !== undefined)
     problems.push(`data.content.type: "${type}" does not match the contact's channel (Facebook takes no content type)`);
   if (channel !== 'facebook' && type === undefined)
-    problems.push(`data.content.type: required for a ${NAME[channel]} contact ("${channel}")`);
+    problems.push(
+      `data.content.type: required for ${channel === 'instagram' ? 'an' : 'a'} ${NAME[channel]} contact ("${channel}")`,
+    );
   if (channel !== 'facebook' && type !== undefined && type !== channel)
     problems.push(`data.content.type: "${type}" does not match the contact's channel ("${channel}")`);
   if ((channel === 'whatsapp' || channel === 'telegram') && data.content.quick_replies?.length)
