@@ -123,6 +123,21 @@ describe('npm start, for a new business', () => {
     ).toBe(200);
   });
 
+  it('an Instagram studio: the printed Instagram curl, pasted as printed in the repository folder, shows the question, presses Yes, and the printed check shows it performed', async () => {
+    const block = /Instagram, through ManyChat[\s\S]+?\n\n(curl [\s\S]+?press-button\.ts Yes)\n/.exec(output)?.[1];
+    expect(block).toContain('"channel":"instagram"');
+    const { stdout } = await execFileAsync('bash', ['-c', block!], { cwd: process.cwd() });
+    expect(stdout).toMatch(/^asked: [\s\S]*pilates[\s\S]*\[Yes \| No\]$/m);
+    expect(stdout).toContain('x-confirmation-outcome: confirmed');
+    expect(stdout).toContain('"type":"instagram"');
+    const check = /The Yes performed it:\ncurl -s '([^']+)'/.exec(output)?.[1];
+    expect(check).toContain('?path=/fb/subscriber/setCustomFieldByName');
+    const { calls } = (await (await fetch(check!)).json()) as { calls: Call[] };
+    expect(calls.filter((c) => String(c.body.subscriber_id) === '4343')).toEqual([
+      expect.objectContaining({ status: 200, body: expect.objectContaining({ field_value: 'pilates' }) }),
+    ]);
+  });
+
   it('prints every secret a user needs, and no stack trace', () => {
     expect(output).toContain(`admin secret "${facts.demo.adminSecret}"`);
     expect(output).toContain(facts.operatorSecret);

@@ -72,6 +72,9 @@ describe('Setup → Channels: the channels your contacts use', () => {
     expect(rowOf(html, 'Instagram')).toContain('"channel": "instagram"');
     expect(rowOf(html, 'WhatsApp')).toMatch(/Enabled.* 1 turn 1 contact/);
     expect(rowOf(html, 'Facebook Messenger (via ManyChat)')).toMatch(/Enabled.* 1 turn 1 contact/);
+    // Facebook keeps ManyChat's message tags past 24 h; Instagram takes nothing automated.
+    expect(rowOf(html, 'Facebook Messenger (via ManyChat)')).toContain('after 24 h only with a message tag');
+    expect(rowOf(html, 'Instagram')).toContain('nothing automated after 24 h');
     // Telegram: no contact of this tenant has written there (the other tenant's turn is not counted).
     expect(rowOf(html, 'Telegram')).toMatch(/Enabled.* no contact yet/);
     expect(rowOf(html, 'Telegram')).toContain('required on Telegram');
@@ -83,8 +86,10 @@ describe('Setup → Channels: the channels your contacts use', () => {
   });
 
   it('Messenger pages connected directly are listed as enabled, by name', async () => {
+    // A page belongs to one tenant across the store: a fresh id per run.
+    const pageId = String(1_000_000_000 + Math.floor(Math.random() * 8_000_000_000));
     const t = await dashboardTenant({
-      messenger: { pages: [{ id: '1234567890', name: 'Studio page' }], handoverAppId: '263902037430900' },
+      messenger: { pages: [{ id: pageId, name: 'Studio page' }], handoverAppId: '263902037430900' },
     });
     const { html } = await t.client.page('/dashboard/setup/channels');
     expect(rowOf(html, 'Messenger (direct)')).toMatch(/Enabled: 1 page \(Studio page\)/);

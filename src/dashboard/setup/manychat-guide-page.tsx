@@ -73,7 +73,12 @@ const UsageCells: FC<{ u: ChannelUsage }> = ({ u }) =>
 function shapeOf(channel: ManyChatChannel): string {
   const l = MANYCHAT_CHANNEL_LIMITS[channel];
   const buttons = l.quickReplies ? 'Yes/No as quick replies' : 'Yes/No as buttons on the text';
-  const window = l.windowHours === null ? 'no messaging window' : `nothing automated after ${l.windowHours} h`;
+  const window =
+    l.windowHours === null
+      ? 'no messaging window'
+      : channel === 'facebook'
+        ? `after ${l.windowHours} h only with a message tag`
+        : `nothing automated after ${l.windowHours} h`;
   return `${buttons}; ${window}`;
 }
 
