@@ -2,7 +2,7 @@ import type { StagedAction } from '../core/staged-action.js';
 import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
 import { tenantKeys } from '../core/storage/keys.js';
-import { actsIdempotently, deadLetterFor } from './dead-letters.js';
+import { actsIdempotently, deadLetterFor, DeadLetterSchema, type DeadLetter } from './dead-letters.js';
 import {
   claimAction,
   isTerminal,
@@ -69,7 +69,17 @@ export interface DeliveryResult {
   actions: DeliveredAction[];
   /** For `not_found`: why. */
   problem?: string;
+  /**
+   * The dead letters this delivery wrote (an action it made dead or unknown; not one found so):
+   * what the tenant is alerted of. Absent when none.
+   */
+  failures?: DeadLetter[];
+  /** ManyChat answered 401/403 on the tenant's key: the key stopped working (an alert, once an outage). */
+  keyRefused?: boolean;
 }
+
+/** The marker of the current ManyChat-key outage alert; a call the key gets through with ends the outage. */
+export const MANYCHAT_KEY_ALERT_ITEM = 'manychat-key';
 
 export interface DeliverInput {
   session: RedisSession;
@@ -206,12 +216,21 @@ interface ActionRun {
   now: () => Date;
   record: (id: string, t: Transition) => void;
   config?: TenantConfig;
+  /** What this delivery saw, for the caller's alerts. */
+  seen: { failures: DeadLetter[]; keyRefused: boolean; keyWorked: boolean };
+}
+
+/** An action performed with the tenant's ManyChat key (not a notification, not another channel's). */
+function usesManyChatKey(entry: OutboxEntry, action: StagedAction): boolean {
+  return entry.channel === 'manychat' && action.kind !== 'notify_webhook';
 }
 
 /** Records a dead/unknown transition and, when it applied, counts it on Health's hourly chart. */
-async function recordFailure(run: ActionRun, actionId: string, t: Transition): Promise<void> {
+async function recordFailure(run: ActionRun, actionId: string, t: Transition, letter: string): Promise<void> {
   run.record(actionId, t);
   if (!t.applied) return;
+  const parsed = DeadLetterSchema.safeParse(JSON.parse(letter));
+  if (parsed.success) run.seen.failures.push(parsed.data);
   // A chart's count must never fail the delivery it counts: the ledger already holds the truth.
   await countDeliveryFailure(run.ref.session, run.ref.tenantId, run.now()).catch((err: unknown) =>
     console.warn(
@@ -227,17 +246,17 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   if (row?.state === 'claimed' && !idempotent) {
     const detail =
       'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
-    await recordFailure(
-      run,
-      action.id,
-      await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())),
-    );
+    const letter = deadLetterFor(entry, action, 'unknown', detail, now());
+    await recordFailure(run, action.id, await markUnknown(ref, action.id, now(), detail, letter), letter);
     return null;
   }
   const refusal = run.config && entry.stagedByTurnId ? actionNotAllowed(action, run.config) : null;
   if (refusal && !action.tool.startsWith('system:')) {
     const why = `not performed: the tenant's configuration no longer allows it (${refusal})`;
-    record(action.id, await markDead(ref, action.id, now(), why, deadLetterFor(entry, action, 'dead', why, now())));
+    const letter = deadLetterFor(entry, action, 'dead', why, now());
+    const t = await markDead(ref, action.id, now(), why, letter);
+    record(action.id, t);
+    if (t.applied) run.seen.failures.push(DeadLetterSchema.parse(JSON.parse(letter)));
     return null;
   }
   const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
@@ -252,28 +271,25 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
     ...(entry.lastInboundAt ? { lastInboundAt: entry.lastInboundAt } : {}),
   });
   if (result.ok) {
+    if (usesManyChatKey(entry, action) && !result.note) run.seen.keyWorked = true;
     record(action.id, await markDone(ref, action.id, now(), result.note));
     return null;
   }
   const detail = failureText(result);
+  if (result.kind === 'permanent' && (result.status === 401 || result.status === 403) && usesManyChatKey(entry, action))
+    run.seen.keyRefused = true;
   if (result.kind === 'retryable' || (result.kind === 'timeout' && idempotent)) {
     record(action.id, await releaseClaim(ref, action.id, now(), detail));
     return { outcome: 'retry', retryAfterSeconds: result.kind === 'retryable' ? result.retryAfterSeconds : undefined };
   }
   if (result.kind === 'timeout') {
     const why = `${detail}; the call may have been performed, so it is not resent`;
-    await recordFailure(
-      run,
-      action.id,
-      await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())),
-    );
+    const letter = deadLetterFor(entry, action, 'unknown', why, now());
+    await recordFailure(run, action.id, await markUnknown(ref, action.id, now(), why, letter), letter);
     return null;
   }
-  await recordFailure(
-    run,
-    action.id,
-    await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())),
-  );
+  const letter = deadLetterFor(entry, action, 'dead', detail, now());
+  await recordFailure(run, action.id, await markDead(ref, action.id, now(), detail, letter), letter);
   return null;
 }
 
@@ -306,6 +322,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     now,
     ...(input.config ? { config: input.config } : {}),
     record: (id, t) => t.row && rows.set(id, t.row),
+    seen: { failures: [], keyRefused: false, keyWorked: false },
   };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
@@ -322,9 +339,10 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
       retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
       entryState: entry.state,
       actions: summary(entry, rows),
+      ...seenResult(run.seen),
     };
   }
-  return closeDelivery(
+  const closed = await closeDelivery(
     session,
     tenantId,
     turnId,
@@ -332,7 +350,17 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     entry,
     rows,
     stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined,
+    // The key got through: its outage (if one was alerted) is over, and the next one alerts again.
+    run.seen.keyWorked && !run.seen.keyRefused ? tenantKeys(tenantId).alertSent(MANYCHAT_KEY_ALERT_ITEM) : undefined,
   );
+  return { ...closed, ...seenResult(run.seen) };
+}
+
+function seenResult(seen: ActionRun['seen']): Pick<DeliveryResult, 'failures' | 'keyRefused'> {
+  return {
+    ...(seen.failures.length ? { failures: seen.failures } : {}),
+    ...(seen.keyRefused ? { keyRefused: true } : {}),
+  };
 }
 
 /** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */
@@ -344,6 +372,8 @@ async function closeDelivery(
   entry: OutboxEntry,
   rows: Map<string, LedgerRow>,
   retryAfterSeconds: number | undefined,
+  /** A key to delete in the same MULTI (the ManyChat-key alert marker, when the key worked). */
+  clearKey?: string,
 ): Promise<DeliveryResult> {
   const keys = tenantKeys(tenantId);
   const settled = settledState(entry, rows);
@@ -353,6 +383,7 @@ async function closeDelivery(
     if (settled) m.zrem(keys.outboxPending, turnId);
     // Settled: the contact's later replies no longer wait for this one.
     if (settled && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
+    if (clearKey) m.del(clearKey);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });
   const actions = summary(next, rows);

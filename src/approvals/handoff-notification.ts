@@ -52,10 +52,12 @@ export function handoffNotification(
   ];
 }
 
-/**
- * Slack's message text: `&`, `<` and `>` escaped as Slack asks (its control characters), so a
- * reason cannot inject a link or a mention; the link is the one formatted part.
- */
+/** `&`, `<` and `>` escaped as Slack asks (its control characters): a string cannot inject a link or a mention. */
+export function escapeSlack(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Slack's message text: every part escaped (`escapeSlack`); the link is the one formatted part. */
 function slackText(event: {
   tenantId: string;
   channel: string;
@@ -63,6 +65,6 @@ function slackText(event: {
   reason: string;
   turn: string;
 }): string {
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const esc = escapeSlack;
   return `Handoff requested (${esc(event.tenantId)}): ${esc(event.channel)} contact ${esc(event.contactId)} waits for a person — ${esc(event.reason)}. <${event.turn}|Open the turn>`;
 }

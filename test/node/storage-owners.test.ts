@@ -68,8 +68,10 @@ export const OWNERS: Record<string, readonly string[]> = {
   approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts'],
   // The ledger: one owner. Everyone else names it through `ledgerKey` and parses it with the ledger's readers.
   ledger: ['outbox/ledger.ts', DELETION],
-  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
-  outboxPending: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
+  // Besides the outbox: the atomic scripts that commit an entry together with their own structure
+  // (a decided pinned row; an alert's once-per-item marker).
+  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts', 'src/approvals/failure-alerts.ts'],
+  outboxPending: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts', 'src/approvals/failure-alerts.ts'],
   deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
   // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
   // dashboard and the handoff route release a handoff.
