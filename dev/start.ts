@@ -84,7 +84,7 @@ repository's folder: the pipe runs that file):
 ${instagramCurl} \\
   | npx tsx dev/press-button.ts Yes
 
-It prints what Grace was asked and "x-confirmation-outcome: confirmed". The Yes performed it:
+It prints what Grace was asked and "x-confirmation-outcome: confirmed"; a moment later the Yes is performed:
 curl -s '${facts.manychat.callsUrl}?path=/fb/subscriber/setCustomFieldByName'
 
 WhatsApp, through ManyChat (no quick replies there: buttons ride on the text message):

@@ -130,10 +130,15 @@ describe('npm start, for a new business', () => {
     expect(stdout).toMatch(/^asked: [\s\S]*pilates[\s\S]*\[Yes \| No\]$/m);
     expect(stdout).toContain('x-confirmation-outcome: confirmed');
     expect(stdout).toContain('"type":"instagram"');
-    const check = /The Yes performed it:\ncurl -s '([^']+)'/.exec(output)?.[1];
+    const check = /the Yes is performed:\ncurl -s '([^']+)'/.exec(output)?.[1];
     expect(check).toContain('?path=/fb/subscriber/setCustomFieldByName');
-    const { calls } = (await (await fetch(check!)).json()) as { calls: Call[] };
-    expect(calls.filter((c) => String(c.body.subscriber_id) === '4343')).toEqual([
+    // "It is on its way": the outbox performs it moments after the press.
+    const performed = async () =>
+      ((await (await fetch(check!)).json()) as { calls: Call[] }).calls.filter(
+        (c) => String(c.body.subscriber_id) === '4343',
+      );
+    await waitFor('the Yes to be performed', 15_000, async () => (await performed()).length > 0);
+    expect(await performed()).toEqual([
       expect.objectContaining({ status: 200, body: expect.objectContaining({ field_value: 'pilates' }) }),
     ]);
   });
