@@ -102,3 +102,18 @@ export function buttonsOf(content: unknown): IssuedButton[] {
 export function sentButtons(c: RecordedCall): IssuedButton[] {
   return buttonsOf((c.body as { data?: { content?: unknown } } | null)?.data?.content);
 }
+
+/**
+ * A sendContent the sandbox refused (400) for a contact on Instagram, WhatsApp or Telegram: the shape
+ * ManyChat would refuse on that channel (content.type, quick replies, message types, limits). Every
+ * turn form checks it — a webhook turn's deferred reply as much as a tenant decision's notice.
+ */
+export function refusedSendContent(world: Pick<CaseWorld, 'manyChatChannel'>, calls: RecordedCall[]): string[] {
+  if (world.manyChatChannel === 'facebook') return [];
+  return calls
+    .filter((call) => call.path.endsWith('/sendContent') && call.status === 400)
+    .map(
+      (call) =>
+        `ManyChat (${world.manyChatChannel}) refused sendContent: ${JSON.stringify(call.response ?? '').slice(0, 300)}`,
+    );
+}

@@ -20,7 +20,8 @@ import {
 } from './save-config.js';
 import { isConfigSection, type ConfigSection } from './setup-sections.js';
 import { manifestRows, PreviewPage, SecretsPage, SetupIndexPage, SetupPage, setupFieldNames } from './setup-page.js';
-import { ManychatGuidePage } from './manychat-guide-page.js';
+import { ManychatGuidePage, type ChannelsOverview } from './manychat-guide-page.js';
+import { loadChannelUsage } from '../data/channel-usage.js';
 import { checkPageToken } from './page-token-check.js';
 import { saveMessengerPagesAtRevision } from './save-messenger-pages.js';
 import type { MessengerPageRow } from './setup-page.js';
@@ -46,6 +47,18 @@ type C = Context<DashboardContext>;
 function secretsSet(c: C): Record<string, boolean> {
   const s = c.get('tenant').secrets;
   return Object.fromEntries(WRITE_ONLY_SECRETS.map((n) => [n, Boolean(s[n])]));
+}
+
+/** The tenant's channels: use from its own turn log, and what is enabled (a secret only as yes/no). */
+async function channelsOverview(c: C): Promise<ChannelsOverview> {
+  const { config, secrets } = c.get('tenant');
+  const { usage, read } = await loadChannelUsage(c.get('session'), c.get('dash').tenantId);
+  return {
+    usage,
+    read,
+    manyChatApiKey: Boolean(secrets.manychatApiKey),
+    messengerPages: (config.messenger?.pages ?? []).map((p) => ({ id: p.id, name: p.name })),
+  };
 }
 
 const savedNotice = (c: C) => {
@@ -166,12 +179,13 @@ export function setupRoutes() {
 
   // The old address of the ManyChat walkthrough.
   app.get('/manychat', (c) => c.redirect(`${BASE}/setup/channels`, 301));
-  app.get('/channels', (c) =>
+  app.get('/channels', async (c) =>
     c.html(
       <ManychatGuidePage
         dash={c.get('dash')}
         tenantName={c.get('tenant').config.displayName}
         webhookUrl={webhookUrlOf(c)}
+        overview={await channelsOverview(c)}
       />,
     ),
   );
@@ -180,7 +194,12 @@ export function setupRoutes() {
     const form = await c.req.parseBody();
     const overlap = OverlapSchema.safeParse(form.overlapMinutes === '' ? undefined : (form.overlapMinutes ?? 60));
     const { tenantId, user } = c.get('dash');
-    const common = { dash: c.get('dash'), tenantName: c.get('tenant').config.displayName, webhookUrl: webhookUrlOf(c) };
+    const common = {
+      dash: c.get('dash'),
+      tenantName: c.get('tenant').config.displayName,
+      webhookUrl: webhookUrlOf(c),
+      overview: await channelsOverview(c),
+    };
     if (!overlap.success)
       return c.html(
         <ManychatGuidePage
