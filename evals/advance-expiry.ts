@@ -3,6 +3,7 @@ import { tenantKeys } from '../core/storage/keys.js';
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import type { DeliveryView } from './observed.js';
 import { readRow } from './product-state.js';
+import { DUE_INDEX_KEY } from '../core/storage/due-index.js';
 
 /**
  * Expiry without waiting an hour. The eval plays the clock: it moves a row's time into the past —
@@ -32,8 +33,11 @@ export async function moveRowPastExpiry(env: EvalEnvironment, world: CaseWorld, 
   const keys = tenantKeys(world.tenantId);
   await env.session.multi((m) => {
     m.set(keys.pinnedTerms(id), JSON.stringify(moved), { keepTtl: true, xx: true });
-    if (terms.kind === 'approval')
+    if (terms.kind === 'approval') {
       m.zadd(keys.approvalQueue, { xx: true }, { score: Date.parse(moved.expiresAt), member: id });
+      // Time moved for this row: the tenant's due time in the cron's index moves with it.
+      m.zadd(DUE_INDEX_KEY, { lt: true }, { score: Date.parse(moved.expiresAt), member: world.tenantId });
+    }
   });
   return null;
 }

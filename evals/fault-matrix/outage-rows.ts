@@ -15,6 +15,7 @@ import {
   type SentMessage,
 } from './world.js';
 import { restartRedis } from './redis-restart.js';
+import { DUE_INDEX_KEY, outboxDueAt } from '../../core/storage/due-index.js';
 
 /**
  * Outages of the parts around the Worker, and the Worker itself dying. Each runs alone (it stops
@@ -67,9 +68,11 @@ const redisDown: Row = {
 async function sweepNow(env: FaultEnvironment, world: RowWorld, turnIds: string[]): Promise<string> {
   const keys = tenantKeys(world.tenantId);
   for (const turnId of turnIds)
-    await env.session.one((r) =>
-      r.zadd(keys.outboxPending, { xx: true }, { score: Date.now() - 6 * 60_000, member: turnId }),
-    );
+    await env.session.multi((m) => {
+      m.zadd(keys.outboxPending, { xx: true }, { score: Date.now() - 6 * 60_000, member: turnId });
+      // Time moved for this entry: the tenant's due time in the cron's index moves with it.
+      m.zadd(DUE_INDEX_KEY, { lt: true }, { score: outboxDueAt(Date.now() - 6 * 60_000), member: world.tenantId });
+    });
   return `cron: ${await runCron(env)}`;
 }
 
@@ -181,13 +184,14 @@ async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob
   const notes: string[] = [];
   if (loseFinishJob && sent.answer.turnId) {
     // Nothing but the cron finishes it now: make its open claim due and run the cron.
-    await env.session.one((r) =>
-      r.zadd(
+    await env.session.multi((m) => {
+      m.zadd(
         tenantKeys(world.tenantId).openClaims,
         { xx: true },
         { score: Date.now() - 1000, member: sent.answer.turnId! },
-      ),
-    );
+      );
+      m.zadd(DUE_INDEX_KEY, { lt: true }, { score: Date.now() - 1000, member: world.tenantId });
+    });
     notes.push(`cron: ${await runCron(env)}`);
   }
   const outcome = await observeRow(env, world, [sent], 90_000);

@@ -10,6 +10,7 @@ import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { RedisSession, parseJson } from '../../core/storage/redis-session.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
+import { DUE_INDEX_KEY } from '../../core/storage/due-index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -224,6 +225,8 @@ describe('npm start, for a new business', () => {
     await session.multi((m) => {
       m.set(keys.pinnedTerms(approvalId), JSON.stringify(moved), { keepTtl: true, xx: true });
       m.zadd(keys.approvalQueue, { xx: true }, { score: Date.parse(moved.expiresAt), member: approvalId });
+      // Time moved for this row: the tenant's due time in the cron's index moves with it.
+      m.zadd(DUE_INDEX_KEY, { lt: true }, { score: Date.parse(moved.expiresAt), member: TENANT });
     });
     const movedAt = Date.now();
 
