@@ -3,6 +3,7 @@ import { TTL, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
+import { DUE_INDEX_KEY, outboxDueAt } from '../../core/storage/due-index.js';
 
 /**
  * `superseded`: another row for the same call owned it, or its call's gate changed; this one
@@ -53,7 +54,7 @@ export async function loadPinned(session: RedisSession, tenantId: string, id: st
  * script the outbox entry that performs the decision is written. Two approvers, a double click or
  * a replayed button: the first wins, the others get the status it left.
  *
- * KEYS[6..] are the row's pending-call index keys. A row performs its calls only while it owns
+ * KEYS[6] is the cron's due-work index; KEYS[7..] are the row's pending-call index keys. A row performs its calls only while it owns
  * every one of them: a second row for the same call (two concurrent turns both pinned it) is
  * `superseded` instead, so the call is performed once. Whatever the decision, the row lets go of
  * the calls it owns, so the contact may ask for them afresh.
@@ -71,7 +72,7 @@ elseif expired then
   return 'expired'
 end
 if ARGV[4] == 'confirmed' or ARGV[4] == 'approved' then
-  for i = 6, #KEYS do
+  for i = 7, #KEYS do
     local owner = redis.call('GET', KEYS[i])
     if owner and owner ~= ARGV[8] then
       redis.call('SET', KEYS[1], 'superseded', 'KEEPTTL')
@@ -80,7 +81,7 @@ if ARGV[4] == 'confirmed' or ARGV[4] == 'approved' then
     end
   end
 end
-for i = 6, #KEYS do
+for i = 7, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[8] then redis.call('DEL', KEYS[i]) end
 end
 redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL')
@@ -88,6 +89,8 @@ redis.call('ZREM', KEYS[5], ARGV[8])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[7])
   redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
+  -- The cron's due-work index (core/storage/due-index.ts): swept again if its publish is lost.
+  redis.call('ZADD', KEYS[6], 'LT', tonumber(ARGV[10]), ARGV[9])
 end
 return 'ok'
 `;
@@ -114,6 +117,7 @@ export async function decidePinned(
         keys.outbox(entryId),
         keys.outboxPending,
         keys.approvalQueue,
+        DUE_INDEX_KEY,
         ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d)),
       ],
       [
@@ -125,6 +129,8 @@ export async function decidePinned(
         entryId,
         String(TTL.outboxSeconds),
         terms.id,
+        terms.tenantId,
+        String(outboxDueAt(now.getTime())),
       ],
     ),
   );

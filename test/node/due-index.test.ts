@@ -4,6 +4,8 @@ import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, OUTBOX_SWEEP_AFTER_MS } from '../.
 import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { commitNoticeEntry } from '../../outbox/commit-notice.js';
 import { claimWith } from '../../src/turn/claim-delivery.js';
+import { decidePinned } from '../../src/approvals/pinned-store.js';
+import type { PinnedTerms } from '../../core/pinned-terms.js';
 import { startCronHarness, type CronHarness } from '../../evals/cron-harness.js';
 
 /**
@@ -108,5 +110,29 @@ describe('the due-work index', () => {
     // …and a later one never moves it up.
     await commitNoticeEntry(h.session, entry('race', 'turn_r2', at(5_000_000)));
     expect(await dueScore('race')).toBe(T0 + 900_000 + OUTBOX_SWEEP_AFTER_MS);
+  });
+
+  it("a Yes or an approval that commits its entry indexes it in the decision's own script", async () => {
+    const terms = {
+      id: 'pin_1',
+      tenantId: 'decided',
+      contactId: '4242',
+      kind: 'confirmation',
+      expiresAt: at(4_000_000).toISOString(),
+    } as unknown as PinnedTerms;
+    const raw = JSON.stringify(terms);
+    const keys = tenantKeys('decided');
+    await h.raw.set(keys.pinnedTerms('pin_1'), raw);
+    await h.raw.set(keys.pinnedStatus('pin_1'), 'pending');
+    const result = await decidePinned(
+      h.session,
+      { terms, raw, status: 'pending' },
+      'confirmed',
+      entry('decided', 'turn_pin_1', at(3_000_000)),
+      at(3_000_000),
+    );
+    expect(result).toBe('ok');
+    expect(await h.raw.zscore(keys.outboxPending, 'turn_pin_1')).not.toBeNull();
+    expect(await dueScore('decided')).toBe(T0 + 3_000_000 + OUTBOX_SWEEP_AFTER_MS);
   });
 });
