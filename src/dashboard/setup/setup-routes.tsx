@@ -243,6 +243,7 @@ export function setupRoutes() {
         tenantName={current.displayName}
         lines={diff.lines}
         changed={diff.changed}
+        summary={diff.summary}
         configJson={JSON.stringify(parsed.config)}
         rev={rev.data}
         section="catalogue"
@@ -279,6 +280,7 @@ export function setupRoutes() {
         tenantName={current.displayName}
         lines={diff.lines}
         changed={diff.changed}
+        summary={diff.summary}
         configJson={JSON.stringify(parsed.config)}
         rev={rev.data}
         section={section}
@@ -327,6 +329,7 @@ export function setupRoutes() {
           tenantName={current.displayName}
           lines={diff.lines}
           changed={diff.changed}
+          summary={diff.summary}
           configJson={JSON.stringify(candidate)}
           rev={rev.data}
           conflict={conflict}
