@@ -304,6 +304,7 @@ const SECRET_LABELS: Record<(typeof WRITE_ONLY_SECRETS)[number], string> = {
   messengerAppSecret: 'Messenger app secret',
   messengerPageAccessToken: 'Messenger page access token',
   messengerVerifyToken: 'Messenger verify token',
+  notificationUrl: 'Notification URL (a Slack incoming webhook)',
 };
 
 export const PreviewPage: FC<{

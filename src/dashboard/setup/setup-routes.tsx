@@ -366,6 +366,13 @@ export function setupRoutes() {
         { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' },
         400,
       );
+    if (replace.notificationUrl && !isHttpsUrl(replace.notificationUrl))
+      return renderSecrets(
+        c,
+        { notificationUrl: ['an https URL, such as https://hooks.slack.com/services/…'] },
+        { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' },
+        400,
+      );
     const saved = await saveSecretsAtRevision(
       c.get('session'),
       tenantId,
@@ -402,4 +409,12 @@ export function setupRoutes() {
     return renderSection(c, section, c.get('tenant').config, [], c.get('tenantRev'), savedNotice(c));
   });
   return app;
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
