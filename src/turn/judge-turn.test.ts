@@ -105,14 +105,16 @@ describe('judgeTurn: every guardrail sees the finished turn', () => {
   it("a write the contact's words cannot be tied to gets the contact's tap (confirm), one the message asks for keeps its gate", async () => {
     const g = recording('g', { outcome: 'pass', reason: 'ok' });
     const vague = await judgeTurn([g.guardrail], judgeInput(replied));
-    expect(vague.staged.map((a) => [a.id, a.gate])).toEqual([['turn.a1', 'confirm']]);
+    // The id comes from the shared test helper's counter, which other files in the same run advance.
+    const id = staged[0]!.id;
+    expect(vague.staged.map((a) => [a.id, a.gate])).toEqual([[id, 'confirm']]);
     expect(vague.notes).toHaveLength(1);
-    expect(vague.notes[0]).toMatch(/^turn\.a1: /);
+    expect(vague.notes[0]!.startsWith(`${id}: `)).toBe(true);
     const asked = await judgeTurn(
       [g.guardrail],
       judgeInput(replied, { inbound: { ...judgeInput(replied).inbound, text: 'please tag me as interested' } }),
     );
-    expect(asked.staged.map((a) => [a.id, a.gate])).toEqual([['turn.a1', 'none']]);
+    expect(asked.staged.map((a) => [a.id, a.gate])).toEqual([[id, 'none']]);
     expect(asked.notes).toEqual([]);
   });
 

@@ -25,7 +25,11 @@ function appWithRedis(
   const retries: InboundRetryPublisher = { publishInboundRetry: async (job) => void kept.push(job) };
   const app = createApp((s) => ({
     ...s,
-    ...(redisDown ? { redis: deadRedis } : {}),
+    // The dead Redis is another backend: its own URL, so the health route's per-backend cache (a
+    // healthy answer shared for 5 s) cannot hand it the live Redis's answer from another test file.
+    ...(redisDown
+      ? { redis: deadRedis, env: { ...s.env, UPSTASH_REDIS_REST_URL: `${s.env.UPSTASH_REDIS_REST_URL}#down` } }
+      : {}),
     inboundRetries: () => retries,
     model: () => ({ model, modelId: 'scripted', offline: false }),
   }));
