@@ -130,6 +130,33 @@ describe('committed work is never silently gone', () => {
       [`${turnId}.a2`, 'dead'],
     ]);
     for (const l of letters) expect(l.detail).toContain("the tenant's retention (2 days)");
+    // The last failure is named where there was one: a1 met the 429, a2 was never tried.
+    const detail = (id: string) => letters.find((l) => l.actionId === id)!.detail;
+    expect(detail(`${turnId}.a1`)).toMatch(/\(last: HTTP 429/);
+    expect(detail(`${turnId}.a2`)).toMatch(/given up, not performed$/);
+  });
+
+  it('gives up from exactly an hour before the entry expires, not a moment earlier', async () => {
+    const sub = newSubscriber(sandbox);
+    const createdAt = new Date(Date.now() - 24 * 3600_000);
+    const giveUpAt = createdAt.getTime() + (2 * 24 - 1) * 3600_000;
+    const outcomeAt = async (at: number) => {
+      const turnId = uniqueId('turn_');
+      await writeEntry(session, {
+        ...entryFor(tenantId, turnId, sub, [action(turnId, 1, { kind: 'add_tag', args: { tag: 'vip' } })], createdAt),
+        retentionDays: 2,
+      });
+      sandbox.injectFault({ path: '/addTagByName', count: 1, kind: '503' });
+      return (await deliver(turnId, () => new Date(at))).entryState;
+    };
+    expect(await outcomeAt(giveUpAt - 1)).toBe('pending');
+    expect(await outcomeAt(giveUpAt)).toBe('failed');
+  });
+
+  it('a delivery for an entry that settled and has since expired (no longer pending) lists nothing', async () => {
+    const turnId = uniqueId('turn_');
+    expect((await deliver(turnId)).outcome).toBe('not_found');
+    expect(await lettersOf(turnId)).toEqual([]);
   });
 
   it('a young entry that meets a 429 stays pending, with no dead letter', async () => {
