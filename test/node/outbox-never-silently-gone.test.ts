@@ -56,6 +56,7 @@ describe('committed work is never silently gone', () => {
       contactId: sub,
       state: 'pending',
       attempts: 1,
+      retentionDays: 2,
       actions: [
         { id: `${turnId}.a1`, kind: 'add_tag', tool: 'tag_contact', summary: 'add tag "vip"', args: { tag: 'vip' } },
         { id: `${turnId}.a2`, kind: 'retired_kind', tool: 'old_tool', summary: 'an old thing', args: {} },
@@ -85,6 +86,10 @@ describe('committed work is never silently gone', () => {
       detail: expect.stringMatching(/no longer matches its schema.*not performed/),
     });
     expect(letters[0]!.kind).toBeUndefined();
+    // The ledger rows written for it keep the entry's retention (2 days), not the outbox's 30.
+    const ttl = Number(await session.one((r) => r.ttl(ledgerKey(tenantId, turnId))));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2 * 86_400);
   });
 
   it('an entry that vanished while still pending is listed as lost (once), not dropped', async () => {
