@@ -9,6 +9,8 @@ const E2E_FILES = [
   'test/node/tenant-cli-e2e.test.ts',
   'test/node/outbox-e2e.test.ts',
   'test/node/dashboard-look-browser.test.ts',
+  'test/node/dashboard-setup-browser.test.ts',
+  'test/node/dashboard-delivery-browser.test.ts',
 ];
 
 /** Files at once in group 0 (vitest requires one value per group): the e2e files and the workers project. */

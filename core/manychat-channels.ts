@@ -34,6 +34,13 @@ export interface ManyChatChannelLimits {
   maxButtonsPerMessage: number;
   /** Characters of one text message (UTF-16 units). ManyChat is silent; the platform's own limit. */
   maxTextChars: number;
+  /** UTF-8 bytes of one text message where the platform counts bytes (Instagram: 1000); null: characters only. */
+  maxTextBytes: number | null;
+  /**
+   * Characters of the text message that carries buttons, where the platform turns it into another
+   * kind of message: WhatsApp's interactive reply-button message has a body of at most 1024. null: maxTextChars.
+   */
+  maxButtonTextChars: number | null;
   /** ManyChat's documented caps (every channel): 10 messages, 11 quick replies, 5 actions. */
   maxMessages: number;
   maxQuickReplies: number;
@@ -53,28 +60,37 @@ export const MANYCHAT_CHANNEL_LIMITS: Record<ManyChatChannel, ManyChatChannelLim
     messageTypes: ['text', 'image', 'video', 'audio', 'file', 'cards'],
     quickReplies: true,
     maxTextChars: 2000,
+    maxTextBytes: null,
+    maxButtonTextChars: null,
     windowHours: 24,
     lastInteractionField: 'last_interaction',
   },
-  // Instagram messaging: text up to 1000 characters; no video, audio or file in ManyChat; 24 h
-  // window (the human-agent tag reaches 7 days for a person's own replies only, never automation).
+  // Instagram messaging: Meta's send-message page says both "less than 1000 characters" and "UTF-8
+  // and … 1000 bytes or less": both hold (999 characters, 1000 bytes), so a German or emoji reply is
+  // split by bytes. No video, audio or file in ManyChat; 24 h window (the human-agent tag reaches
+  // 7 days for a person's own replies only, never automation).
   instagram: {
     ...COMMON,
     contentType: 'instagram',
     messageTypes: ['text', 'image', 'cards'],
     quickReplies: true,
-    maxTextChars: 1000,
+    maxTextChars: 999,
+    maxTextBytes: 1000,
+    maxButtonTextChars: null,
     windowHours: 24,
     lastInteractionField: 'ig_last_interaction',
   },
-  // WhatsApp: text body up to 4096 characters; no video, audio, file or gallery in ManyChat; outside
-  // the 24 h session only an approved template may be sent (the product sends none).
+  // WhatsApp: text body up to 4096 characters, 1024 on a message with reply buttons (an interactive
+  // message); no video, audio, file or gallery in ManyChat; outside the 24 h session only an approved
+  // template may be sent (the product sends none).
   whatsapp: {
     ...COMMON,
     contentType: 'whatsapp',
     messageTypes: ['text'],
     quickReplies: false,
     maxTextChars: 4096,
+    maxTextBytes: null,
+    maxButtonTextChars: 1024,
     windowHours: 24,
     lastInteractionField: 'last_interaction',
   },
@@ -85,6 +101,8 @@ export const MANYCHAT_CHANNEL_LIMITS: Record<ManyChatChannel, ManyChatChannelLim
     messageTypes: ['text', 'image', 'video', 'audio', 'file'],
     quickReplies: false,
     maxTextChars: 4096,
+    maxTextBytes: null,
+    maxButtonTextChars: null,
     windowHours: null,
     lastInteractionField: 'last_interaction',
   },
@@ -110,7 +128,15 @@ export function renderManyChatContent(
   buttons: readonly ManyChatCallbackButton[] = [],
 ): ManyChatContent {
   const limits = MANYCHAT_CHANNEL_LIMITS[channel];
-  const chunks = splitText(text, limits.maxTextChars).slice(0, limits.maxMessages);
+  let chunks = splitText(text, limits.maxTextChars, limits.maxTextBytes);
+  const onText = !limits.quickReplies && buttons.length > 0;
+  if (onText && limits.maxButtonTextChars !== null && chunks.length) {
+    // The message the buttons ride on is split again to the smaller limit; the buttons go on its last part.
+    const tail = splitText(chunks[chunks.length - 1]!, limits.maxButtonTextChars, limits.maxTextBytes);
+    chunks = [...chunks.slice(0, -1), ...tail];
+  }
+  // Past ManyChat's 10 messages the end is kept when buttons ride on it (a Yes/No must stay pressable).
+  chunks = onText ? chunks.slice(-limits.maxMessages) : chunks.slice(0, limits.maxMessages);
   const messages: ManyChatContent['messages'] = chunks.map((t) => ({ type: 'text', text: t }));
   const content: ManyChatContent = {
     ...(limits.contentType ? { type: limits.contentType } : {}),
@@ -137,11 +163,35 @@ function pressFirst(buttons: readonly ManyChatCallbackButton[]): ManyChatCallbac
   return [...buttons.filter(isConfirm), ...buttons.filter((b) => !isConfirm(b))];
 }
 
-function splitText(text: string, max: number): string[] {
+const utf8 = new TextEncoder();
+const utf8Bytes = (t: string): number => utf8.encode(t).length;
+
+/** The longest prefix of `rest` within both limits, never ending in half a surrogate pair (half an emoji). */
+function longestFit(rest: string, maxChars: number, maxBytes: number | null): number {
+  let n = Math.min(rest.length, maxChars);
+  if (maxBytes !== null && utf8Bytes(rest.slice(0, n)) > maxBytes) {
+    // Bytes grow with the prefix: the longest prefix within maxBytes by bisection.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (utf8Bytes(rest.slice(0, mid)) <= maxBytes) lo = mid;
+      else hi = mid - 1;
+    }
+    n = lo;
+  }
+  const last = rest.charCodeAt(n - 1);
+  if (n < rest.length && last >= 0xd800 && last <= 0xdbff) n -= 1;
+  return Math.max(n, 1);
+}
+
+function splitText(text: string, maxChars: number, maxBytes: number | null): string[] {
   if (!text) return [];
+  const fits = (t: string) => t.length <= maxChars && (maxBytes === null || utf8Bytes(t) <= maxBytes);
   const out: string[] = [];
   let rest = text;
-  while (rest.length > max) {
+  while (!fits(rest)) {
+    const max = longestFit(rest, maxChars, maxBytes);
     const cut = rest.lastIndexOf(' ', max);
     const at = cut > max / 2 ? cut : max;
     out.push(rest.slice(0, at).trimEnd());

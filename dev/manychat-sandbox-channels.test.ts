@@ -51,13 +51,37 @@ describe('the sandbox refuses what ManyChat refuses, per channel, with its error
     expect(missing.status).toBe(400);
     expect(missing.json).toMatchObject({
       status: 'error',
-      message: expect.stringContaining('content.type: required for a Instagram contact'),
+      message: expect.stringContaining('content.type: required for an Instagram contact'),
     });
     const video = await send(2, { type: 'instagram', messages: [{ type: 'video', url: 'https://cdn.example/v.mp4' }] });
     expect(video.json.details!.messages.map((m) => m.message)).toContainEqual(
       expect.stringContaining('video files is not supported by Instagram'),
     );
     expect((await send(2, { type: 'instagram', messages: [text], quick_replies: [yes] })).status).toBe(200);
+  });
+
+  it('Instagram: text under 1000 characters and at most 1000 UTF-8 bytes (Meta); WhatsApp counts 4096 characters', async () => {
+    const umlauts = 'Grüße '.repeat(150).trim(); // 899 characters, 1199 bytes
+    const refused = await send(2, { type: 'instagram', messages: [{ type: 'text', text: umlauts }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toContain('more than 1000 UTF-8 bytes');
+    const thousand = await send(2, { type: 'instagram', messages: [{ type: 'text', text: 'a'.repeat(1000) }] });
+    expect(thousand.json.message).toContain('longer than 999 characters');
+    expect((await send(2, { type: 'instagram', messages: [{ type: 'text', text: 'a'.repeat(999) }] })).status).toBe(
+      200,
+    );
+    expect((await send(3, { type: 'whatsapp', messages: [{ type: 'text', text: umlauts }] })).status).toBe(200);
+  });
+
+  it('WhatsApp: a text carrying buttons (an interactive message) is at most 1024 characters', async () => {
+    const long = 'a '.repeat(600).trim(); // 1199 characters
+    const refused = await send(3, { type: 'whatsapp', messages: [{ type: 'text', text: long, buttons: [yes] }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toContain('with buttons longer than 1024 characters');
+    expect((await send(3, { type: 'whatsapp', messages: [{ type: 'text', text: long }] })).status).toBe(200);
+    expect((await send(4, { type: 'telegram', messages: [{ type: 'text', text: long, buttons: [yes] }] })).status).toBe(
+      200,
+    );
   });
 
   it('WhatsApp: no quick replies; buttons on the text message are accepted; a wrong type is refused', async () => {

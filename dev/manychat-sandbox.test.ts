@@ -770,6 +770,18 @@ describe('Messenger Send API', () => {
     expect(JSON.stringify(recs)).not.toContain(TOKEN);
   });
 
+  it("answers GET /me with the page a token belongs to (the dashboard's token check), code 190 for an unknown token", async () => {
+    const me = (token: string | null) =>
+      fetch(`${sb.url}/v23.0/me?fields=id,name`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    const known = await me(TOKEN);
+    expect(known.status).toBe(200);
+    expect(await known.json()).toEqual({ id: PAGE, name: `Sandbox page ${PAGE}` });
+    const unknown = await me('EAAnotAToken');
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(190);
+    expect(((await (await me(null)).json()) as { error: { code: number } }).error.code).toBe(2500);
+  });
+
   it('serves the Handover Protocol: pass, take and release thread control with Graph errors', async () => {
     expect(
       (

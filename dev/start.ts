@@ -78,10 +78,14 @@ answers \`x-duplicate-of\` with the first turn's reply; change the text or wait 
 
 Instagram, through ManyChat (the walkthrough's template: "channel" and Full Contact Data with ig_id,
 ig_username, ig_last_interaction); the answer is an Instagram Dynamic Block with Yes/No quick
-replies — press Yes as ManyChat would by piping it into dev/press-button.ts:
+replies — press Yes as ManyChat would by piping it into dev/press-button.ts (paste it in this
+repository's folder: the pipe runs that file):
 
 ${instagramCurl} \\
   | npx tsx dev/press-button.ts Yes
+
+It prints what Grace was asked and "x-confirmation-outcome: confirmed"; a moment later the Yes is performed:
+curl -s '${facts.manychat.callsUrl}?path=/fb/subscriber/setCustomFieldByName'
 
 WhatsApp, through ManyChat (no quick replies there: buttons ride on the text message):
 

@@ -24,6 +24,7 @@ export const PerformedCallNames = [
   'removeTag',
   'setField',
   'passThreadControl',
+  'takeThreadControl',
 ] as const;
 export const PerformedExpectSchema = z
   .object({
@@ -147,6 +148,23 @@ export const ExpectationBase = z
         widened: z.boolean().optional(),
       })
       .strict()
+      .optional(),
+    /**
+     * Messenger: the event was ignored — no case tenant claimed it, no model call, nothing sent to
+     * the contact (an entry for a page its tenant does not own).
+     */
+    ignored: z.boolean().optional(),
+    /** The tools the turn's first model request offered (step 1's menu, by name): these, and not those (the tenant's own). */
+    modelTools: z
+      .object({ offered: z.array(z.string()).optional(), notOffered: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
+    /**
+     * Exactly these notifications reached the turn tenant's channel (its `notify` receiver) during
+     * the turn, in order: the event's `type`, substrings of the body as sent.
+     */
+    notifications: z
+      .array(z.object({ type: z.string(), contains: z.array(z.string()).optional() }).strict())
       .optional(),
     /** Distinct x-turn-id values over the deliveries. */
     distinctTurns: z.number().int().min(0).optional(),

@@ -77,14 +77,16 @@ describe('case format', () => {
     }
   });
 
-  it('a case may target the Messenger channel: text turns only, no ManyChat template fields; no naive variant', () => {
+  it('a case may target the Messenger channel: text and release turns only, no ManyChat template fields; no naive variant', () => {
     const c = parseCase(
       { channel: 'messenger', turns: [{ text: 'hi', messageKey: 'm_1', lastInteraction: '-30h' }] },
       'm.json',
     );
     expect(c.channel).toBe('messenger');
     expect(parseCase({ turns: [{ text: 'hi' }] }, 'd.json').channel).toBe('manychat');
-    expect(() => parseCase({ channel: 'messenger', turns: [{ press: 'Yes' }] }, 'p.json')).toThrow(/text turns only/);
+    expect(() => parseCase({ channel: 'messenger', turns: [{ press: 'Yes' }] }, 'p.json')).toThrow(
+      /text and release turns only/,
+    );
     expect(() => parseCase({ channel: 'messenger', turns: [{ text: 'hi', body: 'bare' }] }, 'b.json')).toThrow(
       /request-template fields/,
     );

@@ -71,7 +71,7 @@ export type CaseFault = z.infer<typeof FaultSchema>;
 /** Which pending approval a tenant decision acts on: the first still pending (true), or one a turn named with `pending[].as`. */
 const DecisionTargetSchema = z.union([z.literal(true), z.string().min(1)]);
 
-export const TurnForms = ['text', 'press', 'approve', 'reject', 'expire'] as const;
+export const TurnForms = ['text', 'press', 'approve', 'reject', 'expire', 'release'] as const;
 export type TurnForm = (typeof TurnForms)[number];
 
 export const TurnSchema = z
@@ -89,6 +89,20 @@ export const TurnSchema = z
     reject: DecisionTargetSchema.optional(),
     /** Advance an approval past its expiry the way time would, then run the cron (scheduled handler). */
     expire: DecisionTargetSchema.optional(),
+    /** Messenger: the tenant releases the contact's handoff (tenant API release route, admin secret): the bot answers again. */
+    release: z.literal(true).optional(),
+    /**
+     * Messenger: the case tenant (alias: "main", or a key of the case's `tenants`) whose page the
+     * contact writes to — the turn must be claimed, logged and answered by this tenant alone.
+     */
+    tenant: z.string().min(1).default('main'),
+    /**
+     * Messenger: the page the event's entry names, when not the turn tenant's own: another case
+     * tenant's alias (its page), or "unowned" (a page no tenant lists). Expect `ignored` with it.
+     */
+    page: z.string().min(1).optional(),
+    /** Messenger: the tenant's own callback URL (default), or the Meta app's one URL (needs the case's `messengerApp`). */
+    via: z.enum(['tenant', 'app']).default('tenant'),
     /** Contact alias within the case (each alias is a fresh sandbox subscriber). Default "main". */
     contact: z.string().default('main'),
     firstName: z.string().default('Ada'),
@@ -139,10 +153,23 @@ export const TurnSchema = z
       );
     if (forms[0] !== 'text' && t.body !== 'wrapped')
       ctx.addIssue({ code: 'custom', path: ['body'], message: 'only for a text turn' });
+    if (forms[0] !== 'text') misplaced(['page'], 'only for a text turn (the page the message is written to)');
     if (forms[0] !== 'text' && forms[0] !== 'press' && t.model.length)
       ctx.addIssue({ code: 'custom', path: ['model'], message: 'a tenant decision makes no model call' });
   });
 export type CaseTurn = z.infer<typeof TurnSchema>;
+
+export const CaseTenantSchema = z
+  .object({
+    /** Deep-merged over the demo tenant (dev/demo-tenant.ts): objects merge, arrays and scalars replace, null removes. */
+    overrides: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * The tenant's notification channel (`notifications.approvals`) is the eval's receiver, in this
+     * format; a turn's `notifications` expectation reads what it received.
+     */
+    notify: z.enum(['standard', 'slack']).optional(),
+  })
+  .strict();
 
 export const CaseSchema = z
   .object({
@@ -150,13 +177,22 @@ export const CaseSchema = z
     name: z.string().min(1).optional(),
     description: z.string().default(''),
     tags: z.array(z.string()).default([]),
-    tenant: z
-      .object({
-        /** Deep-merged over the demo tenant (dev/demo-tenant.ts): objects merge, arrays and scalars replace, null removes. */
-        overrides: z.record(z.string(), z.unknown()).default({}),
-      })
-      .strict()
-      .default({ overrides: {} }),
+    tenant: CaseTenantSchema.default({ overrides: {} }),
+    /**
+     * More tenants of the case, by alias (a turn names one with `tenant`, an entry's page with
+     * `page`): each its own demo tenant plus overrides, its own page, its own secrets.
+     */
+    tenants: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'a tenant alias is a-z, 0-9, - (at most 20)'),
+        CaseTenantSchema,
+      )
+      .default({}),
+    /**
+     * Messenger: every tenant of the case is on one Meta app (the same `messenger.appId` and app
+     * secret), so a turn can reach the app's one callback URL (`via: "app"`).
+     */
+    messengerApp: z.boolean().default(false),
     /** Needs a scripted model (errors, slowness): not run with --live. */
     scriptedOnly: z.boolean().default(false),
     /** Also run the naive two-step variant (default: automatically for staging-only cases). */
@@ -177,13 +213,51 @@ export const CaseSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    if ('main' in c.tenants)
+      ctx.addIssue({ code: 'custom', path: ['tenants', 'main'], message: '"main" is the case tenant (`tenant`)' });
+    const aliases = new Set(['main', ...Object.keys(c.tenants)]);
+    c.turns.forEach((t, i) => {
+      if (c.channel !== 'messenger' && (t.tenant !== 'main' || t.page !== undefined || t.via !== 'tenant'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i],
+          message: 'tenant, page and via are for Messenger cases (events bound to pages)',
+        });
+      if (!aliases.has(t.tenant))
+        ctx.addIssue({ code: 'custom', path: ['turns', i, 'tenant'], message: `no case tenant "${t.tenant}"` });
+      if (t.page !== undefined && t.page !== 'unowned' && !aliases.has(t.page))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i, 'page'],
+          message: `"unowned" or a case tenant alias, not "${t.page}"`,
+        });
+      if (t.via === 'app' && !c.messengerApp)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i, 'via'],
+          message: 'via "app" needs the case\'s messengerApp',
+        });
+    });
+    if (c.channel !== 'messenger' && Object.keys(c.tenants).length)
+      ctx.addIssue({ code: 'custom', path: ['tenants'], message: 'more tenants are for Messenger cases' });
+    if (c.channel !== 'messenger' && c.messengerApp)
+      ctx.addIssue({ code: 'custom', path: ['messengerApp'], message: 'only for a Messenger case' });
+    c.turns.forEach((t, i) => {
+      if (c.channel !== 'messenger' && turnForm(t) === 'release')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i],
+          message: 'a release turn is for Messenger cases (the thread is taken back from the inbox)',
+        });
+    });
     if (c.channel === 'messenger') {
       c.turns.forEach((t, i) => {
-        if (turnForm(t) !== 'text')
+        if (turnForm(t) !== 'text' && turnForm(t) !== 'release')
           ctx.addIssue({
             code: 'custom',
             path: ['turns', i],
-            message: 'a Messenger case has text turns only (presses and decisions run through ManyChat cases)',
+            message:
+              'a Messenger case has text and release turns only (presses and decisions run through ManyChat cases)',
           });
         if (t.body !== 'wrapped' || t.customFields)
           ctx.addIssue({
@@ -279,6 +353,7 @@ export function turnLabel(turn: CaseTurn): string {
   if (form === 'text') return turn.text!;
   if (form === 'press')
     return `[press ${JSON.stringify(turn.press)}${turn.from ? ` from turn ${turn.from}` : ''}${turn.tamper ? `, tampered ${turn.tamper}` : ''}]`;
+  if (form === 'release') return '[release the handoff]';
   const target = turn[form];
   return `[${form} ${target === true ? 'the first pending approval' : JSON.stringify(target)}]`;
 }

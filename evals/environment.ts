@@ -8,6 +8,7 @@ import { RedisSession } from '../core/storage/redis-session.js';
 import { PAGE_INBOX_APP_ID, type TenantConfig, type TenantConfigInput } from '../core/tenant/tenant-config.js';
 import { saveTenant } from '../src/tenants/tenant-store.js';
 import { deepMerge, type EvalCase } from './case-format.js';
+import { startNotificationReceiver, type NotificationReceiver } from './notification-receiver.js';
 
 /**
  * What a run needs: the local stack with `wrangler dev`, the Worker pointed at the model sandbox
@@ -25,6 +26,8 @@ export interface EvalEnvironment {
   model: ModelSandbox | null;
   session: RedisSession;
   live: boolean;
+  /** The tenants' notification channel (tenants whose case spec says `notify`). */
+  notifications: NotificationReceiver;
   /** Error lines the Worker (wrangler dev) logged during the run, distinct, at most 50. */
   workerErrors: string[];
   close(): Promise<void>;
@@ -83,14 +86,17 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
     throw err;
   }
   const session = RedisSession.connect(stack.facts.upstash.url, stack.facts.upstash.token);
+  const notifications = await startNotificationReceiver();
   return {
     stack,
+    notifications,
     workerUrl: stack.facts.workerUrl!,
     model,
     session,
     live,
     workerErrors,
     close: async () => {
+      await notifications.close();
       await stack.close();
       await model?.close();
       await redis.close();
@@ -98,8 +104,8 @@ export async function startEvalEnvironment(opts: EnvironmentOptions = {}): Promi
   };
 }
 
-/** One case's world: its own tenant, its own ManyChat page (so faults and rate limits are its own), its contacts. */
-export interface CaseWorld {
+/** One tenant of a case: its id, secrets, config and page (a case has "main" and any it declares in `tenants`). */
+export interface TenantWorld {
   tenantId: string;
   /** The webhook secret (header x-staged-agent-secret). */
   secret: string;
@@ -107,11 +113,21 @@ export interface CaseWorld {
   adminSecret: string;
   config: TenantConfig;
   pageId: string;
-  contacts: Map<string, string>;
   /** A Messenger case's app secret (signs its webhooks); the page token is in the sandbox. */
   messenger: { appSecret: string } | null;
+}
+
+/** One case's world: its own tenant(s), each with its own ManyChat page (so faults and rate limits are its own), its contacts. */
+export interface CaseWorld extends TenantWorld {
+  contacts: Map<string, string>;
   /** The ManyChat channel the case's contacts write on (Facebook for `manychat` and Messenger cases). */
   manyChatChannel: 'facebook' | 'instagram' | 'whatsapp' | 'telegram';
+  /** Every tenant of the case by alias, "main" (this world's own fields) included. */
+  tenants: Map<string, TenantWorld>;
+  /** A page id no tenant lists (`page: "unowned"`). */
+  unownedPageId: string;
+  /** The Meta app all the case's tenants are on (`messengerApp`), else null. */
+  messengerAppId: string | null;
 }
 
 /** The ManyChat channel of a case: its `channel`, where that is one of ManyChat's. */
@@ -146,23 +162,66 @@ export class TenantSetupError extends Error {
   override name = 'TenantSetupError';
 }
 
-/** Seeds a unique tenant (demo + the case's overrides), a ManyChat page for it, and its contacts. */
 /** Above any menu: a tenant with this size never gets a shortlist (the tenant config's maximum). */
 export const SHORTLIST_OFF_TOKENS = 1_000_000;
 
+/** Seeds the case's tenants (demo + each one's overrides), a ManyChat page for each, and its contacts. */
 export async function setupCaseWorld(
   env: EvalEnvironment,
   c: EvalCase,
   label: string,
   options: { hedging?: boolean; shortlist?: boolean } = {},
 ): Promise<CaseWorld> {
+  // One Meta app for the case's tenants: one app id and one app secret (Meta signs with the app's).
+  const app =
+    c.channel === 'messenger' && c.messengerApp
+      ? { appId: `${6_000_000 + ++pageCounter}${runDigits}`, appSecret: `app-${randomBytes(8).toString('hex')}` }
+      : null;
+  const tenants = new Map<string, TenantWorld>();
+  tenants.set('main', await seedTenant(env, c, label, c.tenant, options, app));
+  for (const [alias, spec] of Object.entries(c.tenants))
+    tenants.set(alias, await seedTenant(env, c, `${label}-${alias}`, spec, options, app));
+  const contacts = new Map<string, string>();
+  for (const turn of c.turns) {
+    if (contacts.has(turn.contact)) continue;
+    const id = String(800_000_000_000 + ++contactCounter);
+    // The contact exists on every page of the case: which page it writes to is the turn's choice.
+    for (const t of tenants.values())
+      env.stack.manychat.addSubscriber({
+        pageId: t.pageId,
+        id,
+        firstName: turn.firstName,
+        lastName: 'Eval',
+        ...(manyChatChannelOf(c) !== 'facebook' ? { channel: manyChatChannelOf(c) } : {}),
+      });
+    contacts.set(turn.contact, id);
+  }
+  return {
+    ...tenants.get('main')!,
+    contacts,
+    manyChatChannel: manyChatChannelOf(c),
+    tenants,
+    unownedPageId: `${7_000_000 + ++pageCounter}${runDigits}`,
+    messengerAppId: app?.appId ?? null,
+  };
+}
+
+/** Seeds a unique tenant (demo + the spec's overrides) and a ManyChat page (and Messenger page) for it. */
+async function seedTenant(
+  env: EvalEnvironment,
+  c: EvalCase,
+  label: string,
+  spec: EvalCase['tenant'],
+  options: { hedging?: boolean; shortlist?: boolean },
+  app: { appId: string; appSecret: string } | null,
+): Promise<TenantWorld> {
   const tenantId = `ev-${slug(label)}-${runTag}${(++pageCounter).toString(36)}`;
   const secret = `secret-${randomBytes(8).toString('hex')}`;
   const adminSecret = `admin-${randomBytes(8).toString('hex')}`;
   // Unique across runs too: a page belongs to one tenant, and an earlier run's tenants may still be stored.
   const pageId = `${5_000_000 + pageCounter}${runDigits}`;
   const apiKey = `${pageId}:eval-${randomBytes(6).toString('hex')}`;
-  const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), c.tenant.overrides);
+  const merged = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), spec.overrides);
   // The run decides whether tenants hedge (to compare on and off); the case's other hedging settings stand.
   const input = {
     ...merged,
@@ -170,18 +229,26 @@ export async function setupCaseWorld(
     ...(options.hedging === undefined ? {} : { hedging: { ...merged.hedging, enabled: options.hedging } }),
     // The run may turn the tool shortlist off (to compare the full menu); on, the case's own size stands.
     ...(options.shortlist === false ? { shortlist: { maxToolTokens: SHORTLIST_OFF_TOKENS } } : {}),
+    ...(spec.notify
+      ? { notifications: { approvals: { url: env.notifications.urlFor(tenantId), format: spec.notify } } }
+      : {}),
   };
   const messenger =
     c.channel === 'messenger'
       ? {
-          appSecret: `app-${randomBytes(8).toString('hex')}`,
+          appSecret: app?.appSecret ?? `app-${randomBytes(8).toString('hex')}`,
           pageAccessToken: `page-${randomBytes(8).toString('hex')}`,
         }
       : null;
   // A Messenger tenant owns its page (events for any other are ignored); an escalation reaches a person through the Page Inbox.
   if (messenger)
     Object.assign(input, {
-      messenger: { handoverAppId: PAGE_INBOX_APP_ID, ...input.messenger, pages: [{ id: pageId }] },
+      messenger: {
+        handoverAppId: PAGE_INBOX_APP_ID,
+        ...input.messenger,
+        ...(app ? { appId: app.appId } : {}),
+        pages: [{ id: pageId }],
+      },
     });
   const plain = {
     webhookSecret: secret,
@@ -205,27 +272,12 @@ export async function setupCaseWorld(
     flows: config.flows.map((f) => f.ns),
   });
   if (messenger) env.stack.manychat.addMessengerPage({ pageId, accessToken: messenger.pageAccessToken });
-  const contacts = new Map<string, string>();
-  for (const turn of c.turns) {
-    if (contacts.has(turn.contact)) continue;
-    const id = String(800_000_000_000 + ++contactCounter);
-    env.stack.manychat.addSubscriber({
-      pageId,
-      id,
-      firstName: turn.firstName,
-      lastName: 'Eval',
-      ...(manyChatChannelOf(c) !== 'facebook' ? { channel: manyChatChannelOf(c) } : {}),
-    });
-    contacts.set(turn.contact, id);
-  }
   return {
     tenantId,
     secret,
     adminSecret,
     config,
     pageId,
-    contacts,
     messenger: messenger ? { appSecret: messenger.appSecret } : null,
-    manyChatChannel: manyChatChannelOf(c),
   };
 }

@@ -88,7 +88,7 @@ export function checkCore(exp: ExpectationCore, o: Observed): string[] {
         `promptContains: expected the last model request to contain ${j(s)}${o.lastPrompt === null ? ', but there was no model call' : ''}`,
       );
   }
-  f.push(...checkShortlist(exp.shortlist, o));
+  f.push(...checkShortlist(exp.shortlist, o), ...checkModelTools(exp.modelTools, o), ...checkNotifications(exp, o));
   const turnIds = new Set(o.deliveries.map((d) => d.turnId).filter((t): t is string => !!t));
   if (exp.distinctTurns !== undefined && exp.distinctTurns !== turnIds.size)
     f.push(`distinctTurns: expected ${exp.distinctTurns}, got ${turnIds.size} ${list([...turnIds])}`);
@@ -139,4 +139,41 @@ export function checkExpectation(exp: Expectation, o: Observed): string[] {
     }
   }
   return failures;
+}
+
+/** `modelTools`: the first model request's tool names hold every `offered` and no `notOffered`. */
+function checkModelTools(exp: ExpectationCore['modelTools'], o: Observed): string[] {
+  if (!exp) return [];
+  if (!o.firstTools) return ['modelTools: expected a model request with tools, but there was none'];
+  const got = new Set(o.firstTools);
+  return [
+    ...(exp.offered ?? [])
+      .filter((t) => !got.has(t))
+      .map((t) => `modelTools: expected ${j(t)} offered, the request offered ${list(o.firstTools!)}`),
+    ...(exp.notOffered ?? [])
+      .filter((t) => got.has(t))
+      .map((t) => `modelTools: expected ${j(t)} not offered, the request offered ${list(o.firstTools!)}`),
+  ];
+}
+
+/** `notifications`: exactly these reached the tenant's receiver, in order (type, substrings of the body). */
+function checkNotifications(exp: Pick<ExpectationCore, 'notifications'>, o: Observed): string[] {
+  if (!exp.notifications) return [];
+  if (!o.notifications)
+    return ['notifications: the turn tenant has no notification receiver (give the tenant `notify`)'];
+  const got = o.notifications;
+  const shown = list(got.map((n) => n.type));
+  if (got.length !== exp.notifications.length)
+    return [
+      `notifications: expected ${exp.notifications.length} (${list(exp.notifications.map((n) => n.type))}), got ${got.length} ${shown}`,
+    ];
+  return exp.notifications.flatMap((want, i) => {
+    const n = got[i]!;
+    if (n.type !== want.type) return [`notifications[${i}]: expected type ${j(want.type)}, got ${j(n.type)}`];
+    return (want.contains ?? [])
+      .filter((s) => !n.body.includes(s))
+      .map(
+        (s) => `notifications[${i}]: expected the ${n.type} body to contain ${j(s)}, got ${j(n.body.slice(0, 300))}`,
+      );
+  });
 }

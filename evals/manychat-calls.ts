@@ -60,9 +60,11 @@ export function callView(c: RecordedCall, world: Pick<CaseWorld, 'config'>): Cal
     case 'removeTag':
     case 'removeTagByName':
       return { call: 'removeTag', ...base, tag: tagName() };
-    case 'setCustomField':
     case 'pass_thread_control':
       return { call: 'passThreadControl', ...base, targetAppId: String(body.target_app_id ?? '') };
+    case 'take_thread_control':
+      return { call: 'takeThreadControl', ...base };
+    case 'setCustomField':
     case 'setCustomFieldByName':
       return { call: 'setField', ...base, field: fieldName(), value: body.field_value };
     default:
@@ -99,4 +101,19 @@ export function buttonsOf(content: unknown): IssuedButton[] {
 /** The buttons a successful sendContent carried (a deferred reply sends its buttons this way). */
 export function sentButtons(c: RecordedCall): IssuedButton[] {
   return buttonsOf((c.body as { data?: { content?: unknown } } | null)?.data?.content);
+}
+
+/**
+ * A sendContent the sandbox refused (400) for a contact on Instagram, WhatsApp or Telegram: the shape
+ * ManyChat would refuse on that channel (content.type, quick replies, message types, limits). Every
+ * turn form checks it — a webhook turn's deferred reply as much as a tenant decision's notice.
+ */
+export function refusedSendContent(world: Pick<CaseWorld, 'manyChatChannel'>, calls: RecordedCall[]): string[] {
+  if (world.manyChatChannel === 'facebook') return [];
+  return calls
+    .filter((call) => call.path.endsWith('/sendContent') && call.status === 400)
+    .map(
+      (call) =>
+        `ManyChat (${world.manyChatChannel}) refused sendContent: ${JSON.stringify(call.response ?? '').slice(0, 300)}`,
+    );
 }

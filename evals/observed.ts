@@ -68,6 +68,10 @@ export interface Observed {
   rows: Record<string, string | null>;
   modelCalls: number;
   lastPrompt: string | null;
+  /** The tool names the turn's first model request offered (step 1's menu) (absent: not observed on this channel; null: no model call). */
+  firstTools?: string[] | null;
+  /** Notifications the turn tenant's receiver got during the turn (absent: the tenant has no receiver). */
+  notifications?: { type: string; body: string }[];
   /** The turn record's shortlist (null: the full menu was offered). */
   shortlist?: { offered: string[]; widened: boolean } | null;
   /** The run turned the shortlist off (`--shortlist off`): a `shortlist` expectation then asks for the full menu. */

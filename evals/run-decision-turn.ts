@@ -2,7 +2,7 @@ import { moveRowPastExpiry, runCron } from './advance-expiry.js';
 import { turnForm, type CaseTurn, type Expectation } from './case-format.js';
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import { checkExpectation } from './expectations.js';
-import { callView, contactCalls, manyChatCursor, sentTexts } from './manychat-calls.js';
+import { callView, contactCalls, manyChatCursor, refusedSendContent, sentTexts } from './manychat-calls.js';
 import type { Observed } from './observed.js';
 import { outboxTimeoutFailure, settleOutbox } from './outbox-settle.js';
 import { existingOutboxEntries, readNamedStatuses, readOutboxActions } from './product-state.js';
@@ -69,6 +69,8 @@ export async function runDecisionTurn(
   const failures = [
     ...checkExpectation(exp, observed),
     ...outboxTimeoutFailure(outbox, Boolean(turn.expect.performed || turn.expect.apiCalls !== undefined)),
+    // A notice (rejected, expired) goes to the contact's channel: ManyChat must take its shape there.
+    ...refusedSendContent(world, calls),
   ];
   const first = deliveries[0];
   return {

@@ -3,7 +3,7 @@ import { safetyIdentifierFor, type RecordedModelCall } from '../dev/model-sandbo
 import { turnForm, turnLabel, type CaseTurn, type Expectation } from './case-format.js';
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import { checkExpectation } from './expectations.js';
-import { callView, contactCalls, lastSeq, manyChatCursor, sentButtons } from './manychat-calls.js';
+import { callView, contactCalls, lastSeq, manyChatCursor, refusedSendContent, sentButtons } from './manychat-calls.js';
 import { deadlineExpectation, deadlinePath, effectiveMs, resolveStep, turnLatencies } from './model-script.js';
 import type { Observed } from './observed.js';
 import { outboxTimeoutFailure, settleOutbox } from './outbox-settle.js';
@@ -231,13 +231,7 @@ export async function runWebhookTurn(
           (p) => `ManyChat (${world.manyChatChannel}) would refuse the webhook's answer: ${p}`,
         ),
       );
-  if (world.manyChatChannel !== 'facebook') {
-    for (const call of calls)
-      if (call.path.endsWith('/sendContent') && call.status === 400)
-        failures.push(
-          `ManyChat (${world.manyChatChannel}) refused sendContent: ${JSON.stringify(call.response ?? '').slice(0, 300)}`,
-        );
-  }
+  failures.push(...refusedSendContent(world, calls));
 
   const latencyMs = answered ? answered.ms : null;
   const deferredReply = deferred ? performed.find((call) => call.call === 'sendContent' && call.at) : undefined;

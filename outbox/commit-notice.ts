@@ -2,6 +2,7 @@ import type { OutboxEntry } from '../core/outbox-entry.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
 import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
+import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
 
 /**
  * Writes a system entry that belongs to no turn (a message telling the contact what became of a
@@ -19,5 +20,6 @@ export async function commitNoticeEntry(session: RedisSession, entry: OutboxEntr
     retainedTtl(TTL.outboxSeconds, entry.retentionDays),
   );
   w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), entry.turnId);
+  queueDue(w, entry.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   return Number(await session.one((r) => r.eval(w.script, w.keys, w.argv))) === 1;
 }

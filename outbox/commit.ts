@@ -10,6 +10,7 @@ import { queueTurnMetrics } from '../core/storage/turn-metrics.js';
 import { queueHandoffIndex } from '../core/storage/handoffs.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
+import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
 
 const TURN_LOG_LIMIT = 1000;
 
@@ -59,6 +60,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   if (entry) {
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
+    queueDue(w, record.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   }
   if (input.releaseSequence)
     w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);

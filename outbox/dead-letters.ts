@@ -6,6 +6,7 @@ import { tenantKeys } from '../core/storage/keys.js';
 import { ledgerKey, parseLedgerRow, resetForRedrive } from './ledger.js';
 import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
+import { DUE_INDEX_KEY, outboxDueAt } from '../core/storage/due-index.js';
 
 /**
  * The tenant's dead-letter list (`deadLetters`, newest first): actions delivery gave up on.
@@ -194,6 +195,7 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
       keepTtl: true,
     });
     m.zadd(keys.outboxPending, { score: now.getTime(), member: turnId });
+    m.zadd(DUE_INDEX_KEY, { lt: true }, { score: outboxDueAt(now.getTime()), member: tenantId });
   });
   const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
   if (!reset.applied)

@@ -2,7 +2,7 @@ import type { StagedAction } from '../core/staged-action.js';
 import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
 import { retainedTtl, tenantKeys, TTL } from '../core/storage/keys.js';
-import { actsIdempotently, deadLetterFor, salvagedLetters } from './dead-letters.js';
+import { actsIdempotently, deadLetterFor, DeadLetterSchema, salvagedLetters, type DeadLetter } from './dead-letters.js';
 import {
   claimAction,
   isTerminal,
@@ -70,7 +70,17 @@ export interface DeliveryResult {
   actions: DeliveredAction[];
   /** For `not_found`: why. */
   problem?: string;
+  /**
+   * The dead letters this delivery wrote (an action it made dead or unknown; not one found so):
+   * what the tenant is alerted of. Absent when none.
+   */
+  failures?: DeadLetter[];
+  /** ManyChat answered 401/403 on the tenant's key: the key stopped working (an alert, once an outage). */
+  keyRefused?: boolean;
 }
+
+/** The marker of the current ManyChat-key outage alert; a call the key gets through with ends the outage. */
+export const MANYCHAT_KEY_ALERT_ITEM = 'manychat-key';
 
 export interface DeliverInput {
   session: RedisSession;
@@ -183,19 +193,23 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
     // What it held is listed, never silently gone: an unreadable entry's unperformed actions, or
     // (an entry that vanished while still pending) the entry itself. Through the ledger, so a
     // second delivery lists nothing again.
-    if (parsed || Number(removed) === 1)
-      await listLostActions(
-        session,
-        tenantId,
-        turnId,
-        raw,
-        ledgerRowsFromReply(rawLedger),
-        parsed ? 'unreadable' : 'gone',
-      );
+    const failures =
+      parsed || Number(removed) === 1
+        ? await listLostActions(
+            session,
+            tenantId,
+            turnId,
+            raw,
+            ledgerRowsFromReply(rawLedger),
+            parsed ? 'unreadable' : 'gone',
+          )
+        : [];
     return {
       result: {
         outcome: 'not_found',
         actions: [],
+        // Told to the tenant's channel like any dead letter (failure-alerts.ts).
+        ...(failures.length ? { failures } : {}),
         problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"`,
       },
     };
@@ -229,7 +243,7 @@ async function listLostActions(
   raw: unknown,
   rows: Map<string, LedgerRow>,
   why: 'unreadable' | 'gone',
-): Promise<void> {
+): Promise<DeadLetter[]> {
   const now = new Date();
   const detail =
     why === 'unreadable'
@@ -242,8 +256,11 @@ async function listLostActions(
     turnId,
     ...(Number.isInteger(retention) && (retention as number) > 0 ? { retentionDays: retention as number } : {}),
   };
+  const listed: DeadLetter[] = [];
   for (const lost of salvagedLetters(tenantId, turnId, raw, rows, detail, now))
-    await markLost(ref, lost.actionId, now, lost.state, detail, lost.letter);
+    if ((await markLost(ref, lost.actionId, now, lost.state, detail, lost.letter)).applied)
+      listed.push(DeadLetterSchema.parse(JSON.parse(lost.letter)));
+  return listed;
 }
 
 /** Why a delivery stops before the end of its entry; null from deliverAction means go on. */
@@ -257,12 +274,21 @@ interface ActionRun {
   now: () => Date;
   record: (id: string, t: Transition) => void;
   config?: TenantConfig;
+  /** What this delivery saw, for the caller's alerts. */
+  seen: { failures: DeadLetter[]; keyRefused: boolean; keyWorked: boolean };
+}
+
+/** An action performed with the tenant's ManyChat key (not a notification, not another channel's). */
+function usesManyChatKey(entry: OutboxEntry, action: StagedAction): boolean {
+  return entry.channel === 'manychat' && action.kind !== 'notify_webhook';
 }
 
 /** Records a dead/unknown transition and, when it applied, counts it on Health's hourly chart. */
-async function recordFailure(run: ActionRun, actionId: string, t: Transition): Promise<void> {
+async function recordFailure(run: ActionRun, actionId: string, t: Transition, letter: string): Promise<void> {
   run.record(actionId, t);
   if (!t.applied) return;
+  const parsed = DeadLetterSchema.safeParse(JSON.parse(letter));
+  if (parsed.success) run.seen.failures.push(parsed.data);
   // A chart's count must never fail the delivery it counts: the ledger already holds the truth.
   await countDeliveryFailure(run.ref.session, run.ref.tenantId, run.now()).catch((err: unknown) =>
     console.warn(
@@ -278,17 +304,17 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
   if (row?.state === 'claimed' && !idempotent) {
     const detail =
       'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
-    await recordFailure(
-      run,
-      action.id,
-      await markUnknown(ref, action.id, now(), detail, deadLetterFor(entry, action, 'unknown', detail, now())),
-    );
+    const letter = deadLetterFor(entry, action, 'unknown', detail, now());
+    await recordFailure(run, action.id, await markUnknown(ref, action.id, now(), detail, letter), letter);
     return null;
   }
   const refusal = run.config && entry.stagedByTurnId ? actionNotAllowed(action, run.config) : null;
   if (refusal && !action.tool.startsWith('system:')) {
     const why = `not performed: the tenant's configuration no longer allows it (${refusal})`;
-    record(action.id, await markDead(ref, action.id, now(), why, deadLetterFor(entry, action, 'dead', why, now())));
+    const letter = deadLetterFor(entry, action, 'dead', why, now());
+    const t = await markDead(ref, action.id, now(), why, letter);
+    record(action.id, t);
+    if (t.applied) run.seen.failures.push(DeadLetterSchema.parse(JSON.parse(letter)));
     return null;
   }
   const claim = await claimAction(ref, action.id, now(), { reclaim: idempotent, fence: run.fence });
@@ -303,28 +329,25 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
     ...(entry.lastInboundAt ? { lastInboundAt: entry.lastInboundAt } : {}),
   });
   if (result.ok) {
+    if (usesManyChatKey(entry, action) && !result.note) run.seen.keyWorked = true;
     record(action.id, await markDone(ref, action.id, now(), result.note));
     return null;
   }
   const detail = failureText(result);
+  if (result.kind === 'permanent' && (result.status === 401 || result.status === 403) && usesManyChatKey(entry, action))
+    run.seen.keyRefused = true;
   if (result.kind === 'retryable' || (result.kind === 'timeout' && idempotent)) {
     record(action.id, await releaseClaim(ref, action.id, now(), detail));
     return { outcome: 'retry', retryAfterSeconds: result.kind === 'retryable' ? result.retryAfterSeconds : undefined };
   }
   if (result.kind === 'timeout') {
     const why = `${detail}; the call may have been performed, so it is not resent`;
-    await recordFailure(
-      run,
-      action.id,
-      await markUnknown(ref, action.id, now(), why, deadLetterFor(entry, action, 'unknown', why, now())),
-    );
+    const letter = deadLetterFor(entry, action, 'unknown', why, now());
+    await recordFailure(run, action.id, await markUnknown(ref, action.id, now(), why, letter), letter);
     return null;
   }
-  await recordFailure(
-    run,
-    action.id,
-    await markDead(ref, action.id, now(), detail, deadLetterFor(entry, action, 'dead', detail, now())),
-  );
+  const letter = deadLetterFor(entry, action, 'dead', detail, now());
+  await recordFailure(run, action.id, await markDead(ref, action.id, now(), detail, letter), letter);
   return null;
 }
 
@@ -357,6 +380,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     now,
     ...(input.config ? { config: input.config } : {}),
     record: (id, t) => t.row && rows.set(id, t.row),
+    seen: { failures: [], keyRefused: false, keyWorked: false },
   };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
@@ -373,11 +397,8 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
       const row = rows.get(action.id);
       if (isTerminal(row?.state)) continue;
       const why = `still retrying when the tenant's retention (${days} days) ran out: given up, not performed${row?.detail ? ` (last: ${row.detail})` : ''}`;
-      await recordFailure(
-        run,
-        action.id,
-        await markDead(run.ref, action.id, now(), why, deadLetterFor(entry, action, 'dead', why, now())),
-      );
+      const letter = deadLetterFor(entry, action, 'dead', why, now());
+      await recordFailure(run, action.id, await markDead(run.ref, action.id, now(), why, letter), letter);
     }
     stop = null;
   }
@@ -389,9 +410,10 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
       retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
       entryState: entry.state,
       actions: summary(entry, rows),
+      ...seenResult(run.seen),
     };
   }
-  return closeDelivery(
+  const closed = await closeDelivery(
     session,
     tenantId,
     turnId,
@@ -399,7 +421,17 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     entry,
     rows,
     stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined,
+    // The key got through: its outage (if one was alerted) is over, and the next one alerts again.
+    run.seen.keyWorked && !run.seen.keyRefused ? tenantKeys(tenantId).alertSent(MANYCHAT_KEY_ALERT_ITEM) : undefined,
   );
+  return { ...closed, ...seenResult(run.seen) };
+}
+
+function seenResult(seen: ActionRun['seen']): Pick<DeliveryResult, 'failures' | 'keyRefused'> {
+  return {
+    ...(seen.failures.length ? { failures: seen.failures } : {}),
+    ...(seen.keyRefused ? { keyRefused: true } : {}),
+  };
 }
 
 /** Writes the entry's state after this delivery and lets the lease go, in one MULTI. */
@@ -411,6 +443,8 @@ async function closeDelivery(
   entry: OutboxEntry,
   rows: Map<string, LedgerRow>,
   retryAfterSeconds: number | undefined,
+  /** A key to delete in the same MULTI (the ManyChat-key alert marker, when the key worked). */
+  clearKey?: string,
 ): Promise<DeliveryResult> {
   const keys = tenantKeys(tenantId);
   const settled = settledState(entry, rows);
@@ -420,6 +454,7 @@ async function closeDelivery(
     if (settled) m.zrem(keys.outboxPending, turnId);
     // Settled: the contact's later replies no longer wait for this one.
     if (settled && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
+    if (clearKey) m.del(clearKey);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });
   const actions = summary(next, rows);

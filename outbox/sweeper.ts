@@ -1,6 +1,7 @@
 import type { RedisSession } from '../core/storage/redis-session.js';
 import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import type { OutboxPublisher } from './publisher.js';
+import { OUTBOX_SWEEP_AFTER_MS } from '../core/storage/due-index.js';
 
 /**
  * The outbox sweeper (cron): publishes again every outbox entry that has sat in a tenant's
@@ -14,8 +15,8 @@ import type { OutboxPublisher } from './publisher.js';
  * again only after another `olderThanMs`, not on every cron tick.
  */
 
-/** Older than this and not yet done: published again. Above QStash's first retry delays (12 s, 2.5 min). */
-export const DEFAULT_SWEEP_AFTER_MS = 5 * 60_000;
+/** Older than this and not yet done: published again (the due-work index computes an entry's due time from it). */
+export const DEFAULT_SWEEP_AFTER_MS = OUTBOX_SWEEP_AFTER_MS;
 /** Per tenant per sweep, to bound one cron invocation. */
 export const SWEEP_BATCH = 100;
 

@@ -1,6 +1,6 @@
 import { dueApprovalsByTenant, expireDueApprovals } from './approvals/decide-approval.js';
 import type { Services } from './http/app-context.js';
-import { TENANT_INDEX_KEY } from '../core/storage/keys.js';
+import { dueTenants, rescheduleDue, seedDueIndex } from '../core/storage/due-index.js';
 import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
 import { finishStrandedTurns } from '../outbox/stranded-turns.js';
 import { isTenantId } from '../core/tenant/tenant-id.js';
@@ -13,10 +13,36 @@ import { isTenantId } from '../core/tenant/tenant-id.js';
 export async function runScheduledWork(services: Services, now = new Date()): Promise<void> {
   const session = services.redis();
   const publisher = services.publisher();
-  // Read once for the three sweeps; each then reads every tenant's due work in one round trip.
-  const tenantIds = (await session.one((r) => r.smembers(TENANT_INDEX_KEY)))
-    .filter((t): t is string => typeof t === 'string' && isTenantId(t))
-    .sort();
+  // Only the tenants the due-work index names: an idle minute is one round trip (two commands),
+  // however many tenants there are. The first run after the index existed seeds it once.
+  let due = await dueTenants(session, now, DUE_TENANTS_PER_RUN);
+  if (!due.seeded) {
+    await seedDueIndex(session, isTenantId);
+    due = await dueTenants(session, now, DUE_TENANTS_PER_RUN);
+  }
+  const tenantIds = due.tenantIds.filter(isTenantId).sort();
+  if (!tenantIds.length) return;
+  try {
+    await sweepDueTenants(services, session, publisher, tenantIds, now);
+  } finally {
+    // Each worked tenant's next due time, from its queues (or off the index when nothing waits).
+    await rescheduleDue(session, tenantIds);
+  }
+}
+
+/**
+ * Tenants worked per cron run, the earliest due first; the rest stay due for the next minute.
+ * Bounds one invocation's subrequests (each tenant costs a few pipelined round trips at most).
+ */
+export const DUE_TENANTS_PER_RUN = 500;
+
+async function sweepDueTenants(
+  services: Services,
+  session: ReturnType<Services['redis']>,
+  publisher: ReturnType<Services['publisher']>,
+  tenantIds: string[],
+  now: Date,
+): Promise<void> {
   const result = await sweepOutbox({ session, publisher, olderThanMs: DEFAULT_SWEEP_AFTER_MS, now, tenantIds });
   console.log(
     `outbox sweep: ${result.tenants} tenants, ${result.stale} stale, ${result.published} published, ${result.failed} failed`,

@@ -131,6 +131,11 @@ export function tenantKeys(tenantId: string) {
     /** The tenant's approval queue, scored by expiry (ms). */
     approvalQueue: `${t}:approvals`,
     deadLetters: `${t}:dead-letters`,
+    /**
+     * An alert's "already told" marker (SET NX, with a TTL): a dead letter, an outage of the
+     * ManyChat key. At most one alert an item, however often its failure is seen again.
+     */
+    alertSent: (itemId: string) => `${t}:alert:${assertSafeId('alert item', itemId)}`,
     /** @upstash/ratelimit keys (sliding windows, each with its own TTL) live under this prefix. */
     rateLimitPrefix: `${t}:rl`,
   };

@@ -1,6 +1,7 @@
 import type { PinnedTerms } from '../pinned-terms.js';
 import type { ConditionalWrites } from './conditional-writes.js';
 import { retainedTtl, TTL, tenantKeys } from './keys.js';
+import { queueDue } from './due-index.js';
 
 /**
  * Queues the row's creation inside the turn's commit: terms and status, both SET NX, and for each
@@ -24,5 +25,8 @@ export function queuePinnedRow(
     w.call('SET', keys.pendingCall(terms.contactId, digest), terms.id, 'NX', 'PX', ttlMs);
   w.call('SET', keys.pinnedTerms(terms.id), JSON.stringify(terms), 'NX', 'EX', ttl);
   w.call('SET', keys.pinnedStatus(terms.id), 'pending', 'NX', 'EX', ttl);
-  if (terms.kind === 'approval') w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);
+  if (terms.kind === 'approval') {
+    w.call('ZADD', keys.approvalQueue, Date.parse(terms.expiresAt), terms.id);
+    queueDue(w, terms.tenantId, Date.parse(terms.expiresAt));
+  }
 }

@@ -36,6 +36,11 @@ export function parseCommandLine<O extends Options>(argv: string[], options: O) 
     const message = (err as Error).message;
     const option = /'(-[^' ]+)/.exec(message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${option ?? message}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && /ambiguous/.test(message) && option) {
+      // `--admin-secret -w9…`: a value that starts with a dash (a generated secret can) reads as an
+      // option; the `=` form is how to pass it. The value is not echoed: it may be a secret.
+      throw new UsageError(`${option}'s value starts with a dash: write it as ${option}=<value>`);
+    }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
       throw new UsageError(
         /argument missing/.test(message)

@@ -17,7 +17,10 @@ const MESSAGE_TYPES: Record<SandboxChannel, readonly string[]> = {
   whatsapp: ['text'],
   telegram: ['text', 'image', 'video', 'audio', 'file'],
 };
-const TEXT_LIMIT: Record<SandboxChannel, number> = { facebook: 2000, instagram: 1000, whatsapp: 4096, telegram: 4096 };
+// Instagram: Meta's send-message page says "less than 1000 characters" and "UTF-8 and … 1000 bytes or less".
+const TEXT_LIMIT: Record<SandboxChannel, number> = { facebook: 2000, instagram: 999, whatsapp: 4096, telegram: 4096 };
+const TEXT_BYTES: Partial<Record<SandboxChannel, number>> = { instagram: 1000 };
+const utf8 = new TextEncoder();
 const NAME: Record<SandboxChannel, string> = {
   facebook: 'Facebook',
   instagram: 'Instagram',
@@ -31,7 +34,9 @@ export function channelProblems(channel: SandboxChannel, data: Pick<V2ContentDat
   if (channel === 'facebook' && type !== undefined)
     problems.push(`data.content.type: "${type}" does not match the contact's channel (Facebook takes no content type)`);
   if (channel !== 'facebook' && type === undefined)
-    problems.push(`data.content.type: required for a ${NAME[channel]} contact ("${channel}")`);
+    problems.push(
+      `data.content.type: required for ${channel === 'instagram' ? 'an' : 'a'} ${NAME[channel]} contact ("${channel}")`,
+    );
   if (channel !== 'facebook' && type !== undefined && type !== channel)
     problems.push(`data.content.type: "${type}" does not match the contact's channel ("${channel}")`);
   if ((channel === 'whatsapp' || channel === 'telegram') && data.content.quick_replies?.length)
@@ -43,8 +48,14 @@ export function channelProblems(channel: SandboxChannel, data: Pick<V2ContentDat
       );
     if (m.type === 'text' && m.text.length > TEXT_LIMIT[channel])
       problems.push(`data.content.messages.${i}.text: longer than ${TEXT_LIMIT[channel]} characters`);
+    const maxBytes = TEXT_BYTES[channel];
+    if (m.type === 'text' && maxBytes !== undefined && utf8.encode(m.text).length > maxBytes)
+      problems.push(`data.content.messages.${i}.text: more than ${maxBytes} UTF-8 bytes`);
     const buttons = 'buttons' in m ? (m.buttons as unknown[] | undefined) : undefined;
     if (buttons && buttons.length > 3) problems.push(`data.content.messages.${i}.buttons: at most 3 buttons`);
+    // WhatsApp turns a text with reply buttons into an interactive message: its body is at most 1024 characters.
+    if (channel === 'whatsapp' && m.type === 'text' && buttons?.length && m.text.length > 1024)
+      problems.push(`data.content.messages.${i}.text: a WhatsApp message with buttons longer than 1024 characters`);
   });
   return problems;
 }

@@ -15,6 +15,8 @@ const MAX_QR_TITLE = 20;
 
 /** `/v23.0/<page>/messages`, `/v23.0/me/messages`, or the same without the version. */
 export const MESSENGER_PATH = /^(?:\/v\d+\.\d+)?\/([^/]+)\/messages$/;
+/** `GET /v23.0/me`: the page a page access token belongs to (the dashboard's token check). */
+export const ME_PATH = /^(?:\/v\d+\.\d+)?\/me$/;
 /** The Handover Protocol's edges (docs/protocols.md, Messenger handover). */
 export const HANDOVER_PATH =
   /^(?:\/v\d+\.\d+)?\/([^/]+)\/(pass_thread_control|take_thread_control|release_thread_control)$/;
@@ -175,6 +177,7 @@ function handover(req: ApiRequest, state: SandboxState, page: MessengerPage, pat
  * when absent), as the Graph API does; only POST is served.
  */
 export function routeMessenger(req: ApiRequest, state: SandboxState): Routed | undefined {
+  if (ME_PATH.test(req.path)) return whoAmI(req, state);
   const handoverMatch = HANDOVER_PATH.exec(req.path);
   const pathPage = MESSENGER_PATH.exec(req.path)?.[1] ?? handoverMatch?.[1];
   if (!pathPage) return undefined;
@@ -194,6 +197,27 @@ export function routeMessenger(req: ApiRequest, state: SandboxState): Routed | u
       if (req.method !== 'POST')
         return graphError(400, `(#100) Unsupported ${req.method} request on /${handoverMatch?.[2] ?? 'messages'}`, 100);
       return handoverMatch ? handover(req, state, page, pathPage, handoverMatch[2]!) : send(req, state, page, pathPage);
+    },
+  };
+}
+
+/** `GET /me` with a page token: `{ id, name }` of its page, as the Graph API answers; code 190 for a token it does not know. */
+function whoAmI(req: ApiRequest, state: SandboxState): Routed {
+  const tok = token(req);
+  const page = tok ? state.messengerPageByToken(tok) : undefined;
+  return {
+    api: 'messenger',
+    ...(page ? { pageId: page.pageId } : {}),
+    run: () => {
+      if (!tok)
+        return graphError(
+          400,
+          'An active access token must be used to query information about the current user.',
+          2500,
+        );
+      if (!page) return graphError(400, 'Invalid OAuth access token - Cannot parse access token', 190);
+      if (req.method !== 'GET') return graphError(400, `(#100) Unsupported ${req.method} request on /me`, 100);
+      return { status: 200, body: { id: page.pageId, name: `Sandbox page ${page.pageId}` } };
     },
   };
 }

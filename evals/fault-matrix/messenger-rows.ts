@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { OutboxEntrySchema, type LedgerState } from '../../core/outbox-entry.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
-import { PAGE_INBOX_APP_ID } from '../../core/tenant/tenant-config.js';
+import { PAGE_INBOX_APP_ID, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { devSecretKeys } from '../../dev/stack.js';
@@ -35,7 +35,11 @@ interface MessengerWorld extends RowWorld {
 }
 
 let counter = 0;
-async function messengerWorld(env: FaultEnvironment, label: string): Promise<MessengerWorld> {
+async function messengerWorld(
+  env: FaultEnvironment,
+  label: string,
+  overrides: Partial<TenantConfigInput> = {},
+): Promise<MessengerWorld> {
   const n = ++counter;
   const tenantId = `fm-m-${label}-${randomBytes(3).toString('hex')}${n}`;
   const pageId = String(8_800_000_000 + n * 1000 + Math.floor(Math.random() * 1000));
@@ -45,7 +49,12 @@ async function messengerWorld(env: FaultEnvironment, label: string): Promise<Mes
   const demo = demoTenantConfig(tenantId);
   const saved = await saveTenant(
     env.session,
-    { ...demo, tenantId, messenger: { ...demo.messenger, handoverAppId: PAGE_INBOX_APP_ID, pages: [{ id: pageId }] } },
+    {
+      ...demo,
+      ...overrides,
+      tenantId,
+      messenger: { ...demo.messenger, handoverAppId: PAGE_INBOX_APP_ID, pages: [{ id: pageId }] },
+    },
     {
       plain: {
         webhookSecret: `secret-${randomBytes(8).toString('hex')}`,
@@ -77,16 +86,18 @@ async function postMessage(
 ): Promise<SentMessage> {
   const mid = `m_${randomBytes(8).toString('hex')}`;
   const now = Date.now();
-  const raw = JSON.stringify({
-    object: 'page',
-    entry: [
-      {
-        id: world.pageId,
-        time: now,
-        messaging: [{ sender: { id: psid }, recipient: { id: world.pageId }, timestamp: now, message: { mid, text } }],
-      },
-    ],
-  });
+  return postItem(env, world, psid, `mid:${mid}`, { timestamp: now, message: { mid, text } });
+}
+
+/** One messaging item of the contact, signed with the app secret; the same bytes each call (a Meta retry). */
+async function postItem(
+  env: FaultEnvironment,
+  world: MessengerWorld,
+  psid: string,
+  messageKey: string,
+  item: Record<string, unknown>,
+  raw = itemBody(world, psid, item),
+): Promise<SentMessage> {
   const started = performance.now();
   const res = await fetch(`${env.workerUrl}/v1/messenger/${world.tenantId}`, {
     method: 'POST',
@@ -97,7 +108,7 @@ async function postMessage(
   const body = await res.text();
   return {
     contactId: psid,
-    messageKey: `mid:${mid}`,
+    messageKey,
     answer: {
       status: res.status,
       ms: performance.now() - started,
@@ -108,6 +119,19 @@ async function postMessage(
       ...(res.status !== 200 ? { error: body.slice(0, 200) } : {}),
     },
   };
+}
+
+function itemBody(world: MessengerWorld, psid: string, item: Record<string, unknown>): string {
+  return JSON.stringify({
+    object: 'page',
+    entry: [
+      {
+        id: world.pageId,
+        time: Date.now(),
+        messaging: [{ sender: { id: psid }, recipient: { id: world.pageId }, ...item }],
+      },
+    ],
+  });
 }
 
 const TERMINAL = new Set<LedgerState>(['done', 'unknown', 'dead']);
@@ -235,4 +259,157 @@ const redisFailsAfterAnswer: Row = {
   },
 };
 
-export const messengerRows: Row[] = [redisFailsAfterAnswer];
+const PRICE_LIST = 'Drop-in class 15 EUR; ten-class card 120 EUR; monthly unlimited 89 EUR.';
+
+/** A confirm-once prepared message (Messenger can perform it): the turn asks, the contact's Yes sends it. */
+function pressTenant(): Partial<TenantConfigInput> {
+  const demo = demoTenantConfig('x');
+  return {
+    contents: [{ name: 'price_list', description: 'the studio prices', text: PRICE_LIST, keywords: ['prices'] }],
+    tools: [
+      ...(demo.tools ?? []),
+      { name: 'send_info', kind: 'send_content', description: "Send one of the studio's prepared messages." },
+    ],
+    manifest: { ...demo.manifest, send_info: { effect: 'write', confirm: 'once' } },
+  };
+}
+
+type SendCall = {
+  status: number;
+  body: {
+    recipient?: { id?: string };
+    message?: { text?: string; quick_replies?: { title: string; payload: string }[] };
+  };
+};
+
+function sendsTo(env: FaultEnvironment, world: MessengerWorld, psid: string): SendCall[] {
+  return (env.stack.manychat.calls({ api: 'messenger', pageId: world.pageId }) as unknown as SendCall[]).filter(
+    (c) => c.status === 200 && c.body?.message !== undefined && c.body.recipient?.id === psid,
+  );
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => T | null | undefined): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const got = probe();
+    if (got !== null && got !== undefined) return got;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+const pressFailsAfterLookup: Row = {
+  name: 'Messenger: a button press (quick reply Yes, postback Yes) with Redis failing after the tenant lookup',
+  exclusive: true,
+  expected: {
+    performed: 2,
+    unknown: 0,
+    dead: 0,
+    says: "a press is answered before Meta's 200: 503 until its Yes is stored (Meta retries the same bytes), then 200; each Yes sends its pinned message and its 'Confirmed' notice once, retries and a redelivery after the 200 change nothing",
+  },
+  async run(env) {
+    const world = await messengerWorld(env, 'press', pressTenant());
+    const psids = [newPsid(env, world), newPsid(env, world)];
+    const notes: string[] = [];
+    // Each contact is asked (a turn staging the confirm-once message) while Redis answers; its Yes payload comes from the Send API sandbox.
+    const payloads: string[] = [];
+    for (const p of psids) {
+      scriptModel(env, world, p, [
+        {
+          calls: [{ tool: 'send_info', input: { content: 'price_list' } }],
+          reply: { text: 'Shall I send you our price list?', escalate: false, confidence: 0.9, reason: 'row' },
+        },
+      ]);
+      const asked = await postMessage(env, world, p, 'what are your prices?');
+      if (asked.answer.status !== 200) throw new Error(`the question was answered ${asked.answer.status}`);
+      const ask = await until(`the question's Yes/No reply to ${p}`, 30_000, () =>
+        sendsTo(env, world, p).find((c) => c.body.message?.quick_replies?.length),
+      );
+      payloads.push(ask.body.message!.quick_replies!.find((q) => q.title === 'Yes')!.payload);
+    }
+    // The same bytes every time: Meta retries the batch it was not answered 200 for, and may redeliver one it was.
+    const presses = psids.map((p, i) => {
+      const mid = `m_press_${randomBytes(6).toString('hex')}`;
+      const at = Date.now();
+      const item =
+        i === 0
+          ? { timestamp: at, message: { mid, text: 'Yes', quick_reply: { payload: payloads[i]! } } }
+          : { timestamp: at, postback: { mid, title: 'Yes', payload: payloads[i]! } };
+      return { psid: p, mid, raw: itemBody(world, p, item), item };
+    });
+    const send = (x: (typeof presses)[number]) => postItem(env, world, x.psid, `mid:${x.mid}`, x.item, x.raw);
+    const messages: SentMessage[] = [];
+    await redisWrites(env, false);
+    try {
+      for (const x of presses) messages.push(await send(x), await send(x)); // the first try and Meta's retry
+      await sleep(1500);
+      notes.push(
+        `while writes were refused: ${messages.map((m) => m.answer.status).join(', ')}; price lists sent: ${psids.map((p) => sendsTo(env, world, p).filter((c) => c.body.message?.text === PRICE_LIST).length).join(', ')}`,
+      );
+    } finally {
+      await redisWrites(env, true);
+    }
+    for (const x of presses) messages.push(await send(x)); // Meta's retry, Redis writing again
+    for (const x of presses) messages.push(await send(x)); // a redelivery after the 200
+    const out: RowOutcome = {
+      accepted: messages.filter((m) => m.answer.status === 200).length,
+      turns: 0,
+      actions: psids.length,
+      performed: 0,
+      unknown: 0,
+      dead: 0,
+      lost: 0,
+      duplicated: 0,
+      repeats: 0,
+      performedKinds: '',
+      details: [],
+    };
+    const deadline = Date.now() + 30_000;
+    const priceLists = () =>
+      psids.map((p) => sendsTo(env, world, p).filter((c) => c.body.message?.text === PRICE_LIST).length);
+    while (priceLists().some((n) => n === 0) && Date.now() < deadline) await sleep(250);
+    await sleep(2000); // a stray second send would show up now
+    priceLists().forEach((n, i) => {
+      const p = psids[i]!;
+      if (n === 0) {
+        out.lost++;
+        out.details.push(`lost: PSID ${p}'s Yes (${i === 0 ? 'quick reply' : 'postback'}) never sent the price list`);
+      } else out.performed++;
+      if (n > 1) {
+        out.duplicated += n - 1;
+        out.details.push(`duplicated: PSID ${p} got the price list ${n} times`);
+      }
+    });
+    // The contact is told what became of the press ("Confirmed: …"), once: a notice never sent is lost too.
+    psids.forEach((p, i) => {
+      const told = sendsTo(env, world, p).filter((c) => c.body.message?.text?.startsWith('Confirmed')).length;
+      if (told === 0) {
+        out.lost++;
+        out.details.push(`lost: PSID ${p} was never told its Yes (${i === 0 ? 'quick reply' : 'postback'}) was done`);
+      } else if (told > 1) {
+        out.duplicated += told - 1;
+        out.details.push(`duplicated: PSID ${p} was told ${told} times`);
+      }
+    });
+    const last = messages.slice(-2 * presses.length);
+    if (last.some((m) => m.answer.status !== 200))
+      out.details.push(`not accepted once Redis wrote: ${last.map((m) => m.answer.status).join(', ')}`);
+    // What else each contact was told after its question (the press's answer notice).
+    notes.push(
+      `other messages after the question: ${psids
+        .map((p) =>
+          JSON.stringify(
+            sendsTo(env, world, p)
+              .slice(1)
+              .map((c) => c.body.message?.text ?? '')
+              .filter((t) => t !== PRICE_LIST),
+          ),
+        )
+        .join(', ')}`,
+    );
+    out.performedKinds = out.performed ? `send_content×${out.performed}` : '—';
+    return { messages, outcome: out, notes };
+  },
+};
+
+export const messengerRows: Row[] = [redisFailsAfterAnswer, pressFailsAfterLookup];

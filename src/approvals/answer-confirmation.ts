@@ -20,6 +20,12 @@ export interface ConfirmationAnswer {
   refused?: string[];
   /** ManyChat: the channel the row was asked on (the answer's shape), once the row is the contact's. */
   surface?: ManyChatChannel;
+  /**
+   * With `already-answered`: the row was decided exactly as this answer decides it (a Yes on a
+   * confirmed row, a No on a declined one) — a retry of the same answer, whose first try may have
+   * stopped after the decision and before the contact was told. What that answer said.
+   */
+  sameAs?: { outcome: 'confirmed' | 'declined' | 'refused'; text: string };
 }
 
 /**
@@ -57,8 +63,6 @@ export async function answerConfirmation(
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
   // Signed with the row: the channel the contact was asked on, whatever the press says.
   const shape = loaded.terms.surface ? { surface: loaded.terms.surface } : {};
-  if (loaded.status !== 'pending') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
-
   // A Yes performs only the calls this row owns: one another row owns (two turns pinned it at
   // once) is that row's to perform, whether it still waits or was decided. A row that owns none
   // of its calls is superseded by the decision script, as before.
@@ -84,12 +88,31 @@ export async function answerConfirmation(
       })
     : null;
   const decision = claim.answer === 'no' ? 'declined' : allowed.length ? 'confirmed' : 'refused';
+  const said = () => decisionText(words, deps.config, decision, allowed, refused);
+  const already = (status: string): ConfirmationAnswer => ({
+    text: words.say('alreadyAnswered'),
+    outcome: 'already-answered',
+    ...shape,
+    ...(status === decision ? { sameAs: { outcome: decision, text: said().text } } : {}),
+  });
+  if (loaded.status !== 'pending') return already(loaded.status);
   const result = await decidePinned(deps.session, loaded, decision, entry, deps.now, calls);
   if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired', ...shape };
-  if (result !== 'ok') return { text: words.say('alreadyAnswered'), outcome: 'already-answered', ...shape };
+  if (result !== 'ok') return already(result);
   if (entry) await publishCommitted(deps.publisher, entry);
-  if (decision === 'declined') return { text: words.say('declined'), outcome: 'declined', ...shape };
-  const fields = deps.config.fields;
+  return { ...said(), ...shape };
+}
+
+/** What the contact is told of a decision: declined, refused (and why), or confirmed (with what was refused, if any). */
+function decisionText(
+  words: RuntimeWords,
+  config: TenantConfig,
+  decision: 'confirmed' | 'declined' | 'refused',
+  allowed: Parameters<typeof describeActions>[1],
+  refused: { action: Parameters<typeof describeActions>[1][number]; problem: string }[],
+): Pick<ConfirmationAnswer, 'text' | 'outcome' | 'refused'> {
+  if (decision === 'declined') return { text: words.say('declined'), outcome: 'declined' };
+  const fields = config.fields;
   const refusedText = refused.length
     ? words.say('pendingRefused', {
         what: describeActions(
@@ -100,12 +123,7 @@ export async function answerConfirmation(
       })
     : '';
   const problems = refused.length ? { refused: refused.map((r) => r.problem) } : {};
-  if (decision === 'refused') return { text: refusedText, outcome: 'refused', ...problems, ...shape };
+  if (decision === 'refused') return { text: refusedText, outcome: 'refused', ...problems };
   const confirmedText = words.say('confirmed', { what: describeActions(words, allowed, fields) });
-  return {
-    text: refusedText ? `${confirmedText} ${refusedText}` : confirmedText,
-    outcome: 'confirmed',
-    ...problems,
-    ...shape,
-  };
+  return { text: refusedText ? `${confirmedText} ${refusedText}` : confirmedText, outcome: 'confirmed', ...problems };
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { actionKind } from '../../core/actions/index.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
@@ -27,6 +28,14 @@ import { appendAudit } from '../tenants/audit-log.js';
  * after (2) leaves the original rejected and nothing performed; after (3), a pending corrected row
  * an approver can still decide. Nothing in between can perform the call twice.
  */
+/** `POST /v1/tenants/:t/approvals/:id/approve-with-changes`: the corrected arguments (each checked as the tool's own). */
+export const ApproveWithChangesBodySchema = z.object({
+  args: z.record(z.string(), z.unknown()).meta({
+    description:
+      'The corrected arguments, as the tool takes them (e.g. {"tag":"vip"}); checked against the tool\'s schema and the current config',
+  }),
+});
+
 export type CorrectionOutcome =
   | { result: 'approved'; id: string; correctedId: string; args: Record<string, unknown> }
   /** The corrected call is pending elsewhere for this contact: that row owns it, this one performs nothing. */

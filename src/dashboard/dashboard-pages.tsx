@@ -1,3 +1,4 @@
+import { alertOfDelivery } from '../approvals/failure-alerts.js';
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -68,6 +69,15 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
     tenantId,
     turnId: form.entryId,
     apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
+    // An approved or confirmed action is checked against the setup as it is now, as every delivery is.
+    config: c.get('tenant').config,
+  });
+  await alertOfDelivery({
+    session,
+    publisher: services.publisher(),
+    config: c.get('tenant').config,
+    result: delivery,
+    publicUrl: services.env.PUBLIC_URL,
   });
   const action = delivery.actions.find((a) => a.id === form.actionId);
   if (action && (action.state === 'dead' || action.state === 'unknown'))

@@ -9,6 +9,7 @@ import { appendAudit } from '../tenants/audit-log.js';
 import { KeyIdSchema } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { alertOfDelivery } from '../approvals/failure-alerts.js';
 import {
   listQStashDeadLetters,
   qstashClient,
@@ -119,6 +120,13 @@ export function deadLetterRoutes() {
       turnId: entryId,
       apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
       config: c.get('tenant').config,
+    });
+    await alertOfDelivery({
+      session,
+      publisher: services.publisher(),
+      config: c.get('tenant').config,
+      result: delivery,
+      publicUrl: services.env.PUBLIC_URL,
     });
     const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
     // The answer says what became of the re-driven action: done (200), still on its way (202:

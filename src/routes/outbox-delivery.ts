@@ -8,6 +8,7 @@ import { loadTenant } from '../tenants/tenant-store.js';
 import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import { DeliveryMessageSchema } from '../../core/outbox-entry.js';
 import { DELIVERY_PATH } from '../../outbox/publisher.js';
+import { alertOfDelivery } from '../approvals/failure-alerts.js';
 
 export const DELIVERY_BODY_LIMIT = 64 * 1024;
 
@@ -65,6 +66,14 @@ export function deliveryRoutes() {
       turnId,
       apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config),
       config: tenant.config,
+    });
+    const services = c.get('services');
+    await alertOfDelivery({
+      session,
+      publisher: services.publisher(),
+      config: tenant.config,
+      result,
+      publicUrl: services.env.PUBLIC_URL,
     });
     // Ids and outcome only: action details can quote contact data.
     console.log(

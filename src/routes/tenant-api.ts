@@ -1,7 +1,7 @@
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono } from 'hono';
 import { decideApproval, listApprovals } from '../approvals/decide-approval.js';
-import { approveWithChanges, auditCorrection } from '../approvals/correct-approval.js';
+import { ApproveWithChangesBodySchema, approveWithChanges, auditCorrection } from '../approvals/correct-approval.js';
 import { z } from 'zod';
 import { parseJsonBody } from '../http/errors.js';
 import type { TenantContext } from '../http/app-context.js';
@@ -146,12 +146,7 @@ export function tenantApiRoutes() {
     if (!/^ap_[a-f0-9]{32}$/.test(id)) return jsonError(c, 404, `no approval "${id.slice(0, 60)}"`);
     if (c.get('tenant').meta.status === 'suspended')
       return jsonError(c, 409, `tenant "${tenantId}" is suspended: approving would perform something new`);
-    const body = parseJsonBody(
-      c,
-      await c.req.text(),
-      z.object({ args: z.record(z.string(), z.unknown()) }),
-      'approve-with-changes body',
-    );
+    const body = parseJsonBody(c, await c.req.text(), ApproveWithChangesBodySchema, 'approve-with-changes body');
     if (!body.ok) return body.response;
     const services = c.get('services');
     const { config } = c.get('tenant');

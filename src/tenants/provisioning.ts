@@ -2,6 +2,7 @@ import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
 import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { keyedHash } from '../../core/security/keyed-hash.js';
+import { randomBase64Url } from '../../core/security/random-base64url.js';
 import { parseTenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import {
   resealTenantSecrets,
@@ -19,13 +20,12 @@ import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
  * key, re-encrypt everything under the current key. Each change is one atomic write.
  */
 
-/** A new secret: 256 random bits, base64url (43 characters). */
+/**
+ * A new secret: 256 random bits, base64url (43 characters), never starting with "-": the operator
+ * pastes it after `--admin-secret`, where a leading dash reads as an option (1 draw in 64 did).
+ */
 export function newSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll('+', '-')
-    .replaceAll('/', '_')
-    .replace(/=+$/, '');
+  return randomBase64Url(32);
 }
 
 /** A tenant's starting config when the operator gives none: valid, with no tools yet. */

@@ -90,7 +90,7 @@ export async function saveTenant(
  * another existing tenant lists belongs to that tenant (the app-wide callback routes each page to
  * one tenant). One round trip before the write.
  */
-async function pageOwnership(
+export async function pageOwnership(
   session: RedisSession,
   config: TenantConfig,
 ): Promise<{ problems: string[]; claim: string[]; release: string[]; previousAppId?: string }> {

@@ -1,6 +1,7 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
 import type { HistoryEntry } from '../../core/history-entry.js';
 import { claimTtlSeconds, deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY } from '../../core/storage/due-index.js';
 import type { Redis } from '@upstash/redis/cloudflare';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 
@@ -68,6 +69,7 @@ export async function claimWith(
       keys.claimJob(turnId),
       keys.openClaims,
       keys.rev,
+      DUE_INDEX_KEY,
     ],
     // The claim's own TTL follows its key (claimTtlSeconds); the job waits for the sweeper as before.
     [
@@ -76,6 +78,7 @@ export async function claimWith(
       open ? JSON.stringify(open.job) : '',
       open ? String(open.dueAt) : '0',
       String(retainedTtl(TTL.claimSeconds, open?.retentionDays)),
+      tenantId,
     ],
   );
   const [won, owner, history, handoff, rev] = Array.isArray(reply) ? (reply as unknown[]) : [];
@@ -117,9 +120,9 @@ return 1
 `;
 
 /**
- * KEYS: claim, history, handoff, claim job, open claims, the tenant's revision. ARGV: turn id, claim TTL s, job JSON
- * (or ""), due time ms, job TTL s. Returns {won, owner, history, handoff, rev}; the open-claim entry is written
- * only by the winner.
+ * KEYS: claim, history, handoff, claim job, open claims, the tenant's revision, the due-work index. ARGV: turn id,
+ * claim TTL s, job JSON (or ""), due time ms, job TTL s, tenant id. Returns {won, owner, history, handoff, rev}; the
+ * open-claim entry (and the tenant's due time in the index, core/storage/due-index.ts) is written only by the winner.
  */
 const CLAIM_SCRIPT = `
 local won = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2]))
@@ -130,6 +133,7 @@ local rev = redis.call('GET', KEYS[6]) or ''
 if won and ARGV[3] ~= '' then
   redis.call('SET', KEYS[4], ARGV[3], 'EX', tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[4]), ARGV[1])
+  redis.call('ZADD', KEYS[7], 'LT', tonumber(ARGV[4]), ARGV[6])
 end
 return {won and 1 or 0, owner, history, handoff, rev}
 `;

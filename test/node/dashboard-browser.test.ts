@@ -1,53 +1,34 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DASHBOARD_LOGIN, DEMO_PAGE_ID, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
-import { safetyIdentifierFor, startModelSandbox, type ModelSandbox } from '../../dev/model-sandbox.js';
-import { freePort } from '../../dev/redis-server.js';
-import { chromiumPath } from '../../dev/preflight.js';
-import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
-import { RedisSession } from '../../core/storage/redis-session.js';
+import { safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
+import type { LocalStack } from '../../dev/stack.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
+import { sandboxContact, sidewaysOverflow, startBrowserStack, until, type BrowserStack } from '../support/browser.js';
 
 /**
  * The dashboard in a real browser (Debian's headless Chromium driven by playwright-core) against
  * the running local stack: wrangler dev, Redis, the QStash broker, the ManyChat sandbox, and a
- * scripted OpenAI-compatible model server. Every page is screenshotted into .local/screenshots/
- * (git-ignored) so a person can look at them.
+ * scripted OpenAI-compatible model server. Every page is screenshotted into .local/screenshots/dashboard/
+ * (git-ignored) so a person can look at them. The stack and browser: test/support/browser.ts.
  */
-const CHROMIUM = chromiumPath(); // CHROMIUM_PATH, else Debian's; npm test's preflight makes sure it is there
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard');
 
+let h: BrowserStack;
 let stack: LocalStack;
 let models: ModelSandbox;
-let browser: Browser;
 let page: Page;
-const savedRedisUrl = process.env.REDIS_URL;
 
-const base = () => stack.facts.workerUrl!;
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-const redis = () => RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
+const base = () => h.base();
+const shot = (name: string) => h.shot(name);
 const demoConfig = async () =>
-  parseJson(await redis().one((r) => r.get(tenantKeys(DEMO_TENANT_ID).config))) as {
+  parseJson(await h.redis().one((r) => r.get(tenantKeys(DEMO_TENANT_ID).config))) as {
     flows: { name: string }[];
     toolOrder?: string[];
   };
 
-function newContact(): string {
-  const id = String(Math.floor(1e9 + Math.random() * 8e9));
-  stack.manychat.addSubscriber({ pageId: DEMO_PAGE_ID, id, firstName: 'Ada' });
-  return id;
-}
+const newContact = () => sandboxContact(stack, DEMO_PAGE_ID);
 
 async function webhook(contactId: string, text: string): Promise<string> {
   const res = await fetch(`${base()}/v1/manychat/${DEMO_TENANT_ID}`, {
@@ -62,40 +43,13 @@ async function webhook(contactId: string, text: string): Promise<string> {
   return res.headers.get('x-turn-id')!;
 }
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  models = await startModelSandbox();
-  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
-  stack = await startLocalStack({
-    withWorker: true,
-    qstashRetryBaseMs: 200,
-    stateDir: join(ROOT, '.local', 'test-dashboard-browser'),
-    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
-  });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  h = await startBrowserStack({ name: 'dashboard', viewport: { width: 1200, height: 900 } });
+  ({ stack, models, page } = h);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await models?.close();
-  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
-  else process.env.REDIS_URL = savedRedisUrl;
+  await h?.close();
 });
 
 describe('the dashboard in headless Chromium', () => {
@@ -151,7 +105,7 @@ describe('the dashboard in headless Chromium', () => {
     // Next to the field: the error is the element right after the textarea, in the same block.
     expect(await field.evaluate((el, id) => el.nextElementSibling?.id === id, errorId)).toBe(true);
     await error.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, '04-setup-error.png') });
+    await page.screenshot({ path: join(h.shotsDir, '04-setup-error.png') });
     expect((await demoConfig()).toolOrder).toBeUndefined();
     await field.fill('search_faq\n<unlisted-tools>');
     await page.getByRole('button', { name: 'Review changes' }).click();
@@ -287,13 +241,7 @@ describe('the dashboard in headless Chromium', () => {
       'setup/channels',
     ]) {
       await page.goto(`${base()}/dashboard/${path}`);
-      // Runs in the page (the test's own types have no DOM).
-      const overflow = await page.evaluate(() => {
-        const root = (
-          globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-        ).document.documentElement;
-        return root.scrollWidth - root.clientWidth;
-      });
+      const overflow = await sidewaysOverflow(page);
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
     await page.goto(`${base()}/dashboard/setup/tools`);

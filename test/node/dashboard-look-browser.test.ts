@@ -1,12 +1,19 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DASHBOARD_LOGIN, DEMO_PAGE_ID, DEMO_TENANT_ID, DEMO_WEBHOOK_SECRET } from '../../dev/demo-tenant.js';
-import { safetyIdentifierFor, startModelSandbox, type ModelSandbox } from '../../dev/model-sandbox.js';
-import { freePort } from '../../dev/redis-server.js';
-import { chromiumPath } from '../../dev/preflight.js';
-import { ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
+import { safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
+import type { LocalStack } from '../../dev/stack.js';
+import {
+  buttonsPastViewport,
+  logIn,
+  sandboxContact,
+  sidewaysOverflow,
+  startBrowserStack,
+  until,
+  widest,
+  type BrowserStack,
+} from '../support/browser.js';
 
 /**
  * Issue 32, "look, not read", in headless Chromium against the local stack (wrangler dev, Redis,
@@ -16,31 +23,16 @@ import { ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
  * 640 px viewport) without sideways scroll, and Health's dead-letter buttons inside 1280 px.
  * Screenshots of each page go to .local/screenshots/dashboard-look/ (git-ignored).
  */
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard-look');
 
+let h: BrowserStack;
 let stack: LocalStack;
 let models: ModelSandbox;
-let browser: Browser;
 let page: Page;
-const savedRedisUrl = process.env.REDIS_URL;
 const turns: Record<string, string> = {};
 
-const base = () => stack.facts.workerUrl!;
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-
-function newContact(): string {
-  const id = String(Math.floor(1e9 + Math.random() * 8e9));
-  stack.manychat.addSubscriber({ pageId: DEMO_PAGE_ID, id, firstName: 'Ada' });
-  return id;
-}
+const base = () => h.base();
+const shot = (name: string) => h.shot(name);
+const newContact = () => sandboxContact(stack, DEMO_PAGE_ID);
 
 /** One scripted turn through the real ManyChat webhook; answers its turn id. */
 async function turn(
@@ -69,80 +61,14 @@ async function turn(
   return res.headers.get('x-turn-id')!;
 }
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Scroll width past the viewport, measured in the page (the test's own types have no DOM). */
-const sidewaysOverflow = () =>
-  page.evaluate(() => {
-    const root = (
-      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-    ).document.documentElement;
-    return root.scrollWidth - root.clientWidth;
-  });
-
-/** The innermost elements that reach past the viewport (tag.class "text…"), to name what overflows. */
-const widest = () =>
-  page.evaluate(() => {
-    type El = {
-      tagName: string;
-      className: unknown;
-      textContent: string | null;
-      children: { length: number };
-      getBoundingClientRect(): { right: number };
-    };
-    const doc = (
-      globalThis as unknown as {
-        document: { documentElement: { clientWidth: number }; querySelectorAll(s: string): Iterable<El> };
-      }
-    ).document;
-    const width = doc.documentElement.clientWidth;
-    return [...doc.querySelectorAll('main *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 1)
-      .slice(-3)
-      .map(
-        (el) =>
-          `${el.tagName.toLowerCase()}.${String(el.className)} "${(el.textContent ?? '').trim().slice(0, 40)}" → ${Math.round(el.getBoundingClientRect().right)} px`,
-      );
-  });
-
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  models = await startModelSandbox();
-  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
-  stack = await startLocalStack({
-    withWorker: true,
-    qstashRetryBaseMs: 200,
-    stateDir: join(ROOT, '.local', 'test-dashboard-look-browser'),
-    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
-  });
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: FLAGS });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${base()}/dashboard/login`);
-  await page.getByLabel('Tenant').fill(DEMO_TENANT_ID);
-  await page.getByLabel('User').fill(DEMO_DASHBOARD_LOGIN.user);
-  await page.getByLabel('Password').fill(DEMO_DASHBOARD_LOGIN.password);
-  await page.getByRole('button', { name: /log in/i }).click();
-  await page.waitForURL('**/dashboard/setup');
+  h = await startBrowserStack({ name: 'dashboard-look' });
+  ({ stack, models, page } = h);
+  await logIn(page, base(), { tenant: DEMO_TENANT_ID, ...DEMO_DASHBOARD_LOGIN });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await models?.close();
-  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
-  else process.env.REDIS_URL = savedRedisUrl;
+  await h?.close();
 });
 
 describe('look, not read: charts, a contact, the handoff inbox', () => {
@@ -284,8 +210,8 @@ describe('look, not read: charts, a contact, the handoff inbox', () => {
       await page.setViewportSize({ width, height: 800 });
       for (const [i, path] of paths.entries()) {
         await page.goto(`${base()}/dashboard/${path}`);
-        const over = await sidewaysOverflow();
-        if (over > 0) overflowing.push(`${path} at ${label}: ${over} px (${(await widest()).join('; ')})`);
+        const over = await sidewaysOverflow(page);
+        if (over > 0) overflowing.push(`${path} at ${label}: ${over} px (${(await widest(page)).join('; ')})`);
         const name = path
           .replace(/turn_[0-9a-f]+/, 'turn')
           .replace(/contacts\/\d+/, 'contact')
@@ -300,25 +226,10 @@ describe('look, not read: charts, a contact, the handoff inbox', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base()}/dashboard/health`);
     expect(await page.getByRole('button', { name: /^Re-drive/ }).count()).toBeGreaterThan(0);
-    const cut = await page.evaluate(() => {
-      const doc = (
-        globalThis as unknown as {
-          document: {
-            documentElement: { clientWidth: number };
-            querySelectorAll(
-              s: string,
-            ): Iterable<{ getBoundingClientRect(): { right: number }; textContent: string | null }>;
-          };
-        }
-      ).document;
-      const width = doc.documentElement.clientWidth;
-      return [...doc.querySelectorAll('button')]
-        .filter((b) => b.getBoundingClientRect().right > width)
-        .map((b) => b.textContent);
-    });
+    const cut = await buttonsPastViewport(page);
     expect(cut).toEqual([]);
-    expect(await sidewaysOverflow()).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
     await page.locator('#dead').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, '20-health-dead-letters-1280.png') });
+    await page.screenshot({ path: join(h.shotsDir, '20-health-dead-letters-1280.png') });
   }, 60_000);
 });

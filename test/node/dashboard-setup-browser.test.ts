@@ -1,13 +1,18 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { safetyIdentifierFor, startModelSandbox, type ModelSandbox } from '../../dev/model-sandbox.js';
-import { freePort } from '../../dev/redis-server.js';
-import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack } from '../../dev/stack.js';
-import { RedisSession, parseJson } from '../../core/storage/redis-session.js';
+import { safetyIdentifierFor, type ModelSandbox } from '../../dev/model-sandbox.js';
+import type { LocalStack } from '../../dev/stack.js';
+import { parseJson } from '../../core/storage/redis-session.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { setDashboardUser } from '../../src/dashboard/auth/users.js';
+import {
+  buttonsPastViewport,
+  sidewaysOverflow,
+  startBrowserStack,
+  until,
+  type BrowserStack,
+} from '../support/browser.js';
 
 /**
  * A business goes live from the dashboard alone, in headless Chromium against the local stack:
@@ -17,71 +22,29 @@ import { setDashboardUser } from '../../src/dashboard/auth/users.js';
  * every setup page at 375 px and at 200 % zoom, without sideways scroll. Screenshots go to
  * .local/screenshots/dashboard-setup/ (git-ignored).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SHOTS = join(ROOT, '.local', 'screenshots', 'dashboard-setup');
 const TENANT = 'lotus-studio';
 const PAGE_ID = '4200042';
 const API_KEY = `${PAGE_ID}:lotus-manychat-key`;
 const TOUR_NS = 'content20261101000000_000101';
 const LOGIN = { user: 'owner', password: 'lotus-owner-password-1' };
 
+let h: BrowserStack;
 let stack: LocalStack;
 let models: ModelSandbox;
-let browser: Browser;
 let page: Page;
-const savedRedisUrl = process.env.REDIS_URL;
 
-const base = () => stack.facts.workerUrl!;
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-const redis = () => RedisSession.connect(stack.upstash.url, DEV_UPSTASH_TOKEN);
+const base = () => h.base();
+const shot = (name: string) => h.shot(name);
 const storedConfig = async () =>
-  parseJson(await redis().one((r) => r.get(tenantKeys(TENANT).config))) as {
+  parseJson(await h.redis().one((r) => r.get(tenantKeys(TENANT).config))) as {
     flows: { name: string; ns: string }[];
     tools: { name: string }[];
     manifest: Record<string, unknown>;
   };
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Scroll width past the viewport, measured in the page (the test's own types have no DOM). */
-const sidewaysOverflow = () =>
-  page.evaluate(() => {
-    const root = (
-      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-    ).document.documentElement;
-    return root.scrollWidth - root.clientWidth;
-  });
-
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  models = await startModelSandbox();
-  process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
-  stack = await startLocalStack({
-    withWorker: true,
-    qstashRetryBaseMs: 200,
-    stateDir: join(ROOT, '.local', 'test-dashboard-setup-browser'),
-    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
-  });
+  h = await startBrowserStack({ name: 'dashboard-setup' });
+  ({ stack, models, page } = h);
   // The business's ManyChat page: two flows, two tags, a field — none of them in the tenant yet.
   stack.manychat.addPage({
     pageId: PAGE_ID,
@@ -97,17 +60,11 @@ beforeAll(async () => {
     body: JSON.stringify({ tenantId: TENANT, manychatApiKey: API_KEY }),
   });
   expect(created.status).toBe(201);
-  await setDashboardUser(redis(), TENANT, LOGIN.user, LOGIN.password);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await setDashboardUser(h.redis(), TENANT, LOGIN.user, LOGIN.password);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await models?.close();
-  if (savedRedisUrl === undefined) delete process.env.REDIS_URL;
-  else process.env.REDIS_URL = savedRedisUrl;
+  await h?.close();
 });
 
 describe('from nothing to a flow performed, with the dashboard alone', () => {
@@ -168,7 +125,7 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
       'answers_directly on a write tool needs confirm: never',
     );
     await page.locator(`#${errorId}`).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, '05-tool-error.png') });
+    await page.screenshot({ path: join(h.shotsDir, '05-tool-error.png') });
     await page.getByLabel('send_tour: answers directly').uncheck();
     await page.getByLabel('send_tour: confirm').selectOption('never');
     await page.getByRole('button', { name: 'Review changes' }).click();
@@ -317,7 +274,7 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
       await page.setViewportSize({ width, height: 800 });
       for (const path of paths) {
         await page.goto(`${base()}/dashboard/${path}`);
-        expect(await sidewaysOverflow(), `${path} at ${label}`).toBeLessThanOrEqual(0);
+        expect(await sidewaysOverflow(page), `${path} at ${label}`).toBeLessThanOrEqual(0);
       }
       for (const path of ['setup/tools', 'setup/channels', 'setup/catalogue']) {
         await page.goto(`${base()}/dashboard/${path}`);
@@ -327,25 +284,10 @@ describe('from nothing to a flow performed, with the dashboard alone', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base()}/dashboard/health`);
     // Every button on Health is inside the viewport's width (none cut off by a wide table).
-    const cut = await page.evaluate(() => {
-      const doc = (
-        globalThis as unknown as {
-          document: {
-            documentElement: { clientWidth: number };
-            querySelectorAll(
-              s: string,
-            ): Iterable<{ getBoundingClientRect(): { right: number }; textContent: string | null }>;
-          };
-        }
-      ).document;
-      const width = doc.documentElement.clientWidth;
-      return [...doc.querySelectorAll('button')]
-        .filter((b) => b.getBoundingClientRect().right > width)
-        .map((b) => b.textContent);
-    });
+    const cut = await buttonsPastViewport(page);
     expect(cut).toEqual([]);
     expect(await page.getByRole('button', { name: /^Re-drive/ }).count()).toBeGreaterThan(0);
-    expect(await sidewaysOverflow()).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
     await shot('11-health-1280');
   }, 120_000);
 });

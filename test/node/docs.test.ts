@@ -156,3 +156,35 @@ describe('every link in the README and docs/ resolves', () => {
     expect(text).toContain('`https://<worker>/v1/manychat/my-studio`');
   });
 });
+
+describe('the tenant API routes are all documented: docs/http-api.md and the OpenAPI reference', () => {
+  /** `METHOD /:tenant/…` of every route a file registers with a literal path. */
+  async function routesOf(file: string): Promise<{ method: string; path: string }[]> {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    return [...text.matchAll(/app\.(get|post|put|delete)\('(\/:tenant[^']*)'/g)].map((m) => ({
+      method: m[1]!,
+      path: `/v1/tenants${m[2]!}`,
+    }));
+  }
+
+  it('names every route of the tenant API (src/routes/tenant-api.ts and what it registers)', async () => {
+    const routes = (
+      await Promise.all(
+        ['src/routes/tenant-api.ts', 'src/routes/turn-records.ts', 'src/routes/notification-secret.ts'].map(routesOf),
+      )
+    ).flat();
+    expect(routes.map((r) => r.path)).toContain('/v1/tenants/:tenant/approvals/:id/approve-with-changes');
+    const page = await doc('http-api.md');
+    const { openApiDocument } = await import('../../src/dashboard/api-reference/openapi-document.js');
+    const paths = openApiDocument('https://worker.example').paths as Record<string, Record<string, unknown>>;
+    const missing: string[] = [];
+    for (const { method, path } of routes) {
+      // In the page: the path in a route cell, followed by the end of the code span or a query.
+      if (!new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(page))
+        missing.push(`http-api.md: ${path}`);
+      const openApiPath = path.replace(/:([A-Za-z]+)/g, '{$1}');
+      if (!paths[openApiPath]?.[method]) missing.push(`OpenAPI: ${method.toUpperCase()} ${openApiPath}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

@@ -123,6 +123,26 @@ describe('npm start, for a new business', () => {
     ).toBe(200);
   });
 
+  it('an Instagram studio: the printed Instagram curl, pasted as printed in the repository folder, shows the question, presses Yes, and the printed check shows it performed', async () => {
+    const block = /Instagram, through ManyChat[\s\S]+?\n\n(curl [\s\S]+?press-button\.ts Yes)\n/.exec(output)?.[1];
+    expect(block).toContain('"channel":"instagram"');
+    const { stdout } = await execFileAsync('bash', ['-c', block!], { cwd: process.cwd() });
+    expect(stdout).toMatch(/^asked: [\s\S]*pilates[\s\S]*\[Yes \| No\]$/m);
+    expect(stdout).toContain('x-confirmation-outcome: confirmed');
+    expect(stdout).toContain('"type":"instagram"');
+    const check = /the Yes is performed:\ncurl -s '([^']+)'/.exec(output)?.[1];
+    expect(check).toContain('?path=/fb/subscriber/setCustomFieldByName');
+    // "It is on its way": the outbox performs it moments after the press.
+    const performed = async () =>
+      ((await (await fetch(check!)).json()) as { calls: Call[] }).calls.filter(
+        (c) => String(c.body.subscriber_id) === '4343',
+      );
+    await waitFor('the Yes to be performed', 15_000, async () => (await performed()).length > 0);
+    expect(await performed()).toEqual([
+      expect.objectContaining({ status: 200, body: expect.objectContaining({ field_value: 'pilates' }) }),
+    ]);
+  });
+
   it('prints every secret a user needs, and no stack trace', () => {
     expect(output).toContain(`admin secret "${facts.demo.adminSecret}"`);
     expect(output).toContain(facts.operatorSecret);

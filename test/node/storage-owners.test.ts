@@ -50,7 +50,8 @@ const OUTBOX_OWNERS = [
  */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
-  openClaims: CLAIM_OWNERS,
+  // The due-work index's reschedule script reads the first of each queue, atomically with the index.
+  openClaims: [...CLAIM_OWNERS, 'core/storage/due-index.ts'],
   claimJob: CLAIM_OWNERS,
   turn: [
     ...TURN_OWNERS,
@@ -65,11 +66,18 @@ export const OWNERS: Record<string, readonly string[]> = {
   pinnedStatus: PINNED_OWNERS,
   pendingCall: PINNED_OWNERS,
   contactRows: PINNED_OWNERS,
-  approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts'],
+  approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts', 'core/storage/due-index.ts'],
   // The ledger: one owner. Everyone else names it through `ledgerKey` and parses it with the ledger's readers.
   ledger: ['outbox/ledger.ts', DELETION],
-  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
-  outboxPending: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts'],
+  // Besides the outbox: the atomic scripts that commit an entry together with their own structure
+  // (a decided pinned row; an alert's once-per-item marker).
+  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts', 'src/approvals/failure-alerts.ts'],
+  outboxPending: [
+    ...OUTBOX_OWNERS,
+    'src/approvals/pinned-store.ts',
+    'src/approvals/failure-alerts.ts',
+    'core/storage/due-index.ts',
+  ],
   deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
   // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
   // dashboard and the handoff route release a handoff.

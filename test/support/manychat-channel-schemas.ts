@@ -13,8 +13,12 @@ import { z } from 'zod';
  *   we send `dynamic_block_callback` on every channel (the channel pages are silent on it; see the doc).
  * - Instagram and WhatsApp: no video, audio or file; WhatsApp and Telegram: no gallery (cards);
  *   images: Instagram and Telegram.
- * - text lengths (platform limits; ManyChat is silent): Messenger 2000, Instagram 1000, WhatsApp and Telegram 4096.
+ * - text lengths (platform limits; ManyChat is silent): Messenger 2000, WhatsApp and Telegram 4096 characters;
+ *   Instagram "less than 1000 characters" and "UTF-8 and … 1000 bytes or less" (Meta's Instagram send-message page,
+ *   https://developers.facebook.com/docs/messenger-platform/instagram/features/send-message, both wordings seen).
  * - at most 3 buttons on a message (WhatsApp reply buttons; Messenger button template).
+ * - WhatsApp: a text with reply buttons is an interactive message, body at most 1024 characters (WhatsApp
+ *   Business Platform limits, secondary sources in docs/protocols.md; ManyChat does not document its mapping).
  */
 export type DocChannel = 'facebook' | 'instagram' | 'whatsapp' | 'telegram';
 
@@ -32,11 +36,25 @@ const CallbackButton = z.strictObject({
 export function v2ContentSchema(channel: DocChannel) {
   const text = z.strictObject({
     type: z.literal('text'),
-    text: z.string().min(1).max(TEXT_LIMIT[channel]),
+    text:
+      channel === 'instagram'
+        ? z
+            .string()
+            .min(1)
+            .max(999)
+            .refine((t) => new TextEncoder().encode(t).length <= 1000, 'Instagram text is at most 1000 UTF-8 bytes')
+        : z.string().min(1).max(TEXT_LIMIT[channel]),
     buttons: z.array(CallbackButton).max(3).optional(),
   });
+  const message =
+    channel === 'whatsapp'
+      ? text.refine(
+          (m) => !m.buttons?.length || m.text.length <= 1024,
+          'WhatsApp: a text carrying buttons is at most 1024 characters',
+        )
+      : text;
   const base = {
-    messages: z.array(text).max(10),
+    messages: z.array(message).max(10),
     actions: z.array(z.unknown()).max(5).optional(),
   };
   const withType = channel === 'facebook' ? { type: z.undefined().optional() } : { type: z.literal(channel) };

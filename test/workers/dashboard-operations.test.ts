@@ -8,6 +8,7 @@ import { reply, scriptedModel } from '../support/scripted-model.js';
 import { DashboardClient, formFields } from '../support/dashboard-client.js';
 import { newContact, sandboxCallsFor, seedTenant, session, uniqueId, workerEnv } from '../support/workers-env.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
+import { tenantApi } from './tenant-api.js';
 
 async function dashboardTenant() {
   const t = await seedTenant();
@@ -147,6 +148,60 @@ describe('dead letters', () => {
       actionId: action.id,
     });
     expect(decodeURIComponent(foreign.headers.get('location')!)).toContain('no outbox entry');
+  });
+
+  it('a re-drive from the dashboard re-checks an approved action against the current config: a removed tool is not performed', async () => {
+    const t = await dashboardTenant();
+    const contactId = await newContact();
+    const model = scriptedModel([
+      {
+        calls: [{ tool: 'untag_contact', input: { tag: 'interested' } }],
+        reply: reply('A team member will review it.'),
+      },
+    ]);
+    const res = await appWith(model).post(t.tenantId, t.secret, {
+      contact: { id: contactId },
+      text: 'please remove my interested tag',
+    });
+    const approvalId = (await turnRecord(t.tenantId, res.headers.get('x-turn-id')!)).approvals[0]!;
+    const confirm = await t.client.page(`/dashboard/approvals/${approvalId}/confirm`);
+    await t.client.request(
+      'POST',
+      `/dashboard/approvals/${approvalId}/approve`,
+      formFields(confirm.html, `/dashboard/approvals/${approvalId}/approve`),
+    );
+    const entry = (await outboxEntry(t.tenantId, approvalId))!;
+    const action = entry.actions[0]!;
+    const now = new Date();
+    await markDead(
+      { session: session(), tenantId: t.tenantId, turnId: approvalId },
+      action.id,
+      now,
+      'ManyChat: busy',
+      deadLetterFor(entry, action, 'dead', 'ManyChat: busy', now),
+    );
+    // The tenant takes the tool away before anyone re-drives it.
+    const config = (await (await tenantApi(t.tenantId, t.adminSecret, 'GET', '/config')).json()) as {
+      tools: { name: string }[];
+      manifest: Record<string, { undo?: string }>;
+    };
+    const { untag_contact: _gone, ...manifest } = config.manifest;
+    const saved = await tenantApi(t.tenantId, t.adminSecret, 'PUT', '/config', {
+      ...config,
+      tools: config.tools.filter((tool) => tool.name !== 'untag_contact'),
+      manifest,
+    });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    const health = await t.client.page('/dashboard/health');
+    const redriven = await t.client.request(
+      'POST',
+      '/dashboard/dead-letters/redrive',
+      formFields(health.html, '/dashboard/dead-letters/redrive'),
+    );
+    expect(decodeURIComponent(redriven.headers.get('location')!)).toMatch(
+      /redriven=re-driven, and dead again: not performed: the tenant's configuration no longer allows it/,
+    );
+    expect((await sandboxCallsFor(contactId)).filter((c) => c.path.includes('removeTag'))).toEqual([]);
   });
 
   it("a re-drive whose action dies again says so, with ManyChat's words", async () => {

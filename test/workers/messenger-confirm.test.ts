@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadPinned } from '../../src/approvals/pinned-store.js';
+import { answerConfirmation } from '../../src/approvals/answer-confirmation.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { reply, scriptedModel } from '../support/scripted-model.js';
-import { session } from '../support/workers-env.js';
+import { session, testSecretKeys, workerEnv } from '../support/workers-env.js';
+import { loadTenant } from '../../src/tenants/tenant-store.js';
 import { appWith, outboxEntry, turnRecord } from './turn-helpers.js';
 import {
   deliverMessenger,
@@ -91,6 +93,12 @@ async function messengerConfirmation() {
   // Nothing of the pinned content has reached the contact yet.
   expect(sent.map(textOf)).not.toContain(PRICE_LIST);
   return { t, psid, app, model, turnId: turnId!, pendingId: pendingId!, yes, no };
+}
+
+async function configOf(tenantId: string) {
+  const loaded = await loadTenant(session(), tenantId, await testSecretKeys());
+  if (!loaded.found || !('config' in loaded)) throw new Error(`tenant ${tenantId} not loadable`);
+  return loaded.config;
 }
 
 const quickReplyPress = (t: MessengerTenant, psid: string, payload: string, mid: string, title = 'Yes') => ({
@@ -205,5 +213,30 @@ describe('a confirmation born on Messenger: a confirm-once send_content, answere
     const told = (await sentTo(psid)).map(textOf).slice(1);
     expect(told).toEqual(['OK, nothing was changed.']);
     expect(await outboxEntry(t.tenantId, `${pendingId}.answer`)).not.toBeNull();
+  });
+  it('a Yes whose decision was stored but whose answer was not (storage failed between the two, Meta retries): the retry tells the contact once', async () => {
+    const { t, psid, app, pendingId, yes } = await messengerConfirmation();
+    const payload = JSON.parse(yes) as { pendingId: string; nonce: string };
+    // The first try got as far as the decision (and its publish), then failed: no answer notice.
+    const first = await answerConfirmation(
+      {
+        session: session(),
+        publisher: { publish: async () => {} },
+        pinSecret: workerEnv.SESSION_SECRET!,
+        now: new Date(),
+        config: await configOf(t.tenantId),
+      },
+      { tenantId: t.tenantId, contactId: psid, pendingId: payload.pendingId, answer: 'yes', nonce: payload.nonce },
+    );
+    expect(first.outcome).toBe('confirmed');
+    expect(await outboxEntry(t.tenantId, `${pendingId}.answer`)).toBeNull();
+    // Meta retries the press (twice): the contact is told what became of it, once.
+    const press = webhookBody(t, [quickReplyPress(t, psid, yes, `m_${psid}_yes_retry`)]);
+    expect((await postMessenger(app, t, press)).status).toBe(200);
+    expect((await postMessenger(app, t, press)).status).toBe(200);
+    await app.settle();
+    const sent = await deliverAnswer(t, psid, pendingId);
+    expect(sent.filter((m) => textOf(m) === PRICE_LIST)).toHaveLength(1);
+    expect(sent.filter((m) => textOf(m)?.startsWith('Confirmed'))).toHaveLength(1);
   });
 });

@@ -27,9 +27,15 @@ const suggestions: OutgoingReply = {
 } as OutgoingReply;
 const plain: OutgoingReply = { text: 'We are open 7:00 to 21:00.', quickReplies: [] } as OutgoingReply;
 const long: OutgoingReply = { text: `${'word '.repeat(900)}end.`, quickReplies: [] } as OutgoingReply;
+// A long answer that ends in a question with Yes/No: on WhatsApp the buttons make it an interactive message (body ≤ 1024).
+const longConfirmation: OutgoingReply = {
+  ...confirmation,
+  text: `${'We have several classes in the morning and in the evening. '.repeat(30)}Shall I note yoga?`,
+} as OutgoingReply;
 const REPLIES = {
   plain,
   confirmation,
+  longConfirmation,
   suggestions,
   long,
   empty: { text: '', quickReplies: [] } as unknown as OutgoingReply,
@@ -134,6 +140,40 @@ describe('per-channel rules', () => {
     expect(content.messages.length).toBeGreaterThan(1);
     expect(content.messages.every((m) => m.text.length <= 1000)).toBe(true);
     expect(content.messages.map((m) => m.text).join(' ')).toBe(long.text);
+  });
+
+  it('Instagram measures text as Meta does: under 1000 characters and at most 1000 UTF-8 bytes (a German or emoji reply is split by bytes)', () => {
+    const bytes = (t: string) => new TextEncoder().encode(t).length;
+    // 900 characters, 1200 bytes: within a character count of 1000, past Instagram's 1000 bytes.
+    const umlauts: OutgoingReply = { text: 'Grüße '.repeat(150).trim(), quickReplies: [] } as OutgoingReply;
+    const emoji: OutgoingReply = { text: `${'🙂 '.repeat(400)}ok`, quickReplies: [] } as OutgoingReply;
+    const exactly: OutgoingReply = { text: 'a'.repeat(1000), quickReplies: [] } as OutgoingReply;
+    for (const reply of [umlauts, emoji, exactly]) {
+      const { content } = toDynamicBlock(reply, [], 'instagram');
+      expect(content.messages.length).toBeGreaterThan(1);
+      for (const m of content.messages) {
+        expect(bytes(m.text)).toBeLessThanOrEqual(1000);
+        expect(m.text.length).toBeLessThan(1000);
+        expect(m.text).not.toMatch(/[\uD800-\uDBFF]$/); // never half an emoji
+      }
+      expect(content.messages.map((m) => m.text).join(reply === exactly ? '' : ' ')).toBe(reply.text);
+      expect(dynamicBlockSchema('instagram').safeParse({ version: 'v2', content }).success).toBe(true);
+    }
+    // Other channels count characters: the same 900-character text is one message on WhatsApp.
+    expect(toDynamicBlock(umlauts, [], 'whatsapp').content.messages).toHaveLength(1);
+  });
+
+  it('WhatsApp: the message carrying buttons is an interactive message, its text at most 1024 characters; the whole text still goes', async () => {
+    const buttons = await signedQuickReplies(longConfirmation, CALLBACK, 'secret', 't1', '42', 'whatsapp');
+    const { content } = toDynamicBlock(longConfirmation, buttons, 'whatsapp');
+    const withButtons = content.messages.filter((m) => m.buttons?.length);
+    expect(withButtons).toHaveLength(1);
+    expect(withButtons[0]!.text.length).toBeLessThanOrEqual(1024);
+    expect(withButtons[0]!.buttons!.map((b) => b.caption)).toEqual(['Yes', 'No']);
+    expect(content.messages.map((m) => m.text).join(' ')).toBe(longConfirmation.text);
+    // Telegram's inline keyboard rides on a message of up to 4096 characters: one message there.
+    const tg = toDynamicBlock(longConfirmation, buttons, 'telegram').content;
+    expect(tg.messages).toHaveLength(1);
   });
 
   it('the messaging window: WhatsApp and Instagram refuse after 24 h (fail closed on an unreadable time); Telegram has none; Facebook is left to ManyChat', () => {

@@ -14,7 +14,8 @@ export type PressOutcome = ConfirmationAnswer['outcome'] | 'forged';
  * press goes to the shared confirmation answer (Yes commits exactly the pinned actions, once; a
  * replay changes nothing). What became of it is told to the contact through the outbox, once
  * per row (a retried webhook or a second press queues no second notice); a replayed or invalid
- * press is not answered.
+ * press is not answered — except a repeat of the very answer that decided the row, which makes
+ * sure its notice exists (its first try may have failed between the decision and the notice).
  */
 export async function answerMessengerPress(
   services: Services,
@@ -37,7 +38,10 @@ export async function answerMessengerPress(
       nonce: payload.nonce,
     },
   );
-  if (['confirmed', 'declined', 'expired', 'refused'].includes(answer.outcome)) {
+  // A retry of the same answer (Meta redelivers a press it got no 200 for) whose first try decided
+  // the row but stopped before the notice was stored: it is told now. Once per row either way.
+  const told = answer.outcome === 'already-answered' ? (answer.sameAs ?? null) : answer;
+  if (told && ['confirmed', 'declined', 'expired', 'refused'].includes(told.outcome)) {
     const entryId = `${payload.pendingId}.answer`;
     const notice = buildOutboxEntry({
       entryId,
@@ -49,11 +53,11 @@ export async function answerMessengerPress(
           id: `${entryId}.text`,
           tool: 'system:confirmation-answer',
           kind: 'send_content',
-          args: { text: answer.text, lastInboundAt: new Date(press.at).toISOString() },
+          args: { text: told.text, lastInboundAt: new Date(press.at).toISOString() },
           effect: 'write',
           idempotent: false,
           gate: 'none',
-          summary: `tell the contact: ${answer.outcome}`,
+          summary: `tell the contact: ${told.outcome}`,
         },
       ],
       now,

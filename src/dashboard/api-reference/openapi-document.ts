@@ -4,6 +4,7 @@ import { ManifestSchema } from '../../../core/tenant/manifest.js';
 import { DeadLetterSchema } from '../../../outbox/dead-letters.js';
 import { AuditEntrySchema } from '../../tenants/audit-log.js';
 import { RedriveBodySchema } from '../../routes/dead-letters.js';
+import { ApproveWithChangesBodySchema } from '../../approvals/correct-approval.js';
 
 /**
  * The tenant API as an OpenAPI 3.1 document, generated from the zod schemas the routes validate
@@ -37,6 +38,16 @@ const ApprovalViewSchema = z.object({
   expiresAt: z.string(),
 });
 const DecisionSchema = z.object({ result: z.enum(['approved', 'rejected']), id: z.string() });
+const CorrectionSchema = z.object({
+  result: z.enum(['approved', 'superseded']).meta({
+    description:
+      'approved: the new row was approved and handed to the outbox; superseded: the same corrected call already waits in another row, which owns it (this one performs nothing)',
+  }),
+  id: z.string().meta({ description: 'The original approval, now rejected (its terms unchanged)' }),
+  correctedId: z.string().meta({ description: 'The new pinned row, authored by the admin secret' }),
+  args: z.record(z.string(), z.unknown()).optional().meta({ description: 'The corrected arguments as pinned' }),
+});
+const approvalId = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ap_[a-f0-9]{32}$' } };
 
 const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') => ({
   'application/json': { schema: z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) },
@@ -137,10 +148,7 @@ export function openApiDocument(serverUrl: string) {
                 action === 'approve'
                   ? 'Approve: performs exactly the pinned call, once'
                   : 'Reject: performs nothing; the contact is told',
-              parameters: [
-                tenant,
-                { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ap_[a-f0-9]{32}$' } },
-              ],
+              parameters: [tenant, approvalId],
               responses: {
                 200: { description: 'decided', content: json(DecisionSchema) },
                 ...errors(401, 404, 409, 410),
@@ -149,6 +157,44 @@ export function openApiDocument(serverUrl: string) {
           },
         ]),
       ),
+      '/v1/tenants/{tenant}/approvals/{id}/approve-with-changes': {
+        post: {
+          summary:
+            'Approve with changes: the original is rejected (never edited) and a new pinned row with the corrected arguments, authored by the approver, is checked against the current config and performed once; both audited',
+          parameters: [tenant, approvalId],
+          requestBody: { required: true, content: json(ApproveWithChangesBodySchema, 'input') },
+          responses: {
+            200: { description: 'corrected', content: json(CorrectionSchema) },
+            ...errors(400, 401, 404, 409, 410, 413),
+          },
+        },
+      },
+      '/v1/tenants/{tenant}/turns/{turnId}': {
+        get: {
+          summary:
+            "The stored turn record (the id is the webhook's x-turn-id): model steps, staged actions, verdicts, decision, what was committed or pinned, timings",
+          parameters: [tenant, { name: 'turnId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'the turn record' }, ...errors(401, 404) },
+        },
+      },
+      '/v1/tenants/{tenant}/config/schema': {
+        get: {
+          summary: "The config's JSON Schema (draft 2020-12)",
+          parameters: [tenant],
+          responses: { 200: { description: 'JSON Schema' }, ...errors(401) },
+        },
+      },
+      '/v1/tenants/{tenant}/notifications/secret': {
+        get: {
+          summary:
+            'The whsec_… secret the tenant endpoint verifies notifications with (approvals, handoffs, alerts; Standard Webhooks)',
+          parameters: [tenant],
+          responses: {
+            200: { description: 'the secret', content: json(z.object({ scheme: z.string(), secret: z.string() })) },
+            ...errors(401),
+          },
+        },
+      },
       '/v1/tenants/{tenant}/audit': {
         get: {
           summary: 'The audit log, newest first',

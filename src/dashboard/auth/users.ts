@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { randomBase64Url } from '../../../core/security/random-base64url.js';
 import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
 import { hashPassword, PasswordHashSchema, verifyPassword } from './password.js';
 import { dashboardKeys } from './dashboard-keys.js';
@@ -40,10 +41,7 @@ export async function removeDashboardUser(session: RedisSession, tenantId: strin
   return (await session.one((r) => r.hdel(dashboardKeys(tenantId).users, user))) > 0;
 }
 
-/** A password for a new user: 144 random bits, base64url (shown once to the operator). */
+/** A password for a new user: 144 random bits, base64url (shown once to the operator), never starting with "-". */
 export function generatePassword(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_');
+  return randomBase64Url(18);
 }

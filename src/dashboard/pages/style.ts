@@ -71,7 +71,10 @@ form+form,form+.card,.card+.card{margin-top:1rem}
 .steps h2{font-size:1.05rem;margin:.75rem 0 .25rem}
 code{overflow-wrap:anywhere}
 h1,h2,caption,p,li,blockquote,label,summary{overflow-wrap:anywhere}
-td,th{overflow-wrap:anywhere}
+td{overflow-wrap:break-word}
+td code,td .id{overflow-wrap:anywhere}
+dd{overflow-wrap:anywhere}
+.cards>.card{margin-top:0}
 td button{white-space:normal;text-align:left}
 `;
 

@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import { TENANT_LOCALES } from '../../../core/tenant/tenant-config.js';
+import { MAX_MESSENGER_PAGES, TENANT_LOCALES } from '../../../core/tenant/tenant-config.js';
 import type { DashboardSession } from '../auth/sessions.js';
 import { BASE } from '../dashboard-context.js';
 import { CsrfField, Layout, Notice } from '../pages/layout.js';
@@ -261,9 +261,13 @@ export const SecretsPage: FC<{
   tenantName: string;
   rev: number;
   secretsSet: Record<string, boolean>;
+  /** The tenant's Messenger pages, each with whether a token is stored for it (never the token). */
+  pages: MessengerPageRow[];
   errors: Errors;
   notice?: { kind: 'ok' | 'error' | 'info'; text: string } | undefined;
-}> = ({ dash, tenantName, rev, secretsSet, errors, notice }) => (
+  /** The page rows as posted, after a refused save (ids and names only: a token is never echoed). */
+  postedPages?: MessengerPageRow[] | undefined;
+}> = ({ dash, tenantName, rev, secretsSet, pages, errors, notice, postedPages }) => (
   <Layout title="Setup: Secrets" section="setup" dash={dash} tenantName={tenantName}>
     <SectionNav current="secrets" />
     {notice ? <Notice kind={notice.kind}>{notice.text}</Notice> : null}
@@ -288,6 +292,7 @@ export const SecretsPage: FC<{
         <button type="submit">Replace secrets</button>
       </div>
     </form>
+    <MessengerPagesForm dash={dash} rev={rev} pages={postedPages ?? pages} errors={errors} />
     <form method="post" action={`${BASE}/setup/check-manychat`} class="card">
       <h2>Check the ManyChat key</h2>
       <p class="muted">Reads your page's flows, tags and fields with the stored key; changes nothing.</p>
@@ -298,6 +303,55 @@ export const SecretsPage: FC<{
     </form>
   </Layout>
 );
+
+export interface MessengerPageRow {
+  id: string;
+  name?: string | undefined;
+  tokenSet: boolean;
+}
+
+/**
+ * The tenant's Messenger pages (issue 31): one row per page (its id, a name for people, its token
+ * — write-only, "set" or "not set", never shown), and one empty row to add a page. A new token is
+ * checked with Meta before it is sealed.
+ */
+const MessengerPagesForm: FC<{ dash: DashboardSession; rev: number; pages: MessengerPageRow[]; errors: Errors }> = ({
+  dash,
+  rev,
+  pages,
+  errors,
+}) => {
+  const rows = pages.length < MAX_MESSENGER_PAGES ? [...pages, { id: '', tokenSet: false }] : pages;
+  return (
+    <form method="post" action={`${BASE}/setup/messenger-pages`} class="card">
+      <h2>Messenger pages</h2>
+      <p class="muted">
+        The Facebook pages this agent answers (at most {MAX_MESSENGER_PAGES}), each with its own page access token.
+        Tokens are write-only: leave a token empty to keep the stored one. Clear a page id to remove the page and its
+        token. A new token is checked with Meta before it is saved.
+      </p>
+      <CsrfField token={dash.csrf} />
+      <input type="hidden" name="rev" value={String(rev)} />
+      {rows.map((p, i) => (
+        <fieldset>
+          <legend>{p.id ? `Page ${p.id}` : 'Add a page'}</legend>
+          <TextField name={`page_id_${i}`} label="Page id" value={p.id} errors={errors} />
+          <TextField name={`page_name_${i}`} label="Name (for your team)" value={p.name ?? ''} errors={errors} />
+          <TextField
+            name={`page_token_${i}`}
+            label={`Page access token (${p.tokenSet ? 'set' : 'not set'})`}
+            value=""
+            type="password"
+            errors={errors}
+          />
+        </fieldset>
+      ))}
+      <div class="actions">
+        <button type="submit">Save pages</button>
+      </div>
+    </form>
+  );
+};
 
 const SECRET_LABELS: Record<(typeof WRITE_ONLY_SECRETS)[number], string> = {
   manychatApiKey: 'ManyChat API key',

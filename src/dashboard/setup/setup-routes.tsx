@@ -1,7 +1,7 @@
 import { parseUntrustedJson } from '../../http/untrusted-json.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
+import { MAX_MESSENGER_PAGES, parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
 import { effectiveToolOrder } from '../../../tools/registry.js';
 import { appendAudit, configDiffSummary } from '../../tenants/audit-log.js';
 import { rotateSecret } from '../../tenants/provisioning.js';
@@ -20,7 +20,11 @@ import {
 } from './save-config.js';
 import { isConfigSection, type ConfigSection } from './setup-sections.js';
 import { manifestRows, PreviewPage, SecretsPage, SetupIndexPage, SetupPage, setupFieldNames } from './setup-page.js';
-import { ManychatGuidePage } from './manychat-guide-page.js';
+import { ManychatGuidePage, type ChannelsOverview } from './manychat-guide-page.js';
+import { loadChannelUsage } from '../data/channel-usage.js';
+import { checkPageToken } from './page-token-check.js';
+import { saveMessengerPagesAtRevision } from './save-messenger-pages.js';
+import type { MessengerPageRow } from './setup-page.js';
 
 const RevSchema = z.coerce.number().int().min(0);
 const OverlapSchema = z.coerce
@@ -32,6 +36,9 @@ const OverlapSchema = z.coerce
 const SAVED_NOTICES: Record<string, string> = {
   config: 'Saved. New turns use this configuration.',
   secrets: 'Secrets replaced.',
+  pages: 'Messenger pages saved; every new token was checked with Meta.',
+  'pages-format':
+    'Messenger pages saved. Meta could not be reached, so the new tokens were checked only for their format.',
 };
 
 type C = Context<DashboardContext>;
@@ -40,6 +47,18 @@ type C = Context<DashboardContext>;
 function secretsSet(c: C): Record<string, boolean> {
   const s = c.get('tenant').secrets;
   return Object.fromEntries(WRITE_ONLY_SECRETS.map((n) => [n, Boolean(s[n])]));
+}
+
+/** The tenant's channels: use from its own turn log, and what is enabled (a secret only as yes/no). */
+async function channelsOverview(c: C): Promise<ChannelsOverview> {
+  const { config, secrets } = c.get('tenant');
+  const { usage, read } = await loadChannelUsage(c.get('session'), c.get('dash').tenantId);
+  return {
+    usage,
+    read,
+    manyChatApiKey: Boolean(secrets.manychatApiKey),
+    messengerPages: (config.messenger?.pages ?? []).map((p) => ({ id: p.id, name: p.name })),
+  };
 }
 
 const savedNotice = (c: C) => {
@@ -72,11 +91,22 @@ function renderSection(
   );
 }
 
+/** The tenant's pages with whether each has a stored token (its own, or the first page's messengerPageAccessToken). */
+function pageRows(c: C): MessengerPageRow[] {
+  const { config, secrets } = c.get('tenant');
+  return config.messenger.pages.map((p, i) => ({
+    id: p.id,
+    name: p.name,
+    tokenSet: Boolean(secrets.messengerPageTokens?.[p.id] || (i === 0 && secrets.messengerPageAccessToken)),
+  }));
+}
+
 function renderSecrets(
   c: C,
   problems: Record<string, string[]>,
   notice?: { kind: 'ok' | 'error' | 'info'; text: string },
   status: 200 | 400 | 409 = 200,
+  postedPages?: MessengerPageRow[],
 ) {
   return c.html(
     <SecretsPage
@@ -84,12 +114,20 @@ function renderSecrets(
       tenantName={c.get('tenant').config.displayName}
       rev={c.get('tenantRev')}
       secretsSet={secretsSet(c)}
+      pages={pageRows(c)}
+      postedPages={postedPages}
       errors={new Map(Object.entries(problems))}
       notice={notice}
     />,
     status,
   );
 }
+
+const PAGE_ID = /^\d{1,30}$/;
+const field = (form: Record<string, unknown>, name: string) => {
+  const v = form[name];
+  return typeof v === 'string' ? v.trim() : '';
+};
 
 /**
  * What the registry would refuse to offer, said at save rather than found in a turn's notes: a
@@ -141,12 +179,13 @@ export function setupRoutes() {
 
   // The old address of the ManyChat walkthrough.
   app.get('/manychat', (c) => c.redirect(`${BASE}/setup/channels`, 301));
-  app.get('/channels', (c) =>
+  app.get('/channels', async (c) =>
     c.html(
       <ManychatGuidePage
         dash={c.get('dash')}
         tenantName={c.get('tenant').config.displayName}
         webhookUrl={webhookUrlOf(c)}
+        overview={await channelsOverview(c)}
       />,
     ),
   );
@@ -155,7 +194,12 @@ export function setupRoutes() {
     const form = await c.req.parseBody();
     const overlap = OverlapSchema.safeParse(form.overlapMinutes === '' ? undefined : (form.overlapMinutes ?? 60));
     const { tenantId, user } = c.get('dash');
-    const common = { dash: c.get('dash'), tenantName: c.get('tenant').config.displayName, webhookUrl: webhookUrlOf(c) };
+    const common = {
+      dash: c.get('dash'),
+      tenantName: c.get('tenant').config.displayName,
+      webhookUrl: webhookUrlOf(c),
+      overview: await channelsOverview(c),
+    };
     if (!overlap.success)
       return c.html(
         <ManychatGuidePage
@@ -401,6 +445,109 @@ export function setupRoutes() {
         detail: `replaced: ${saved.changed.join(', ')}`,
       });
     return c.redirect(`${BASE}/setup/secrets?saved=secrets`, 303);
+  });
+
+  /**
+   * The Messenger pages and their tokens (issue 31). Each new token is checked with Meta (the
+   * page it belongs to must be the row's) before anything is saved; every problem is told next to
+   * its field, in plain words, and nothing is saved. Tokens are never echoed back.
+   */
+  app.post('/messenger-pages', async (c) => {
+    const form = await c.req.parseBody();
+    const { tenantId, user } = c.get('dash');
+    const rev = RevSchema.safeParse(form.rev);
+    if (!rev.success)
+      return renderSecrets(c, {}, { kind: 'error', text: 'The form has no revision; reload the page.' }, 400);
+    const stored = pageRows(c);
+    const errors: Record<string, string[]> = {};
+    const add = (name: string, problem: string) => (errors[name] = [...(errors[name] ?? []), problem]);
+    const rows: { i: number; id: string; name: string; token: string }[] = [];
+    for (let i = 0; i <= MAX_MESSENGER_PAGES; i++) {
+      const id = field(form, `page_id_${i}`);
+      const name = field(form, `page_name_${i}`);
+      const token = field(form, `page_token_${i}`);
+      if (!id) {
+        if (token) add(`page_id_${i}`, 'A token needs the id of its page.');
+        continue;
+      }
+      if (!PAGE_ID.test(id))
+        add(`page_id_${i}`, "A page id is the page's number, digits only (Meta Business Suite → page settings).");
+      else if (rows.some((r) => r.id === id)) add(`page_id_${i}`, `Page ${id} is listed twice.`);
+      if (name.length > 100) add(`page_name_${i}`, 'A name is at most 100 characters.');
+      rows.push({ i, id, name, token });
+    }
+    if (rows.length > MAX_MESSENGER_PAGES)
+      add(`page_id_${rows[MAX_MESSENGER_PAGES]!.i}`, `At most ${MAX_MESSENGER_PAGES} pages per tenant.`);
+    const graph = { fetch: c.get('services').fetch, graphUrl: c.get('services').env.MESSENGER_GRAPH_URL };
+    const notes: string[] = [];
+    for (const r of rows) {
+      if (errors[`page_id_${r.i}`]) continue;
+      if (!r.token) {
+        const had = stored.find((p) => p.id === r.id)?.tokenSet ?? false;
+        if (!had) add(`page_token_${r.i}`, `Page ${r.id} has no token yet: paste its page access token.`);
+        continue;
+      }
+      const check = await checkPageToken(graph, r.id, r.token);
+      if (!check.ok) add(`page_token_${r.i}`, check.problem);
+      else if (check.checked === 'format') notes.push(check.note);
+    }
+    const posted = rows.map((r) => ({
+      id: r.id,
+      name: r.name || undefined,
+      tokenSet: stored.find((p) => p.id === r.id)?.tokenSet ?? false,
+    }));
+    const count = Object.values(errors).flat().length;
+    if (count)
+      return renderSecrets(
+        c,
+        errors,
+        {
+          kind: 'error',
+          text: `Pages not saved: ${count} problem${count === 1 ? '' : 's'} (shown next to the fields).`,
+        },
+        400,
+        posted,
+      );
+    const saved = await saveMessengerPagesAtRevision(
+      c.get('session'),
+      tenantId,
+      await c.get('services').secretKeys(),
+      c.get('tenant').config,
+      rows.map((r) => ({ id: r.id, ...(r.name ? { name: r.name } : {}) })),
+      Object.fromEntries(rows.filter((r) => r.token).map((r) => [r.id, r.token])),
+      rev.data,
+    );
+    if (!saved.ok)
+      return renderSecrets(
+        c,
+        {},
+        {
+          kind: 'error',
+          text:
+            saved.kind === 'invalid'
+              ? // Another tenant's id is never shown: only that the page is taken.
+                `Pages not saved: ${saved.problems
+                  .map((p) =>
+                    p.replace(
+                      /^messenger page "(\d+)" belongs to tenant ".*"$/,
+                      'page $1 is already connected to another account (remove it there first)',
+                    ),
+                  )
+                  .join('; ')}.`
+              : saved.kind === 'conflict'
+                ? 'Pages not saved: the tenant was changed by someone else after you opened this page. Reload and try again.'
+                : 'The stored secrets cannot be read.',
+        },
+        saved.kind === 'invalid' ? 400 : 409,
+        posted,
+      );
+    // Page ids and which tokens changed, never a token.
+    await appendAudit(c.get('session'), tenantId, {
+      actor: `dashboard:${user}`,
+      action: 'messenger.pages.changed',
+      detail: `pages: ${saved.config.messenger.pages.map((p) => p.id).join(', ') || 'none'}; tokens replaced: ${saved.tokensReplaced.join(', ') || 'none'}; removed: ${saved.tokensRemoved.join(', ') || 'none'}`,
+    });
+    return c.redirect(`${BASE}/setup/secrets?saved=${notes.length ? 'pages-format' : 'pages'}`, 303);
   });
 
   app.get('/:section', (c) => {
