@@ -96,43 +96,45 @@ export const ChannelsOverviewSection: FC<{ overview: ChannelsOverview }> = ({ ov
   return (
     <section class="card" aria-labelledby="channels-heading">
       <h2 id="channels-heading">Channels your contacts use</h2>
-      <table id="channel-usage">
-        <caption>{`Counted from the newest ${overview.read} turns of your turn log (at most ${USAGE_WINDOW}).`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Channel</th>
-            <th scope="col">Enabled</th>
-            <th scope="col">Used by</th>
-            <th scope="col">Last turn</th>
-            <th scope="col">Request template</th>
-            <th scope="col">What the contact gets</th>
-          </tr>
-        </thead>
-        <tbody>
-          {MANYCHAT_ROWS.map((r) => (
+      <div class="table-wrap">
+        <table id="channel-usage">
+          <caption>{`Counted from the newest ${overview.read} turns of your turn log (at most ${USAGE_WINDOW}).`}</caption>
+          <thead>
             <tr>
-              <th scope="row">{r.label}</th>
-              <td>{manyChatEnabled}</td>
-              <UsageCells u={overview.usage[r.channel]} />
-              <td>
-                <code>{`"channel": "${r.channel}"`}</code> {r.note}
-              </td>
-              <td>{shapeOf(r.channel)}</td>
+              <th scope="col">Channel</th>
+              <th scope="col">Enabled</th>
+              <th scope="col">Used by</th>
+              <th scope="col">Last turn</th>
+              <th scope="col">Request template</th>
+              <th scope="col">What the contact gets</th>
             </tr>
-          ))}
-          <tr>
-            <th scope="row">Messenger (direct)</th>
-            <td>
-              {pages.length
-                ? `Enabled: ${plural(pages.length, 'page')} (${pages.map((p) => p.name ?? p.id).join(', ')})`
-                : 'Not set up (no Messenger pages in the configuration)'}
-            </td>
-            <UsageCells u={overview.usage.messenger} />
-            <td>its own webhook (docs/messenger-pages.md)</td>
-            <td>Meta's Send API, quick replies, 24 h window</td>
-          </tr>
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {MANYCHAT_ROWS.map((r) => (
+              <tr>
+                <th scope="row">{r.label}</th>
+                <td>{manyChatEnabled}</td>
+                <UsageCells u={overview.usage[r.channel]} />
+                <td>
+                  <code>{`"channel": "${r.channel}"`}</code> {r.note}
+                </td>
+                <td>{shapeOf(r.channel)}</td>
+              </tr>
+            ))}
+            <tr>
+              <th scope="row">Messenger (direct)</th>
+              <td>
+                {pages.length
+                  ? `Enabled: ${plural(pages.length, 'page')} (${pages.map((p) => p.name ?? p.id).join(', ')})`
+                  : 'Not set up (no Messenger pages in the configuration)'}
+              </td>
+              <UsageCells u={overview.usage.messenger} />
+              <td>its own webhook (docs/messenger-pages.md)</td>
+              <td>Meta's Send API, quick replies, 24 h window</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 };
