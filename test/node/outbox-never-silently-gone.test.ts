@@ -72,9 +72,11 @@ describe('committed work is never silently gone', () => {
     });
     const first = await deliver(turnId);
     expect(first).toMatchObject({ outcome: 'not_found', problem: 'the stored outbox entry does not match its schema' });
+    // Reported as a failure too, so the tenant's channel is alerted (failure-alerts.ts).
+    expect(first.failures?.map((f) => f.actionId)).toEqual([`${turnId}.a2`]);
     expect(await isPending(turnId)).toBe(false);
     // A second delivery (QStash retries) lists nothing twice.
-    await deliver(turnId);
+    expect((await deliver(turnId)).failures).toBeUndefined();
     const letters = await lettersOf(turnId);
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
@@ -90,6 +92,18 @@ describe('committed work is never silently gone', () => {
     const ttl = Number(await session.one((r) => r.ttl(ledgerKey(tenantId, turnId))));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(2 * 86_400);
+  });
+
+  it("an unreadable entry's nonsense retention is not applied to its ledger rows (they keep the outbox's)", async () => {
+    const turnId = uniqueId('turn_');
+    const raw = { turnId, retentionDays: 0, actions: [{ id: `${turnId}.a1`, kind: 'add_tag' }] };
+    await session.multi((m) => {
+      m.set(tenantKeys(tenantId).outbox(turnId), JSON.stringify(raw));
+      m.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: turnId });
+    });
+    await deliver(turnId);
+    expect(await lettersOf(turnId)).toHaveLength(1);
+    expect(Number(await session.one((r) => r.ttl(ledgerKey(tenantId, turnId))))).toBeGreaterThan(2 * 86_400);
   });
 
   it('an entry that vanished while still pending is listed as lost (once), not dropped', async () => {
