@@ -25,6 +25,8 @@ export const SAFETY_CORE_TESTS = [
   'outbox/**/*.test.ts',
   // The delivery state machine against the ManyChat sandbox (already a Node test).
   'test/node/outbox-deliver.test.ts',
+  // Entries that no longer parse, vanish or outlive their retention: listed, never silently gone.
+  'test/node/outbox-never-silently-gone.test.ts',
 ];
 
 /**

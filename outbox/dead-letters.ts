@@ -22,7 +22,8 @@ export const DeadLetterSchema = z.object({
   entryId: z.string().optional(),
   actionId: z.string(),
   contactId: z.string(),
-  kind: ActionKindSchema,
+  /** Absent when the entry that held the action no longer parses (a kind since retired, say): what is known of it is listed. */
+  kind: ActionKindSchema.optional(),
   tool: z.string(),
   summary: z.string(),
   idempotent: z.boolean(),
@@ -60,6 +61,50 @@ export function deadLetterFor(
     at: at.toISOString(),
   };
   return JSON.stringify(letter);
+}
+
+/**
+ * The letters for an entry that no longer parses: one per action whose id can still be read and
+ * that was not performed (its ledger row is not done) nor already listed (dead, unknown), with
+ * what can be read of it. `claimed` ones may have been performed: unknown; the others dead. An
+ * entry with no readable action gives one letter for the entry (`<entry>.entry`).
+ */
+export function salvagedLetters(
+  tenantId: string,
+  entryId: string,
+  raw: unknown,
+  rows: ReadonlyMap<string, { state: LedgerState }>,
+  why: string,
+  at: Date,
+): { actionId: string; state: 'dead' | 'unknown'; letter: string }[] {
+  const obj = (v: unknown): Record<string, unknown> =>
+    v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  const str = (v: unknown, fallback: string) => (typeof v === 'string' ? v.slice(0, 500) : fallback);
+  const entry = obj(raw);
+  const actions = (Array.isArray(entry.actions) ? entry.actions : []).map(obj).filter((a) => typeof a.id === 'string');
+  const wanted = actions.length ? actions : [{ id: `${entryId}.entry`, summary: 'the whole outbox entry' }];
+  return wanted.flatMap((a) => {
+    const actionId = a.id as string;
+    const current = rows.get(actionId)?.state;
+    if (current === 'done' || current === 'dead' || current === 'unknown') return [];
+    const state = current === 'claimed' || !actions.length ? 'unknown' : 'dead';
+    const kind = ActionKindSchema.safeParse(a.kind);
+    const letter: DeadLetter = {
+      tenantId,
+      turnId: str(entry.stagedByTurnId, str(entry.turnId, entryId)),
+      entryId,
+      actionId,
+      contactId: str(entry.contactId, ''),
+      ...(kind.success ? { kind: kind.data } : {}),
+      tool: str(a.tool, 'unknown'),
+      summary: str(a.summary, 'an action of an unreadable entry'),
+      idempotent: false,
+      state,
+      detail: why,
+      at: at.toISOString(),
+    };
+    return [{ actionId, state, letter: JSON.stringify(letter) }];
+  });
 }
 
 export interface ListedDeadLetter extends DeadLetter {

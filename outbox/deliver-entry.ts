@@ -1,8 +1,8 @@
 import type { StagedAction } from '../core/staged-action.js';
 import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { tenantKeys } from '../core/storage/keys.js';
-import { actsIdempotently, deadLetterFor, DeadLetterSchema, type DeadLetter } from './dead-letters.js';
+import { retainedTtl, tenantKeys, TTL } from '../core/storage/keys.js';
+import { actsIdempotently, deadLetterFor, DeadLetterSchema, salvagedLetters, type DeadLetter } from './dead-letters.js';
 import {
   claimAction,
   isTerminal,
@@ -11,6 +11,7 @@ import {
   ledgerKey,
   markDead,
   markDone,
+  markLost,
   markUnknown,
   releaseClaim,
   type Fence,
@@ -113,6 +114,19 @@ function busyRetryAfter(remainingLeaseMs: unknown): number {
   return Math.max(BUSY_RETRY_AFTER_SECONDS, Math.ceil(Number(remainingLeaseMs) / 1000) || 0);
 }
 
+/**
+ * How long before its entry expires (its TTL: the outbox's, or the tenant's retention when
+ * shorter) a still-retrying entry is given up. The sweeper publishes a pending entry every few
+ * minutes, so an hour leaves it many deliveries to see the limit before the TTL drops it.
+ */
+export const GIVE_UP_BEFORE_EXPIRY_MS = 3600_000;
+
+function giveUpAt(entry: OutboxEntry): number {
+  return (
+    Date.parse(entry.createdAt) + retainedTtl(TTL.outboxSeconds, entry.retentionDays) * 1000 - GIVE_UP_BEFORE_EXPIRY_MS
+  );
+}
+
 /** Releases the lease only if it is still ours (compare-and-delete). */
 const RELEASE_LEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
@@ -166,19 +180,36 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
     p.hgetall(ledgerKey(tenantId, turnId));
   });
   const haveLease = leaseReply === 'OK';
-  const parsed = rawEntry == null ? null : OutboxEntrySchema.safeParse(parseJson(rawEntry));
+  const raw = rawEntry == null ? null : parseJson(rawEntry);
+  const parsed = rawEntry == null ? null : OutboxEntrySchema.safeParse(raw);
   if (!parsed?.success) {
     // Expired or unreadable: nothing can ever deliver it, so it leaves the pending set (the
     // sweeper would otherwise publish it forever). An unreadable entry stays for inspection.
     // The release is a compare-and-delete with this delivery's token: without the lease it deletes nothing.
-    await session.multi((m) => {
+    const [removed] = await session.multi((m) => {
       m.zrem(keys.outboxPending, turnId);
       m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
+    // What it held is listed, never silently gone: an unreadable entry's unperformed actions, or
+    // (an entry that vanished while still pending) the entry itself. Through the ledger, so a
+    // second delivery lists nothing again.
+    const failures =
+      parsed || Number(removed) === 1
+        ? await listLostActions(
+            session,
+            tenantId,
+            turnId,
+            raw,
+            ledgerRowsFromReply(rawLedger),
+            parsed ? 'unreadable' : 'gone',
+          )
+        : [];
     return {
       result: {
         outcome: 'not_found',
         actions: [],
+        // Told to the tenant's channel like any dead letter (failure-alerts.ts).
+        ...(failures.length ? { failures } : {}),
         problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"`,
       },
     };
@@ -203,6 +234,33 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
       },
     };
   return { entry, rows };
+}
+
+async function listLostActions(
+  session: RedisSession,
+  tenantId: string,
+  turnId: string,
+  raw: unknown,
+  rows: Map<string, LedgerRow>,
+  why: 'unreadable' | 'gone',
+): Promise<DeadLetter[]> {
+  const now = new Date();
+  const detail =
+    why === 'unreadable'
+      ? 'the stored outbox entry no longer matches its schema (written by another version?), so it cannot be delivered: not performed'
+      : 'the outbox entry was gone while it was still pending (its retention ran out, or it was deleted): what it held, and whether it was performed, is not known';
+  const retention = (raw as { retentionDays?: unknown } | null)?.retentionDays;
+  const ref: LedgerRef = {
+    session,
+    tenantId,
+    turnId,
+    ...(Number.isInteger(retention) && (retention as number) > 0 ? { retentionDays: retention as number } : {}),
+  };
+  const listed: DeadLetter[] = [];
+  for (const lost of salvagedLetters(tenantId, turnId, raw, rows, detail, now))
+    if ((await markLost(ref, lost.actionId, now, lost.state, detail, lost.letter)).applied)
+      listed.push(DeadLetterSchema.parse(JSON.parse(lost.letter)));
+  return listed;
 }
 
 /** Why a delivery stops before the end of its entry; null from deliverAction means go on. */
@@ -330,6 +388,19 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     if (isTerminal(row?.state)) continue;
     stop = await deliverAction(run, action, row);
     if (stop) break;
+  }
+  // Still retrying as the entry's retention runs out: its TTL would drop it, and its actions with
+  // it, unlisted. Given up now instead: each action left is dead, with why, for the tenant to see.
+  if (stop?.outcome === 'retry' && now().getTime() >= giveUpAt(entry)) {
+    const days = Math.round(retainedTtl(TTL.outboxSeconds, entry.retentionDays) / 86_400);
+    for (const action of entry.actions) {
+      const row = rows.get(action.id);
+      if (isTerminal(row?.state)) continue;
+      const why = `still retrying when the tenant's retention (${days} days) ran out: given up, not performed${row?.detail ? ` (last: ${row.detail})` : ''}`;
+      const letter = deadLetterFor(entry, action, 'dead', why, now());
+      await recordFailure(run, action.id, await markDead(run.ref, action.id, now(), why, letter), letter);
+    }
+    stop = null;
   }
   if (stop?.outcome === 'busy') {
     // Not ours any more (or never settled): leave the entry to the delivery that holds the lease.

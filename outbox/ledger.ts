@@ -233,6 +233,28 @@ export function markUnknown(
   });
 }
 
+/**
+ * An action whose entry is gone or unreadable, so no delivery can perform it: → dead (never
+ * claimed: it was not performed) or → unknown (claimed: it may have been), listed for the tenant.
+ * Applies once: a second delivery finds the row terminal and lists nothing again.
+ */
+export function markLost(
+  ref: LedgerRef,
+  actionId: string,
+  at: Date,
+  to: 'dead' | 'unknown',
+  detail: string,
+  deadLetter: string,
+): Promise<Transition> {
+  return transition(ref, actionId, {
+    from: to === 'dead' ? ['absent', 'pending'] : ['absent', 'pending', 'claimed'],
+    to,
+    at,
+    detail: { mode: 'set', text: detail },
+    deadLetter,
+  });
+}
+
 /** dead/unknown → pending, for a tenant's re-drive. Which states may be re-driven is the caller's rule. */
 export function resetForRedrive(
   ref: LedgerRef,

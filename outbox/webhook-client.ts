@@ -72,8 +72,21 @@ export function createWebhookClient(opts: {
   fetch: typeof fetch;
   timeoutMs?: number;
   now?: () => number;
+  /** The tenant's sealed notification URL, opened (a Slack incoming webhook); absent when it set none. */
+  sealedUrl?: string | undefined;
 }): WebhookApi {
-  return {
+  const api: WebhookApi = {
+    async postToSealedUrl(body, messageId) {
+      if (!opts.sealedUrl)
+        return {
+          ok: false,
+          kind: 'permanent',
+          status: 0,
+          message:
+            'the tenant has no notification URL: set the sealed secret notificationUrl (or a url in notifications.approvals)',
+        };
+      return api.post(opts.sealedUrl, body, messageId);
+    },
     async post(url, body, messageId) {
       const timestamp = Math.floor((opts.now ?? Date.now)() / 1000);
       let res: Response;
@@ -100,4 +113,5 @@ export function createWebhookClient(opts: {
       return classifyWebhookResponse(res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
     },
   };
+  return api;
 }

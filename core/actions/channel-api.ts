@@ -71,6 +71,8 @@ export interface MessengerApi {
  */
 export interface WebhookApi {
   post(url: string, body: string, messageId: string): Promise<ApiResult>;
+  /** The same POST to the tenant's sealed notification URL, opened for this delivery; refused for good when it has none. */
+  postToSealedUrl(body: string, messageId: string): Promise<ApiResult>;
 }
 
 /** The clients a delivery holds, one per channel it can perform on (and the tenant's webhook). */

@@ -10,25 +10,35 @@ import { defineActionKind } from './action-kind.js';
  */
 export const notifyWebhook = defineActionKind({
   name: 'notify_webhook',
-  args: z.object({
-    url: z.url({ protocol: /^https?$/ }),
-    /** The JSON body, exactly as signed and sent. */
-    body: z.string().min(2).max(16_384),
-    /** Standard Webhooks `webhook-id`: the action's id. */
-    webhookId: z.string().min(1).max(200),
-    event: z.string().min(1).max(100),
-  }),
+  args: z
+    .object({
+      /** A plain endpoint (it authenticates our signature, so its address is not a secret). */
+      url: z.url({ protocol: /^https?$/ }).optional(),
+      /**
+       * The tenant's sealed `notificationUrl` secret (a Slack incoming webhook: the URL is the
+       * credential), opened only when the delivery posts; never copied into the entry.
+       */
+      sealed: z.literal(true).optional(),
+      /** The JSON body, exactly as signed and sent. */
+      body: z.string().min(2).max(16_384),
+      /** Standard Webhooks `webhook-id`: the action's id. */
+      webhookId: z.string().min(1).max(200),
+      event: z.string().min(1).max(100),
+    })
+    .refine((a) => (a.url === undefined) !== (a.sealed === undefined), 'exactly one of url and sealed'),
   messagesContact: false,
   idempotent: true,
   resource: () => null,
   check: () => null,
-  summary: (args) => `notify ${new URL(args.url).host} (${args.event})`,
+  summary: (args) => `notify ${args.url ? new URL(args.url).host : 'the sealed notification URL'} (${args.event})`,
   undoKind: null,
   manyChatChannels: [],
   perform: {
     anyChannel: async (apis, _contactId, args) =>
       apis.webhook
-        ? apis.webhook.post(args.url, args.body, args.webhookId)
+        ? args.url
+          ? apis.webhook.post(args.url, args.body, args.webhookId)
+          : apis.webhook.postToSealedUrl(args.body, args.webhookId)
         : { ok: false, kind: 'permanent', status: 0, message: 'no webhook client for this delivery' },
   },
 });

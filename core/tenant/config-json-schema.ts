@@ -45,7 +45,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   handoff: 'Escalation: the tag added (must be a configured tag), the reply, and how long the model stays silent.',
   historyTurns: 'Conversation turns kept per contact and shown to the model.',
   notifications:
-    'approvals: { url, format: standard | slack } — a new pending approval is POSTed there, signed (Standard Webhooks; secret at GET …/notifications/secret), delivered through the outbox.',
+    'approvals: { url?, format: standard | slack } — a new pending approval is POSTed there, signed (Standard Webhooks; secret at GET …/notifications/secret), delivered through the outbox. No url: the sealed secret notificationUrl (required for slack: its URL is a credential).',
   guardrails: 'Guardrail settings: deny-list, PII patterns, caps, rate limits, leak threshold, messaging window.',
   messenger: 'Messenger channel settings: typingIndicator (send typing_on while a turn runs).',
 };

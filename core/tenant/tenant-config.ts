@@ -220,7 +220,11 @@ export const TenantConfigSchema = z.object({
     .object({
       approvals: z
         .object({
-          url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+          /**
+           * A plain endpoint (it verifies our signature). Absent: the tenant's sealed
+           * `notificationUrl` secret, the only place a Slack incoming-webhook URL (a credential) may be.
+           */
+          url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
           /** `standard`: the event as JSON; `slack`: a Slack incoming-webhook body (`text`, plus the event). */
           format: z.enum(['standard', 'slack']).default('standard'),
         })
@@ -277,6 +281,12 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
   // The per-pattern bound is the schema's; the total is checked when saved (a stored config past it
   // is still bounded per turn by the content guardrail's matching budget, fail closed).
   if (mode === 'save') problems.push(...piiProgramProblems(config.guardrails.content.piiPatterns));
+  // A Slack incoming-webhook URL is a bearer credential: stored sealed, never in the config (which
+  // is shown, edited, exported and copied into outbox entries). A stored one still works until the next save.
+  if (mode === 'save' && config.notifications.approvals?.format === 'slack' && config.notifications.approvals.url)
+    problems.push(
+      'notifications.approvals.url: a Slack webhook URL is a secret; leave url out and set it as the sealed secret notificationUrl (dashboard: Setup → Secrets)',
+    );
   if (config.handoff.tag && !config.tags.some((t) => t.name === config.handoff.tag)) {
     problems.push(`handoff.tag "${config.handoff.tag}" is not a configured tag`);
   }

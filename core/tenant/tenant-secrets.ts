@@ -27,6 +27,8 @@ export const StoredSecretsSchema = z.object({
   messengerAppSecret: SealedSecretSchema.optional(),
   messengerPageAccessToken: SealedSecretSchema.optional(),
   messengerVerifyToken: SealedSecretSchema.optional(),
+  /** Where notifications go when the URL is itself a credential (a Slack incoming webhook): sealed, never in the config. */
+  notificationUrl: SealedSecretSchema.optional(),
   /**
    * One page access token per page id, for a tenant with several pages (config `messenger.pages`):
    * a reply goes out with the token of the page the contact wrote to. `messengerPageAccessToken`
@@ -44,6 +46,7 @@ export interface TenantSecrets {
   messengerAppSecret?: string;
   messengerPageAccessToken?: string;
   messengerVerifyToken?: string;
+  notificationUrl?: string;
   /** Page id → that page's access token (opened). */
   messengerPageTokens?: Record<string, string>;
 }
@@ -56,6 +59,7 @@ export interface PlainSecrets {
   messengerAppSecret?: string;
   messengerPageAccessToken?: string;
   messengerVerifyToken?: string;
+  notificationUrl?: string;
   messengerPageTokens?: Record<string, string>;
 }
 
@@ -65,7 +69,13 @@ export interface SecretKeys {
   hashKey: string;
 }
 
-const SEALED = ['manychatApiKey', 'messengerAppSecret', 'messengerPageAccessToken', 'messengerVerifyToken'] as const;
+const SEALED = [
+  'manychatApiKey',
+  'messengerAppSecret',
+  'messengerPageAccessToken',
+  'messengerVerifyToken',
+  'notificationUrl',
+] as const;
 
 export async function sealTenantSecrets(plain: PlainSecrets, keys: SecretKeys): Promise<StoredSecrets> {
   const stored: StoredSecrets = {

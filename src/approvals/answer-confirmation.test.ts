@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { tenantKeys } from '../../core/storage/keys.js';
-import { gatedAction, overwriteTerms, pinnedFixture } from '../../test/support/pinned-fixtures.js';
+import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
+import { pinGatedActions } from './create-pinned.js';
 import { PIN_SECRET, recordingPublisher, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import { answerConfirmation } from './answer-confirmation.js';
@@ -119,5 +120,64 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
     const outcomes = await Promise.all([1, 2, 3].map(() => answerConfirmation(deps(), claim('yes'))));
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(['already-answered', 'already-answered', 'confirmed']);
     expect(published).toHaveLength(1);
+  });
+});
+
+describe('answerConfirmation: overlapping rows {A,B} and {B,C} (issue 28 item 13)', () => {
+  // Two concurrent turns pinned A,B and B,C: the first row owns B, the second only C. Before, a Yes
+  // on the second row superseded it whole (C silently gone), or, after the first was decided,
+  // performed B a second time.
+  async function overlapping() {
+    const [a, b, c] = [
+      gatedAction('alpha', 'confirm'),
+      gatedAction('beta', 'confirm'),
+      gatedAction('gamma', 'confirm'),
+    ];
+    const first = await pinnedFixture([a!, b!]);
+    const rowAB = first.confirmation!;
+    const second = await pinGatedActions({
+      turnId: 'turn_overlap',
+      inbound: first.inbound,
+      staged: [b!, c!],
+      manifest: first.config.manifest,
+      secret: PIN_SECRET,
+      now: first.now,
+    });
+    const rowBC = second.confirmation!;
+    await savePinned([rowBC]);
+    const { publisher } = recordingPublisher();
+    // gamma is configured too (a Yes re-checks each pinned action against the config).
+    const config = { ...first.config, tags: [...first.config.tags, { name: 'gamma', description: '' }] };
+    const deps = { session: session(), publisher, pinSecret: PIN_SECRET, now: first.now, config };
+    const yes = (row: typeof rowAB) =>
+      answerConfirmation(deps, {
+        tenantId: row.tenantId,
+        contactId: row.contactId,
+        pendingId: row.id,
+        answer: 'yes',
+        nonce: row.nonce,
+      });
+    const entryOf = (row: typeof rowAB) => stored(row.tenantId, (k) => k.outbox(row.id)) as Promise<OutboxEntry | null>;
+    const tags = async (row: typeof rowAB) => (await entryOf(row))?.actions.map((x) => x.args.tag) ?? [];
+    return { rowAB, rowBC, yes, tags };
+  }
+
+  it('Yes on {B,C} performs C alone; B stays with {A,B}, whose Yes performs A and B', async () => {
+    const { rowAB, rowBC, yes, tags } = await overlapping();
+    expect((await yes(rowBC)).outcome).toBe('confirmed');
+    expect(await tags(rowBC)).toEqual(['gamma']);
+    expect((await yes(rowAB)).outcome).toBe('confirmed');
+    expect(await tags(rowAB)).toEqual(['alpha', 'beta']);
+  });
+
+  it('Yes on {A,B} first, then on {B,C}: C is performed, B not a second time', async () => {
+    const { rowAB, rowBC, yes, tags } = await overlapping();
+    await yes(rowAB);
+    expect(await tags(rowAB)).toEqual(['alpha', 'beta']);
+    const answer = await yes(rowBC);
+    expect(answer.outcome).toBe('confirmed');
+    expect(await tags(rowBC)).toEqual(['gamma']);
+    expect(answer.text).toContain('gamma');
+    expect(answer.text).not.toContain('beta');
   });
 });

@@ -3,7 +3,7 @@ import { publishCommitted } from '../../outbox/commit.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { timingSafeEqual } from '../../core/security/constant-time.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { decidePinned, loadPinned } from './pinned-store.js';
+import { decidePinned, loadPinned, ownedCalls } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import type { ManyChatChannel } from '../../core/manychat-channels.js';
 import { pinnedTarget } from './pinned-target.js';
@@ -63,9 +63,17 @@ export async function answerConfirmation(
   if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
   // Signed with the row: the channel the contact was asked on, whatever the press says.
   const shape = loaded.terms.surface ? { surface: loaded.terms.surface } : {};
+  // A Yes performs only the calls this row owns: one another row owns (two turns pinned it at
+  // once) is that row's to perform, whether it still waits or was decided. A row that owns none
+  // of its calls is superseded by the decision script, as before.
+  const owned = claim.answer === 'yes' ? await ownedCalls(deps.session, loaded.terms) : null;
+  const mine = owned?.some(Boolean) ? loaded.terms.actions.filter((_, i) => owned[i]) : loaded.terms.actions;
+  const calls = owned?.some(Boolean)
+    ? (loaded.terms.callDigests ?? []).filter((_, i) => owned[i])
+    : (loaded.terms.callDigests ?? []);
   // The Yes performs only what the tenant's configuration allows now, not what it allowed when pinned.
   const { allowed, refused } =
-    claim.answer === 'yes' ? recheckPinnedActions(loaded.terms.actions, deps.config) : { allowed: [], refused: [] };
+    claim.answer === 'yes' ? recheckPinnedActions(mine, deps.config) : { allowed: [], refused: [] };
   const entry: OutboxEntry | null = allowed.length
     ? buildOutboxEntry({
         entryId: loaded.terms.id,
@@ -88,7 +96,7 @@ export async function answerConfirmation(
     ...(status === decision ? { sameAs: { outcome: decision, text: said().text } } : {}),
   });
   if (loaded.status !== 'pending') return already(loaded.status);
-  const result = await decidePinned(deps.session, loaded, decision, entry, deps.now);
+  const result = await decidePinned(deps.session, loaded, decision, entry, deps.now, calls);
   if (result === 'expired') return { text: words.say('confirmationExpired'), outcome: 'expired', ...shape };
   if (result !== 'ok') return already(result);
   if (entry) await publishCommitted(deps.publisher, entry);

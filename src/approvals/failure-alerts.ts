@@ -8,7 +8,8 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { DeadLetter } from '../../outbox/dead-letters.js';
 import { MANYCHAT_KEY_ALERT_ITEM, type DeliveryResult } from '../../outbox/deliver-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
-import { escapeSlack } from './handoff-notification.js';
+import { slackEscape as escapeSlack, slackLink } from './slack-text.js';
+import { notificationTarget } from './notification-target.js';
 import { outboxDueAt, queueDue } from '../../core/storage/due-index.js';
 
 /**
@@ -72,7 +73,7 @@ export async function deadLetterAlert(letter: DeadLetter, publicUrl: string): Pr
     markerSeconds: DEAD_LETTER_MARKER_SECONDS,
     contactId: letter.contactId,
     event,
-    slack: `Delivery failed (${escapeSlack(letter.tenantId)}): ${escapeSlack(letter.summary)} ${what} — ${escapeSlack(event.detail)}. <${turn}|Open the turn>`,
+    slack: `Delivery failed (${escapeSlack(letter.tenantId)}): ${escapeSlack(letter.summary)} ${what} — ${escapeSlack(event.detail)}. ${slackLink(turn, 'Open the turn')}`,
   };
 }
 
@@ -84,7 +85,7 @@ export function keyRefusedAlert(tenantId: string, publicUrl: string, at: Date): 
     markerSeconds: KEY_MARKER_SECONDS,
     contactId: '-',
     event: { type: 'manychat.key_refused', tenantId, at: at.toISOString(), setup },
-    slack: `ManyChat key refused (${escapeSlack(tenantId)}): ManyChat answered 401/403 with the saved API key, so flows, tags and fields are not delivered. <${setup}|Check the key in Setup>`,
+    slack: `ManyChat key refused (${escapeSlack(tenantId)}): ManyChat answered 401/403 with the saved API key, so flows, tags and fields are not delivered. ${slackLink(setup, 'Check the key in Setup')}`,
   };
 }
 
@@ -116,7 +117,7 @@ export async function sendAlerts(input: {
   items: readonly AlertItem[];
   now?: Date;
 }): Promise<string[]> {
-  const target = input.config.notifications.approvals;
+  const target = notificationTarget(input.config);
   if (!target || !input.items.length) return [];
   const now = input.now ?? new Date();
   const keys = tenantKeys(input.config.tenantId);
@@ -129,11 +130,11 @@ export async function sendAlerts(input: {
       id: `${entryId}.notify`,
       tool: 'system:alert',
       kind: 'notify_webhook',
-      args: { url: target.url, body: JSON.stringify(body), webhookId: entryId, event: item.event.type },
+      args: { ...target.args, body: JSON.stringify(body), webhookId: entryId, event: item.event.type },
       effect: 'write',
       idempotent: true,
       gate: 'none',
-      summary: `notify ${new URL(target.url).host} (${item.event.type})`,
+      summary: `notify ${target.shownAs} (${item.event.type})`,
     };
     const entry = buildOutboxEntry({
       entryId,

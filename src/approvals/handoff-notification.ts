@@ -1,6 +1,8 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
+import { notificationTarget } from './notification-target.js';
+import { slackEscape, slackLink } from './slack-text.js';
 
 /**
  * `handoff.requested`: an escalation told to the tenant's notification channel (config
@@ -21,7 +23,7 @@ export function handoffNotification(
   },
   publicUrl: string,
 ): StagedAction[] {
-  const target = config.notifications.approvals;
+  const target = notificationTarget(config);
   if (!target) return [];
   const base = publicUrl.replace(/\/$/, '');
   const event = {
@@ -43,21 +45,16 @@ export function handoffNotification(
       id,
       tool: 'system:handoff-notification',
       kind: 'notify_webhook',
-      args: { url: target.url, body: JSON.stringify(body), webhookId: id, event: 'handoff.requested' },
+      args: { ...target.args, body: JSON.stringify(body), webhookId: id, event: 'handoff.requested' },
       effect: 'write',
       idempotent: true,
       gate: 'none',
-      summary: `notify ${new URL(target.url).host} that contact ${turn.inbound.contactId} waits for a person`,
+      summary: `notify ${target.shownAs} that contact ${turn.inbound.contactId} waits for a person`,
     },
   ];
 }
 
-/** `&`, `<` and `>` escaped as Slack asks (its control characters): a string cannot inject a link or a mention. */
-export function escapeSlack(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** Slack's message text: every part escaped (`escapeSlack`); the link is the one formatted part. */
+/** Slack's message text (slack-text.ts escapes every part): the link to the turn is the one formatted part. */
 function slackText(event: {
   tenantId: string;
   channel: string;
@@ -65,6 +62,6 @@ function slackText(event: {
   reason: string;
   turn: string;
 }): string {
-  const esc = escapeSlack;
-  return `Handoff requested (${esc(event.tenantId)}): ${esc(event.channel)} contact ${esc(event.contactId)} waits for a person — ${esc(event.reason)}. <${event.turn}|Open the turn>`;
+  const esc = slackEscape;
+  return `Handoff requested (${esc(event.tenantId)}): ${esc(event.channel)} contact ${esc(event.contactId)} waits for a person — ${esc(event.reason)}. ${slackLink(event.turn, 'Open the turn')}`;
 }

@@ -7,7 +7,7 @@ import { PIN_SECRET } from '../../test/support/turn-stage.js';
 import { pinGatedActions } from './create-pinned.js';
 import { stageConfig, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
-import { decidePinned, loadPinned, PinnedTermsImmutableError, writePinnedTerms } from './pinned-store.js';
+import { decidePinned, loadPinned, ownedCalls, PinnedTermsImmutableError, writePinnedTerms } from './pinned-store.js';
 
 const entryFor = (terms: PinnedTerms, now: Date) =>
   buildOutboxEntry({
@@ -180,5 +180,29 @@ describe('decidePinned: one row per call (issue 22)', () => {
       'ok',
     );
     expect(await owners()).toEqual(callKeys.map(() => null));
+  });
+});
+
+describe('ownedCalls: which of its calls a row may perform', () => {
+  it("true for the calls the contact's pending-call index names the row for, false for another row's or a released one", async () => {
+    const first = await pinnedFixture([gatedAction('one', 'confirm'), gatedAction('two', 'confirm')]);
+    const row = first.confirmation!;
+    expect(await ownedCalls(session(), row)).toEqual([true, true]);
+    const keys = tenantKeys(row.tenantId);
+    await session().pipeline((p) => {
+      p.set(keys.pendingCall(row.contactId, row.callDigests![0]!), 'cf_someone_else');
+      p.del(keys.pendingCall(row.contactId, row.callDigests![1]!));
+    });
+    expect(await ownedCalls(session(), row)).toEqual([false, false]);
+  });
+
+  it('null (owns all its actions) for a row written before call digests, or whose digests do not line up with its actions', async () => {
+    const { confirmation } = await pinnedFixture([gatedAction('three', 'confirm')]);
+    const { callDigests, ...legacy } = confirmation!;
+    expect(await ownedCalls(session(), legacy)).toBeNull();
+    expect(await ownedCalls(session(), { ...legacy, callDigests: [] })).toBeNull();
+    expect(
+      await ownedCalls(session(), { ...confirmation!, callDigests: [...callDigests!, callDigests![0]!] }),
+    ).toBeNull();
   });
 });

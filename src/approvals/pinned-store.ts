@@ -97,12 +97,34 @@ return 'ok'
 
 export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'missing' | PinnedStatus;
 
+/**
+ * For each of the row's actions, whether the row owns its call (the contact's pending-call index
+ * names it). Two turns that pinned {A,B} and {B,C} at once leave B with the first row: the second
+ * may perform C only, and never B — not while the first row waits, nor after it was decided.
+ * Null for a row written before call digests (it owns all its actions). One round trip.
+ */
+export async function ownedCalls(session: RedisSession, terms: PinnedTerms): Promise<boolean[] | null> {
+  const digests = terms.callDigests;
+  if (!digests?.length || digests.length !== terms.actions.length) return null;
+  const keys = tenantKeys(terms.tenantId);
+  const owners = await session.pipeline((p) => {
+    for (const d of digests) p.get(keys.pendingCall(terms.contactId, d));
+  });
+  return owners.map((owner) => owner === terms.id);
+}
+
 export async function decidePinned(
   session: RedisSession,
   loaded: LoadedPinned,
   decision: Exclude<PinnedStatus, 'pending' | 'expired'> | 'expired',
   entry: OutboxEntry | null,
   now: Date,
+  /**
+   * The call digests the decision performs (default: all the row's). A row that performs only the
+   * calls it owns (`ownedCalls`) names those: the script then checks, atomically, that it still owns
+   * each of them, and leaves the calls another row owns to that row.
+   */
+  calls: readonly string[] = loaded.terms.callDigests ?? [],
 ): Promise<DecideResult> {
   const { terms } = loaded;
   const keys = tenantKeys(terms.tenantId);
@@ -118,7 +140,7 @@ export async function decidePinned(
         keys.outboxPending,
         keys.approvalQueue,
         DUE_INDEX_KEY,
-        ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d)),
+        ...calls.map((d) => keys.pendingCall(terms.contactId, d)),
       ],
       [
         termsSha1,

@@ -40,10 +40,19 @@ const CreateBodySchema = z.strictObject({
 });
 /** `PUT …/secrets`: write-only replacements of the secrets the tenant holds for ManyChat and Messenger (a leaked key). */
 const ReplaceSecretsSchema = z
-  .strictObject({ manychatApiKey: z.string().min(1).max(500).optional(), messenger: MessengerSecretsSchema.optional() })
+  .strictObject({
+    manychatApiKey: z.string().min(1).max(500).optional(),
+    messenger: MessengerSecretsSchema.optional(),
+    /** Where notifications go when the URL is a credential (a Slack incoming webhook): sealed. */
+    notificationUrl: z
+      .url({ protocol: /^https$/, error: 'an https URL' })
+      .max(2000)
+      .optional(),
+  })
   .refine(
-    (b) => b.manychatApiKey !== undefined || Object.keys(b.messenger ?? {}).length > 0,
-    'name at least one secret to replace: manychatApiKey, messenger.appSecret, messenger.pageAccessToken, messenger.pageTokens or messenger.verifyToken',
+    (b) =>
+      b.manychatApiKey !== undefined || b.notificationUrl !== undefined || Object.keys(b.messenger ?? {}).length > 0,
+    'name at least one secret to replace: manychatApiKey, notificationUrl, messenger.appSecret, messenger.pageAccessToken, messenger.pageTokens or messenger.verifyToken',
   );
 const RotateBodySchema = z.strictObject({
   secret: z.enum(['webhook', 'admin']),
@@ -151,9 +160,10 @@ export function operatorRoutes() {
     const body = parseJsonBody(c, await c.req.text(), ReplaceSecretsSchema, 'secrets');
     if (!body.ok) return body.response;
     if (!tenantId.success) return jsonError(c, 404, 'no such tenant');
-    const { manychatApiKey, messenger } = body.value;
+    const { manychatApiKey, messenger, notificationUrl } = body.value;
     const replace = {
       ...(manychatApiKey ? { manychatApiKey } : {}),
+      ...(notificationUrl ? { notificationUrl } : {}),
       ...(messenger?.appSecret ? { messengerAppSecret: messenger.appSecret } : {}),
       ...(messenger?.pageAccessToken ? { messengerPageAccessToken: messenger.pageAccessToken } : {}),
       ...(messenger?.verifyToken ? { messengerVerifyToken: messenger.verifyToken } : {}),

@@ -45,6 +45,7 @@ export function channelApisFor(
           webhook: createWebhookClient({
             secret: () => tenantWebhookSecret(services.env.SESSION_SECRET, config.tenantId),
             fetch: services.fetch,
+            sealedUrl: secrets.notificationUrl,
           }),
         }
       : {}),

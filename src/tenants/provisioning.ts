@@ -229,6 +229,7 @@ export async function describeTenant(session: RedisSession, tenantId: string): P
             s.messengerAppSecret,
             s.messengerPageAccessToken,
             s.messengerVerifyToken,
+            s.notificationUrl,
             ...Object.values(s.messengerPageTokens ?? {}),
           ].flatMap((x) => (x ? [x.kid] : [])),
         ),

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { inject } from 'vitest';
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
-import { secretKeysFrom, type SecretKeys } from '../../core/tenant/tenant-secrets.js';
+import { secretKeysFrom, type PlainSecrets, type SecretKeys } from '../../core/tenant/tenant-secrets.js';
 import type { TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import { demoTenantConfig, DEMO_MANYCHAT_API_KEY, DEMO_PAGE_ID } from '../../dev/demo-tenant.js';
 
@@ -21,6 +21,8 @@ export function uniqueId(prefix: string): string {
 /** A fresh tenant (demo config plus overrides) with its own webhook secret. */
 export async function seedTenant(
   overrides: Partial<TenantConfigInput> = {},
+  /** More secrets to seal with the tenant's (a sealed notification URL, say). */
+  extraSecrets: Partial<PlainSecrets> = {},
 ): Promise<{ tenantId: string; secret: string; adminSecret: string }> {
   const tenantId = uniqueId('t');
   const secret = `secret-${tenantId}`;
@@ -29,7 +31,7 @@ export async function seedTenant(
     session(),
     { ...demoTenantConfig(tenantId), ...overrides, tenantId },
     {
-      plain: { webhookSecret: secret, adminSecret, manychatApiKey: DEMO_MANYCHAT_API_KEY },
+      plain: { webhookSecret: secret, adminSecret, manychatApiKey: DEMO_MANYCHAT_API_KEY, ...extraSecrets },
       keys: await testSecretKeys(),
     },
   );

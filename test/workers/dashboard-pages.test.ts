@@ -384,6 +384,28 @@ describe('setup', () => {
     expect((await stored(t.tenantId)).displayName).toBe('First editor');
   });
 
+  it('a review of a change too large to diff line by line says how many lines change instead', async () => {
+    const t = await dashboardTenant();
+    const client = await login(t);
+    const { html } = await client.page('/dashboard/setup/persona');
+    const rev = /name="rev" value="(\d+)"/.exec(html)![1]!;
+    await review(client, { displayName: 'Moved on' }).then((r) => saveReviewed(client, r.html));
+    // A stale save of a ~200 KB config: the conflict page diffs it against the stored one. Unbounded,
+    // ~7,000 inserted lines cost seconds of CPU in one request.
+    const faq = Array.from({ length: 1400 }, (_, i) => ({
+      id: `q${i}`,
+      question: `Question ${i}?`,
+      answer: `Answer ${i}.`,
+    }));
+    const big = { ...(await stored(t.tenantId)), faq };
+    const res = await client.post('/dashboard/setup/save', { rev, section: 'persona', config: JSON.stringify(big) });
+    expect(res.status).toBe(409);
+    const page = await res.text();
+    expect(page).toContain('changed by someone else');
+    expect(page).toMatch(/too large to show line by line: from line \d+, [\d,]+ lines are replaced by [\d,]+ lines/);
+    expect(page).not.toContain('<ins>');
+  });
+
   it('sections are saved on their own: a persona save keeps the tools another editor just saved', async () => {
     const t = await dashboardTenant();
     const client = await login(t);

@@ -48,9 +48,18 @@ async function tenantWith(opts: { format?: 'standard' | 'slack'; manychatApiKey?
         {
           ...demoTenantConfig(tenantId),
           tenantId,
-          notifications: { approvals: { url: HOOK, format: opts.format ?? 'standard' } },
+          // A Slack URL is a credential: sealed (notificationUrl), never in the config.
+          notifications: { approvals: opts.format === 'slack' ? { format: 'slack' } : { url: HOOK } },
         },
-        { plain: { webhookSecret: `secret-${tenantId}`, adminSecret, manychatApiKey }, keys },
+        {
+          plain: {
+            webhookSecret: `secret-${tenantId}`,
+            adminSecret,
+            manychatApiKey,
+            ...(opts.format === 'slack' ? { notificationUrl: HOOK } : {}),
+          },
+          keys,
+        },
       ),
     );
   const saved = await save(opts.manychatApiKey ?? DEMO_MANYCHAT_API_KEY);

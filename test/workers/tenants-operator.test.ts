@@ -131,6 +131,20 @@ describe('operator API', () => {
     expect(audit).toContain('replaced: manychatApiKey, messengerAppSecret');
     expect(audit).not.toContain(NEW_KEY);
 
+    // A Slack incoming-webhook URL (a credential) is sealed the same way; a non-https one is refused.
+    const SLACK = 'https://hooks.slack.com/services/T0/B0/sealed-by-operator-42';
+    const slack = await op('PUT', `/tenants/${t.tenantId}/secrets`, { notificationUrl: SLACK });
+    expect(slack.status).toBe(200);
+    expect(await slack.json()).toEqual({ tenantId: t.tenantId, replaced: ['notificationUrl'] });
+    const withUrl = await loadTenant(session(), t.tenantId, await testSecretKeys());
+    expect(withUrl.found && 'secrets' in withUrl && withUrl.secrets?.notificationUrl).toBe(SLACK);
+    expect(JSON.stringify(await session().one((r) => r.get(tenantKeys(t.tenantId).secrets)))).not.toContain(
+      'sealed-by-operator-42',
+    );
+    expect((await op('PUT', `/tenants/${t.tenantId}/secrets`, { notificationUrl: 'http://x.example/h' })).status).toBe(
+      400,
+    );
+
     const empty = await op('PUT', `/tenants/${t.tenantId}/secrets`, {});
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('name at least one secret to replace');

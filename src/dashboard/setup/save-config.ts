@@ -62,6 +62,7 @@ export const WRITE_ONLY_SECRETS = [
   'messengerAppSecret',
   'messengerPageAccessToken',
   'messengerVerifyToken',
+  'notificationUrl',
 ] as const;
 export type WriteOnlySecret = (typeof WRITE_ONLY_SECRETS)[number];
 

@@ -3,7 +3,7 @@ import { MAX_MESSENGER_PAGES, TENANT_LOCALES } from '../../../core/tenant/tenant
 import type { DashboardSession } from '../auth/sessions.js';
 import { BASE } from '../dashboard-context.js';
 import { CsrfField, Layout, Notice } from '../pages/layout.js';
-import type { DiffLine } from './config-diff.js';
+import type { DiffLine, DiffSummary } from './config-diff.js';
 import { FORM_LEVEL } from './field-errors.js';
 import { CheckField, Section, SelectField, TextField, type Errors } from './form-controls.js';
 import { guardrailsJson } from './form-to-config.js';
@@ -358,6 +358,7 @@ const SECRET_LABELS: Record<(typeof WRITE_ONLY_SECRETS)[number], string> = {
   messengerAppSecret: 'Messenger app secret',
   messengerPageAccessToken: 'Messenger page access token',
   messengerVerifyToken: 'Messenger verify token',
+  notificationUrl: 'Notification URL (a Slack incoming webhook)',
 };
 
 export const PreviewPage: FC<{
@@ -365,14 +366,25 @@ export const PreviewPage: FC<{
   tenantName: string;
   lines: DiffLine[];
   changed: boolean;
+  /** Set when the change was too large to diff line by line (see configDiff). */
+  summary?: DiffSummary | undefined;
   configJson: string;
   rev: number;
   conflict?: string | undefined;
   section?: SetupSection | undefined;
-}> = ({ dash, tenantName, lines, changed, configJson, rev, conflict, section }) => (
+}> = ({ dash, tenantName, lines, changed, summary, configJson, rev, conflict, section }) => (
   <Layout title="Review changes" section="setup" dash={dash} tenantName={tenantName}>
     {conflict ? <Notice kind="error">{conflict}</Notice> : null}
-    {changed ? <p>The configuration is valid. These lines change:</p> : <Notice kind="info">Nothing changed.</Notice>}
+    {summary ? (
+      <p>
+        The change is too large to show line by line: from line {summary.fromLine.toLocaleString('en-US')},{' '}
+        {summary.removed.toLocaleString('en-US')} lines are replaced by {summary.added.toLocaleString('en-US')} lines.
+      </p>
+    ) : changed ? (
+      <p>The configuration is valid. These lines change:</p>
+    ) : (
+      <Notice kind="info">Nothing changed.</Notice>
+    )}
     <pre class="diff" aria-label="Changes">
       {lines.map((l) =>
         l.kind === 'added' ? (

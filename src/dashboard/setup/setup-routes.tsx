@@ -287,6 +287,7 @@ export function setupRoutes() {
         tenantName={current.displayName}
         lines={diff.lines}
         changed={diff.changed}
+        summary={diff.summary}
         configJson={JSON.stringify(parsed.config)}
         rev={rev.data}
         section="catalogue"
@@ -323,6 +324,7 @@ export function setupRoutes() {
         tenantName={current.displayName}
         lines={diff.lines}
         changed={diff.changed}
+        summary={diff.summary}
         configJson={JSON.stringify(parsed.config)}
         rev={rev.data}
         section={section}
@@ -371,6 +373,7 @@ export function setupRoutes() {
           tenantName={current.displayName}
           lines={diff.lines}
           changed={diff.changed}
+          summary={diff.summary}
           configJson={JSON.stringify(candidate)}
           rev={rev.data}
           conflict={conflict}
@@ -404,6 +407,13 @@ export function setupRoutes() {
       return renderSecrets(
         c,
         { manychatApiKey: [keyProblem] },
+        { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' },
+        400,
+      );
+    if (replace.notificationUrl && !isHttpsUrl(replace.notificationUrl))
+      return renderSecrets(
+        c,
+        { notificationUrl: ['an https URL, such as https://hooks.slack.com/services/…'] },
         { kind: 'error', text: 'Not saved: 1 problem (shown next to its field).' },
         400,
       );
@@ -546,4 +556,12 @@ export function setupRoutes() {
     return renderSection(c, section, c.get('tenant').config, [], c.get('tenantRev'), savedNotice(c));
   });
   return app;
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
