@@ -183,10 +183,8 @@ export function matchPatterns(text: string, patterns: readonly NamedPattern[]): 
   // Text read out of a JSON envelope carries escaped quotes and newlines; read those plainly too.
   // Look-alike letters too: "іgnore" with a Ukrainian "і" is "ignore" to a model.
   // And with accents folded (Turkish dotless ı too): the other languages' patterns are written without them.
-  const folded = unConfuse(normalized)
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/ı/g, 'i');
+  // (One mark at a time: with the g flag a run is removed either way.)
+  const folded = unConfuse(normalized).normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i');
   const readings = [normalized, unLeet(normalized), unescape(normalized), unConfuse(normalized), folded];
   const hits: string[] = [];
   for (const p of patterns)

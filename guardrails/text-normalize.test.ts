@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeText, significantStems, stem, unLeet, wordsOf } from './text-normalize.js';
+import { foldText, normalizeText, significantStems, stem, unConfuse, unLeet, wordsOf } from './text-normalize.js';
 
 /**
  * The normalisation every text-reading guardrail runs before its patterns (issue 22: measured by
@@ -24,6 +24,22 @@ describe('unLeet', () => {
   it('undoes digit-for-letter swaps inside words, and leaves plain numbers alone', () => {
     expect(unLeet('1gn0re pr3v10us')).toBe('ignore previous');
     expect(unLeet('at 10:00')).toBe('at 10:00');
+  });
+});
+
+describe('unConfuse', () => {
+  it('folds look-alike Cyrillic letters inside a Latin word, and leaves a word wholly in Cyrillic as it is', () => {
+    // "іgnore" with a Ukrainian і; "мама" is Cyrillic only (м, а are look-alikes, yet it is a Russian word).
+    expect(unConfuse('\u0456gnore')).toBe('ignore');
+    expect(unConfuse('\u043C\u0430\u043C\u0430')).toBe('\u043C\u0430\u043C\u0430');
+    expect(unConfuse('\u0456gnore \u043C\u0430\u043C\u0430')).toBe('ignore \u043C\u0430\u043C\u0430');
+  });
+});
+
+describe('foldText', () => {
+  it('drops accents and folds the Turkish dotless ı to i', () => {
+    expect(foldText('Está ÜBERSICHT')).toBe('esta ubersicht');
+    expect(foldText('fiyatları')).toBe('fiyatlari');
   });
 });
 
@@ -55,6 +71,24 @@ describe('stem: plural, -ing, -ed and a final e meet on one stem', () => {
     ['price', 'pric'],
   ])('%s → %s', (word, expected) => {
     expect(stem(word)).toBe(expected);
+  });
+});
+
+describe("stem: the other languages' endings", () => {
+  it('a German plural meets its singular on a four-letter stem', () => {
+    expect(stem('Preise')).toBe('prei');
+    expect(stem('Preis')).toBe('prei');
+  });
+
+  it("strips two endings at most: a Turkish case on a loanword's own vowel", () => {
+    expect(stem('videoyu')).toBe('vide');
+  });
+
+  it('two endings at most keep different words apart that a third cut would merge', () => {
+    // A third round would take "station" → "stati" → "stat", the stem of "status" and "state".
+    expect(stem('station')).toBe('stati');
+    expect(stem('station')).not.toBe(stem('status'));
+    expect(stem('container')).not.toBe(stem('continue'));
   });
 });
 

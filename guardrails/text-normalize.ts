@@ -110,11 +110,8 @@ export function unConfuse(normalized: string): string {
  */
 export function foldText(text: string): string {
   // Turkish dotless ı has no decomposition; folded to i so "fiyatları" and "fiyatlari" meet.
-  return normalizeText(text)
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/ı/g, 'i')
-    .normalize('NFC');
+  // (One mark at a time: with the g flag a run is removed either way.)
+  return normalizeText(text).normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').normalize('NFC');
 }
 
 /** Normalised words, accents folded: letters and digits, apostrophes kept inside a word ("don't"). */
@@ -173,7 +170,7 @@ export function stem(word: string): string {
   if (w.length <= 3) return w;
   // English first ("prices" → "pric"), then one ending of the other languages on what is left, so
   // a plural and its singular meet whichever rule took the plural ("precios" → "precio" → "preci").
-  // Two endings at most: a Turkish case on a loanword's own vowel ("videoyu" → "video" → "vid").
+  // Two endings at most: a Turkish case on a loanword's own vowel ("videoyu" → "video" → "vide").
   let stemmed = englishStem(w);
   for (let round = 0; round < 2; round++) {
     // "class", "address": a double s is the word's own, not a plural.
