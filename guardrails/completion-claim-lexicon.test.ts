@@ -57,6 +57,13 @@ describe('findClaims: "done" in it, tr and id (a clause that is only the word)',
     expect(summary(text)).toEqual([`done: ${phrase}`]);
   });
 
+  it('after an earlier sentence: the phrase is the word and the sentence its own, not the one before', () => {
+    // The pattern needs a stop before the word; that stop (and the sentence it ends) is not the claim's.
+    expect(findClaims('The brochure is waiting for approval. Fatto!')).toEqual([
+      { category: 'done', phrase: 'fatto', sentence: ' fatto' },
+    ]);
+  });
+
   it('the phrase is the word, without the line break before it', () => {
     expect(summary('Ok\nfatto')).toEqual(['done: fatto']);
   });

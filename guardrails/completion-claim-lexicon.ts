@@ -163,9 +163,12 @@ const FORM_SETS = Object.entries(FORMS).map(
   ([category, words]) => [category as ClaimCategory, new Set(words!.split(' '))] as const,
 );
 
-/** "Done" in the languages the sequence patterns above do not have (it, tr, id): a clause that is only this. */
+/**
+ * "Done" in the languages the sequence patterns above do not have (it, tr, id): a clause that is only this.
+ * The stop before it is looked behind, not matched: the match (the phrase, and where its sentence starts) is the word.
+ */
 const DONE_WORDS =
-  /(?:^|[.!?¡¿\n] ?)(?:fatto|ecco fatto|tutto fatto|fatto!|completato|tamamdir|tamamlandi|hallettim|halloldu|yapildi|bitti|selesai|sudah selesai|beres|sudah beres)\b/;
+  /(?<=^|[.!?¡¿\n] ?)(?:fatto|ecco fatto|tutto fatto|fatto!|completato|tamamdir|tamamlandi|hallettim|halloldu|yapildi|bitti|selesai|sudah selesai|beres|sudah beres)\b/;
 
 const STOPS = [',', '.', ';', ':', '!', '?', '\n'];
 
