@@ -297,6 +297,34 @@ describe('completion-claims: a refused write, per resource and category (issue 2
     const v = await judgeWith('I tagged you.', act.tag('interested'), refused('tag_contact', { count: 3 }));
     expect(v.outcome).toBe('veto');
   });
+  it('a claim naming the performed tag and the refused one is vetoed (the refused call read by its text arguments)', async () => {
+    const v = await judgeWith(
+      'I tagged you as interested and vip.',
+      act.tag('interested'),
+      refused('tag_contact', { tag: 'vip', count: 3 }),
+    );
+    expect(v.outcome).toBe('veto');
+  });
+  it("a refusal's words are its own call's, not another call's in the same step", async () => {
+    const step = refused('tag_contact', { tag: 'vip' });
+    const both = {
+      ...step,
+      toolCalls: [{ toolCallId: 'c0', toolName: 'tag_contact', input: { tag: 'interested' } }, ...step.toolCalls],
+    };
+    const v = await judgeWith('I tagged you as interested.', act.tag('interested'), both);
+    expect(v.outcome).toBe('pass');
+  });
+  it.each([
+    ['a tag claim', 'I tagged you.', () => act.tag('interested'), 'record_choice', { field: 'email', value: 'x' }],
+    ['a send claim', "I've sent it!", () => act.flow('brochure'), 'tag_contact', { tag: 'vip' }],
+    ['a field claim', 'I saved it.', () => act.field('preferred_class', 'yoga'), 'tag_contact', { tag: 'vip' }],
+  ] as const)(
+    '%s naming nothing passes beside a refused write of another category',
+    async (_claim, text, performed, tool, input) => {
+      const v = await judgeWith(text, performed(), refused(tool, input));
+      expect(v.outcome).toBe('pass');
+    },
+  );
   it('a refused call of a tool the tenant does not have is no refusal of a category', async () => {
     const v = await judgeWith(
       'I tagged you as interested.',
