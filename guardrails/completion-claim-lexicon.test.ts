@@ -48,6 +48,19 @@ describe('findClaims: completed forms, word by word', () => {
   });
 });
 
+describe('findClaims: "done" in en, es, de and pt after an earlier sentence', () => {
+  it.each([
+    ['Done!', 'done'],
+    ['¡Listo!', 'listo'],
+    ['Erledigt!', 'erledigt'],
+    ['Feito!', 'feito'],
+  ])('%s: the phrase is the word and the sentence its own, not the one before', (done, phrase) => {
+    expect(findClaims(`The brochure is waiting for approval. ${done}`)).toEqual([
+      { category: 'done', phrase, sentence: ` ${done.toLowerCase().replace('!', '')}` },
+    ]);
+  });
+});
+
 describe('findClaims: "done" in it, tr and id (a clause that is only the word)', () => {
   it.each([
     ['Fatto!', 'fatto'],

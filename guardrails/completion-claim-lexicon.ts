@@ -79,15 +79,15 @@ const LEXICON: Record<ClaimCategory, RegExp[]> = {
     /\b(?:ha|han) sido (?:borrad|eliminad)[oa]s?\b/,
   ],
   done: [
-    /(?:^|[.!?¡¿\n] ?)(?:done|all done|all set|finished|completed|sorted)\b/,
+    /(?<=^|[.!?¡¿\n] ?)(?:done|all done|all set|finished|completed|sorted)\b/,
     /\b(?:it's|it is|that's|that is|everything is|everything's|all is)(?: now| all)? (?:done|set|sorted|taken care of|complete|completed|finished)\b/,
     /\byou(?:'re| are) all set\b/,
-    /(?:^|[.!?¡¿\n] ?)(?:listo|hecho|todo listo|ya esta|ya esta hecho)\b/,
+    /(?<=^|[.!?¡¿\n] ?)(?:listo|hecho|todo listo|ya esta|ya esta hecho)\b/,
     /\b(?:esta|todo esta) (?:hecho|listo)\b/,
-    /(?:^|[.!?\n] ?)(?:erledigt|fertig|alles erledigt)\b/,
+    /(?<=^|[.!?\n] ?)(?:erledigt|fertig|alles erledigt)\b/,
     /\b(?:ist|wurde) (?:alles )?erledigt\b/,
     /\bc'est (?:fait|regle|bon c'est fait)\b/,
-    /(?:^|[.!?\n] ?)(?:feito|pronto|tudo certo|tudo pronto)\b/,
+    /(?<=^|[.!?\n] ?)(?:feito|pronto|tudo certo|tudo pronto)\b/,
   ],
   approval: [
     /\b(?:has|have|it's|it is|was|is)(?: been)? (?:approved|confirmed|accepted)\b/,
@@ -206,7 +206,8 @@ export function findClaims(text: string): Claim[] {
       const global = new RegExp(pattern.source, 'g');
       for (const m of normalized.matchAll(global)) {
         const at = isClaimAt(normalized, m.index, m.index + m[0].length);
-        if (at) claims.push({ category, phrase: m[0].trim(), sentence: at.sentence });
+        // No trim: every pattern starts at a word (a stop before it is looked behind) and ends at one.
+        if (at) claims.push({ category, phrase: m[0], sentence: at.sentence });
       }
     }
   }
