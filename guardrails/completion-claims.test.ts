@@ -223,6 +223,26 @@ describe('completion-claims: what counts as refused, and actions without a resou
   });
 });
 
+describe('completion-claims: a flow that waits beside a performed one (issue 29)', () => {
+  const judgeStaged = (text: string, staged: StagedAction[]) =>
+    verdictOf(
+      completionClaimsGuardrail,
+      turnInput({ text: 'hi', reply: { text }, staged, steps: [stagingStep(1, staged)] }),
+    );
+  const performedAndWaiting = () => [act.flow('brochure'), { ...act.flow('studio_tour'), gate: 'approval' as const }];
+
+  it('a send claim naming the waiting flow is vetoed, even when it names the performed one too', async () => {
+    const v = await judgeStaged("I've sent you the brochure and the studio tour!", performedAndWaiting());
+    expect(v.outcome).toBe('veto');
+  });
+  it('a send claim naming nothing is vetoed: it cannot be tied to the performed flow', async () => {
+    expect((await judgeStaged("I've sent it!", performedAndWaiting())).outcome).toBe('veto');
+  });
+  it('a send claim naming only the performed flow passes', async () => {
+    expect((await judgeStaged("I've sent you the brochure!", performedAndWaiting())).outcome).toBe('pass');
+  });
+});
+
 describe('completion-claims: a refused write, per resource and category (issue 29)', () => {
   /** A step where `tool` was called with `input` and refused (denied or error). */
   const refused = (tool: string, input: Record<string, unknown>, status: 'denied' | 'error' = 'denied') => ({
@@ -325,6 +345,32 @@ describe('completion-claims: a refused write, per resource and category (issue 2
       expect(v.outcome).toBe('pass');
     },
   );
+  it('a refused call is read by all its text arguments together', async () => {
+    const v = await judgeWith(
+      'I saved your class and your email ada@example.com.',
+      act.field('preferred_class', 'yoga'),
+      refused('record_choice', { field: 'email', value: 'ada@example.com' }),
+    );
+    expect(v.outcome).toBe('veto');
+  });
+  it('a "done" claim is vetoed while a write was refused, even when it names the performed one', async () => {
+    const v = await judgeWith('Done: the brochure.', act.flow('brochure'), refused('tag_contact', { tag: 'vip' }));
+    expect(v.outcome).toBe('veto');
+  });
+  it('a send claim naming one of two performed flows passes beside a refused flow it does not name', async () => {
+    const brochure = act.flow('brochure');
+    const tour = act.flow('studio_tour');
+    const v = await verdictOf(
+      completionClaimsGuardrail,
+      turnInput({
+        text: 'hi',
+        reply: { text: "I've sent you the brochure!" },
+        staged: [brochure, tour],
+        steps: [refused('send_media', { flow: 'timetable' }), stagingStep(2, [brochure, tour])],
+      }),
+    );
+    expect(v.outcome).toBe('pass');
+  });
   it('a refused call of a tool the tenant does not have is no refusal of a category', async () => {
     const v = await judgeWith(
       'I tagged you as interested.',
