@@ -241,6 +241,18 @@ describe('completion-claims: a flow that waits beside a performed one (issue 29)
   it('a send claim naming only the performed flow passes', async () => {
     expect((await judgeStaged("I've sent you the brochure!", performedAndWaiting())).outcome).toBe('pass');
   });
+  it('a field claim naming only the performed value passes beside a waiting field; naming the waiting one is vetoed', async () => {
+    const staged = () => [
+      act.field('preferred_class', 'yoga'),
+      { ...act.field('discount_code', 'summer20'), gate: 'approval' as const },
+    ];
+    expect((await judgeStaged('I saved yoga as your class.', staged())).outcome).toBe('pass');
+    expect((await judgeStaged('I saved yoga as your class and summer20 as your code.', staged())).outcome).toBe('veto');
+  });
+  it('a number value names nothing: a field claim beside a waiting field is vetoed', async () => {
+    const staged = [act.field('age', 34), { ...act.field('email', 'ada@example.com'), gate: 'approval' as const }];
+    expect((await judgeStaged('I saved 34 as your age.', staged)).outcome).toBe('veto');
+  });
 });
 
 describe('completion-claims: a refused write, per resource and category (issue 29)', () => {
@@ -347,9 +359,9 @@ describe('completion-claims: a refused write, per resource and category (issue 2
   );
   it('a refused call is read by all its text arguments together', async () => {
     const v = await judgeWith(
-      'I saved your class and your email ada@example.com.',
+      'I saved yoga as your class and your discount code summer20.',
       act.field('preferred_class', 'yoga'),
-      refused('record_choice', { field: 'email', value: 'ada@example.com' }),
+      refused('record_choice', { field: 'discount_code', value: 'summer20' }),
     );
     expect(v.outcome).toBe('veto');
   });
