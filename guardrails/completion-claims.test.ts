@@ -383,6 +383,12 @@ describe('completion-claims: a refused write, per resource and category (issue 2
     );
     expect(v.outcome).toBe('pass');
   });
+  it('a deletion claim naming nothing is vetoed beside a refused removal, not beside a refused addition', async () => {
+    const removal = () => ({ ...act.untag('interested'), effect: 'destructive' as const });
+    const claim = 'Your data has been deleted.';
+    expect((await judgeWith(claim, removal(), refused('untag_contact', { tag: 'vip' }))).outcome).toBe('veto');
+    expect((await judgeWith(claim, removal(), refused('tag_contact', { tag: 'vip' }))).outcome).toBe('pass');
+  });
   it('a refused call of a tool the tenant does not have is no refusal of a category', async () => {
     const v = await judgeWith(
       'I tagged you as interested.',
