@@ -154,6 +154,34 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     });
   });
 
+  it('a message asking to remove or stop something asks for no tag and to be sent nothing it names (issue 29)', () => {
+    expect(supports('please remove the newsletter tag', tag('newsletter'))).toEqual({
+      supported: false,
+      why: 'tag "newsletter": the contact asks to remove or stop something, not to add a tag',
+    });
+    expect(supports('unsubscribe me from the brochure', flow('price_list'))).toEqual({
+      supported: false,
+      why: 'flow "price_list": the contact asks to stop or remove something, not to be sent it',
+    });
+    const withContents = testConfig({
+      contents: [{ name: 'price_list', description: 'studio prices', text: 'x', keywords: ['cost'] }],
+    });
+    const send: StagedAction = {
+      id: 'a1',
+      tool: 'send_info',
+      kind: 'send_content',
+      args: { content: 'price_list', text: 'x' },
+      effect: 'write',
+      idempotent: false,
+      gate: 'confirm',
+      summary: 'send "price_list"',
+    };
+    expect(new RequestSupport({ text: 'unsubscribe me from the price list' }, withContents).check(send)).toEqual({
+      supported: false,
+      why: 'message "price_list": the contact asks to stop or remove something, not to be sent it',
+    });
+  });
+
   it("a system message (no prepared message named) is never the contact's request", () => {
     const send: StagedAction = { ...flow('x'), kind: 'send_content', args: { text: 'hi' } };
     expect(supports('send me hi', send)).toEqual({
