@@ -647,6 +647,6 @@ export function mentionedIn(text: string, action: StagedAction, config: TenantCo
 
 /** Whether the significant words of `words` (a refused call's arguments) are in `text`. */
 export function mentionedWords(text: string, words: string): boolean {
-  const phrase = phraseOf(words);
-  return phrase.length > 0 && phraseIn(prepare(text), phrase, 'any');
+  // No words left (only common ones): phraseIn is false for an empty phrase.
+  return phraseIn(prepare(text), phraseOf(words), 'any');
 }
