@@ -182,6 +182,13 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     });
   });
 
+  it('a question naming a tag asks for it only with an action verb (any form) or a polite ask; else it asks about it', () => {
+    expect(supports('is the newsletter free?', tag('newsletter')).supported).toBe(false);
+    expect(supports('can you add me to the newsletter?', tag('newsletter')).supported).toBe(true);
+    expect(supports('are you adding me to the newsletter?', tag('newsletter')).supported).toBe(true);
+    expect(supports('could I have the newsletter?', tag('newsletter')).supported).toBe(true);
+  });
+
   it("a system message (no prepared message named) is never the contact's request", () => {
     const send: StagedAction = { ...flow('x'), kind: 'send_content', args: { text: 'hi' } };
     expect(supports('send me hi', send)).toEqual({
