@@ -14,6 +14,10 @@ describe('a kept secret hash checked against the stored one', () => {
     expect(await hmacMatchesStored(await keyedHash('new', KEY), stored, after)).toBe(true);
     expect(await hmacMatchesStored(await keyedHash('old', KEY), stored, before)).toBe(true);
     expect(await hmacMatchesStored(await keyedHash('old', KEY), stored, after)).toBe(false);
+    // The window ends at validUntil: a request at that instant is past it.
+    expect(await hmacMatchesStored(await keyedHash('old', KEY), stored, new Date(stored.previous.validUntil))).toBe(
+      false,
+    );
     expect(await hmacMatchesStored(await keyedHash('other', KEY), stored, before)).toBe(false);
     // Hashed under another key, the right secret is no match.
     expect(await hmacMatchesStored(await keyedHash('new', 'other-key'), stored, after)).toBe(false);

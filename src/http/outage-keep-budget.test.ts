@@ -35,4 +35,12 @@ describe('the budget of unauthenticated keeps during an outage', () => {
     // 'first' was forgotten (1000 tenants since): a fresh bucket.
     expect(budget.take('first', t0)).toBe(true);
   });
+
+  it('forgets no tenant while under its bound: a second tenant does not refill the first', () => {
+    const budget = outageKeepBudget(1, 100);
+    const t0 = 3_000_000;
+    expect(budget.take('a', t0)).toBe(true);
+    expect(budget.take('b', t0)).toBe(true);
+    expect(budget.take('a', t0)).toBe(false);
+  });
 });
