@@ -9,5 +9,17 @@ import { InboundMessageSchema } from './inbound-message.js';
  */
 export const INBOUND_RETRY_PATH = '/v1/inbound/retry';
 
-export const InboundRetryJobSchema = z.object({ inbound: InboundMessageSchema });
+export const InboundRetryJobSchema = z.object({
+  inbound: InboundMessageSchema,
+  /**
+   * Kept by an isolate that did not know the tenant (Redis down, nothing cached), so the request
+   * could not be authenticated when it arrived: the keyed hash of the secret header it carried (the
+   * same HMAC Redis stores, never the secret). The retry authenticates it against the tenant before
+   * anything else and drops, with no turn, what does not match.
+   */
+  unverified: z
+    .object({ secretHmac: z.string().regex(/^[0-9a-f]{64}$/) })
+    .strict()
+    .optional(),
+});
 export type InboundRetryJob = z.infer<typeof InboundRetryJobSchema>;

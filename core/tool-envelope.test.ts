@@ -32,6 +32,23 @@ describe('result envelope recognition is strict', () => {
     expect(isToolEnvelope(inheriting({ effects: [] }, { content: 'x', data: 1, status: 'ok' }))).toBe(false);
     expect(isToolEnvelope(inheriting({ status: 'ok' }, { content: 'x', effects: [], zzz: 1 }))).toBe(false);
   });
+  it('validates each effect: exactly { actionId, kind, summary }, strings, and a kind the registry knows', () => {
+    const effect = { actionId: 'turn.a1', kind: 'send_flow', summary: 'send flow "brochure"' };
+    expect(isToolEnvelope({ content: 'x', effects: [effect], status: 'staged' })).toBe(true);
+    for (const bad of [
+      { ...effect, kind: 'wire_money' },
+      { ...effect, kind: 'toString' },
+      { ...effect, actionId: 1 },
+      { ...effect, summary: null },
+      { actionId: 'turn.a1', kind: 'send_flow' },
+      { ...effect, url: 'https://evil.example' },
+      'send_flow',
+      null,
+    ])
+      expect(isToolEnvelope({ content: 'x', effects: [effect, bad], status: 'staged' }), JSON.stringify(bad)).toBe(
+        false,
+      );
+  });
   it('recognises each of the four statuses', () => {
     for (const status of ['staged', 'ok', 'denied', 'error'])
       expect(isToolEnvelope({ content: '', effects: [], status })).toBe(true);

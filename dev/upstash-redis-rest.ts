@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ConnectionPool } from './upstash-redis-rest/connection-pool.js';
 import type { Backend } from './upstash-redis-rest/execute.js';
 import { errorText, HttpError } from './upstash-redis-rest/http-error.js';
-import { handle, onClientError, sendJson, type BridgeUsage } from './upstash-redis-rest/http.js';
+import { handle, onClientError, sendJson, type BridgeUsage, type LateAnswerRule } from './upstash-redis-rest/http.js';
 import { newRedis } from './upstash-redis-rest/ioredis.js';
 import { readRedisVersion } from './upstash-redis-rest/redis-version.js';
 import { sha256 } from './upstash-redis-rest/request.js';
@@ -44,6 +44,8 @@ export interface RunningServer {
   port: number;
   /** `redis_version` of the Redis behind the bridge, e.g. "7.0.15". */
   redisVersion: string;
+  /** Dev-only fault hook: the next `count` requests whose body holds every string run now, answered `delayMs` later. */
+  answerLate(rule: { contains: string[]; delayMs: number; count?: number }): void;
   close(): Promise<void>;
 }
 
@@ -64,8 +66,9 @@ export async function startUpstashRedisRest(opts: UpstashRedisRestOptions): Prom
   const tokenDigest = sha256(opts.token);
   const syncTokens = new SyncTokens();
   const usage: BridgeUsage = { requests: 0, commands: 0 };
+  const lateAnswers: LateAnswerRule[] = [];
   const server = createServer((req, res) => {
-    handle(req, backend, tokenDigest, usage).then(
+    handle(req, backend, tokenDigest, usage, lateAnswers).then(
       (body) => sendJson(res, 200, body, { 'upstash-sync-token': syncTokens.next() }),
       (err: unknown) => {
         const status = err instanceof HttpError ? err.status : 500;
@@ -87,6 +90,7 @@ export async function startUpstashRedisRest(opts: UpstashRedisRestOptions): Prom
     url: `http://${urlHost}:${port}`,
     port,
     redisVersion,
+    answerLate: (rule) => void lateAnswers.push({ ...rule, count: rule.count ?? 1 }),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

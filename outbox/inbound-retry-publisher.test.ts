@@ -13,7 +13,7 @@ afterEach(() => {
   globalThis.fetch = realFetch;
 });
 
-async function publishedHeaders(): Promise<Headers> {
+async function publishedHeaders(unverified?: { secretHmac: string }): Promise<Headers> {
   let seen: Headers | null = null;
   globalThis.fetch = async (input, init) => {
     seen = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
@@ -33,6 +33,7 @@ async function publishedHeaders(): Promise<Headers> {
       contact: { fields: {} },
       receivedAt: new Date().toISOString(),
     },
+    ...(unverified ? { unverified } : {}),
   });
   if (!seen) throw new Error('nothing was published');
   return seen;
@@ -57,5 +58,15 @@ describe('inbound retry schedule', () => {
     const headers = await publishedHeaders();
     expect(headers.get('upstash-deduplication-id')).toMatch(/^inbound-studio-/);
     expect(headers.get('upstash-label')).toContain('studio');
+  });
+
+  it('keeps an unauthenticated copy apart from the real one: a forged secret cannot take its place in the dedup window', async () => {
+    const plain = (await publishedHeaders()).get('upstash-deduplication-id');
+    const right = (await publishedHeaders({ secretHmac: 'a'.repeat(64) })).get('upstash-deduplication-id');
+    const forged = (await publishedHeaders({ secretHmac: 'b'.repeat(64) })).get('upstash-deduplication-id');
+    expect(right).toMatch(/^inbound-studio-/);
+    expect(new Set([plain, right, forged]).size).toBe(3);
+    // A ManyChat retry of the same request (same secret) is still one job.
+    expect((await publishedHeaders({ secretHmac: 'a'.repeat(64) })).get('upstash-deduplication-id')).toBe(right);
   });
 });

@@ -32,10 +32,13 @@ export function qstashInboundRetries(config: {
   return {
     async publishInboundRetry(job) {
       const { tenantId, contactId, messageKey } = job.inbound;
+      const delivery = `inbound-${tenantId}-${await deliveryKeyDigest(contactId, messageKey)}`;
       await client.publishJSON({
         url: `${config.publicUrl.replace(/\/$/, '')}${INBOUND_RETRY_PATH}`,
         body: job,
-        deduplicationId: `inbound-${tenantId}-${await deliveryKeyDigest(contactId, messageKey)}`,
+        // An unauthenticated keep is deduplicated with its own secret's hash too: a forged copy of a
+        // contact's message (wrong secret) must not take the real one's place in QStash's dedup window.
+        deduplicationId: job.unverified ? `${delivery}-u${job.unverified.secretHmac.slice(0, 32)}` : delivery,
         label: tenantLabel(tenantId),
         delay: INBOUND_RETRY_DELAY_SECONDS,
         retries: INBOUND_RETRIES,

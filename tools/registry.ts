@@ -9,6 +9,7 @@ import { searchFaqTool } from './builtins/search-faq.js';
 import { actionKind } from '../core/actions/index.js';
 import { isReadToolKind } from '../core/tenant/tenant-config.js';
 import { runEachCallOnce } from './run-once.js';
+import { registrationProblem } from '../core/tenant/tool-registration.js';
 import { wrappedSchema } from './schema-cache.js';
 import { stagingTool } from './staging-tool.js';
 import type { Shortlist } from './shortlist.js';
@@ -20,9 +21,6 @@ export const REPLY_TOOL_NAME = 'reply';
 export function effectOfKind(kind: ToolInstance['kind']): 'read' | 'write' {
   return isReadToolKind(kind) ? 'read' : 'write';
 }
-
-/** Kinds whose output can be the reply itself (`answers_directly`). */
-const DIRECT_ANSWER_KINDS: ReadonlySet<ToolInstance['kind']> = new Set(['search_faq']);
 
 function buildInstance(
   instance: ToolInstance,
@@ -62,20 +60,8 @@ export interface TurnToolset {
   refused: string[];
 }
 
-/** Why an instance cannot be registered under this manifest, or null if it can. */
-export function registrationProblem(instance: ToolInstance, manifest: Manifest, tenantId: string): string | null {
-  const declaration = manifest[instance.name];
-  if (!declaration)
-    return `tool "${instance.name}" is not declared in tenant "${tenantId}"'s manifest; it was not registered`;
-  const kindEffect = effectOfKind(instance.kind);
-  if (kindEffect === 'read' && declaration.effect !== 'read')
-    return `tool "${instance.name}" only reads, but its manifest declares effect ${declaration.effect}; it was not registered`;
-  if (kindEffect === 'write' && declaration.effect === 'read')
-    return `tool "${instance.name}" stages actions, but its manifest declares effect read; it was not registered`;
-  if (declaration.answers_directly && !DIRECT_ANSWER_KINDS.has(instance.kind))
-    return `tool "${instance.name}" (${instance.kind}) has no output a contact can read, so it cannot answer directly; it was not registered`;
-  return null;
-}
+/** Why an instance cannot be registered under this manifest, or null if it can (the rule lives in core: the save uses it too). */
+export { registrationProblem };
 
 /** Declared tools with no registered implementation, and registered ones with no declaration. */
 export function manifestDrift(config: TenantConfig): {

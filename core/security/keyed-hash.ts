@@ -25,9 +25,20 @@ export async function verifyHashedSecret(
   hashKey: string,
   now = new Date(),
 ): Promise<boolean> {
-  const hmac = await keyedHash(provided, hashKey);
+  return hmacMatchesStored(await keyedHash(provided, hashKey), stored, now);
+}
+
+/**
+ * Whether a secret's keyed hash (taken when the request arrived, so the secret itself is never
+ * kept) is the stored one, or the previous one within its window at `at`, in constant time.
+ */
+export async function hmacMatchesStored(
+  hmac: string,
+  stored: HashedSecret | undefined | null,
+  at: Date,
+): Promise<boolean> {
   const current = await secretsEqual(hmac, stored?.hmac ?? '0'.repeat(64));
-  const previousLive = stored?.previous && Date.parse(stored.previous.validUntil) > now.getTime();
+  const previousLive = stored?.previous && Date.parse(stored.previous.validUntil) > at.getTime();
   const previous = await secretsEqual(hmac, previousLive ? stored!.previous!.hmac : '1'.repeat(64));
   return Boolean(stored) && (current || Boolean(previousLive && previous));
 }

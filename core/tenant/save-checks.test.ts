@@ -3,6 +3,7 @@ import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { editDistance, nearestName } from './nearest-name.js';
 import { splitProblem } from './plain-issues.js';
 import { parseTenantConfig } from './tenant-config.js';
+import { REST_ENTRY } from './tool-order.js';
 
 const base = () =>
   structuredClone(demoTenantConfig('t-save-checks')) as Record<string, unknown> & {
@@ -26,6 +27,19 @@ describe('nearest name', () => {
 });
 
 describe('save-only checks', () => {
+  it('a toolOrder that names a tool which is not registered is a configuration error, not silently dropped', () => {
+    const raw = base();
+    delete raw.manifest.untag_contact; // the tool stays configured, but nothing declares it: not registered
+    const named = { ...raw, toolOrder: ['untag_contact', REST_ENTRY, 'reply'] };
+    const problems = problemsOf(named);
+    expect(problems.join('\n')).toContain('toolOrder names "untag_contact"');
+    expect(problems.join('\n')).toContain('not declared');
+    // Not named by the order: the config saves (the tool is only not offered), and a stored
+    // config that names it still loads (its turns skip it).
+    expect(problemsOf({ ...raw, toolOrder: [REST_ENTRY, 'reply'] })).toEqual([]);
+    expect(problemsOf(named, 'load')).toEqual([]);
+  });
+
   it('the demo config saves as it is', () => {
     expect(problemsOf(base())).toEqual([]);
   });

@@ -10,6 +10,8 @@ import { salvageConfig } from './salvage.js';
 import { problemOfIssue } from './plain-issues.js';
 import { flowNsProblems, manifestNameProblems, unknownKeyProblems } from './save-checks.js';
 import { RUNTIME_LOCALES, WordOverridesSchema, type RuntimeLocale } from '../runtime-words.js';
+import { registrationProblem } from './tool-registration.js';
+import { READ_TOOL_KINDS } from './read-tool-kinds.js';
 
 /**
  * A tenant's configuration, stored in Redis as JSON and validated on every read. `version` is
@@ -66,13 +68,7 @@ export const FaqEntrySchema = z.object({
 export const TENANT_LOCALES = RUNTIME_LOCALES;
 export type TenantLocale = RuntimeLocale;
 
-/** Tools that only read: they return data and stage nothing. */
-export const READ_TOOL_KINDS = ['lookup_contact', 'search_faq'] as const;
-export type ReadToolKind = (typeof READ_TOOL_KINDS)[number];
-
-export function isReadToolKind(kind: string): kind is ReadToolKind {
-  return (READ_TOOL_KINDS as readonly string[]).includes(kind);
-}
+export { READ_TOOL_KINDS, isReadToolKind, type ReadToolKind } from './read-tool-kinds.js';
 
 /**
  * A built-in tool kind instantiated by the tenant under its own name: a read tool, or a staging
@@ -273,8 +269,16 @@ export function checkTenantConfig(config: TenantConfig, mode: 'save' | 'load' = 
   if (config.tools.some((t) => t.name === 'reply'))
     problems.push('tool name "reply" is reserved for the end-of-turn reply');
   // Checked when saved; a stored config that slipped past fails its turns cleanly at prompt assembly instead.
-  if (config.toolOrder && mode === 'save')
+  if (config.toolOrder && mode === 'save') {
     problems.push(...checkToolOrder(config.toolOrder, [...config.tools.map((t) => t.name), 'reply']));
+    // The tool-order RFC: naming a tool that will not be registered is a configuration error (a
+    // stored config that does still loads; its turns skip the name).
+    for (const name of new Set(config.toolOrder)) {
+      const instance = config.tools.find((t) => t.name === name);
+      const problem = instance && registrationProblem(instance, config.manifest, config.tenantId);
+      if (problem) problems.push(`toolOrder names "${name}", but ${problem}`);
+    }
+  }
   problems.push(...checkManifest(config.manifest));
   problems.push(...resourceProblems(config));
   if (mode === 'save') problems.push(...sharedFlowNsProblems(config));

@@ -48,11 +48,23 @@ export interface BridgeUsage {
   commands: number;
 }
 
+/**
+ * Dev only, a fault hook (not in Upstash): a request whose raw body contains every string of
+ * `contains` runs at once but is answered `delayMs` later — Redis did the work, the client learns
+ * it late (past its timeout). `count` requests are delayed, then the rule is spent.
+ */
+export interface LateAnswerRule {
+  contains: string[];
+  delayMs: number;
+  count: number;
+}
+
 export async function handle(
   req: IncomingMessage,
   backend: Backend,
   tokenDigest: Buffer,
   usage?: BridgeUsage,
+  lateAnswers: LateAnswerRule[] = [],
 ): Promise<unknown> {
   // Not new URL(): it would read a path like `//x/pipeline` as a host plus path.
   const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -90,7 +102,14 @@ export async function handle(
     usage.requests++;
     usage.commands += path === '/' ? 1 : Array.isArray(body) ? body.length : 0;
   }
-  return route(backend, body, base64);
+  const answer = await route(backend, body, base64);
+  const text = lateAnswers.length ? raw.toString('utf8') : '';
+  const late = lateAnswers.find((r) => r.count > 0 && r.contains.every((c) => text.includes(c)));
+  if (late) {
+    late.count--;
+    await new Promise((resolve) => setTimeout(resolve, late.delayMs));
+  }
+  return answer;
 }
 
 /** Malformed HTTP never reaches a handler; answer it in JSON too rather than Node's plain text. */

@@ -64,6 +64,31 @@ const redisDown: Row = {
   },
 };
 
+const redisDownCold: Row = {
+  name: 'Redis down, Worker restarted (cold isolate), 3 messages, Redis back',
+  exclusive: true,
+  expected: {
+    performed: 6,
+    unknown: 0,
+    dead: 0,
+    says: 'held though the isolate never read the tenant; authenticated when run; reply + flow once each',
+  },
+  async run(env) {
+    const world = await createWorld(env, 'redis-down-cold');
+    const contacts = brochureContacts(env, world, 3);
+    await env.redis.stop();
+    const messages: SentMessage[] = [];
+    try {
+      // A new isolate: nothing of the tenant in memory, and Redis does not answer.
+      await env.stack.restartWorker();
+      for (const c of contacts) messages.push(await postWebhook(env, world, c, brochure.text));
+    } finally {
+      await restartRedis(env);
+    }
+    return { messages, outcome: await observeRow(env, world, messages, 120_000) };
+  },
+};
+
 /** Moves turns' outbox entries five minutes into the past (the sweeper's age) and runs the cron. */
 async function sweepNow(env: FaultEnvironment, world: RowWorld, turnIds: string[]): Promise<string> {
   const keys = tenantKeys(world.tenantId);
@@ -217,6 +242,7 @@ const workerKilledJobLost: Row = {
 
 export const outageRows: Row[] = [
   redisDown,
+  redisDownCold,
   redisDownDuringDelivery,
   qstashPublishFailing,
   deliveriesPaused,

@@ -8,6 +8,8 @@ export interface Expectation {
   unknown: number;
   dead: number;
   says: string;
+  /** Every webhook answer that is a turn's reply must carry this text (the committed reply, not the fallback). */
+  reply?: string;
 }
 
 export interface Row {
@@ -48,8 +50,11 @@ export function summarizeAnswers(messages: SentMessage[]): string {
   return `${kinds}; ${range}`;
 }
 
-export function verdict(expected: Expectation, outcome: RowOutcome): boolean {
+export function verdict(expected: Expectation, outcome: RowOutcome, messages: SentMessage[] = []): boolean {
+  const replies = messages.filter((m) => m.answer.status === 200 && !m.answer.storageDown);
   return (
+    (expected.reply === undefined ||
+      (replies.length > 0 && replies.every((m) => m.answer.replyText === expected.reply))) &&
     outcome.lost === 0 &&
     outcome.duplicated === 0 &&
     outcome.performed === expected.performed &&

@@ -18,10 +18,11 @@ import { startFaultEnvironment, type FaultEnvironment } from './environment.js';
 import { manyChatRows } from './manychat-rows.js';
 import { outageRows } from './outage-rows.js';
 import { messengerRows } from './messenger-rows.js';
+import { lateAnswerRows } from './late-answer-rows.js';
 import { renderTable } from './report.js';
 import { summarizeAnswers, verdict, type Row, type RowResult } from './row.js';
 
-const ALL_ROWS: Row[] = [...outageRows, ...duplicateRows, ...manyChatRows, ...messengerRows];
+const ALL_ROWS: Row[] = [...outageRows, ...duplicateRows, ...manyChatRows, ...messengerRows, ...lateAnswerRows];
 
 async function runRow(env: FaultEnvironment, row: Row): Promise<RowResult> {
   const started = performance.now();
@@ -32,7 +33,7 @@ async function runRow(env: FaultEnvironment, row: Row): Promise<RowResult> {
       webhook: summarizeAnswers(messages),
       expected: row.expected,
       outcome,
-      ok: verdict(row.expected, outcome),
+      ok: verdict(row.expected, outcome, messages),
       seconds: (performance.now() - started) / 1000,
       notes: [...notes, ...outcome.details],
     };

@@ -86,6 +86,8 @@ export interface WebhookAnswer {
   deferred: boolean;
   duplicateOf: string | null;
   storageDown: boolean;
+  /** The Dynamic Block's first text message, when the answer is one. */
+  replyText?: string;
   error?: string;
 }
 
@@ -122,6 +124,7 @@ export async function postWebhook(
         deferred: h('x-turn-deferred') === '1',
         duplicateOf: h('x-duplicate-of'),
         storageDown: h('x-storage-down') === '1',
+        ...(firstText(body) !== undefined ? { replyText: firstText(body) } : {}),
         ...(res.status >= 400 ? { error: body.slice(0, 200) } : {}),
       },
     };
@@ -139,6 +142,16 @@ export async function postWebhook(
         error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
       },
     };
+  }
+}
+
+function firstText(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { content?: { messages?: { text?: unknown }[] } };
+    const text = parsed.content?.messages?.[0]?.text;
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,6 +4,7 @@ import type { SignedContext } from '../http/app-context.js';
 import { jsonError, parseJsonBody } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { requireQStashSignature } from '../http/middleware/qstash-signature.js';
+import { hmacMatchesStored } from '../../core/security/keyed-hash.js';
 import { loadTenant } from '../tenants/tenant-store.js';
 import { runRetriedInbound } from '../turn/run-retried-inbound.js';
 import { turnDeps } from '../turn/turn-deps.js';
@@ -25,6 +26,23 @@ export function inboundRetryRoutes() {
     const session = c.get('session');
     try {
       const tenant = await loadTenant(session, inbound.tenantId, await c.get('services').secretKeys());
+      // Kept by an isolate that could not authenticate it (Redis down, tenant not cached): its
+      // secret is checked before anything else. A forged one (or one for no such tenant) is dropped
+      // — logged, no claim, no turn — and QStash is done with it (200, not a dead letter to fill).
+      const unverified = job.value.unverified;
+      if (
+        unverified &&
+        !(await hmacMatchesStored(
+          unverified.secretHmac,
+          tenant.found ? tenant.secrets?.webhookSecret : undefined,
+          new Date(inbound.receivedAt),
+        ))
+      ) {
+        console.warn(
+          `inbound retry for tenant ${inbound.tenantId}: kept unauthenticated during an outage and its secret does not match; dropped, no turn`,
+        );
+        return c.json({ outcome: 'unauthenticated', tenantId: inbound.tenantId });
+      }
       if (!tenant.found || 'broken' in tenant) {
         c.header('Upstash-NonRetryable-Error', 'true');
         return c.json({ error: `tenant "${inbound.tenantId}" cannot be loaded` }, 489 as 400);

@@ -1,33 +1,18 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { verifyCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
-import type { AppContext, AppVariables, LoadedTenant } from '../../http/app-context.js';
+import type { AppContext } from '../../http/app-context.js';
 import { jsonError, parseJsonText } from '../../http/errors.js';
 import {
   logRefusedLookup,
   lookupTenantFromPath,
   secretMatches,
-  storageUnavailable,
   type TenantLookup,
 } from '../../http/middleware/tenant.js';
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
+import { keepForUnknownTenant } from './keep-through-outage.js';
+import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './manychat-context.js';
 
-export const WEBHOOK_SECRET_HEADER = 'x-staged-agent-secret';
-
-/** How a ManyChat request proved it is the tenant's: the secret header, or a button we signed. */
-export type ManyChatAuth = { via: 'secret' } | { via: 'callback'; claim: CallbackClaim };
-
-export type ManyChatContext = {
-  Bindings: Record<string, unknown>;
-  /** `storageDown`: Redis did not answer; the tenant is what this isolate last read of it. */
-  Variables: AppVariables & {
-    tenant: LoadedTenant;
-    webhook: ManyChatWebhook;
-    auth: ManyChatAuth;
-    storageDown: boolean;
-    tenantRev: number | null;
-    tenantFromCache: boolean;
-  };
-};
+export { WEBHOOK_SECRET_HEADER, type ManyChatAuth, type ManyChatContext } from './manychat-context.js';
 
 /**
  * ManyChat's webhook authentication, with the tenant's loading. A message needs the tenant's
@@ -45,7 +30,8 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
   return async (c, next) => {
     // The isolate's cached tenant when it has one (no round trip); its revision is checked with the claim.
     const found = await lookupTenantFromPath(c as unknown as Context<AppContext>, { fromCache: true });
-    if (found.kind === 'storage-down' && !found.cached) return storageUnavailable(c);
+    // Redis is down and this isolate never read the tenant: keep the message, authenticated when it runs.
+    if (found.kind === 'storage-down' && !found.cached) return keepForUnknownTenant(c, found.tenantId);
     // Redis is down but the isolate knows the tenant: authenticate as usual; the route keeps the message.
     const lookup: TenantLookup = found.kind === 'storage-down' ? { kind: 'found', tenant: found.cached! } : found;
     const secrets = lookup.kind === 'found' ? lookup.tenant.secrets : lookup.kind === 'broken' ? lookup.secrets : null;
