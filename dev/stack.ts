@@ -137,10 +137,30 @@ export async function seedDemoTenant(upstashUrl: string, token: string, tenantId
   await setDashboardUser(session, tenantId, DEMO_DASHBOARD_LOGIN.user, DEMO_DASHBOARD_LOGIN.password);
 }
 
-async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Thrown when wrangler dev exits before the Worker answers; carries its last output lines. */
+class WranglerExitedError extends Error {
+  override name = 'WranglerExitedError';
+}
+
+/** The last lines a child printed (stdout and stderr), so an early exit can say why. */
+function recentOutput(child: ChildProcess, keep = 30): string[] {
+  const lines: string[] = [];
+  const take = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line);
+    if (lines.length > keep) lines.splice(0, lines.length - keep);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return lines;
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number, output: string[] = []): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new WranglerExitedError(
+        `wrangler dev exited with code ${child.exitCode}${output.length ? `; its last lines:\n${output.join('\n')}` : ''}`,
+      );
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       if (res.status < 500 || res.status === 503) return;
@@ -309,8 +329,19 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   };
   try {
     if (workerPort && workerUrl) {
-      worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
-      await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
+      // Once more if wrangler dev exits while starting: with several stacks starting at once on a
+      // loaded machine (the e2e files, three at a time) it has exited early, its reason printed.
+      for (let attempt = 1; ; attempt++) {
+        worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
+        const output = recentOutput(worker);
+        try {
+          await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000, output);
+          break;
+        } catch (err) {
+          if (!(err instanceof WranglerExitedError) || attempt >= 2) throw err;
+          log(`[worker] ${err.message}\n[worker] starting wrangler dev again`);
+        }
+      }
       if (opts.cronEveryMs) cron = runCronEvery(workerUrl, opts.cronEveryMs, log);
     }
   } catch (err) {
