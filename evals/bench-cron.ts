@@ -43,12 +43,20 @@ async function scanEveryTenant(h: CronHarness, now: Date): Promise<void> {
   await dueApprovalsByTenant(h.session, tenantIds, now);
 }
 
-async function measure(h: CronHarness, run: () => Promise<void>): Promise<{ commands: number; ms: number }[]> {
+/** RUNS runs of `run`, each after its own `setup` (not measured): Redis's command count and wall time. */
+async function measure(
+  h: CronHarness,
+  run: (now: Date) => Promise<void>,
+  setup: (now: Date) => Promise<void> = async () => {},
+  next: () => Date,
+): Promise<{ commands: number; ms: number }[]> {
   const out: { commands: number; ms: number }[] = [];
   for (let i = 0; i < RUNS; i++) {
+    const now = next();
+    await setup(now);
     await h.commandsSince();
     const started = performance.now();
-    await run();
+    await run(now);
     const ms = performance.now() - started;
     out.push({ commands: (await h.commandsSince()).total, ms });
   }
@@ -80,13 +88,14 @@ async function main() {
       await h.runCron(new Date(t0)); // seeds the index (once)
       let minute = 1;
       const next = () => new Date(t0 + minute++ * 60_000);
-      const idle = await measure(h, () => h.runCron(next()));
-      const idleScan = await measure(h, () => scanEveryTenant(h, next()));
+      const cron = (now: Date) => h.runCron(now);
+      const scan = (now: Date) => scanEveryTenant(h, now);
+      const idle = await measure(h, cron, undefined, next);
+      const idleScan = await measure(h, scan, undefined, next);
       print(`${String(size).padStart(7)}  idle   due-work index           ${summary(idle)}`);
       print(`${String(size).padStart(7)}  idle   every tenant (before)    ${summary(idleScan)}`);
-      // Busy: DUE tenants with an entry past its sweep time; each run writes them again (a sweep republishes and re-dates them).
-      const busyRun = (cron: (now: Date) => Promise<void>) => async () => {
-        const now = next();
+      // Busy: DUE tenants with an entry past its sweep time, written before each run (a sweep republishes and re-dates them).
+      const dueWork = async (now: Date) => {
         const created = new Date(now.getTime() - OUTBOX_SWEEP_AFTER_MS - 1_000);
         for (let i = 0; i < Math.min(DUE, size); i++) {
           const entry: OutboxEntry = {
@@ -101,43 +110,15 @@ async function main() {
           };
           await commitNoticeEntry(h.session, entry);
         }
-        await h.commandsSince(); // the writes are not the cron's
-        await cron(now);
       };
-      const busy = await measureAfterSetup(
-        h,
-        busyRun((now) => h.runCron(now)),
-      );
-      const busyScan = await measureAfterSetup(
-        h,
-        busyRun((now) => scanEveryTenant(h, now)),
-      );
+      const busy = await measure(h, cron, dueWork, next);
+      const busyScan = await measure(h, scan, dueWork, next);
       print(`${String(size).padStart(7)}  ${DUE} due  due-work index           ${summary(busy)}`);
       print(`${String(size).padStart(7)}  ${DUE} due  every tenant (before)    ${summary(busyScan)}`);
     } finally {
       await h.close();
     }
   }
-}
-
-/** Like measure, but the run does its own set-up and resets the counters before the part measured. */
-async function measureAfterSetup(h: CronHarness, run: () => Promise<void>) {
-  const out: { commands: number; ms: number }[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    let started = 0;
-    const original = h.commandsSince;
-    // The run calls commandsSince() right before the cron: start the clock there.
-    h.commandsSince = async () => {
-      const r = await original();
-      started = performance.now();
-      return r;
-    };
-    await run();
-    const ms = performance.now() - started;
-    h.commandsSince = original;
-    out.push({ commands: (await h.commandsSince()).total, ms });
-  }
-  return out;
 }
 
 main().catch((err) => {

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import IORedis from 'ioredis';
-import { freePort, pingRedis } from '../dev/redis-server.js';
+import { ensureRedis, freePort } from '../dev/redis-server.js';
 import { startUpstashRedisRest, type RunningServer } from '../dev/upstash-redis-rest.js';
 import type { DeliveryMessage } from '../core/outbox-entry.js';
 import type { FinishTurnJob } from '../core/finish-turn-job.js';
@@ -28,23 +27,6 @@ export interface CronHarness {
 
 const TOKEN = 'cron-harness-token';
 
-async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const deadline = Date.now() + 10_000;
-  while (!(await pingRedis('127.0.0.1', port, 200))) {
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port} within 10 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
-
 function parseCommandStats(info: string): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const line of info.split('\n')) {
@@ -55,14 +37,15 @@ function parseCommandStats(info: string): Record<string, number> {
 }
 
 export async function startCronHarness(): Promise<CronHarness> {
-  const redis = await startPrivateRedis();
+  // A port nothing answers on: ensureRedis then starts a redis-server of its own on a free port.
+  const redis = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
   let rest: RunningServer | undefined;
   const raw = new IORedis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     rest = await startUpstashRedisRest({ redisUrl: redis.url, token: TOKEN });
     await raw.connect();
   } catch (err) {
-    redis.child.kill();
+    await redis.close();
     throw err;
   }
   const published: DeliveryMessage[] = [];
@@ -102,7 +85,7 @@ export async function startCronHarness(): Promise<CronHarness> {
     async close() {
       raw.disconnect();
       await rest?.close();
-      redis.child.kill();
+      await redis.close();
     },
   };
 }
