@@ -19,13 +19,19 @@ let stack: LocalStack;
 let models: ModelSandbox;
 const savedRedisUrl = process.env.REDIS_URL;
 const BROCHURE_NS = 'content20250101000000_000001';
+/** The stack's own lines (broker deliveries and retries, the Worker's output), shown when a wait fails. */
+const stackLog: string[] = [];
 
 beforeAll(async () => {
   models = await startModelSandbox();
   process.env.REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
   stack = await startLocalStack({
     withWorker: true,
-    qstashRetryBaseMs: 200,
+    // The broker retries a job 1 s, 2 s, 4 s… after a failed delivery: a finish-turn job (3 retries)
+    // that meets the restarted Worker still starting on a loaded machine is retried for 7 s, not 1.4.
+    qstashRetryBaseMs: 1000,
+    workerLogLevel: 'log',
+    log: (line) => stackLog.push(`${new Date().toISOString()} ${line}`),
     stateDir: join(ROOT, '.local', 'test-slow-turn'),
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: models.baseURL, OPENAI_API_MODE: 'chat' },
   });
@@ -68,6 +74,22 @@ async function postWebhook(tenantId: string, contactId: string) {
   });
 }
 
+/** Why a wait came up short: the broker's and the Worker's last lines and this contact's ManyChat calls. */
+function explainMissingCalls(contactId: string, wanted: number, got: number) {
+  const contactCalls = stack.manychat
+    .calls()
+    .filter((c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId)
+    .map((c) => `${c.path} ${c.outcome}`);
+  console.error(
+    [
+      `waited for ${wanted} ManyChat calls to contact ${contactId}, got ${got}`,
+      `this contact's calls, any outcome: ${JSON.stringify(contactCalls)}`,
+      "the stack's last 60 lines:",
+      ...stackLog.slice(-60),
+    ].join('\n'),
+  );
+}
+
 async function callsFor(contactId: string, count: number, timeoutMs: number) {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -76,7 +98,11 @@ async function callsFor(contactId: string, count: number, timeoutMs: number) {
       .filter(
         (c) => String((c.body as Record<string, unknown> | null)?.subscriber_id) === contactId && c.outcome === 'ok',
       );
-    if (calls.length >= count || Date.now() > until) return calls;
+    if (calls.length >= count) return calls;
+    if (Date.now() > until) {
+      if (timeoutMs > 0) explainMissingCalls(contactId, count, calls.length);
+      return calls;
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }
