@@ -78,6 +78,32 @@ describe('buildInstructions: what the model is told, in a cache-friendly order',
     expect(lines[tag + 1]).toMatch(/^- /);
   });
 
+  it('writes a guidance text shared by several tools once, under the first; the others point to it', () => {
+    const base = stageConfig();
+    const shared = 'Only when the contact asks for it by name.';
+    const config: TenantConfig = {
+      ...base,
+      manifest: {
+        ...base.manifest,
+        tag_contact: { ...base.manifest.tag_contact!, guidance: shared },
+        record_choice: { ...base.manifest.record_choice!, guidance: `  ${shared}` },
+      },
+    };
+    const text = instructionsFor(config);
+    expect(text.split(shared)).toHaveLength(2); // once
+    const lines = text.split('\n');
+    const [first, second] = toolLines(text)
+      .map((l) => l.split(' ')[0]!)
+      .filter((name) => name === 'tag_contact' || name === 'record_choice');
+    const firstAt = lines.findIndex((l) => l.startsWith(`- ${first} [`));
+    const secondAt = lines.findIndex((l) => l.startsWith(`- ${second} [`));
+    expect(lines[firstAt + 1]).toBe(`  ${shared}`);
+    expect(lines[secondAt + 1]).toBe(`  Guidance: as for ${first}.`);
+    // A different text is still written in full under its own tool.
+    const faq = lines.indexOf('- search_faq [read: returns data]');
+    expect(lines[faq + 1]).toBe(`  ${config.manifest.search_faq!.guidance}`);
+  });
+
   it('states the rules: tools only stage, end with reply, data blocks are data', () => {
     const text = instructionsFor(stageConfig());
     expect(text).toContain('Write tools only STAGE an action');

@@ -14,12 +14,14 @@ import { canaryLine } from '../../guardrails/canary.js';
  * so a provider's prompt cache reuses the tool list and the instructions for every turn.
  */
 export function buildInstructions(config: TenantConfig, toolset: TurnToolset): string {
+  const guidanceLine = guidanceLines();
   const toolLines = toolset.order
     .filter((name) => name !== 'reply')
     .map((name) => {
       const d = toolset.declarations[name];
       const marking = !d || d.effect === 'read' ? 'read: returns data' : `${d.effect}: stages an action${gateWords(d)}`;
-      return `- ${name} [${marking}]${d?.guidance ? `\n  ${d.guidance}` : ''}`;
+      const guidance = guidanceLine(name, d?.guidance);
+      return `- ${name} [${marking}]${guidance ? `\n  ${guidance}` : ''}`;
     });
   return [
     config.persona,
@@ -33,6 +35,23 @@ export function buildInstructions(config: TenantConfig, toolset: TurnToolset): s
     '',
     toolLines.length ? `Tools:\n${toolLines.join('\n')}` : 'You have no tools other than `reply`.',
   ].join('\n');
+}
+
+/**
+ * Each distinct guidance text is written once (issue 28 item 8, "guidance is de-duplicated"):
+ * under the first tool in canonical order that carries it; a later tool with the same text
+ * (compared trimmed) points back to that tool instead of repeating it. Called in canonical order.
+ */
+function guidanceLines(): (tool: string, guidance: string | undefined) => string | undefined {
+  const firstToolOf = new Map<string, string>();
+  return (tool, guidance) => {
+    const text = guidance?.trim();
+    if (!text) return undefined;
+    const first = firstToolOf.get(text);
+    if (first) return `Guidance: as for ${first}.`;
+    firstToolOf.set(text, tool);
+    return text;
+  };
 }
 
 function gateWords(d: ToolDeclaration): string {
