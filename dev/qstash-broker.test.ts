@@ -534,7 +534,9 @@ describe('qstash broker: errors and dev controls', () => {
     expect((await statusOf(client.publishJSON({ url, body: { n: 2 } }))).status).toBe(500);
     await client.publishJSON({ url, body: { n: 3 } });
     broker.failNextPublishes(1);
+    expect(broker.publishFailuresLeft()).toBe(1);
     expect((await statusOf(client.publishJSON({ url, body: { n: 4 } }))).status).toBe(500);
+    expect(broker.publishFailuresLeft()).toBe(0);
     const [d] = await dest.waitFor('/fail-publish', 1);
     await sleep(100);
     expect(dest.for('/fail-publish')).toHaveLength(1);

@@ -72,6 +72,8 @@ export interface QStashBroker {
   resume(): void;
   /** The next `count` publish/batch requests answer 500. */
   failNextPublishes(count: number): void;
+  /** How many of those refusals are still to come (0 once every refused publish has arrived). */
+  publishFailuresLeft(): number;
   /** Every known message with its state and delivery attempts. */
   messages(): DevMessageView[];
   message(id: string): DevMessageView | undefined;
@@ -115,6 +117,7 @@ export async function startQStashBroker(opts: QStashBrokerOptions): Promise<QSta
     setFailPublishes: (count) => {
       failPublishes = Math.max(0, Math.floor(count));
     },
+    publishFailuresLeft: () => failPublishes,
   };
   const v2 = [
     ...publishRoutes(parts),
@@ -168,6 +171,7 @@ export async function startQStashBroker(opts: QStashBrokerOptions): Promise<QSta
     pause: () => engine.pause(),
     resume: () => engine.resume(),
     failNextPublishes: (count) => parts.setFailPublishes(count),
+    publishFailuresLeft: () => parts.publishFailuresLeft(),
     messages: () => engine.all().map(devMessageView),
     message: (id) => {
       const m = engine.get(id);

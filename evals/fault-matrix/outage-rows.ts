@@ -204,6 +204,9 @@ async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob
   ]);
   if (loseFinishJob) env.stack.qstash.failNextPublishes(1);
   const sent = await postWebhook(env, world, contact, brochure.text);
+  // The job is published after the answer (waitUntil): with the job to be lost, the Worker is
+  // killed only once the broker has refused it — sooner, the refusal would fall on another publish.
+  if (loseFinishJob) await refused(env, 15_000);
   env.stack.qstash.failNextPublishes(0);
   await env.stack.restartWorker();
   const notes: string[] = [];
@@ -224,6 +227,15 @@ async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob
     `model calls: ${env.model.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contact) }).length}`,
   );
   return { messages: [sent], outcome, notes };
+}
+
+/** Waits until every publish the broker was told to refuse has come and been refused. */
+async function refused(env: FaultEnvironment, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (env.stack.qstash.publishFailuresLeft() > 0) {
+    if (Date.now() > deadline) throw new Error(`no publish came to be refused within ${timeoutMs} ms`);
+    await sleep(50);
+  }
 }
 
 const workerKilled: Row = {

@@ -90,6 +90,14 @@ function explainMissingCalls(contactId: string, wanted: number, got: number) {
   );
 }
 
+async function until(done: () => boolean, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function callsFor(contactId: string, count: number, timeoutMs: number) {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -175,6 +183,9 @@ describe('a 12 s model turn', () => {
     stack.qstash.failNextPublishes(1);
     const res = await postWebhook(tenantId, contactId);
     expect(res.headers.get('x-turn-deferred')).toBe('1');
+    // The job is published after the answer (waitUntil): kill the Worker only once the broker has
+    // refused it. Killed sooner (a loaded machine), the refusal would fall on the cron's publish.
+    await until(() => stack.qstash.publishFailuresLeft() === 0, 15_000, 'the finish-turn publish to be refused');
     await stack.restartWorker(); // the background continuation dies with its isolate
     // Nothing will finish it but the cron: the claim is due 5 s (its background deadline) + 15 s after it opened.
     await new Promise((r) => setTimeout(r, 21_000));

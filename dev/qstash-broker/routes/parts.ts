@@ -9,4 +9,5 @@ export interface BrokerParts {
   /** Throws a 500 while a simulated publish outage (/__dev/fail-publish) lasts. */
   maybeFailPublish(): void;
   setFailPublishes(count: number): void;
+  publishFailuresLeft(): number;
 }
