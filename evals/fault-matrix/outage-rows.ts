@@ -1,3 +1,4 @@
+import { FINISH_TURN_PATH } from '../../core/finish-turn-job.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { safetyIdentifierFor } from '../../dev/model-sandbox.js';
 import type { FaultEnvironment } from './environment.js';
@@ -207,6 +208,7 @@ async function killedMidTurn(env: FaultEnvironment, label: string, loseFinishJob
   // The job is published after the answer (waitUntil): with the job to be lost, the Worker is
   // killed only once the broker has refused it — sooner, the refusal would fall on another publish.
   if (loseFinishJob) await refused(env, 15_000);
+  else await jobAtBroker(env, sent.answer.turnId ?? '', 15_000);
   env.stack.qstash.failNextPublishes(0);
   await env.stack.restartWorker();
   const notes: string[] = [];
@@ -234,6 +236,20 @@ async function refused(env: FaultEnvironment, timeoutMs: number): Promise<void> 
   const deadline = Date.now() + timeoutMs;
   while (env.stack.qstash.publishFailuresLeft() > 0) {
     if (Date.now() > deadline) throw new Error(`no publish came to be refused within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+/** Waits until the turn's finish-turn job is with the broker (published after the answer, in waitUntil). */
+async function jobAtBroker(env: FaultEnvironment, turnId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const atBroker = () =>
+    env.stack.qstash
+      .messages()
+      .some((m) => m.url.endsWith(FINISH_TURN_PATH) && Boolean(turnId && m.body?.includes(turnId)));
+  while (!atBroker()) {
+    if (Date.now() > deadline)
+      throw new Error(`the finish-turn job of ${turnId || 'the turn'} did not reach the broker within ${timeoutMs} ms`);
     await sleep(50);
   }
 }

@@ -7,6 +7,7 @@ import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack, type LocalStack, devSecretKey
 import { RedisSession } from '../../core/storage/redis-session.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import { DEMO_MANYCHAT_API_KEY } from '../../dev/demo-tenant.js';
+import { FINISH_TURN_PATH } from '../../core/finish-turn-job.js';
 
 /**
  * A model turn slower than ManyChat waits, over real HTTP: wrangler dev (workerd) talks to a
@@ -151,6 +152,12 @@ describe('a 12 s model turn', () => {
     });
     const res = await postWebhook(tenantId, contactId);
     expect(res.headers.get('x-turn-deferred')).toBe('1');
+    // The job is published after the answer (waitUntil): kill the Worker only once it is with the broker.
+    await until(
+      () => stack.qstash.messages().some((m) => m.url.endsWith(FINISH_TURN_PATH) && m.body?.includes(contactId)),
+      15_000,
+      'the finish-turn job to reach the broker',
+    );
     await stack.restartWorker(); // the background continuation dies with its isolate
     // The job is due asyncDeadline (15 s) + 15 s after the deferral; on a loaded machine (CI runs
     // the workerd files beside this one) the restarted Worker and the broker's retries of a job
