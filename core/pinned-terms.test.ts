@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 import { callDigest, PinnedTermsSchema, signTerms, verifyTerms, type PinnedTerms } from './pinned-terms.js';
 import type { StagedAction } from './staged-action.js';
+import { signFor } from './security/signing-keys.js';
 
 const SECRET = 'pinned-terms-test-secret';
 const action = (tag: string, tool = 'tag_contact'): StagedAction => ({
@@ -33,15 +34,7 @@ function terms(actions: StagedAction[]): Omit<PinnedTerms, 'sig' | 'pinned' | 'c
 
 /** Signs exactly what it is given, as a buggy writer holding the secret would (the check must not trust `pinned`). */
 async function signVerbatim(unsigned: Omit<PinnedTerms, 'sig'>): Promise<PinnedTerms> {
-  const key = await crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(`pinned-terms:${SECRET}`),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(canonicalJson(unsigned)));
-  return { ...unsigned, sig: [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('') };
+  return { ...unsigned, sig: await signFor(SECRET, 'pinned-terms', canonicalJson(unsigned)) };
 }
 
 describe('pinned terms', () => {

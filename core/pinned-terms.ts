@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 import { StagedActionSchema, type StagedAction } from './staged-action.js';
 import { sha256Hex } from './security/digest.js';
-import { timingSafeEqual } from './security/constant-time.js';
+import { signFor, verifyFor, type SecretsInput } from './security/signing-keys.js';
 import { ManyChatChannelSchema } from './manychat-channels.js';
 
 /**
@@ -52,39 +52,29 @@ export const PinnedTermsSchema = z.object({
 });
 export type PinnedTerms = z.infer<typeof PinnedTermsSchema>;
 
-async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(`pinned-terms:${secret}`),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** The digest of the call an action makes: what "the same call" means for a pending row. */
 export function callDigest(action: Pick<StagedAction, 'kind' | 'args'>): Promise<string> {
   return sha256Hex(`${action.kind}\n${canonicalJson(action.args)}`);
 }
 
+/** Signed with the pinned-terms key of the current SESSION_SECRET. */
 export async function signTerms(
   terms: Omit<PinnedTerms, 'sig' | 'pinned' | 'callDigests'>,
-  secret: string,
+  secret: SecretsInput,
 ): Promise<PinnedTerms> {
   const pinned = terms.actions.map((a) => ({ tool: a.tool, args: canonicalJson(a.args) }));
   const callDigests = await Promise.all(terms.actions.map(callDigest));
   const unsigned = { ...terms, pinned, callDigests };
-  return { ...unsigned, sig: await hmacHex(secret, canonicalJson(unsigned)) };
+  return { ...unsigned, sig: await signFor(secret, 'pinned-terms', canonicalJson(unsigned)) };
 }
 
-/** True only when the signature matches and every action still equals its pinned call. */
-export async function verifyTerms(terms: PinnedTerms, secret: string): Promise<boolean> {
+/**
+ * True only when the signature matches (under the current secret, or the previous one during a
+ * rotation) and every action still equals its pinned call.
+ */
+export async function verifyTerms(terms: PinnedTerms, secret: SecretsInput): Promise<boolean> {
   const { sig, ...unsigned } = terms;
-  const expected = await hmacHex(secret, canonicalJson(unsigned));
-  const enc = new TextEncoder();
-  if (!timingSafeEqual(enc.encode(expected), enc.encode(sig))) return false;
+  if (!(await verifyFor(secret, 'pinned-terms', canonicalJson(unsigned), sig))) return false;
   return (
     terms.actions.length === terms.pinned.length &&
     terms.actions.every((a, i) => terms.pinned[i]?.tool === a.tool && terms.pinned[i]?.args === canonicalJson(a.args))

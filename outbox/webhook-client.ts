@@ -1,5 +1,6 @@
 import type { ApiResult, WebhookApi } from '../core/actions/channel-api.js';
 import { parseRetryAfter } from './manychat-client.js';
+import { signingSecrets, type SecretsInput } from '../core/security/signing-keys.js';
 
 /**
  * POSTs to a tenant's own endpoint, signed as Standard Webhooks (standardwebhooks.com) sign:
@@ -31,6 +32,20 @@ export async function tenantWebhookSecret(sessionSecret: string, tenantId: strin
   return `whsec_${base64(await hmac(new TextEncoder().encode(sessionSecret), `tenant-webhook:${tenantId}`))}`;
 }
 
+/**
+ * The secrets a notification is signed with: the current one and, while SESSION_SECRET is being
+ * rotated, the previous one. Standard Webhooks carries several space-separated signatures, and a
+ * receiver accepts any that verifies: an endpoint still holding the old secret keeps verifying
+ * until the tenant copies the new one. (Kept on its own derivation, not the per-purpose keys of
+ * core/security/signing-keys.ts: tenants' endpoints hold these secrets, and changing the
+ * derivation would break every one of them at once.)
+ */
+export async function tenantWebhookSecrets(secrets: SecretsInput, tenantId: string): Promise<string[]> {
+  const { current, previous } = signingSecrets(secrets);
+  const all = previous && previous !== current ? [current, previous] : [current];
+  return Promise.all(all.map((s) => tenantWebhookSecret(s, tenantId)));
+}
+
 /** The `webhook-signature` value for one message. */
 export async function standardWebhookSignature(
   secret: string,
@@ -40,6 +55,17 @@ export async function standardWebhookSignature(
 ): Promise<string> {
   const keyBytes = Uint8Array.from(atob(secret.replace(/^whsec_/, '')), (c) => c.charCodeAt(0));
   return `v1,${base64(await hmac(keyBytes, `${id}.${timestamp}.${body}`))}`;
+}
+
+/** Every secret's `v1,<sig>`, space-separated (Standard Webhooks' form for several signatures). */
+async function signatures(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Promise<string> {
+  const all = typeof secrets === 'string' ? [secrets] : secrets;
+  return (await Promise.all(all.map((s) => standardWebhookSignature(s, id, timestamp, body)))).join(' ');
 }
 
 /** Like the ManyChat client: 2xx done; 429/503 refused (retry); 408/5xx/no answer unknown (retried: the kind is idempotent); other 4xx dead. */
@@ -66,9 +92,9 @@ export function classifyWebhookResponse(status: number, text: string, retryAfter
   };
 }
 
-/** `secret`: the `whsec_…` secret, or how to get it (derived when first needed). */
+/** `secret`: the `whsec_…` secret(s) a message is signed with, or how to get them (derived when first needed). */
 export function createWebhookClient(opts: {
-  secret: string | (() => Promise<string>);
+  secret: string | readonly string[] | (() => Promise<string | readonly string[]>);
   fetch: typeof fetch;
   timeoutMs?: number;
   now?: () => number;
@@ -97,8 +123,8 @@ export function createWebhookClient(opts: {
             'content-type': 'application/json',
             'webhook-id': messageId,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': await standardWebhookSignature(
-              typeof opts.secret === 'string' ? opts.secret : await opts.secret(),
+            'webhook-signature': await signatures(
+              typeof opts.secret === 'function' ? await opts.secret() : opts.secret,
               messageId,
               timestamp,
               body,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SigningSecrets } from '../core/security/signing-keys.js';
 import { weakKeyRingProblems, weakSecretProblems } from './env-strength.js';
 
 /**
@@ -25,8 +26,14 @@ export const EnvSchema = z
     OPENAI_BASE_URL: httpUrl.optional(),
     /** `chat` for OpenAI-compatible servers that only speak Chat Completions. */
     OPENAI_API_MODE: z.enum(['responses', 'chat']).default('responses'),
-    /** Key for the dashboard's session cookie signature. */
+    /** Signs pinned terms, buttons and dashboard cookies (a key per purpose is derived from it). */
     SESSION_SECRET: z.string().min(16),
+    /**
+     * The SESSION_SECRET before a rotation: what it signed still verifies (pending confirmations,
+     * approvals, open sessions) and approval notifications carry a second signature under it.
+     * Remove once those have expired (8 hours covers them all).
+     */
+    SESSION_SECRET_PREVIOUS: z.string().min(16).optional(),
     /**
      * Tenant secrets at rest: `<key id>:<base64 32-byte key>`, comma-separated, the current key
      * first (an older one stays until `npm run tenant -- reencrypt` has sealed everything anew).
@@ -48,6 +55,7 @@ export const EnvSchema = z
     if (env.ENVIRONMENT === 'local') return;
     const judged: [string, string[]][] = [
       ['SESSION_SECRET', weakSecretProblems(env.SESSION_SECRET)],
+      ['SESSION_SECRET_PREVIOUS', weakSecretProblems(env.SESSION_SECRET_PREVIOUS)],
       ['SECRETS_HASH_KEY', weakSecretProblems(env.SECRETS_HASH_KEY)],
       ['OPERATOR_SECRET', weakSecretProblems(env.OPERATOR_SECRET)],
       ['SECRETS_ENCRYPTION_KEYS', weakKeyRingProblems(env.SECRETS_ENCRYPTION_KEYS)],
@@ -84,4 +92,9 @@ export function parseEnv(raw: Record<string, unknown>): AppEnv {
   }
   cache.set(raw, parsed.data);
   return parsed.data;
+}
+
+/** SESSION_SECRET with, during a rotation, the one before it (verifies, never signs). */
+export function sessionSecrets(env: Pick<AppEnv, 'SESSION_SECRET' | 'SESSION_SECRET_PREVIOUS'>): SigningSecrets {
+  return { current: env.SESSION_SECRET, previous: env.SESSION_SECRET_PREVIOUS };
 }

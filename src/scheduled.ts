@@ -4,6 +4,7 @@ import { dueTenants, rescheduleDue, seedDueIndex } from '../core/storage/due-ind
 import { DEFAULT_SWEEP_AFTER_MS, sweepOutbox } from '../outbox/sweeper.js';
 import { finishStrandedTurns } from '../outbox/stranded-turns.js';
 import { isTenantId } from '../core/tenant/tenant-id.js';
+import { sessionSecrets } from './env.js';
 
 /**
  * The cron's work: publish stuck outbox entries again, finish stranded turns (a claim whose turn
@@ -59,7 +60,7 @@ async function sweepDueTenants(
   for (const [tenantId, dueIds] of await dueApprovalsByTenant(session, tenantIds, now)) {
     try {
       expired += await expireDueApprovals(
-        { session, publisher, pinSecret: services.env.SESSION_SECRET, now },
+        { session, publisher, pinSecret: sessionSecrets(services.env), now },
         tenantId,
         dueIds,
       );

@@ -65,7 +65,12 @@ export const ENV_VARIABLE_DOCS: Record<string, EnvVariableDoc> = {
   SESSION_SECRET: {
     kind: 'secret',
     where:
-      'Generate: `openssl rand -base64 32`. Signs button payloads, pinned confirmation/approval terms and the dashboard session cookies. Deployed: 32+ random characters; placeholders refused.',
+      'Generate: `openssl rand -base64 32`. A key per purpose is derived from it (HKDF) for button payloads, pinned confirmation/approval terms and the dashboard session cookies; approval notifications are signed with a per-tenant secret derived from it. Deployed: 32+ random characters; placeholders refused. To rotate, see `SESSION_SECRET_PREVIOUS`.',
+  },
+  SESSION_SECRET_PREVIOUS: {
+    kind: 'secret',
+    where:
+      'Only while rotating `SESSION_SECRET`: set it to the old value and `SESSION_SECRET` to the new one. What the old one signed keeps verifying (pending confirmations and approvals, open dashboard sessions) and notifications carry a second signature under the old tenant secret; nothing new is signed with it. Remove it after 8 hours (the longest of those lifetimes). Rotated without it, every pending row is expired when next touched and its contact told nothing was changed.',
   },
   SECRETS_ENCRYPTION_KEYS: {
     kind: 'secret',

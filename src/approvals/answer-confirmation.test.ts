@@ -97,10 +97,35 @@ describe('answerConfirmation: the Yes/No, without a model call', () => {
     const { row, deps, claim, entry, status } = await pendingConfirmation();
     await overwriteTerms({ ...row, actions: row.actions.map((a) => ({ ...a, args: { tag: 'vip' } })) });
     expect(await answerConfirmation(deps(), claim('yes'))).toEqual({
+      outcome: 'expired',
+      text: 'That request could not be verified; nothing was changed.',
+    });
+    // Expired at once: it does not wait for its TTL, and the next press changes nothing either.
+    expect(await status()).toBe('expired');
+    expect(await entry()).toBeNull();
+    expect(await answerConfirmation(deps(), claim('yes'))).toEqual({
       outcome: 'invalid',
       text: 'That request could not be verified; nothing was changed.',
     });
-    expect(await status()).toBe('pending');
+    expect(await entry()).toBeNull();
+  });
+
+  it('a rotation of SESSION_SECRET: with the previous secret kept, a Yes pinned before it is performed', async () => {
+    const { deps, claim, entry, status } = await pendingConfirmation();
+    const rotated = { current: 'the-new-session-secret-after-rotation', previous: PIN_SECRET };
+    expect((await answerConfirmation({ ...deps(), pinSecret: rotated }, claim('yes'))).outcome).toBe('confirmed');
+    expect(await status()).toBe('confirmed');
+    expect(await entry()).not.toBeNull();
+  });
+
+  it('a rotation without the previous secret: the row cannot be verified, nothing is performed, it is expired', async () => {
+    const { deps, claim, entry, status } = await pendingConfirmation();
+    const lost = { current: 'the-new-session-secret-after-rotation' };
+    expect(await answerConfirmation({ ...deps(), pinSecret: lost }, claim('yes'))).toEqual({
+      outcome: 'expired',
+      text: 'That request could not be verified; nothing was changed.',
+    });
+    expect(await status()).toBe('expired');
     expect(await entry()).toBeNull();
   });
 

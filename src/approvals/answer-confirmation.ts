@@ -3,7 +3,7 @@ import { publishCommitted } from '../../outbox/commit.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { timingSafeEqual } from '../../core/security/constant-time.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { decidePinned, loadPinned, ownedCalls } from './pinned-store.js';
+import { decidePinned, expireUnverifiable, loadPinned, ownedCalls } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import type { ManyChatChannel } from '../../core/manychat-channels.js';
 import { pinnedTarget } from './pinned-target.js';
@@ -11,6 +11,7 @@ import { CATALOGUE_EN_WORDS, type RuntimeWords } from '../../core/runtime-words.
 import { describeActions } from '../../core/tenant/tenant-words.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { recheckPinnedActions } from './pending-recheck.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 export interface ConfirmationAnswer {
   /** What the contact is told. */
@@ -37,7 +38,7 @@ export async function answerConfirmation(
   deps: {
     session: RedisSession;
     publisher: OutboxPublisher;
-    pinSecret: string;
+    pinSecret: SecretsInput;
     now: Date;
     /** The tenant's configuration now: a Yes performs only what it still allows. */
     config: TenantConfig;
@@ -60,7 +61,13 @@ export async function answerConfirmation(
   ) {
     return { text: words.say('buttonInvalid'), outcome: 'invalid' };
   }
-  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { text: words.say('notVerified'), outcome: 'invalid' };
+  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) {
+    // Never performed; still pending, it is expired now (the press is the contact's notice), so a
+    // row signed under a SESSION_SECRET the Worker no longer holds does not wait for its TTL.
+    const retired = loaded.status === 'pending' && (await expireUnverifiable(deps.session, loaded, null, deps.now));
+    if (retired === 'ok') console.warn(`confirmation ${loaded.terms.id} failed verification: expired`);
+    return { text: words.say('notVerified'), outcome: retired === 'ok' ? 'expired' : 'invalid' };
+  }
   // Signed with the row: the channel the contact was asked on, whatever the press says.
   const shape = loaded.terms.surface ? { surface: loaded.terms.surface } : {};
   // A Yes performs only the calls this row owns: one another row owns (two turns pinned it at

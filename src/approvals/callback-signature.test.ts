@@ -65,3 +65,19 @@ describe('signCallback / verifyCallback: a button we issued, and only that butto
     expect(await signCallback(SECRET, confirm)).toBe(await signCallback(SECRET, { ...confirm }));
   });
 });
+
+describe('buttons across a rotation of SESSION_SECRET', () => {
+  const NEXT = 'callback-test-secret-after-rotation';
+
+  it('a button issued before the rotation verifies while the previous secret is kept, and not after', async () => {
+    const sig = await signCallback(SECRET, confirm);
+    expect(await verifyCallback({ current: NEXT, previous: SECRET }, confirm, sig)).toBe(true);
+    expect(await verifyCallback({ current: NEXT }, confirm, sig)).toBe(false);
+  });
+
+  it('new buttons are signed with the new secret only', async () => {
+    const sig = await signCallback({ current: NEXT, previous: SECRET }, suggest);
+    expect(await verifyCallback(NEXT, suggest, sig)).toBe(true);
+    expect(await verifyCallback(SECRET, suggest, sig)).toBe(false);
+  });
+});

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from '../../core/security/constant-time.js';
+import { signFor, verifyFor, type SecretsInput } from '../../core/security/signing-keys.js';
 
 /**
  * Button payloads the agent hands out (ManyChat `dynamic_block_callback`) come back to the
@@ -19,24 +19,12 @@ function claimText(claim: CallbackClaim): string {
     : ['v1', 'suggest', claim.tenantId, claim.contactId, claim.text, claim.nonce].join('\n');
 }
 
-async function mac(secret: string, claim: CallbackClaim): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(`callback:${secret}`),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const sig = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(claimText(claim)));
-  return [...new Uint8Array(sig)].map((b) => b.toString(16).padStart(2, '0')).join('');
+/** Signed with the callback key of the current SESSION_SECRET. */
+export function signCallback(secret: SecretsInput, claim: CallbackClaim): Promise<string> {
+  return signFor(secret, 'callback', claimText(claim));
 }
 
-export function signCallback(secret: string, claim: CallbackClaim): Promise<string> {
-  return mac(secret, claim);
-}
-
-export async function verifyCallback(secret: string, claim: CallbackClaim, sig: string): Promise<boolean> {
-  const expected = await mac(secret, claim);
-  const enc = new TextEncoder();
-  return timingSafeEqual(enc.encode(expected), enc.encode(sig));
+/** Under the current secret, or the previous one during a rotation; constant time. */
+export function verifyCallback(secret: SecretsInput, claim: CallbackClaim, sig: string): Promise<boolean> {
+  return verifyFor(secret, 'callback', claimText(claim), sig);
 }

@@ -6,7 +6,7 @@ import type { StagedAction } from '../../core/staged-action.js';
 import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { toolScope } from '../../core/tenant/resource-gates.js';
-import { decideApproval, type ApprovalDeps } from './decide-approval.js';
+import { decideApproval, retireUnverifiable, type ApprovalDeps } from './decide-approval.js';
 import { queuePinnedRow } from '../../core/storage/pinned-rows.js';
 import { correctionKey, decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
@@ -41,7 +41,7 @@ export type CorrectionOutcome =
   /** The corrected call is pending elsewhere for this contact: that row owns it, this one performs nothing. */
   | { result: 'superseded'; id: string; correctedId: string }
   | { result: 'invalid'; id: string; problem: string }
-  | { result: 'not-found' | 'tampered' | 'expired'; id: string }
+  | { result: 'not-found' | 'tampered' | 'expired'; id: string; retired?: boolean }
   | { result: 'already-decided'; id: string; status: string };
 
 /** The corrected action, or why these arguments cannot replace the pinned ones, in plain words. */
@@ -100,7 +100,9 @@ export async function approveWithChanges(
 ): Promise<CorrectionOutcome> {
   const loaded = await loadPinned(deps.session, tenantId, id);
   if (!loaded || loaded.terms.kind !== 'approval') return { result: 'not-found', id };
-  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { result: 'tampered', id };
+  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) {
+    return { result: 'tampered', id, retired: await retireUnverifiable(deps, loaded) };
+  }
   if (loaded.status !== 'pending') return { result: 'already-decided', id, status: loaded.status };
   if (Date.parse(loaded.terms.expiresAt) <= deps.now.getTime()) return { result: 'expired', id };
   const original = loaded.terms.actions[0]!;

@@ -2,6 +2,7 @@ import { manyChatTarget, type InboundMessage } from '../../core/inbound-message.
 import type { StagedAction } from '../../core/staged-action.js';
 import type { Manifest } from '../../core/tenant/manifest.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 export const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
 export const APPROVAL_TTL_MS = 3600 * 1000;
@@ -29,7 +30,7 @@ export async function pinGatedActions(input: {
   inbound: InboundMessage;
   staged: StagedAction[];
   manifest: Manifest;
-  secret: string;
+  secret: SecretsInput;
   now: Date;
   /** The contact's language for the runtime's later words. */ locale?: string;
 }): Promise<{ confirmation: PinnedTerms | null; approvals: PinnedTerms[] }> {

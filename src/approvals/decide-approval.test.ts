@@ -122,7 +122,42 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
     expect(await entry(row!.id)).toBeNull();
   });
 
-  it('terms altered in Redis: tampered, still pending, nothing performed', async () => {
+  it('terms altered in Redis: tampered, nothing performed; expired at once and the contact told', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+      published,
+    } = await pendingApprovals();
+    await overwriteTerms({ ...row!, actions: [{ ...row!.actions[0]!, args: { tag: 'everyone' } }] });
+    expect(await decideApproval(deps(), tenantId, row!.id, 'approve')).toEqual({
+      result: 'tampered',
+      id: row!.id,
+      retired: true,
+    });
+    expect(await entry(row!.id)).toBeNull();
+    expect(await status(row!.id)).toBe('expired');
+    expect((await entry(`${row!.id}.notice`))?.actions.map((a) => a.args)).toEqual([
+      { text: 'Your request was not reviewed in time. Nothing was changed.' },
+    ]);
+    expect(published).toEqual([{ tenantId, turnId: `${row!.id}.notice` }]);
+    // Out of the queue: the cron does not read it again. A second try is refused and tells nobody twice.
+    expect(await session().one((r) => r.zscore(tenantKeys(tenantId).approvalQueue, row!.id))).toBeNull();
+    expect(await decideApproval(deps(), tenantId, row!.id, 'approve')).toEqual({
+      result: 'tampered',
+      id: row!.id,
+      retired: false,
+    });
+    expect(published).toHaveLength(1);
+  });
+});
+
+describe('a rotation of SESSION_SECRET', () => {
+  const rotated = { current: 'the-new-session-secret-after-rotation', previous: PIN_SECRET };
+
+  it('with the previous secret kept: a row pinned before it is approved as usual', async () => {
     const {
       tenantId,
       approvals: [row],
@@ -130,10 +165,41 @@ describe('decideApproval: approve performs exactly the pinned call, once', () =>
       entry,
       status,
     } = await pendingApprovals();
-    await overwriteTerms({ ...row!, actions: [{ ...row!.actions[0]!, args: { tag: 'everyone' } }] });
-    expect(await decideApproval(deps(), tenantId, row!.id, 'approve')).toEqual({ result: 'tampered', id: row!.id });
-    expect(await status(row!.id)).toBe('pending');
-    expect(await entry(row!.id)).toBeNull();
+    expect(await decideApproval({ ...deps(), pinSecret: rotated }, tenantId, row!.id, 'approve')).toEqual({
+      result: 'approved',
+      id: row!.id,
+    });
+    expect(await status(row!.id)).toBe('approved');
+    expect((await entry(row!.id))?.actions).toEqual(row!.actions);
+  });
+
+  it('without it: the row cannot be verified, so it is expired, its contact told, and the cron stops reading it', async () => {
+    const {
+      tenantId,
+      approvals: [unverifiable, later],
+      deps,
+      entry,
+      status,
+      late,
+    } = await pendingApprovals(2);
+    const lost = { current: rotated.current };
+    // The cron's own pass, before either is due: the unverifiable row is not touched until it is due…
+    expect(await expireDueApprovals({ ...deps(), pinSecret: lost }, tenantId)).toBe(0);
+    expect(await status(unverifiable!.id)).toBe('pending');
+    // …an approver's click finds it unverifiable and expires it now, with its notice.
+    expect(await decideApproval({ ...deps(), pinSecret: lost }, tenantId, unverifiable!.id, 'approve')).toEqual({
+      result: 'tampered',
+      id: unverifiable!.id,
+      retired: true,
+    });
+    expect(await status(unverifiable!.id)).toBe('expired');
+    expect(await entry(unverifiable!.id)).toBeNull();
+    expect(await entry(`${unverifiable!.id}.notice`)).not.toBeNull();
+    // The cron, once the other is due, expires it with its notice and counts it.
+    expect(await expireDueApprovals({ ...deps(late(later!)), pinSecret: lost }, tenantId)).toBe(1);
+    expect(await status(later!.id)).toBe('expired');
+    expect(await entry(`${later!.id}.notice`)).not.toBeNull();
+    expect(await dueApprovalsByTenant(session(), [tenantId], late(later!))).toEqual(new Map());
   });
 });
 

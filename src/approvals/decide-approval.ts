@@ -4,18 +4,19 @@ import type { OutboxPublisher } from '../../outbox/publisher.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
+import { decidePinned, expireUnverifiable, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import { pinnedTarget } from './pinned-target.js';
 import { runtimeWords, type RuntimeWords } from '../../core/runtime-words.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { describeActions } from '../../core/tenant/tenant-words.js';
 import { recheckPinnedActions } from './pending-recheck.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 export interface ApprovalDeps {
   session: RedisSession;
   publisher: OutboxPublisher;
-  pinSecret: string;
+  pinSecret: SecretsInput;
   now: Date;
   /** The tenant's words in the row's language (its overrides applied); default: the shipped catalogue in that language. */
   words?: (locale?: string) => RuntimeWords;
@@ -25,7 +26,9 @@ export type ApprovalOutcome =
   | { result: 'approved' | 'rejected' | 'expired'; id: string }
   /** Approved, but the tenant's configuration no longer allows the call: nothing performed, the contact told. */
   | { result: 'refused'; id: string; problem: string }
-  | { result: 'not-found' | 'tampered'; id: string }
+  | { result: 'not-found'; id: string }
+  /** Its signature does not verify: nothing performed; `retired` when it was pending and is now expired, the contact told. */
+  | { result: 'tampered'; id: string; retired?: boolean }
   | { result: 'already-decided'; id: string; status: string };
 
 /** The message a contact gets when their request is rejected or expires: nothing changed. */
@@ -67,8 +70,28 @@ function noticeEntry(
 async function loadVerified(deps: ApprovalDeps, tenantId: string, id: string): Promise<LoadedPinned | ApprovalOutcome> {
   const loaded = await loadPinned(deps.session, tenantId, id);
   if (!loaded || loaded.terms.kind !== 'approval') return { result: 'not-found', id };
-  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) return { result: 'tampered', id };
+  if (!(await verifyTerms(loaded.terms, deps.pinSecret))) {
+    return { result: 'tampered', id, retired: await retireUnverifiable(deps, loaded) };
+  }
   return loaded;
+}
+
+/**
+ * An approval whose signature does not verify (changed behind the code's back, or signed under a
+ * SESSION_SECRET this Worker no longer holds) is never performed; still pending, it is expired now
+ * and its contact told nothing was changed — the same notice as an expiry, since the request will
+ * not be decided. Whatever asked (an approver, the cron) then finds it decided, not waiting.
+ */
+export async function retireUnverifiable(deps: ApprovalDeps, loaded: LoadedPinned): Promise<boolean> {
+  if (loaded.status !== 'pending') return false;
+  const notice = noticeEntry(deps, loaded, 'expired', deps.now);
+  const result = await expireUnverifiable(deps.session, loaded, notice, deps.now);
+  if (result !== 'ok') return false;
+  await publishCommitted(deps.publisher, notice);
+  console.warn(
+    `approval ${loaded.terms.id} of tenant ${loaded.terms.tenantId} failed verification: expired, contact told`,
+  );
+  return true;
 }
 
 /**
@@ -148,7 +171,11 @@ export async function expireDueApprovals(
   let expired = 0;
   for (const id of due) {
     const loaded = await loadVerified(deps, tenantId, id);
-    if (!('terms' in loaded)) continue;
+    // An unverifiable one was expired by loadVerified itself (and counts).
+    if (!('terms' in loaded)) {
+      if (loaded.result === 'tampered') expired++;
+      continue;
+    }
     if ((await expireOne(deps, loaded)).result === 'expired') expired++;
   }
   return expired;

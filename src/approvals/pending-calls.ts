@@ -2,6 +2,7 @@ import { callDigest, PinnedTermsSchema, verifyTerms, type PinnedTerms } from '..
 import type { StagedAction } from '../../core/staged-action.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 /**
  * One pending row per contact and call (action kind + canonical arguments). A contact who types
@@ -21,7 +22,7 @@ export interface PendingRowsInput {
   tenantId: string;
   contactId: string;
   actions: readonly StagedAction[];
-  secret: string;
+  secret: SecretsInput;
   now: Date;
 }
 

@@ -126,6 +126,36 @@ export async function decidePinned(
    */
   calls: readonly string[] = loaded.terms.callDigests ?? [],
 ): Promise<DecideResult> {
+  return decide(session, loaded, decision, entry, now, calls, Date.parse(loaded.terms.expiresAt));
+}
+
+/**
+ * Expires a pending row whose signature does not verify — changed behind the code's back, or
+ * signed under a SESSION_SECRET the Worker no longer holds (rotated without keeping it as
+ * SESSION_SECRET_PREVIOUS). Left pending, it would answer "could not be verified" to every press
+ * and be read again by every cron until its key expired. Its deadline is taken as past; `notice`
+ * (telling the contact nothing was changed) is committed with it, in the same script.
+ */
+export function expireUnverifiable(
+  session: RedisSession,
+  loaded: LoadedPinned,
+  notice: OutboxEntry | null,
+  now: Date,
+): Promise<DecideResult> {
+  // Deadline 0 (the epoch): every now is past it.
+  return decide(session, loaded, 'expired', notice, now, loaded.terms.callDigests ?? [], 0);
+}
+
+async function decide(
+  session: RedisSession,
+  loaded: LoadedPinned,
+  decision: Exclude<PinnedStatus, 'pending' | 'expired'> | 'expired',
+  entry: OutboxEntry | null,
+  now: Date,
+  calls: readonly string[],
+  /** When the row stops being decidable, ms (its terms' expiresAt; 0: already). */
+  deadlineMs: number,
+): Promise<DecideResult> {
   const { terms } = loaded;
   const keys = tenantKeys(terms.tenantId);
   const entryId = entry?.turnId ?? 'none';
@@ -145,7 +175,7 @@ export async function decidePinned(
       [
         termsSha1,
         String(now.getTime()),
-        String(Date.parse(terms.expiresAt)),
+        String(deadlineMs),
         decision,
         entry ? JSON.stringify(entry) : '',
         entryId,

@@ -1,6 +1,7 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { ManyChatCallbackButton, MessengerQuickReply } from '../../core/actions/channel-api.js';
 import type { OutgoingReply } from '../../core/turn-record.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 /**
  * What the turn needs to know about a channel — everything else (the turn, tools, guardrails,
@@ -16,7 +17,7 @@ export type ChannelButton = ManyChatCallbackButton | MessengerQuickReply;
 
 export interface ButtonContext {
   /** Signs button payloads (SESSION_SECRET). */
-  secret: string;
+  secret: SecretsInput;
   tenantId: string;
   contactId: string;
   /** Where a button posts back, for channels whose buttons call us (ManyChat). */

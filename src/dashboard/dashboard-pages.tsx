@@ -28,6 +28,7 @@ import { apiReferenceRoutes } from './api-reference/api-reference-routes.js';
 import { replayRoutes } from './replay/replay-routes.js';
 import { correctApprovalRoutes } from './approvals/correct-approval-routes.js';
 import { correctionsOf } from '../approvals/pinned-store.js';
+import { sessionSecrets } from '../env.js';
 
 const actor = (user: string) => `dashboard:${user}`;
 
@@ -161,7 +162,7 @@ export function dashboardPages() {
         {
           session: c.get('session'),
           publisher: services.publisher(),
-          pinSecret: services.env.SESSION_SECRET,
+          pinSecret: sessionSecrets(services.env),
           now: new Date(),
           config,
           words: (locale) => tenantWords(config, locale),

@@ -15,6 +15,7 @@ import { BASE, type DashboardContext } from './dashboard-context.js';
 import { LoginPage } from './pages/login.js';
 import { COPY_SCRIPT, STYLESHEET } from './pages/style.js';
 import { dashboardPages } from './dashboard-pages.js';
+import { sessionSecrets } from '../env.js';
 
 const FORM_LIMIT = 256 * 1024;
 
@@ -74,7 +75,7 @@ export function dashboardRoutes() {
   app.get('/copy.js', (c) => c.body(COPY_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/', (c) => c.redirect(`${BASE}/setup`, 303));
   app.get('/login', async (c) => {
-    const dash = await readSession(c as unknown as Context, c.get('session'), c.get('services').env.SESSION_SECRET);
+    const dash = await readSession(c as unknown as Context, c.get('session'), sessionSecrets(c.get('services').env));
     if (dash) return c.redirect(`${BASE}/setup`, 303);
     return c.html(<LoginPage />);
   });
@@ -110,7 +111,7 @@ export function dashboardRoutes() {
     await openSession(
       c as unknown as Context,
       redis,
-      c.get('services').env.SESSION_SECRET,
+      sessionSecrets(c.get('services').env),
       parsed.data.tenant,
       parsed.data.user,
     );

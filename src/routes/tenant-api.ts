@@ -16,6 +16,7 @@ import { appendAudit, configDiffSummary, readAudit } from '../tenants/audit-log.
 import { deleteContactData } from '../tenants/contact-deletion.js';
 import { registerTurnRecordRoutes } from './turn-records.js';
 import { registerNotificationSecretRoute } from './notification-secret.js';
+import { sessionSecrets } from '../env.js';
 
 /** Who acts through this API: whoever holds the tenant's admin secret. */
 const ADMIN = 'admin';
@@ -97,7 +98,7 @@ export function tenantApiRoutes() {
         {
           session: c.get('session'),
           publisher: services.publisher(),
-          pinSecret: services.env.SESSION_SECRET,
+          pinSecret: sessionSecrets(services.env),
           now: new Date(),
           config,
           words: (locale) => tenantWords(config, locale),
@@ -110,7 +111,7 @@ export function tenantApiRoutes() {
         case 'not-found':
           return jsonError(c, 404, `no approval "${id}"`);
         case 'tampered':
-          return jsonError(c, 409, `approval "${id}" failed its integrity check; nothing was performed`);
+          return jsonError(c, 409, unverifiableApproval(id, outcome.retired === true));
         case 'already-decided':
           return jsonError(c, 409, `approval "${id}" is already ${outcome.status}`);
         case 'expired':
@@ -155,7 +156,7 @@ export function tenantApiRoutes() {
       {
         session: c.get('session'),
         publisher: services.publisher(),
-        pinSecret: services.env.SESSION_SECRET,
+        pinSecret: sessionSecrets(services.env),
         now: new Date(),
         words: (locale) => tenantWords(config, locale),
         config,
@@ -171,7 +172,7 @@ export function tenantApiRoutes() {
       case 'not-found':
         return jsonError(c, 404, `no approval "${id}"`);
       case 'tampered':
-        return jsonError(c, 409, `approval "${id}" failed its integrity check; nothing was performed`);
+        return jsonError(c, 409, unverifiableApproval(id, outcome.retired === true));
       case 'already-decided':
         return jsonError(c, 409, `approval "${outcome.id}" is already ${outcome.status}`);
       case 'expired':
@@ -209,4 +210,9 @@ export function tenantApiRoutes() {
     return c.json({ tenantId, contactId, ...deleted });
   });
   return app;
+}
+
+/** Why an approval whose signature fails is refused, and what became of it. */
+function unverifiableApproval(id: string, retired: boolean): string {
+  return `approval "${id}" failed its integrity check (changed in storage, or signed under a SESSION_SECRET this Worker no longer holds); nothing was performed${retired ? ', it is expired and the contact was told' : ''}`;
 }

@@ -5,7 +5,8 @@ import { createManyChatClient, DEFAULT_MANYCHAT_TIMEOUT_MS } from '../../outbox/
 import { createMessengerClient, DEFAULT_MESSENGER_TIMEOUT_MS } from '../../outbox/messenger-client.js';
 import type { Services } from '../http/app-context.js';
 import { pageTokenFor } from './page-tokens.js';
-import { createWebhookClient, tenantWebhookSecret } from '../../outbox/webhook-client.js';
+import { createWebhookClient, tenantWebhookSecrets } from '../../outbox/webhook-client.js';
+import { sessionSecrets } from '../env.js';
 
 /**
  * The clients a delivery of this tenant's actions uses, with the tenant's own keys. Messenger's
@@ -43,7 +44,7 @@ export function channelApisFor(
     ...(config
       ? {
           webhook: createWebhookClient({
-            secret: () => tenantWebhookSecret(services.env.SESSION_SECRET, config.tenantId),
+            secret: () => tenantWebhookSecrets(sessionSecrets(services.env), config.tenantId),
             fetch: services.fetch,
             sealedUrl: secrets.notificationUrl,
           }),

@@ -5,6 +5,7 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { Guardrail } from '../../guardrails/guardrail.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
+import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 /** How a turn runs: the modes of the turn engine (turn-engine.ts `TURN_MODES` says what each one does). */
 export type TurnModeName =
@@ -21,7 +22,7 @@ export interface TurnDeps {
   guardrails: readonly Guardrail[];
   publisher: OutboxPublisher;
   /** Signs pinned confirmation/approval terms and button payloads (SESSION_SECRET). */
-  pinSecret: string;
+  pinSecret: SecretsInput;
   /**
    * Runs work past the response (ExecutionContext.waitUntil). Given, the QStash publish after the
    * commit does not hold the webhook's reply (a slow QStash must not cost ManyChat's 10 s); a

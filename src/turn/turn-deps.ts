@@ -3,6 +3,7 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { Services } from '../http/app-context.js';
 import type { TurnDeps } from './turn-context.js';
 import type { TenantStatus } from './turn-engine.js';
+import { sessionSecrets } from '../env.js';
 
 /** The URL a tenant's ManyChat buttons post back to: its webhook. */
 export function manyChatCallbackUrl(services: Services, tenantId: string): string {
@@ -28,7 +29,7 @@ export function turnDeps(
     modelId: model.modelId,
     guardrails: services.guardrails,
     publisher: services.publisher(),
-    pinSecret: services.env.SESSION_SECRET,
+    pinSecret: sessionSecrets(services.env),
     callbackUrl: manyChatCallbackUrl(services, config.tenantId),
     publicUrl: services.env.PUBLIC_URL,
     tenantStatus: status,

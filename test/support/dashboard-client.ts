@@ -12,6 +12,8 @@ export class DashboardClient {
   csrf = '';
   /** Each client is its own address to the login rate limit (Cloudflare's cf-connecting-ip). */
   readonly address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+  /** The Worker's bindings for the next requests (a test changes them, e.g. to rotate SESSION_SECRET). */
+  env: Record<string, string> = workerEnv;
   /** The real app; tests that run turns pass one with a scripted model. */
   constructor(
     readonly app: {
@@ -38,7 +40,7 @@ export class DashboardClient {
         },
         ...(body !== undefined ? { body } : {}),
       }),
-      workerEnv,
+      this.env,
     );
     const set = res.headers.get('set-cookie');
     if (set) {

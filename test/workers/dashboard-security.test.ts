@@ -128,6 +128,32 @@ describe('dashboard login', () => {
   });
 });
 
+describe('dashboard sessions across a rotation of SESSION_SECRET', () => {
+  const NEXT = 'dashboard-rotation-session-secret-0123456789';
+
+  it('an open session keeps working while the previous secret is kept, and ends once it is removed', async () => {
+    const a = await tenantWithData('a');
+    const client = await loggedIn(a);
+    client.env = { ...workerEnv, SESSION_SECRET: NEXT, SESSION_SECRET_PREVIOUS: workerEnv.SESSION_SECRET! };
+    expect((await client.request('GET', '/dashboard/setup')).status).toBe(200);
+    client.env = { ...workerEnv, SESSION_SECRET: NEXT };
+    const res = await client.request('GET', '/dashboard/setup');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/dashboard/login');
+  });
+
+  it('a login during the rotation is signed with the new secret only', async () => {
+    const a = await tenantWithData('a');
+    const client = new DashboardClient();
+    client.env = { ...workerEnv, SESSION_SECRET: NEXT, SESSION_SECRET_PREVIOUS: workerEnv.SESSION_SECRET! };
+    expect((await client.login(a.tenantId, a.user, a.password)).status).toBe(303);
+    client.env = { ...workerEnv, SESSION_SECRET: NEXT };
+    expect((await client.request('GET', '/dashboard/setup')).status).toBe(200);
+    client.env = workerEnv;
+    expect((await client.request('GET', '/dashboard/setup')).status).toBe(303);
+  });
+});
+
 describe("tenant isolation: A's session never reads or changes B's data", () => {
   it("config: A's pages show A's config only; a save naming B in the form writes A's config, never B's", async () => {
     const a = await tenantWithData('a');

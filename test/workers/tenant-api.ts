@@ -8,6 +8,8 @@ export async function tenantApi(
   method: string,
   path: string,
   body?: unknown,
+  /** The Worker's bindings (default: the test Worker's); a test rotating SESSION_SECRET passes its own. */
+  env: Record<string, string> = workerEnv,
 ): Promise<Response> {
   return createApp().fetch(
     new Request(`http://worker.test/v1/tenants/${tenantId}${path}`, {
@@ -15,6 +17,6 @@ export async function tenantApi(
       headers: { 'content-type': 'application/json', authorization: `Bearer ${adminSecret}` },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     }),
-    workerEnv,
+    env,
   );
 }

@@ -11,6 +11,7 @@ import { toDynamicBlock } from './dynamic-block.js';
 import { contactLanguage, inboundOf, manyChatMessageOf } from './inbound-of.js';
 import { parseManyChatWebhook } from './inbound-schema.js';
 import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './manychat-context.js';
+import { sessionSecrets } from '../../env.js';
 
 type KeepContext = Context<ManyChatContext>;
 
@@ -64,7 +65,7 @@ export async function keepForUnknownTenant(c: KeepContext, tenantId: string): Pr
       text: callback.text,
       nonce: callback.nonce,
     };
-    if (!sig || !(await verifyCallback(c.get('services').env.SESSION_SECRET, claim, sig)))
+    if (!sig || !(await verifyCallback(sessionSecrets(c.get('services').env), claim, sig)))
       return jsonError(c, 401, 'callback signature is missing or does not match');
     suggestion = claim;
   } else if (provided === undefined) return missing();

@@ -12,6 +12,7 @@ import { keepThroughOutage } from './keep-through-outage.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
 import { currentTenant, runManyChatTurn } from './run-manychat-turn.js';
 import { isStorageFailure } from '../../http/storage-failure.js';
+import { sessionSecrets } from '../../env.js';
 
 export const MANYCHAT_BODY_LIMIT = 64 * 1024;
 
@@ -58,7 +59,7 @@ export function manyChatRoutes() {
         {
           session,
           publisher: services.publisher(),
-          pinSecret: services.env.SESSION_SECRET,
+          pinSecret: sessionSecrets(services.env),
           now: new Date(),
           config,
           words: (locale) => tenantWords(config, locale ?? contactLanguage(webhook)),

@@ -17,6 +17,7 @@ import { contactChannel } from './contact-channel.js';
 import { signedQuickReplies } from './signed-quick-replies.js';
 import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './webhook-auth.js';
 import { ModelUnavailableError, modelAvailability } from '../../models/model-availability.js';
+import { sessionSecrets } from '../../env.js';
 
 /**
  * A message's turn behind the ManyChat webhook: one round trip to start it (rate limits, the
@@ -73,7 +74,7 @@ export async function runManyChatTurn(c: Context<ManyChatContext>, inbound: Inbo
       await signedQuickReplies(
         reply,
         callbackUrl(c.req.url),
-        services.env.SESSION_SECRET,
+        sessionSecrets(services.env),
         config.tenantId,
         inbound.contactId,
         inbound.surface,

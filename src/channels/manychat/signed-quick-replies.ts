@@ -2,6 +2,7 @@ import type { ManyChatCallbackButton } from '../../../core/actions/channel-api.j
 import type { OutgoingReply } from '../../../core/turn-record.js';
 import { signCallback, type CallbackClaim } from '../../approvals/callback-signature.js';
 import type { ManyChatChannel } from '../../../core/manychat-channels.js';
+import type { SecretsInput } from '../../../core/security/signing-keys.js';
 
 /**
  * Every quick reply as a signed button: a confirmation's Yes/No (bound to its pinned row), or a
@@ -13,7 +14,7 @@ import type { ManyChatChannel } from '../../../core/manychat-channels.js';
 export async function signedQuickReplies(
   reply: OutgoingReply,
   callbackUrl: string,
-  secret: string,
+  secret: SecretsInput,
   tenantId: string,
   contactId: string,
   channel?: ManyChatChannel,

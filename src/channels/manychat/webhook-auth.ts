@@ -11,6 +11,7 @@ import {
 import { parseManyChatWebhook, type ManyChatWebhook } from './inbound-schema.js';
 import { keepForUnknownTenant } from './keep-through-outage.js';
 import { WEBHOOK_SECRET_HEADER, type ManyChatContext } from './manychat-context.js';
+import { sessionSecrets } from '../../env.js';
 
 export { WEBHOOK_SECRET_HEADER, type ManyChatAuth, type ManyChatContext } from './manychat-context.js';
 
@@ -67,7 +68,7 @@ export function authenticateManyChatWebhook(): MiddlewareHandler<ManyChatContext
               nonce: callback.nonce,
             }
           : { kind: 'suggest', tenantId, contactId: contact.id, text: callback.text, nonce: callback.nonce };
-      if (!sig || !(await verifyCallback(c.get('services').env.SESSION_SECRET, claim, sig)))
+      if (!sig || !(await verifyCallback(sessionSecrets(c.get('services').env), claim, sig)))
         return jsonError(c, 401, 'callback signature is missing or does not match');
       c.set('auth', { via: 'callback', claim });
     } else {

@@ -5,6 +5,7 @@ import { commitNoticeEntry } from '../../../outbox/commit-notice.js';
 import { answerConfirmation, type ConfirmationAnswer } from '../../approvals/answer-confirmation.js';
 import type { Services } from '../../http/app-context.js';
 import { confirmPayloadVerifies, type ConfirmPayload } from './quick-replies.js';
+import { sessionSecrets } from '../../env.js';
 
 export type PressOutcome = ConfirmationAnswer['outcome'] | 'forged';
 
@@ -24,7 +25,7 @@ export async function answerMessengerPress(
   now = new Date(),
 ): Promise<PressOutcome> {
   const { contactId, payload } = press;
-  const secret = services.env.SESSION_SECRET;
+  const secret = sessionSecrets(services.env);
   if (!(await confirmPayloadVerifies(payload, secret, config.tenantId, contactId))) return 'forged';
   const session = services.redis();
   const publisher = services.publisher();

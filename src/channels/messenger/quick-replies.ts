@@ -3,6 +3,7 @@ import type { MessengerQuickReply } from '../../../core/actions/channel-api.js';
 import { KeyIdSchema } from '../../../core/storage/keys.js';
 import type { OutgoingReply } from '../../../core/turn-record.js';
 import { signCallback, verifyCallback } from '../../approvals/callback-signature.js';
+import type { SecretsInput } from '../../../core/security/signing-keys.js';
 
 /**
  * A reply's buttons as Messenger quick replies. A confirmation's Yes/No carries a payload signed
@@ -25,7 +26,7 @@ export type ConfirmPayload = z.infer<typeof ConfirmPayloadSchema>;
 
 export async function messengerQuickReplies(
   reply: Pick<OutgoingReply, 'quickReplies'>,
-  secret: string,
+  secret: SecretsInput,
   tenantId: string,
   contactId: string,
 ): Promise<MessengerQuickReply[]> {
@@ -55,7 +56,7 @@ export function readConfirmPayload(payload: string | undefined): ConfirmPayload 
 /** Whether the payload's signature binds it to this tenant and this contact (constant time). */
 export function confirmPayloadVerifies(
   payload: ConfirmPayload,
-  secret: string,
+  secret: SecretsInput,
   tenantId: string,
   contactId: string,
 ): Promise<boolean> {

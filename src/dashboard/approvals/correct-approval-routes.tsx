@@ -5,6 +5,7 @@ import { BASE, type DashboardContext } from '../dashboard-context.js';
 import { APPROVAL_ID, approvalCards, type ApprovalCard } from '../data/approvals.js';
 import { ApprovalsPage } from '../pages/approvals.js';
 import { argumentFields, CorrectApprovalPage } from './correct-approval-page.js';
+import { sessionSecrets } from '../../env.js';
 
 /** The form's `arg.<name>` fields back into arguments, each typed like the pinned value it replaces. */
 export function argsFromForm(card: ApprovalCard, form: Record<string, unknown>): Record<string, unknown> {
@@ -59,7 +60,7 @@ export function correctApprovalRoutes() {
       {
         session: c.get('session'),
         publisher: services.publisher(),
-        pinSecret: services.env.SESSION_SECRET,
+        pinSecret: sessionSecrets(services.env),
         now: new Date(),
         words: (locale) => tenantWords(config, locale),
         config,

@@ -3,6 +3,7 @@ import { loadTenant } from '../../tenants/tenant-store.js';
 import type { DashboardContext } from '../dashboard-context.js';
 import { BASE } from '../dashboard-context.js';
 import { csrfTokenMatches, readSession } from './sessions.js';
+import { sessionSecrets } from '../../env.js';
 
 /**
  * Every dashboard page but the login: a live session, and its tenant loaded from Redis by the
@@ -13,7 +14,7 @@ export function requireSession(): MiddlewareHandler<DashboardContext> {
   return async (c, next) => {
     const services = c.get('services');
     const redis = c.get('session');
-    const dash = await readSession(c as unknown as Context, redis, services.env.SESSION_SECRET);
+    const dash = await readSession(c as unknown as Context, redis, sessionSecrets(services.env));
     if (!dash) {
       if (c.req.method === 'GET' || c.req.method === 'HEAD') return c.redirect(`${BASE}/login`, 303);
       return c.text('Your session has ended. Log in again.', 401);

@@ -2,12 +2,13 @@ import type { Context } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { secretsEqual } from '../../../core/security/constant-time.js';
+import { signingKey, verificationKeys, type SecretsInput } from '../../../core/security/signing-keys.js';
 import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
 import { isTenantId } from '../../../core/tenant/tenant-id.js';
 import { dashboardKeys } from './dashboard-keys.js';
 
 /**
- * Dashboard sessions: a random id in a signed (HMAC, SESSION_SECRET) `__Host-` cookie that is
+ * Dashboard sessions: a random id in a signed (HMAC, SESSION_SECRET's dashboard key) `__Host-` cookie that is
  * HttpOnly, Secure and SameSite=Lax, and a row in Redis under the tenant's prefix that expires
  * with it. The row is the authority: logging out (or revoking a user) deletes it, and a cookie
  * whose row is gone is worth nothing, however well signed. The cookie names the tenant; the row
@@ -34,7 +35,7 @@ function randomHex(bytes: number): string {
 export async function openSession(
   c: Context,
   redis: RedisSession,
-  secret: string,
+  secret: SecretsInput,
   tenantId: string,
   user: string,
   now = new Date(),
@@ -53,7 +54,7 @@ export async function openSession(
     m.sadd(keys.userSessions(user), sid);
     m.expire(keys.userSessions(user), SESSION_SECONDS);
   });
-  await setSignedCookie(c, SESSION_COOKIE, `${tenantId}.${sid}`, secret, {
+  await setSignedCookie(c, SESSION_COOKIE, `${tenantId}.${sid}`, await signingKey(secret, 'dashboard-session'), {
     prefix: 'host',
     path: '/',
     secure: true,
@@ -68,10 +69,15 @@ export async function openSession(
 export async function readSession(
   c: Context,
   redis: RedisSession,
-  secret: string,
+  secret: SecretsInput,
   now = new Date(),
 ): Promise<DashboardSession | null> {
-  const value = await getSignedCookie(c, secret, SESSION_COOKIE, 'host');
+  // Signed with the current key, or (a rotation, a cookie from before derived keys) an older one.
+  let value: string | undefined | false;
+  for (const key of await verificationKeys(secret, 'dashboard-session')) {
+    value = await getSignedCookie(c, key, SESSION_COOKIE, 'host');
+    if (value) break;
+  }
   if (!value) return null;
   const match = /^([a-z0-9-]{1,63})\.([0-9a-f]{64})$/.exec(value);
   if (!match || !isTenantId(match[1]!)) return null;

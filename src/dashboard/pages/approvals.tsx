@@ -18,7 +18,8 @@ const RESULT_TEXT: Record<string, string> = {
   'not-found': 'No such approval for this tenant.',
   refused:
     'Not performed: your configuration no longer allows this call (the tool, the flow, tag or field, or its gate changed since it was asked for). The contact is told nothing was changed.',
-  tampered: 'That approval failed its integrity check; nothing was performed.',
+  tampered:
+    'That approval failed its integrity check; nothing was performed. Still waiting, it is now expired and the contact was told.',
   corrected:
     'Corrected: the original approval was rejected (its terms unchanged) and the corrected call, a new approval written by you, was handed to the outbox to be performed once.',
   'corrected-superseded':
