@@ -8,6 +8,7 @@ import { queuePinnedRow } from '../core/storage/pinned-rows.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
 import { queueTurnMetrics } from '../core/storage/turn-metrics.js';
 import { queueHandoffIndex } from '../core/storage/handoffs.js';
+import { queueClaimClosed } from '../core/storage/claims.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
@@ -55,8 +56,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     w.call('EXPIRE', historyKey, ttl(TTL.historySeconds));
   }
   // The turn is no longer open: the sweeper has nothing to finish.
-  w.call('ZREM', keys.openClaims, record.turnId);
-  w.call('DEL', keys.claimJob(record.turnId));
+  queueClaimClosed(w, record.tenantId, record.turnId);
   if (entry) {
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);

@@ -3,7 +3,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
-import { parseHistory } from './claim-delivery.js';
+import { parseHistory } from '../../core/storage/claims.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 import { refusalOf, turnContext } from './turn-engine.js';
