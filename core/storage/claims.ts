@@ -2,6 +2,7 @@ import type { Redis } from '@upstash/redis/cloudflare';
 import { FinishTurnJobSchema, type FinishTurnJob } from '../finish-turn-job.js';
 import type { HistoryEntry } from '../history-entry.js';
 import type { ConditionalWrites } from './conditional-writes.js';
+import { contactStateKeys, parseHistory } from './contact-state.js';
 import { DUE_INDEX_KEY } from './due-index.js';
 import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
 import { parseJson, type RedisSession } from './redis-session.js';
@@ -54,12 +55,14 @@ export async function claimWith(
   claimSeconds: number,
 ): Promise<ClaimResult & { tenantRev: number | null }> {
   const keys = tenantKeys(tenantId);
+  // The contact's history and handoff state (core/storage/contact-state.ts), read in the same script.
+  const contact = contactStateKeys(tenantId, contactId);
   const reply = await redis.eval(
     CLAIM_SCRIPT,
     [
       keys.claim(digest),
-      keys.history(contactId),
-      keys.handoff(contactId),
+      contact.history,
+      contact.handoff,
       keys.claimJob(turnId),
       keys.openClaims,
       keys.rev,
@@ -107,15 +110,6 @@ if won and ARGV[3] ~= '' then
 end
 return {won and 1 or 0, owner, history, handoff, rev}
 `;
-
-/** The stored history list as the model may see it: contact and agent lines only, anything else dropped. */
-export function parseHistory(raw: unknown): HistoryEntry[] {
-  return (Array.isArray(raw) ? raw : [])
-    .map((h) => parseJson(h) as HistoryEntry | null)
-    .filter(
-      (h): h is HistoryEntry => !!h && (h.role === 'contact' || h.role === 'agent') && typeof h.text === 'string',
-    );
-}
 
 /**
  * Gives a claim back (the message turned out to be rate limited, or its request did not

@@ -1,5 +1,6 @@
 import { tenantKeys } from '../../core/storage/keys.js';
 import { claimKeys } from '../../core/storage/claims.js';
+import { contactStateKeys } from '../../core/storage/contact-state.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import { scanPrefix } from './provisioning.js';
@@ -39,13 +40,14 @@ export async function deleteContactData(
 ): Promise<ContactDeletion> {
   const k = tenantKeys(tenantId);
   const claims = claimKeys(tenantId);
+  const contact = contactStateKeys(tenantId, contactId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(k.contactTurns(contactId), 0, -1);
     p.smembers(k.contactRows(contactId));
   })) as [string[], string[]];
   const keys = [
-    k.history(contactId),
-    k.handoff(contactId),
+    contact.history,
+    contact.handoff,
     k.contactPage(contactId),
     k.contactTurns(contactId),
     k.contactRows(contactId),

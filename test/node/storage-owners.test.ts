@@ -42,16 +42,15 @@ const OUTBOX_OWNERS = [
 
 /**
  * Accessor of `tenantKeys(...)` → the files that may name it. The turn record is read only through
- * core/storage/turn-records.ts (the claim store takes its key from `turnRecordKeys`) except by the
- * finish-turn job, which reads it in the same round trip as its rerun inputs.
+ * core/storage/turn-records.ts (the claim and contact-state stores take its key from
+ * `turnRecordKeys`) except by the multi-structure scripts.
  */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
   // The due-work index's reschedule script reads the first of each queue, atomically with the index.
   openClaims: [...CLAIM_OWNERS, 'core/storage/due-index.ts'],
   claimJob: CLAIM_OWNERS,
-  // The finish-turn job reads whether its turn committed in the same round trip as its rerun inputs.
-  turn: [...TURN_OWNERS, 'src/turn/finish-turn.ts'],
+  turn: TURN_OWNERS,
   turnLog: TURN_OWNERS,
   contactTurns: TURN_OWNERS,
   pinnedTerms: PINNED_OWNERS,
@@ -71,10 +70,10 @@ export const OWNERS: Record<string, readonly string[]> = {
     'core/storage/due-index.ts',
   ],
   deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
-  // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
-  // dashboard and the handoff route release a handoff.
-  history: ['core/storage/claims.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION],
-  handoff: ['core/storage/claims.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION, 'core/storage/handoffs.ts'],
+  // A contact's history and handoff state: one owner. The claim's script, the commit, a deletion and
+  // the handoff inbox name them through it (`contactStateKeys`, `queueHistory`, `queueHandoff`).
+  history: ['core/storage/contact-state.ts'],
+  handoff: ['core/storage/contact-state.ts'],
   // The handoff inbox's index: one owner (the commit queues into it through the owner).
   handoffIndex: ['core/storage/handoffs.ts', DELETION],
   // Health's hourly counts: one owner (the commit and the delivery count through it).
@@ -130,5 +129,6 @@ describe('storage keys have owners', () => {
     expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
     expect(seen.get('turnLog')).toContain('core/storage/turn-records.ts');
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
+    expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
   });
 });
