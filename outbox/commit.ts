@@ -8,6 +8,8 @@ import { queuePinnedRow } from '../core/storage/pinned-rows.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
 import { queueTurnMetrics } from '../core/storage/turn-metrics.js';
 import { queueHandoffIndex } from '../core/storage/handoffs.js';
+import { queueClaimClosed } from '../core/storage/claims.js';
+import { queueHandoff, queueHistory } from '../core/storage/contact-state.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
@@ -48,15 +50,9 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   w.call('EXPIRE', keys.contactTurns(record.contactId), ttl(TTL.turnSeconds));
   w.call('ZADD', keys.turnLog, Date.parse(record.startedAt), record.turnId);
   w.call('ZREMRANGEBYRANK', keys.turnLog, 0, -TURN_LOG_LIMIT - 1);
-  if (input.history.length) {
-    const historyKey = keys.history(record.contactId);
-    w.call('RPUSH', historyKey, ...input.history.map((h) => JSON.stringify(h)));
-    w.call('LTRIM', historyKey, -Math.max(1, input.historyLimit * 2), -1);
-    w.call('EXPIRE', historyKey, ttl(TTL.historySeconds));
-  }
+  queueHistory(w, record.tenantId, record.contactId, input.history, input.historyLimit, ttl(TTL.historySeconds));
   // The turn is no longer open: the sweeper has nothing to finish.
-  w.call('ZREM', keys.openClaims, record.turnId);
-  w.call('DEL', keys.claimJob(record.turnId));
+  queueClaimClosed(w, record.tenantId, record.turnId);
   if (entry) {
     w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
     w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
@@ -66,8 +62,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
   for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
-    const seconds = Math.max(1, Math.ceil((Date.parse(input.handoffUntil) - Date.now()) / 1000));
-    w.call('SET', keys.handoff(record.contactId), input.handoffUntil, 'EX', seconds);
+    queueHandoff(w, record.tenantId, record.contactId, input.handoffUntil);
     queueHandoffIndex(w, record.tenantId, record.contactId, Date.parse(input.handoffUntil));
   }
   // Health's hourly counts, in the same script: a turn is counted once, when its record is written.

@@ -1,6 +1,11 @@
-import { FinishTurnJobSchema } from '../core/finish-turn-job.js';
-import { deliveryKeyDigest, tenantKeys } from '../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
+import {
+  claimOwner,
+  dropOpenClaim,
+  dueOpenClaims,
+  readOpenClaim,
+  rescheduleOpenClaim,
+} from '../core/storage/claims.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
 import type { TurnJobPublisher } from './finish-turn-publisher.js';
 
 /**
@@ -40,52 +45,29 @@ export async function finishStrandedTurns(input: {
   if (!input.tenantIds.length) return result;
   // Every tenant's due claims in one round trip: an idle cron costs one request, however many
   // tenants there are (a request per tenant would also run into Workers' subrequest limit).
-  const dueByTenant = await session.pipeline((p) => {
-    for (const tenantId of input.tenantIds)
-      p.zrange(tenantKeys(tenantId).openClaims, '-inf', now, { byScore: true, offset: 0, count: BATCH });
-  });
+  const dueByTenant = await dueOpenClaims(session, input.tenantIds, now, BATCH);
   for (const [i, tenantId] of input.tenantIds.entries()) {
-    const keys = tenantKeys(tenantId);
-    const due = (Array.isArray(dueByTenant[i]) ? (dueByTenant[i] as unknown[]) : []).filter(
-      (id): id is string => typeof id === 'string',
-    );
-    for (const turnId of due) {
+    for (const turnId of dueByTenant[i]!) {
       result.found++;
-      const [record, rawJob] = await session.pipeline((p) => {
-        p.exists(keys.turn(turnId));
-        p.get(keys.claimJob(turnId));
-      });
-      const job = FinishTurnJobSchema.safeParse(parseJson(rawJob));
-      const claimKey = job.success
-        ? keys.claim(await deliveryKeyDigest(job.data.inbound.contactId, job.data.inbound.messageKey))
-        : null;
-      const owner = claimKey ? await session.one((r) => r.get(claimKey)) : null;
+      const { committed, job } = await readOpenClaim(session, tenantId, turnId);
+      const owner = job ? await claimOwner(session, tenantId, job.inbound.contactId, job.inbound.messageKey) : null;
       // Another turn owns the claim: this one was given back. No owner with the job still kept: a
       // short-window claim (a key only the text identifies) lapsed while its turn was stranded;
       // the turn is still finished.
-      if (Number(record) === 1 || !job.success || (owner !== turnId && owner !== null)) {
-        await session.pipeline((p) => {
-          p.zrem(keys.openClaims, turnId);
-          p.del(keys.claimJob(turnId));
-        });
+      if (committed || !job || (owner !== turnId && owner !== null)) {
+        await dropOpenClaim(session, tenantId, turnId);
         result.dropped++;
         continue;
       }
       try {
-        await turnJobs.publishFinishTurn(job.data, 0, { attempt: `sweep${now}` });
+        await turnJobs.publishFinishTurn(job, 0, { attempt: `sweep${now}` });
         result.published++;
       } catch (err) {
         result.failed++;
         result.errors.push(`${tenantId}/${turnId}: ${err instanceof Error ? err.message : String(err)}`);
       }
       // Published or not, it is looked at again only after a while (the rerun commits first, or not).
-      await session.one((r) =>
-        r.zadd(
-          keys.openClaims,
-          { xx: true },
-          { score: now + (input.retryAfterMs ?? STRANDED_RETRY_AFTER_MS), member: turnId },
-        ),
-      );
+      await rescheduleOpenClaim(session, tenantId, turnId, now + (input.retryAfterMs ?? STRANDED_RETRY_AFTER_MS));
     }
   }
   return result;

@@ -1,14 +1,15 @@
 import type { ConditionalWrites } from './conditional-writes.js';
+import { contactStateKeys } from './contact-state.js';
 import { tenantKeys } from './keys.js';
 import type { RedisSession } from './redis-session.js';
 
 /**
  * The handoff inbox's index (`handoffIndex`): the contacts an escalation handed to a person,
  * scored by when their silence ends (ms). The silence itself is the `handoff(contact)` key the
- * commit sets with its TTL; this index only lets the dashboard list them without a SCAN. A
- * member is shown only while its silence key still exists (a release through any route, or the
- * key's expiry, ends it), and expired members are trimmed on every write, so the set holds no
- * more than the contacts waiting now.
+ * commit sets with its TTL (owned by the contact-state store, core/storage/contact-state.ts); this
+ * index only lets the dashboard list them without a SCAN. A member is shown only while its silence
+ * key still exists (a release through any route, or the key's expiry, ends it), and expired
+ * members are trimmed on every write, so the set holds no more than the contacts waiting now.
  */
 
 /** Queues the index entry into the commit's atomic script, beside the silence key it describes. */
@@ -37,7 +38,7 @@ export async function listWaitingContacts(
   )) as string[];
   if (!members.length) return [];
   const untils = await session.pipeline((p) => {
-    for (const contactId of members) p.get(keys.handoff(contactId));
+    for (const contactId of members) p.get(contactStateKeys(tenantId, contactId).handoff);
   });
   return members.flatMap((contactId, i) => {
     const until = untils[i];
@@ -47,7 +48,7 @@ export async function listWaitingContacts(
 
 /** When the contact's silence ends (ISO), or null when they are not with a person. */
 export async function handoffUntil(session: RedisSession, tenantId: string, contactId: string): Promise<string | null> {
-  const until = await session.one((r) => r.get(tenantKeys(tenantId).handoff(contactId)));
+  const until = await session.one((r) => r.get(contactStateKeys(tenantId, contactId).handoff));
   return typeof until === 'string' && until ? until : null;
 }
 
@@ -55,7 +56,7 @@ export async function handoffUntil(session: RedisSession, tenantId: string, cont
 export async function releaseHandoff(session: RedisSession, tenantId: string, contactId: string): Promise<boolean> {
   const keys = tenantKeys(tenantId);
   const [deleted] = await session.multi((m) => {
-    m.del(keys.handoff(contactId));
+    m.del(contactStateKeys(tenantId, contactId).handoff);
     m.zrem(keys.handoffIndex, contactId);
   });
   return Number(deleted) > 0;

@@ -81,3 +81,20 @@ export async function newestTurnIdOfContacts(
   });
   return replies.map((r) => (Array.isArray(r) && typeof r[0] === 'string' ? r[0] : null));
 }
+
+/** Waits for a turn's record (a duplicate waits for the turn it belongs to); null if it has not been written by `deadline`. */
+export async function awaitTurnRecord<T>(
+  session: RedisSession,
+  tenantId: string,
+  turnId: string,
+  deadline: number,
+  parse: (raw: unknown) => T | null,
+): Promise<T | null> {
+  const key = tenantKeys(tenantId).turn(turnId);
+  for (;;) {
+    const raw = await session.one((r) => r.get(key));
+    if (raw != null) return parse(parseJson(raw));
+    if (Date.now() + 100 > deadline) return null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

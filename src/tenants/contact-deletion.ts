@@ -1,4 +1,6 @@
 import { tenantKeys } from '../../core/storage/keys.js';
+import { claimKeys } from '../../core/storage/claims.js';
+import { contactStateKeys } from '../../core/storage/contact-state.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import { scanPrefix } from './provisioning.js';
@@ -37,17 +39,19 @@ export async function deleteContactData(
   contactId: string,
 ): Promise<ContactDeletion> {
   const k = tenantKeys(tenantId);
+  const claims = claimKeys(tenantId);
+  const contact = contactStateKeys(tenantId, contactId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(k.contactTurns(contactId), 0, -1);
     p.smembers(k.contactRows(contactId));
   })) as [string[], string[]];
   const keys = [
-    k.history(contactId),
-    k.handoff(contactId),
+    contact.history,
+    contact.handoff,
     k.contactPage(contactId),
     k.contactTurns(contactId),
     k.contactRows(contactId),
-    ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), k.claimJob(t)]),
+    ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), claims.job(t)]),
     ...rowIds.flatMap((r) => [
       k.pinnedTerms(r),
       k.pinnedStatus(r),
@@ -64,7 +68,7 @@ export async function deleteContactData(
     for (let i = 0; i < keys.length; i += 500) p.del(...keys.slice(i, i + 500));
     if (turnIds.length) {
       p.zrem(k.turnLog, ...turnIds);
-      p.zrem(k.openClaims, ...turnIds);
+      p.zrem(claims.openClaims, ...turnIds);
     }
     if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);
     if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);

@@ -3,7 +3,8 @@ import type { HistoryEntry } from '../../core/history-entry.js';
 import { deliveryKeyDigest, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { stageConfig } from '../../test/support/turn-stage.js';
 import { session, uniqueId } from '../../test/support/workers-env.js';
-import { awaitTurnRecord, claimDelivery } from './claim-delivery.js';
+import { claimDelivery } from './claim-delivery.js';
+import { awaitTurnRecord } from '../../core/storage/turn-records.js';
 
 const contact = () => String(Math.floor(Math.random() * 1e12));
 const entry = (role: HistoryEntry['role'], text: string): HistoryEntry => ({

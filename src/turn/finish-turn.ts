@@ -1,9 +1,7 @@
-import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { loadRerunInputs } from '../../core/storage/contact-state.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
-import { parseHistory } from './claim-delivery.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 import { refusalOf, turnContext } from './turn-engine.js';
@@ -12,22 +10,6 @@ export type FinishOutcome =
   | { kind: 'already-done'; turnId: string }
   | { kind: 'finished'; record: TurnRecord }
   | { kind: 'refused'; reason: 'suspended' };
-
-/** One round trip: is the turn done, and the context a rerun needs. */
-async function loadRerunInputs(session: RedisSession, tenantId: string, turnId: string, contactId: string) {
-  const keys = tenantKeys(tenantId);
-  const [record, history, handoff] = await session.pipeline((p) => {
-    p.get(keys.turn(turnId));
-    p.lrange(keys.history(contactId), 0, -1);
-    p.get(keys.handoff(contactId));
-  });
-  // The same reading as the first run's claim: a line of any other role never reaches the model.
-  return {
-    done: record != null,
-    history: parseHistory(history),
-    inHandoffUntil: typeof handoff === 'string' ? handoff : null,
-  };
-}
 
 /**
  * The delayed "finish turn" job: a no-op when the turn was committed, else the turn runs again

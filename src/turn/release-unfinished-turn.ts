@@ -1,5 +1,5 @@
 import type { FinishTurnJob } from '../../core/finish-turn-job.js';
-import { deliveryKeyDigest, tenantKeys } from '../../core/storage/keys.js';
+import { releaseUnfinishedClaim } from '../../core/storage/claims.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { replySequenceOf } from './reply-sequence.js';
 
@@ -22,36 +22,13 @@ export type ReleaseOutcome =
  */
 export async function releaseUnfinishedTurn(session: RedisSession, job: FinishTurnJob): Promise<ReleaseOutcome> {
   const { turnId, inbound } = job;
-  const keys = tenantKeys(inbound.tenantId);
-  const digest = await deliveryKeyDigest(inbound.contactId, inbound.messageKey);
   const sequence = await replySequenceOf(inbound);
-  const reply = await session.one((r) =>
-    r.eval(
-      RELEASE_SCRIPT,
-      [
-        keys.turn(turnId),
-        keys.claim(digest),
-        keys.openClaims,
-        keys.claimJob(turnId),
-        keys.replyOrder(inbound.contactId),
-      ],
-      [turnId, sequence?.member ?? ''],
-    ),
-  );
-  const released = Number(reply);
+  const released = await releaseUnfinishedClaim(session, {
+    tenantId: inbound.tenantId,
+    contactId: inbound.contactId,
+    messageKey: inbound.messageKey,
+    turnId,
+    replyOrderMember: sequence?.member ?? '',
+  });
   return released < 0 ? { kind: 'already-done' } : { kind: 'released', released: released > 0 };
 }
-
-/**
- * KEYS: turn record, claim, open claims, claim job, reply order. ARGV: turn id, reply-order
- * member (or ""). Returns -1 if the turn committed, else how many of its holdings went.
- */
-const RELEASE_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-local n = 0
-if redis.call('GET', KEYS[2]) == ARGV[1] then n = n + redis.call('DEL', KEYS[2]) end
-n = n + redis.call('ZREM', KEYS[3], ARGV[1])
-n = n + redis.call('DEL', KEYS[4])
-if ARGV[2] ~= '' then n = n + redis.call('ZREM', KEYS[5], ARGV[2]) end
-return n
-`;

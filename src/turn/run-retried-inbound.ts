@@ -1,7 +1,8 @@
 import type { InboundMessage } from '../../core/inbound-message.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TurnRecord } from '../../core/turn-record.js';
-import { claimDelivery, isClaimStranded } from './claim-delivery.js';
+import { claimDelivery } from './claim-delivery.js';
+import { isClaimStranded } from '../../core/storage/claims.js';
 import { finishTurn } from './finish-turn.js';
 import { newTurnId } from './handle-inbound.js';
 import { runTurn } from './run-turn.js';

@@ -3,7 +3,7 @@ import { claimTtlSeconds, deliveryKeyDigest } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { checkRateLimit, type RateLimitResult } from '../../guardrails/rate-limit.js';
-import { claimWith, releaseClaim, type ClaimResult } from './claim-delivery.js';
+import { claimWith, releaseClaim, type ClaimResult } from '../../core/storage/claims.js';
 import { finishDueAt } from './turn-engine.js';
 
 export interface StartedTurn {

@@ -17,15 +17,12 @@ const PRODUCTION_DIRS = ['core', 'tools', 'guardrails', 'outbox', 'src'];
 const COMMIT = 'outbox/commit.ts';
 const DELETION = 'src/tenants/contact-deletion.ts';
 
-const CLAIM_OWNERS = [
-  'src/turn/claim-delivery.ts',
-  'src/turn/release-unfinished-turn.ts',
-  'outbox/stranded-turns.ts',
-  COMMIT,
-  DELETION,
-];
-// claim-delivery.ts also asks whether a claim's turn was committed (awaitTurnRecord, isClaimStranded).
-const TURN_OWNERS = ['core/storage/turn-records.ts', 'src/turn/claim-delivery.ts', COMMIT, DELETION];
+/**
+ * The claim store: one owner. The commit and a contact's deletion take its keys through it
+ * (`queueClaimClosed`, `claimKeys`), so they name none of them.
+ */
+const CLAIM_OWNERS = ['core/storage/claims.ts'];
+const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
 const PINNED_OWNERS = [
   'core/storage/pinned-rows.ts',
   'src/approvals/pinned-store.ts',
@@ -45,21 +42,15 @@ const OUTBOX_OWNERS = [
 
 /**
  * Accessor of `tenantKeys(...)` → the files that may name it. The turn record is read only through
- * core/storage/turn-records.ts except by the claim's own scripts, which read it in the same
- * round trip as the claim (a duplicate's lookup, the finish-turn job's rerun inputs).
+ * core/storage/turn-records.ts (the claim and contact-state stores take its key from
+ * `turnRecordKeys`) except by the multi-structure scripts.
  */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
   // The due-work index's reschedule script reads the first of each queue, atomically with the index.
   openClaims: [...CLAIM_OWNERS, 'core/storage/due-index.ts'],
   claimJob: CLAIM_OWNERS,
-  turn: [
-    ...TURN_OWNERS,
-    'src/turn/claim-delivery.ts',
-    'src/turn/release-unfinished-turn.ts',
-    'src/turn/finish-turn.ts',
-    'outbox/stranded-turns.ts',
-  ],
+  turn: TURN_OWNERS,
   turnLog: TURN_OWNERS,
   contactTurns: TURN_OWNERS,
   pinnedTerms: PINNED_OWNERS,
@@ -79,15 +70,16 @@ export const OWNERS: Record<string, readonly string[]> = {
     'core/storage/due-index.ts',
   ],
   deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
-  // Not yet behind one store (issue 27 note): the claim reads them, the commit writes them, the
-  // dashboard and the handoff route release a handoff.
-  history: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION],
-  handoff: ['src/turn/claim-delivery.ts', 'src/turn/finish-turn.ts', COMMIT, DELETION, 'core/storage/handoffs.ts'],
+  // A contact's history and handoff state: one owner. The claim's script, the commit, a deletion and
+  // the handoff inbox name them through it (`contactStateKeys`, `queueHistory`, `queueHandoff`).
+  history: ['core/storage/contact-state.ts'],
+  handoff: ['core/storage/contact-state.ts'],
   // The handoff inbox's index: one owner (the commit queues into it through the owner).
   handoffIndex: ['core/storage/handoffs.ts', DELETION],
   // Health's hourly counts: one owner (the commit and the delivery count through it).
   metricsHour: ['core/storage/turn-metrics.ts'],
-  replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'src/turn/release-unfinished-turn.ts', COMMIT],
+  // The claim store's release of an unfinished turn gives back its place in the same script.
+  replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'core/storage/claims.ts', COMMIT],
 };
 
 async function productionFiles(dir: string): Promise<string[]> {
@@ -136,5 +128,7 @@ describe('storage keys have owners', () => {
     // The scan found the owners themselves: it is not vacuous.
     expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
     expect(seen.get('turnLog')).toContain('core/storage/turn-records.ts');
+    expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
+    expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
   });
 });

@@ -8,7 +8,7 @@ import { jsonError } from '../../http/errors.js';
 import { loadTenantFresh, secretMatches } from '../../http/middleware/tenant.js';
 import type { AppContext } from '../../http/app-context.js';
 import { waitUntilOf } from '../../http/wait-until.js';
-import { releaseClaim } from '../../turn/claim-delivery.js';
+import { releaseClaim } from '../../../core/storage/claims.js';
 import { handleInbound, newTurnId } from '../../turn/handle-inbound.js';
 import { startTurn } from '../../turn/start-turn.js';
 import { turnDeps } from '../../turn/turn-deps.js';
