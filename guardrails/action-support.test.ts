@@ -332,6 +332,15 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     expect(supports('I would rather not be given the brochure', flow('price_list')).supported).toBe(false);
   });
 
+  it('a name that is itself an action verb ("sign up") is not negated by a "no" before it with no verb between', () => {
+    const withSignUp = testConfig({
+      flows: [{ name: 'sign_up', ns: 'content20250101000000_000009', description: 'the sign-up form', keywords: [] }],
+    });
+    const check = (text: string) => new RequestSupport({ text }, withSignUp).check(flow('sign_up')).supported;
+    expect(check('No worries, sign me up')).toBe(true);
+    expect(check('No, do not sign me up')).toBe(false);
+  });
+
   it('"already" after the verb of having counts too ("I have already the timetable")', () => {
     expect(supports('I have already the timetable', flow('the_timetable')).supported).toBe(false);
     expect(supports('I have already the brochure, send the timetable', flow('the_timetable')).supported).toBe(true);
