@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAffirmative, RequestSupport } from './action-support.js';
+import { isAffirmative, mentionedIn, mentionedWords, RequestSupport } from './action-support.js';
 import type { StagedAction } from '../core/staged-action.js';
 import { testConfig } from '../test/support/guardrail-input.js';
 
@@ -326,6 +326,66 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     expect(supports('my code is ???', field('code', '???')).supported).toBe(true);
     expect(supports('no code', field('code', '???')).supported).toBe(false);
   });
+
+  it('an action verb after the negator counts in any form: by its stem ("giving") or as its own stem ("given")', () => {
+    expect(supports('please do not bother giving me the brochure', flow('price_list')).supported).toBe(false);
+    expect(supports('I would rather not be given the brochure', flow('price_list')).supported).toBe(false);
+  });
+
+  it('a name that is itself an action verb ("sign up") is not negated by a "no" before it with no verb between', () => {
+    const withSignUp = testConfig({
+      flows: [{ name: 'sign_up', ns: 'content20250101000000_000009', description: 'the sign-up form', keywords: [] }],
+    });
+    const check = (text: string) => new RequestSupport({ text }, withSignUp).check(flow('sign_up')).supported;
+    expect(check('No worries, sign me up')).toBe(true);
+    expect(check('No, do not sign me up')).toBe(false);
+  });
+
+  it('"already" after the verb of having counts too ("I have already the timetable")', () => {
+    expect(supports('I have already the timetable', flow('the_timetable')).supported).toBe(false);
+    expect(supports('I have already the brochure, send the timetable', flow('the_timetable')).supported).toBe(true);
+  });
+
+  it('a question that only asks about a thing is read per sentence, the second one too', () => {
+    expect(supports('Hi there. Is the newsletter free?', tag('newsletter')).supported).toBe(false);
+    expect(supports('Is it free? Add me to the newsletter', tag('newsletter')).supported).toBe(true);
+  });
+
+  it('a yes/no field set to yes, or a text value, is not supported by a question about it', () => {
+    expect(supports('is the menu vegan?', field('vegan', true)).supported).toBe(false);
+    expect(supports('I am vegan', field('vegan', true)).supported).toBe(true);
+    expect(supports('is yoga on today?', field('preferred_class', 'yoga')).supported).toBe(false);
+  });
+
+  it('a relative day supports a date, and the why says it was relative', () => {
+    expect(supports('coming tomorrow', field('visit_date', '2027-03-05'))).toEqual({
+      supported: true,
+      why: 'value "2027-03-05" for field "visit_date" is in the contact\'s words (2027-03-05 (relative day))',
+    });
+  });
+
+  it('a tag listed in unpromptedTags is supported without being asked for, and the why says so', () => {
+    const unprompted = testConfig({}, { injection: { unpromptedTags: ['interested'] } });
+    expect(new RequestSupport({ text: 'hello' }, unprompted).check(tag('interested'))).toEqual({
+      supported: true,
+      why: 'tag "interested" may be added without being asked (unpromptedTags)',
+    });
+  });
+
+  it('an action without its name (flow, tag or field) is never supported, and the why shows the empty name', () => {
+    expect(supports('the brochure please', { ...flow('x'), args: { flowNs: 'x' } })).toEqual({
+      supported: false,
+      why: 'flow "": it is not a configured flow',
+    });
+    expect(supports('newsletter please', { ...tag('x'), args: {} })).toEqual({
+      supported: false,
+      why: 'tag "": it is not a configured tag',
+    });
+    expect(supports('I am 34', { ...field('age', 34), args: { value: 34 } })).toEqual({
+      supported: false,
+      why: 'field "" is not a configured field',
+    });
+  });
 });
 
 describe('RequestSupport: German closes a negated clause with "nicht"', () => {
@@ -345,11 +405,59 @@ describe('RequestSupport: German closes a negated clause with "nicht"', () => {
     'Schick mir die brochure nicht mehr, danke',
     'Die brochure bitte nicht!',
     'Schick mir die brochure nicht. Danke',
+    'Schick mir die brochure nicht, danke', // only politeness after it
+    'Die brochure bitte heute nicht', // three words after the phrase word
+    'Ich habe schon die brochure', // "habe schon": already have it
   ])('negated: %s', (text) => expect(support(text)).toBe(false));
   it.each([
     'Schick mir die brochure', // no nicht at all
     'Ich finde die brochure nicht auf der Webseite', // words after nicht that are not politeness
     'Schick mir die brochure. Ich finde sie nicht', // nicht in another sentence
     'Schick mir die brochure bitte jetzt sofort nicht vergessen', // more than three words after it
+    'Schick mir die brochure. Nicht vergessen!', // nicht right after, but in the next sentence
   ])('requested: %s', (text) => expect(support(text)).toBe(true));
+});
+
+describe('mentionedIn and mentionedWords: does data (or a claim) name what an action acts on, negated or not', () => {
+  const config = testConfig();
+  const setField = (name: string, value: unknown): StagedAction => ({
+    id: 'a1',
+    tool: 'record_choice',
+    kind: 'set_field',
+    args: { field: name, value },
+    effect: 'write',
+    idempotent: true,
+    gate: 'none',
+    summary: `set ${name}`,
+  });
+  const flow = (name: string): StagedAction => ({
+    id: 'a1',
+    tool: 'send_media',
+    kind: 'send_flow',
+    args: { flowNs: 'x', flowName: name },
+    effect: 'write',
+    idempotent: false,
+    gate: 'none',
+    summary: `send flow "${name}"`,
+  });
+
+  it('a field value is named even when negated', () => {
+    expect(mentionedIn('we have no yoga today', setField('preferred_class', 'yoga'), config)).toBe(true);
+    expect(mentionedIn('we have pilates today', setField('preferred_class', 'yoga'), config)).toBe(false);
+  });
+
+  it('a value with no significant word is named only as written, and an empty value never', () => {
+    expect(mentionedIn('the code is ???', setField('discount_code', '???'), config)).toBe(true);
+    expect(mentionedIn('no code here', setField('discount_code', '???'), config)).toBe(false);
+    expect(mentionedIn('anything at all', setField('discount_code', ''), config)).toBe(false);
+  });
+
+  it('an action on nothing configured is never named', () => {
+    expect(mentionedIn('the brochure and the nope flow', flow('nope'), config)).toBe(false);
+  });
+
+  it('a refused call\'s words are named even after a negator and a verb ("No problem, I added the vip tag")', () => {
+    expect(mentionedWords('No problem, I added the vip tag', 'vip')).toBe(true);
+    expect(mentionedWords('No problem, I added the newsletter tag', 'vip')).toBe(false);
+  });
 });
