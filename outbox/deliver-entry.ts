@@ -77,6 +77,8 @@ export interface DeliveryResult {
   failures?: DeadLetter[];
   /** ManyChat answered 401/403 on the tenant's key: the key stopped working (an alert, once an outage). */
   keyRefused?: boolean;
+  /** The actions this delivery brought to a final state (done, dead, unknown): each is reported once. Absent when none. */
+  settled?: { id: string; state: LedgerState; detail?: string }[];
 }
 
 /** The marker of the current ManyChat-key outage alert; a call the key gets through with ends the outage. */
@@ -97,6 +99,13 @@ export interface DeliverInput {
    * decision (tool, resource, protection, a stronger gate) is dead, listed with why, not performed.
    */
   config?: TenantConfig;
+  /**
+   * For an entry that executes a decided pending row (a Yes, an approval): the row it came from is
+   * read and its signature checked again, and each action must be one of the row's signed calls,
+   * decided for it. Answers, per action, why it may not be performed (null: it may); an action
+   * refused is dead, listed with why. Absent: no such check (the caller has no pinned rows).
+   */
+  signedRow?: (entry: OutboxEntry) => Promise<(action: StagedAction) => string | null>;
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -274,8 +283,15 @@ interface ActionRun {
   now: () => Date;
   record: (id: string, t: Transition) => void;
   config?: TenantConfig;
-  /** What this delivery saw, for the caller's alerts. */
-  seen: { failures: DeadLetter[]; keyRefused: boolean; keyWorked: boolean };
+  /** Why an action may not be performed by the signed row its entry executes (null: it may). */
+  unsigned: (action: StagedAction) => string | null;
+  /** What this delivery saw, for the caller's alerts and audit. */
+  seen: {
+    failures: DeadLetter[];
+    keyRefused: boolean;
+    keyWorked: boolean;
+    settled: NonNullable<DeliveryResult['settled']>;
+  };
 }
 
 /** An action performed with the tenant's ManyChat key (not a notification, not another channel's). */
@@ -306,6 +322,13 @@ async function deliverAction(run: ActionRun, action: StagedAction, row: LedgerRo
       'an earlier delivery claimed this send and recorded no result (it stopped between the claim and the answer); it may have been performed, so it is not resent';
     const letter = deadLetterFor(entry, action, 'unknown', detail, now());
     await recordFailure(run, action.id, await markUnknown(ref, action.id, now(), detail, letter), letter);
+    return null;
+  }
+  const unsigned = action.tool.startsWith('system:') ? null : run.unsigned(action);
+  if (unsigned) {
+    const why = `not performed: ${unsigned}`;
+    const letter = deadLetterFor(entry, action, 'dead', why, now());
+    await recordFailure(run, action.id, await markDead(ref, action.id, now(), why, letter), letter);
     return null;
   }
   const refusal = run.config && entry.stagedByTurnId ? actionNotAllowed(action, run.config) : null;
@@ -379,8 +402,13 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     apis: input.apis,
     now,
     ...(input.config ? { config: input.config } : {}),
-    record: (id, t) => t.row && rows.set(id, t.row),
-    seen: { failures: [], keyRefused: false, keyWorked: false },
+    unsigned: input.signedRow ? await input.signedRow(entry) : () => null,
+    record: (id, t) => {
+      if (t.row) rows.set(id, t.row);
+      if (t.applied && isTerminal(t.row.state))
+        run.seen.settled.push({ id, state: t.row.state, ...(t.row.detail ? { detail: t.row.detail } : {}) });
+    },
+    seen: { failures: [], keyRefused: false, keyWorked: false, settled: [] },
   };
   let stop: Stop | null = null;
   for (const action of entry.actions) {
@@ -427,10 +455,11 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   return { ...closed, ...seenResult(run.seen) };
 }
 
-function seenResult(seen: ActionRun['seen']): Pick<DeliveryResult, 'failures' | 'keyRefused'> {
+function seenResult(seen: ActionRun['seen']): Pick<DeliveryResult, 'failures' | 'keyRefused' | 'settled'> {
   return {
     ...(seen.failures.length ? { failures: seen.failures } : {}),
     ...(seen.keyRefused ? { keyRefused: true } : {}),
+    ...(seen.settled.length ? { settled: seen.settled } : {}),
   };
 }
 

@@ -1,4 +1,3 @@
-import { alertOfDelivery } from '../approvals/failure-alerts.js';
 import { tenantWords } from '../../core/tenant/tenant-words.js';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -10,11 +9,10 @@ import { loadConversation } from './data/contact-conversation.js';
 import { ContactPage, contactHref } from './pages/contact.js';
 import { HandoffsPage } from './pages/handoffs.js';
 import { redriveDeadLetter } from '../../outbox/dead-letters.js';
-import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { deliverTenantEntry } from '../tenants/deliver-tenant-entry.js';
 import { decideApproval } from '../approvals/decide-approval.js';
 import { appendAudit, readAudit } from '../tenants/audit-log.js';
 import { AuditPage } from './pages/audit.js';
-import { channelApisFor } from '../tenants/channel-apis.js';
 import { BASE, type DashboardContext } from './dashboard-context.js';
 import { APPROVAL_ID, approvalCards } from './data/approvals.js';
 import { loadDeliveries, loadTurn, searchTurns, type TurnQuery } from './data/turns.js';
@@ -65,21 +63,8 @@ async function redrive(c: Context<DashboardContext>, form: z.infer<typeof Redriv
     detail: `${form.entryId}/${form.actionId}${form.sendAnyway ? ' (send anyway)' : ''}`,
   });
   // Delivered now, so the page can say what became of it (a concurrent QStash delivery finds the lease taken or the work done).
-  const delivery = await deliverOutboxEntry({
-    session,
-    tenantId,
-    turnId: form.entryId,
-    apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
-    // An approved or confirmed action is checked against the setup as it is now, as every delivery is.
-    config: c.get('tenant').config,
-  });
-  await alertOfDelivery({
-    session,
-    publisher: services.publisher(),
-    config: c.get('tenant').config,
-    result: delivery,
-    publicUrl: services.env.PUBLIC_URL,
-  });
+  // An approved or confirmed action is checked against the setup as it is now, as every delivery is.
+  const delivery = await deliverTenantEntry(services, session, c.get('tenant'), form.entryId);
   const action = delivery.actions.find((a) => a.id === form.actionId);
   if (action && (action.state === 'dead' || action.state === 'unknown'))
     return `re-driven, and ${action.state} again${action.detail ? `: ${action.detail}` : ''}`;

@@ -4,12 +4,10 @@ import type { TenantContext } from '../http/app-context.js';
 import { jsonError, parseJsonBody } from '../http/errors.js';
 import { requireAdminSecret } from '../http/middleware/admin-auth.js';
 import { limitBody } from '../http/middleware/body-limit.js';
-import { channelApisFor } from '../tenants/channel-apis.js';
 import { appendAudit } from '../tenants/audit-log.js';
 import { KeyIdSchema } from '../../core/storage/keys.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
-import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
-import { alertOfDelivery } from '../approvals/failure-alerts.js';
+import { deliverTenantEntry } from '../tenants/deliver-tenant-entry.js';
 import {
   listQStashDeadLetters,
   qstashClient,
@@ -114,20 +112,7 @@ export function deadLetterRoutes() {
     });
     // Delivered here too, so the tenant sees the result now; a concurrent QStash delivery finds
     // the lease taken (busy) or the work done.
-    const delivery = await deliverOutboxEntry({
-      session,
-      tenantId,
-      turnId: entryId,
-      apis: channelApisFor(services, c.get('tenant').secrets, c.get('tenant').config),
-      config: c.get('tenant').config,
-    });
-    await alertOfDelivery({
-      session,
-      publisher: services.publisher(),
-      config: c.get('tenant').config,
-      result: delivery,
-      publicUrl: services.env.PUBLIC_URL,
-    });
+    const delivery = await deliverTenantEntry(services, session, c.get('tenant'), entryId);
     const summary = { outcome: delivery.outcome, entryState: delivery.entryState ?? null, actions: delivery.actions };
     // The answer says what became of the re-driven action: done (200), still on its way (202:
     // QStash retries it), or dead / unknown again (502, with ManyChat's words) — never "ok" for

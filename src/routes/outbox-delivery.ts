@@ -3,12 +3,11 @@ import type { SignedContext } from '../http/app-context.js';
 import { jsonError, parseJsonBody } from '../http/errors.js';
 import { limitBody } from '../http/middleware/body-limit.js';
 import { requireQStashSignature } from '../http/middleware/qstash-signature.js';
-import { channelApisFor } from '../tenants/channel-apis.js';
 import { loadTenant } from '../tenants/tenant-store.js';
-import { deliverOutboxEntry, type DeliveryResult } from '../../outbox/deliver-entry.js';
+import type { DeliveryResult } from '../../outbox/deliver-entry.js';
+import { deliverTenantEntry } from '../tenants/deliver-tenant-entry.js';
 import { DeliveryMessageSchema } from '../../core/outbox-entry.js';
 import { DELIVERY_PATH } from '../../outbox/publisher.js';
-import { alertOfDelivery } from '../approvals/failure-alerts.js';
 
 export const DELIVERY_BODY_LIMIT = 64 * 1024;
 
@@ -60,21 +59,7 @@ export function deliveryRoutes() {
     // A broken config may be fixed by the tenant: retryable, unlike an unknown tenant.
     if ('broken' in tenant)
       return jsonError(c, 503, `tenant "${tenantId}" has an invalid stored configuration`, tenant.broken);
-    const result = await deliverOutboxEntry({
-      session,
-      tenantId,
-      turnId,
-      apis: channelApisFor(c.get('services'), tenant.secrets, tenant.config),
-      config: tenant.config,
-    });
-    const services = c.get('services');
-    await alertOfDelivery({
-      session,
-      publisher: services.publisher(),
-      config: tenant.config,
-      result,
-      publicUrl: services.env.PUBLIC_URL,
-    });
+    const result = await deliverTenantEntry(c.get('services'), session, tenant, turnId);
     // Ids and outcome only: action details can quote contact data.
     console.log(
       `outbox ${tenantId}/${turnId}: ${result.outcome} (${result.actions.map((a) => `${a.id}=${a.state}`).join(', ')})`,
