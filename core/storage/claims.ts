@@ -3,8 +3,7 @@ import { FinishTurnJobSchema, type FinishTurnJob } from '../finish-turn-job.js';
 import type { HistoryEntry } from '../history-entry.js';
 import type { ConditionalWrites } from './conditional-writes.js';
 import { contactStateKeys, parseHistory } from './contact-state.js';
-import { DUE_INDEX_KEY } from './due-index.js';
-import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
+import { DUE_INDEX_KEY, deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
 import { parseJson, type RedisSession } from './redis-session.js';
 import { turnRecordKeys } from './turn-records.js';
 
@@ -15,8 +14,8 @@ import { turnRecordKeys } from './turn-records.js';
  * Opening a claim, giving it back, releasing an unfinished turn's holdings and the sweeper's
  * reads and writes of the open claims all run here. The multi-structure atomic scripts (the
  * commit, a contact's deletion) take the keys from `queueClaimClosed` and `claimKeys`; the
- * due-work index's reschedule script (core/storage/due-index.ts, which this module imports) reads
- * the first open claim with the index itself.
+ * due-work index's reschedule script (core/storage/due-index.ts) reads the first open claim with
+ * the index itself, its key taken from `claimKeys`.
  */
 
 /** The open-claim keys a multi-structure script needs for a tenant: the open-claim set and a turn's kept job. */

@@ -18,8 +18,8 @@ const COMMIT = 'outbox/commit.ts';
 const DELETION = 'src/tenants/contact-deletion.ts';
 
 /**
- * The claim store: one owner. The commit and a contact's deletion take its keys through it
- * (`queueClaimClosed`, `claimKeys`), so they name none of them.
+ * The claim store: one owner. The commit, a contact's deletion and the due-work index's reschedule
+ * script take its keys through it (`queueClaimClosed`, `claimKeys`), so they name none of them.
  */
 const CLAIM_OWNERS = ['core/storage/claims.ts'];
 const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
@@ -47,8 +47,8 @@ const OUTBOX_OWNERS = [
  */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
-  // The due-work index's reschedule script reads the first of each queue, atomically with the index.
-  openClaims: [...CLAIM_OWNERS, 'core/storage/due-index.ts'],
+  // The due-work index's reschedule script reads the first open claim through `claimKeys`.
+  openClaims: CLAIM_OWNERS,
   claimJob: CLAIM_OWNERS,
   turn: TURN_OWNERS,
   turnLog: TURN_OWNERS,
@@ -129,6 +129,7 @@ describe('storage keys have owners', () => {
     expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
     expect(seen.get('turnLog')).toContain('core/storage/turn-records.ts');
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
+    expect([...(seen.get('openClaims') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
   });
 });
