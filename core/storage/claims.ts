@@ -139,7 +139,7 @@ export async function isClaimStranded(session: RedisSession, tenantId: string, t
   const openClaims = tenantKeys(tenantId).openClaims;
   const [open, committed] = await session.pipeline((p) => {
     p.zscore(openClaims, turnId);
-    p.exists(turnRecordKeys(tenantId, turnId).record);
+    p.exists(turnRecordKeys(tenantId).record(turnId));
   });
   return open !== null && open !== undefined && Number(committed) === 0;
 }
@@ -162,7 +162,7 @@ export async function releaseUnfinishedClaim(
     r.eval(
       RELEASE_UNFINISHED_SCRIPT,
       [
-        turnRecordKeys(tenantId, turnId).record,
+        turnRecordKeys(tenantId).record(turnId),
         keys.claim(digest),
         keys.openClaims,
         keys.claimJob(turnId),
@@ -222,7 +222,7 @@ export async function readOpenClaim(
   turnId: string,
 ): Promise<{ committed: boolean; job: FinishTurnJob | null }> {
   const [record, rawJob] = await session.pipeline((p) => {
-    p.exists(turnRecordKeys(tenantId, turnId).record);
+    p.exists(turnRecordKeys(tenantId).record(turnId));
     p.get(tenantKeys(tenantId).claimJob(turnId));
   });
   const job = FinishTurnJobSchema.safeParse(parseJson(rawJob));
