@@ -1,9 +1,8 @@
 import { signTerms, type PinnedTerms } from '../core/pinned-terms.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import { DUE_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import type { DeliveryView } from './observed.js';
 import { readRow } from './product-state.js';
-import { DUE_INDEX_KEY } from '../core/storage/due-index.js';
 
 /**
  * Expiry without waiting an hour. The eval plays the clock: it moves a row's time into the past —

@@ -1,5 +1,5 @@
 import type { TurnRecord } from '../core/turn-record.js';
-import { parseTurnRecord } from '../core/storage/turn-records.js';
+import { parseTurnRecord, queueTurnRecord, turnRecordKeys } from '../core/storage/turn-records.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
 import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
 import type { HistoryEntry } from '../core/history-entry.js';
@@ -13,8 +13,6 @@ import { queueHandoff, queueHistory } from '../core/storage/contact-state.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
-
-const TURN_LOG_LIMIT = 1000;
 
 export interface CommitInput {
   record: TurnRecord;
@@ -42,14 +40,11 @@ export interface CommitInput {
 export async function writeTurnCommit(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
   const keys = tenantKeys(record.tenantId);
-  const w = new ConditionalWrites(keys.turn(record.turnId));
+  // The record key is the script's guard: a turn is committed once.
+  const w = new ConditionalWrites(turnRecordKeys(record.tenantId).record(record.turnId));
   const ttl = (seconds: number) => retainedTtl(seconds, input.retentionDays);
-  w.call('SET', keys.turn(record.turnId), JSON.stringify(record), 'EX', ttl(TTL.turnSeconds));
-  // The contact's turns, so a deletion request reaches every one of them.
-  w.call('ZADD', keys.contactTurns(record.contactId), Date.parse(record.startedAt), record.turnId);
-  w.call('EXPIRE', keys.contactTurns(record.contactId), ttl(TTL.turnSeconds));
-  w.call('ZADD', keys.turnLog, Date.parse(record.startedAt), record.turnId);
-  w.call('ZREMRANGEBYRANK', keys.turnLog, 0, -TURN_LOG_LIMIT - 1);
+  // The record, the contact's turn index and the tenant's log (core/storage/turn-records.ts).
+  queueTurnRecord(w, record, ttl(TTL.turnSeconds));
   queueHistory(w, record.tenantId, record.contactId, input.history, input.historyLimit, ttl(TTL.historySeconds));
   // The turn is no longer open: the sweeper has nothing to finish.
   queueClaimClosed(w, record.tenantId, record.turnId);
@@ -86,7 +81,7 @@ export async function readCommittedTurn(
 ): Promise<{ record: TurnRecord | null; pending: boolean }> {
   const keys = tenantKeys(tenantId);
   const [raw, score] = await session.pipeline((p) => {
-    p.get(keys.turn(turnId));
+    p.get(turnRecordKeys(tenantId).record(turnId));
     p.zscore(keys.outboxPending, turnId);
   });
   const record = parseTurnRecord(raw);

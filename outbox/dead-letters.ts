@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { actionKind } from '../core/actions/index.js';
 import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import { DUE_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import { ledgerKey, parseLedgerRow, resetForRedrive } from './ledger.js';
 import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
-import { DUE_INDEX_KEY, outboxDueAt } from '../core/storage/due-index.js';
+import { outboxDueAt } from '../core/storage/due-index.js';
 
 /**
  * The tenant's dead-letter list (`deadLetters`, newest first): actions delivery gave up on.

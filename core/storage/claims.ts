@@ -3,8 +3,7 @@ import { FinishTurnJobSchema, type FinishTurnJob } from '../finish-turn-job.js';
 import type { HistoryEntry } from '../history-entry.js';
 import type { ConditionalWrites } from './conditional-writes.js';
 import { contactStateKeys, parseHistory } from './contact-state.js';
-import { DUE_INDEX_KEY } from './due-index.js';
-import { deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
+import { DUE_INDEX_KEY, deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
 import { parseJson, type RedisSession } from './redis-session.js';
 import { turnRecordKeys } from './turn-records.js';
 
@@ -15,8 +14,8 @@ import { turnRecordKeys } from './turn-records.js';
  * Opening a claim, giving it back, releasing an unfinished turn's holdings and the sweeper's
  * reads and writes of the open claims all run here. The multi-structure atomic scripts (the
  * commit, a contact's deletion) take the keys from `queueClaimClosed` and `claimKeys`; the
- * due-work index's reschedule script (core/storage/due-index.ts, which this module imports) reads
- * the first open claim with the index itself.
+ * due-work index's reschedule script (core/storage/due-index.ts) reads the first open claim with
+ * the index itself, its key taken from `claimKeys`.
  */
 
 /** The open-claim keys a multi-structure script needs for a tenant: the open-claim set and a turn's kept job. */
@@ -140,7 +139,7 @@ export async function isClaimStranded(session: RedisSession, tenantId: string, t
   const openClaims = tenantKeys(tenantId).openClaims;
   const [open, committed] = await session.pipeline((p) => {
     p.zscore(openClaims, turnId);
-    p.exists(turnRecordKeys(tenantId, turnId).record);
+    p.exists(turnRecordKeys(tenantId).record(turnId));
   });
   return open !== null && open !== undefined && Number(committed) === 0;
 }
@@ -163,7 +162,7 @@ export async function releaseUnfinishedClaim(
     r.eval(
       RELEASE_UNFINISHED_SCRIPT,
       [
-        turnRecordKeys(tenantId, turnId).record,
+        turnRecordKeys(tenantId).record(turnId),
         keys.claim(digest),
         keys.openClaims,
         keys.claimJob(turnId),
@@ -223,7 +222,7 @@ export async function readOpenClaim(
   turnId: string,
 ): Promise<{ committed: boolean; job: FinishTurnJob | null }> {
   const [record, rawJob] = await session.pipeline((p) => {
-    p.exists(turnRecordKeys(tenantId, turnId).record);
+    p.exists(turnRecordKeys(tenantId).record(turnId));
     p.get(tenantKeys(tenantId).claimJob(turnId));
   });
   const job = FinishTurnJobSchema.safeParse(parseJson(rawJob));

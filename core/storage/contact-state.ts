@@ -70,7 +70,7 @@ export async function loadRerunInputs(
   contactId: string,
 ): Promise<{ done: boolean; history: HistoryEntry[]; inHandoffUntil: string | null }> {
   const [record, history, handoff] = await session.pipeline((p) => {
-    p.get(turnRecordKeys(tenantId, turnId).record);
+    p.get(turnRecordKeys(tenantId).record(turnId));
     const keys = contactStateKeys(tenantId, contactId);
     p.lrange(keys.history, 0, -1);
     p.get(keys.handoff);

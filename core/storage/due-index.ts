@@ -1,5 +1,6 @@
+import { claimKeys } from './claims.js';
 import type { ConditionalWrites } from './conditional-writes.js';
-import { TENANT_INDEX_KEY, tenantKeys } from './keys.js';
+import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, TENANT_INDEX_KEY, tenantKeys } from './keys.js';
 import type { RedisSession } from './redis-session.js';
 
 /**
@@ -14,10 +15,10 @@ import type { RedisSession } from './redis-session.js';
  * (`ZADD … LT`), in the same atomic script or MULTI. After the cron has worked a due tenant,
  * `rescheduleDue` recomputes its score from the queues themselves, in one script, so a write that
  * lands meanwhile is either seen by it or lowers the score after it: work is never left unindexed.
+ * The index's keys (`DUE_INDEX_KEY`, `DUE_INDEX_SEEDED_KEY`) live in core/storage/keys.ts, so the
+ * stores whose scripts lower a score (the claim store, ...) need not import this module, and this
+ * module can take their queues' keys from them (the open claims: `claimKeys`).
  */
-export const DUE_INDEX_KEY = 'due-work';
-/** Set once the index holds every tenant's work (the first cron after this index existed seeds it). */
-export const DUE_INDEX_SEEDED_KEY = 'due-work:seeded';
 
 /**
  * An outbox entry older than this and not yet done is published again by the sweeper. Above
@@ -81,7 +82,7 @@ export async function rescheduleDue(session: RedisSession, tenantIds: readonly s
       const keys = tenantKeys(tenantId);
       p.eval(
         RESCHEDULE_SCRIPT,
-        [keys.outboxPending, keys.openClaims, keys.approvalQueue, DUE_INDEX_KEY],
+        [keys.outboxPending, claimKeys(tenantId).openClaims, keys.approvalQueue, DUE_INDEX_KEY],
         [tenantId, String(OUTBOX_SWEEP_AFTER_MS)],
       );
     }

@@ -164,6 +164,16 @@ const recentDigests = new Map<string, Promise<string>>();
 export const TENANT_INDEX_KEY = 'tenants';
 
 /**
+ * A global key: the index of due work (core/storage/due-index.ts), member = tenant id, score = the
+ * earliest time any of its queues holds due work. Here, not in due-index.ts, because the stores
+ * whose atomic scripts lower a tenant's score name it, and due-index.ts takes their queues' keys
+ * from those stores (an import back would be a cycle).
+ */
+export const DUE_INDEX_KEY = 'due-work';
+/** Set once the due-work index holds every tenant's work (the first cron after the index existed seeds it). */
+export const DUE_INDEX_SEEDED_KEY = 'due-work:seeded';
+
+/**
  * The other global key: the operator's audit log (tenants created, secrets rotated, suspensions,
  * deletions, re-encryptions). Outside every tenant's prefix, so a tenant's deletion — which takes
  * its own audit log with it — stays on record. Holds tenant ids and summaries, never a secret.

@@ -1,19 +1,43 @@
 import type { TurnRecord } from '../turn-record.js';
+import type { ConditionalWrites } from './conditional-writes.js';
 import { tenantKeys } from './keys.js';
 import { parseJson, type RedisSession } from './redis-session.js';
 
 /**
  * The turn-record store: the owner of a turn's stored record (`turn(id)`), the tenant's turn log
  * (`turnLog`, scored by start) and each contact's turn index (`contactTurns`), and of the parsing
- * of their replies. The commit writes them in its one atomic script (outbox/commit.ts, with the
- * keys from `turnRecordKeys`); everyone else reads through here, always under the tenant's prefix,
- * and a record naming another tenant is dropped.
+ * of their replies. The commit queues them into its one atomic script (outbox/commit.ts, through
+ * `queueTurnRecord`, its guard the record key from `turnRecordKeys`); a contact's deletion and the
+ * other stores' scripts take the keys from `turnRecordKeys`; everyone else reads through here,
+ * always under the tenant's prefix, and a record naming another tenant is dropped.
  */
 
-/** The keys a multi-structure script (the commit, a deletion) needs for one turn. */
-export function turnRecordKeys(tenantId: string, turnId: string): { record: string; log: string } {
+/** How many turns the tenant's log keeps (the newest). */
+const TURN_LOG_LIMIT = 1000;
+
+/** The keys a multi-structure script (the commit, a deletion, the claim) needs for a tenant's turns. */
+export function turnRecordKeys(tenantId: string): {
+  record: (turnId: string) => string;
+  log: string;
+  contactTurns: (contactId: string) => string;
+} {
   const keys = tenantKeys(tenantId);
-  return { record: keys.turn(turnId), log: keys.turnLog };
+  return { record: keys.turn, log: keys.turnLog, contactTurns: keys.contactTurns };
+}
+
+/**
+ * Queues the turn's record into the commit's atomic script: the record itself, the contact's turn
+ * index (so a deletion request reaches every one of them) and the tenant's log, trimmed to its
+ * newest `TURN_LOG_LIMIT`. `ttlSeconds` is the record's TTL under the tenant's retention.
+ */
+export function queueTurnRecord(w: ConditionalWrites, record: TurnRecord, ttlSeconds: number): void {
+  const keys = turnRecordKeys(record.tenantId);
+  const startedAt = Date.parse(record.startedAt);
+  w.call('SET', keys.record(record.turnId), JSON.stringify(record), 'EX', ttlSeconds);
+  w.call('ZADD', keys.contactTurns(record.contactId), startedAt, record.turnId);
+  w.call('EXPIRE', keys.contactTurns(record.contactId), ttlSeconds);
+  w.call('ZADD', keys.log, startedAt, record.turnId);
+  w.call('ZREMRANGEBYRANK', keys.log, 0, -TURN_LOG_LIMIT - 1);
 }
 
 export function parseTurnRecord(raw: unknown): TurnRecord | null {

@@ -1,5 +1,5 @@
 import { FINISH_TURN_PATH } from '../../core/finish-turn-job.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { safetyIdentifierFor } from '../../dev/model-sandbox.js';
 import type { FaultEnvironment } from './environment.js';
 import { ACTION_SETUPS } from './manychat-rows.js';
@@ -16,7 +16,7 @@ import {
   type SentMessage,
 } from './world.js';
 import { restartRedis } from './redis-restart.js';
-import { DUE_INDEX_KEY, outboxDueAt } from '../../core/storage/due-index.js';
+import { outboxDueAt } from '../../core/storage/due-index.js';
 
 /**
  * Outages of the parts around the Worker, and the Worker itself dying. Each runs alone (it stops

@@ -1,9 +1,9 @@
 import type { OutboxEntry } from '../../core/outbox-entry.js';
-import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
-import { DUE_INDEX_KEY, outboxDueAt } from '../../core/storage/due-index.js';
+import { outboxDueAt } from '../../core/storage/due-index.js';
 
 /**
  * `superseded`: another row for the same call owned it, or its call's gate changed; this one

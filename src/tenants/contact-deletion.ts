@@ -1,6 +1,7 @@
 import { tenantKeys } from '../../core/storage/keys.js';
 import { claimKeys } from '../../core/storage/claims.js';
 import { contactStateKeys } from '../../core/storage/contact-state.js';
+import { turnRecordKeys } from '../../core/storage/turn-records.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { leaseKey } from '../../outbox/ledger.js';
 import { scanPrefix } from './provisioning.js';
@@ -41,17 +42,18 @@ export async function deleteContactData(
   const k = tenantKeys(tenantId);
   const claims = claimKeys(tenantId);
   const contact = contactStateKeys(tenantId, contactId);
+  const turns = turnRecordKeys(tenantId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
-    p.zrange(k.contactTurns(contactId), 0, -1);
+    p.zrange(turns.contactTurns(contactId), 0, -1);
     p.smembers(k.contactRows(contactId));
   })) as [string[], string[]];
   const keys = [
     contact.history,
     contact.handoff,
     k.contactPage(contactId),
-    k.contactTurns(contactId),
+    turns.contactTurns(contactId),
     k.contactRows(contactId),
-    ...turnIds.flatMap((t) => [k.turn(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), claims.job(t)]),
+    ...turnIds.flatMap((t) => [turns.record(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), claims.job(t)]),
     ...rowIds.flatMap((r) => [
       k.pinnedTerms(r),
       k.pinnedStatus(r),
@@ -67,7 +69,7 @@ export async function deleteContactData(
   const results = await session.pipeline((p) => {
     for (let i = 0; i < keys.length; i += 500) p.del(...keys.slice(i, i + 500));
     if (turnIds.length) {
-      p.zrem(k.turnLog, ...turnIds);
+      p.zrem(turns.log, ...turnIds);
       p.zrem(claims.openClaims, ...turnIds);
     }
     if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);

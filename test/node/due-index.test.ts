@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
-import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, OUTBOX_SWEEP_AFTER_MS } from '../../core/storage/due-index.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { OUTBOX_SWEEP_AFTER_MS } from '../../core/storage/due-index.js';
+import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { commitNoticeEntry } from '../../outbox/commit-notice.js';
 import { claimWith } from '../../core/storage/claims.js';
 import { decidePinned } from '../../src/approvals/pinned-store.js';

@@ -8,9 +8,8 @@ import { ROOT, DEV_SESSION_SECRET, type StackFacts } from '../../dev/stack.js';
 import { ensureRedis, freePort, type RedisHandle } from '../../dev/redis-server.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { RedisSession, parseJson } from '../../core/storage/redis-session.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
 import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
-import { DUE_INDEX_KEY } from '../../core/storage/due-index.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -18,11 +18,16 @@ const COMMIT = 'outbox/commit.ts';
 const DELETION = 'src/tenants/contact-deletion.ts';
 
 /**
- * The claim store: one owner. The commit and a contact's deletion take its keys through it
- * (`queueClaimClosed`, `claimKeys`), so they name none of them.
+ * The claim store: one owner. The commit, a contact's deletion and the due-work index's reschedule
+ * script take its keys through it (`queueClaimClosed`, `claimKeys`), so they name none of them.
  */
 const CLAIM_OWNERS = ['core/storage/claims.ts'];
-const TURN_OWNERS = ['core/storage/turn-records.ts', COMMIT, DELETION];
+/**
+ * The turn-record store: one owner. The commit queues the record through it (`queueTurnRecord`,
+ * its guard from `turnRecordKeys`); a contact's deletion and the claim and contact-state stores take
+ * the keys from `turnRecordKeys`.
+ */
+const TURN_OWNERS = ['core/storage/turn-records.ts'];
 const PINNED_OWNERS = [
   'core/storage/pinned-rows.ts',
   'src/approvals/pinned-store.ts',
@@ -40,15 +45,11 @@ const OUTBOX_OWNERS = [
   DELETION,
 ];
 
-/**
- * Accessor of `tenantKeys(...)` → the files that may name it. The turn record is read only through
- * core/storage/turn-records.ts (the claim and contact-state stores take its key from
- * `turnRecordKeys`) except by the multi-structure scripts.
- */
+/** Accessor of `tenantKeys(...)` → the files that may name it. */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
-  // The due-work index's reschedule script reads the first of each queue, atomically with the index.
-  openClaims: [...CLAIM_OWNERS, 'core/storage/due-index.ts'],
+  // The due-work index's reschedule script reads the first open claim through `claimKeys`.
+  openClaims: CLAIM_OWNERS,
   claimJob: CLAIM_OWNERS,
   turn: TURN_OWNERS,
   turnLog: TURN_OWNERS,
@@ -127,8 +128,10 @@ describe('storage keys have owners', () => {
     expect(strays).toEqual([]);
     // The scan found the owners themselves: it is not vacuous.
     expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
-    expect(seen.get('turnLog')).toContain('core/storage/turn-records.ts');
+    for (const accessor of ['turn', 'turnLog', 'contactTurns'])
+      expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
+    expect([...(seen.get('openClaims') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
   });
 });
