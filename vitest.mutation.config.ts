@@ -15,6 +15,8 @@ export const SAFETY_CORE_TESTS = [
   'core/tenant/tool-order.test.ts',
   'core/tenant/resource-gates.test.ts',
   'core/pinned-terms.test.ts',
+  // The per-purpose signing keys (issue 28) behind pinned terms, buttons and cookies.
+  'core/security/**/*.test.ts',
   'core/actions/**/*.test.ts',
   'tools/**/*.test.ts',
   'guardrails/**/*.test.ts',

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hmacHex, signFor, signingKey, verificationKeys, verifyFor, type KeyPurpose } from './signing-keys.js';
 
 const OLD = 'the-secret-before-the-rotation';
@@ -66,5 +66,23 @@ describe('per-purpose signing keys', () => {
   it('a forged signature of the right length fails under every key', async () => {
     expect(await verifyFor({ current: NEW, previous: OLD }, 'callback', 'x', '0'.repeat(64))).toBe(false);
     expect(await verifyFor({ current: NEW, previous: OLD }, 'callback', 'x', '')).toBe(false);
+  });
+});
+
+describe('the per-isolate cache of derived keys', () => {
+  it('derives a secret and purpose once, and holds at most 32 derivations (then starts over)', async () => {
+    vi.resetModules();
+    // A fresh module: its cache is empty whatever the tests above derived.
+    const fresh = await import('./signing-keys.js');
+    const first = fresh.signingKey('s0', 'callback');
+    for (let i = 1; i < 32; i++) void fresh.signingKey(`s${i}`, 'callback');
+    // 32 held: asked again, the first is the same derivation, not a new one.
+    expect(fresh.signingKey('s0', 'callback')).toBe(first);
+    // The 33rd empties the cache first, so the first is derived again (the same key, a new derivation).
+    void fresh.signingKey('s32', 'callback');
+    const again = fresh.signingKey('s0', 'callback');
+    expect(again).not.toBe(first);
+    expect(hex(await again)).toBe(hex(await first));
+    expect(hex(await first)).toBe(await hkdfByHand('s0', 'callback'));
   });
 });
