@@ -3,11 +3,11 @@ import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
-import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry } from '../../outbox/deliver-entry.js';
+import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry, MANYCHAT_KEY_ALERT_ITEM } from '../../outbox/deliver-entry.js';
 import { leaseKey, readLedger } from '../../outbox/ledger.js';
 import { enterReplyOrder, REPLY_ORDER_RETRY_SECONDS } from '../../outbox/reply-order.js';
-import type { ManyChatApi } from '../../core/actions/channel-api.js';
-import { OutboxEntrySchema } from '../../core/outbox-entry.js';
+import type { ApiResult, ManyChatApi } from '../../core/actions/channel-api.js';
+import { OutboxEntrySchema, type OutboxEntry } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import {
   action,
@@ -763,5 +763,240 @@ describe('delivery of a decided pending row re-checks each action against the cu
     expect(result.actions[0]?.detail).toContain('tag "interested" is protected');
     expect(callsFor(sandbox, sub)).toHaveLength(0);
     expect((await listDeadLetters(session, tenantId)).some((d) => d.entryId === rowId)).toBe(true);
+  });
+});
+
+/**
+ * What a delivery reports to its caller (the dead letters it listed, the actions it settled, a
+ * refused ManyChat key) and what it checks before a call (the signed row, the configuration), with
+ * scripted API answers: the caller's alerts and audit are built from these.
+ */
+describe('deliverOutboxEntry: what it reports and what it checks before a call', () => {
+  type Answer = (method: string, args: unknown[]) => ApiResult | Promise<ApiResult>;
+  const ok: Answer = () => ({ ok: true });
+  function scripted(answer: Answer = ok) {
+    const calls: { method: string; args: unknown[] }[] = [];
+    const call =
+      (method: string) =>
+      async (...args: unknown[]): Promise<ApiResult> => {
+        calls.push({ method, args });
+        return answer(method, args);
+      };
+    const manychat: ManyChatApi = {
+      sendFlow: call('sendFlow'),
+      sendContent: call('sendContent'),
+      addTagByName: call('addTagByName'),
+      removeTagByName: call('removeTagByName'),
+      setCustomFieldByName: call('setCustomFieldByName'),
+    };
+    const messenger = {
+      sendMessage: call('sendMessage'),
+      senderAction: call('senderAction'),
+      passThreadControl: call('passThreadControl'),
+      takeThreadControl: call('takeThreadControl'),
+    };
+    const webhook = { post: call('post'), postToSealedUrl: call('postToSealedUrl') };
+    return { apis: { manychat, messenger, webhook }, calls };
+  }
+  const refused = (status: number): ApiResult => ({ ok: false, kind: 'permanent', status, message: `HTTP ${status}` });
+  const tagRefused =
+    (tag: string, status: number): Answer =>
+    (method, args) =>
+      method === 'addTagByName' && args[1] === tag ? refused(status) : { ok: true };
+
+  async function run(
+    entry: OutboxEntry,
+    answer?: Answer,
+    extra: Partial<Parameters<typeof deliverOutboxEntry>[0]> = {},
+  ) {
+    await writeEntry(session, entry);
+    const api = scripted(answer);
+    const result = await deliverOutboxEntry({ session, tenantId, turnId: entry.turnId, apis: api.apis, ...extra });
+    return { result, calls: api.calls };
+  }
+  const tags = (turnId: string, ...names: string[]) =>
+    names.map((tag, i) => action(turnId, i + 1, { kind: 'add_tag', args: { tag } }));
+  const markerKey = () => tenantKeys(tenantId).alertSent(MANYCHAT_KEY_ALERT_ITEM);
+  const setMarker = () => session.one((r) => r.set(markerKey(), '1'));
+  const marker = () => session.one((r) => r.get(markerKey()));
+
+  it('lists the actions it settled (state, and detail when there is one) and the dead letters it wrote; nothing on a repeat', async () => {
+    const turnId = uniqueId('turn_');
+    const { result } = await run(entryFor(tenantId, turnId, '101', tags(turnId, 'a', 'b')), tagRefused('b', 400));
+    expect(result.settled).toEqual([
+      { id: `${turnId}.a1`, state: 'done' },
+      { id: `${turnId}.a2`, state: 'dead', detail: 'HTTP 400: HTTP 400' },
+    ]);
+    expect(result.failures?.map((f) => [f.actionId, f.state, f.detail])).toEqual([
+      [`${turnId}.a2`, 'dead', 'HTTP 400: HTTP 400'],
+    ]);
+    expect(result.keyRefused).toBeUndefined();
+    const again = await deliverOutboxEntry({ session, tenantId, turnId, apis: scripted().apis });
+    expect(again).not.toHaveProperty('settled');
+    expect(again).not.toHaveProperty('failures');
+  });
+
+  it('a retry settles nothing, lists nothing and says nothing about the key', async () => {
+    const turnId = uniqueId('turn_');
+    await setMarker();
+    const { result } = await run(entryFor(tenantId, turnId, '102', tags(turnId, 'a')), () => ({
+      ok: false,
+      kind: 'retryable',
+      status: 429,
+      message: 'slow down',
+    }));
+    expect(result.outcome).toBe('retry');
+    expect(result).not.toHaveProperty('settled');
+    expect(result).not.toHaveProperty('failures');
+    expect(result).not.toHaveProperty('keyRefused');
+    expect(await marker()).toBe('1');
+  });
+
+  it('ManyChat answering 401 or 403 is a refused key; another refusal, a webhook or Messenger 401 is not', async () => {
+    for (const status of [401, 403]) {
+      const turnId = uniqueId('turn_');
+      const { result } = await run(entryFor(tenantId, turnId, '103', tags(turnId, 'a')), tagRefused('a', status));
+      expect(result.keyRefused).toBe(true);
+      expect(result.failures).toHaveLength(1);
+    }
+    const other = uniqueId('turn_');
+    expect(
+      (await run(entryFor(tenantId, other, '103', tags(other, 'a')), tagRefused('a', 404))).result,
+    ).not.toHaveProperty('keyRefused');
+    const hook = uniqueId('turn_');
+    const notify = action(hook, 1, {
+      kind: 'notify_webhook',
+      tool: 'system:notify',
+      args: { url: 'https://hooks.example/x', body: '{}', webhookId: 'w1', event: 'approval.created' },
+    });
+    const hooked = await run(entryFor(tenantId, hook, '103', [notify]), () => refused(401));
+    expect(hooked.result.actions.map((a) => a.state)).toEqual(['dead']);
+    expect(hooked.result).not.toHaveProperty('keyRefused');
+    const page = uniqueId('turn_');
+    const send = action(page, 1, { kind: 'send_content', args: { text: 'hi' } });
+    const messenger = await run({ ...entryFor(tenantId, page, '103', [send]), channel: 'messenger' }, () =>
+      refused(401),
+    );
+    expect(messenger.calls.map((c) => c.method)).toEqual(['sendMessage']);
+    expect(messenger.result).not.toHaveProperty('keyRefused');
+  });
+
+  it("a ManyChat call the key gets through with ends the key's outage alert; a refusal, a note, a webhook or Messenger does not", async () => {
+    const cleared = uniqueId('turn_');
+    await setMarker();
+    await run(entryFor(tenantId, cleared, '104', tags(cleared, 'a')));
+    expect(await marker()).toBeNull();
+
+    const mixed = uniqueId('turn_');
+    await setMarker();
+    await run(entryFor(tenantId, mixed, '104', tags(mixed, 'a', 'b')), tagRefused('b', 401));
+    expect(await marker()).toBe('1');
+
+    const noted = uniqueId('turn_');
+    await run(entryFor(tenantId, noted, '104', [action(noted, 1, { kind: 'live_chat', args: {} })]));
+    expect(await marker()).toBe('1');
+
+    const hook = uniqueId('turn_');
+    const notify = action(hook, 1, {
+      kind: 'notify_webhook',
+      tool: 'system:notify',
+      args: { url: 'https://hooks.example/x', body: '{}', webhookId: 'w2', event: 'approval.created' },
+    });
+    const hooked = await run(entryFor(tenantId, hook, '104', [notify]));
+    expect(hooked.calls.map((c) => c.method)).toEqual(['post']);
+    expect(await marker()).toBe('1');
+
+    const page = uniqueId('turn_');
+    const send = action(page, 1, { kind: 'send_content', args: { text: 'hi' } });
+    const messenger = await run({ ...entryFor(tenantId, page, '104', [send]), channel: 'messenger' });
+    expect(messenger.result.actions.map((a) => a.state)).toEqual(['done']);
+    expect(await marker()).toBe('1');
+  });
+
+  it("a send goes to the entry's channel and messaging window", async () => {
+    const turnId = uniqueId('turn_');
+    const send = action(turnId, 1, { kind: 'send_content', args: { text: 'hi' } });
+    const at = '2026-01-01T10:00:00.000Z';
+    const { calls } = await run({
+      ...entryFor(tenantId, turnId, '105', [send]),
+      surface: 'instagram',
+      lastInboundAt: at,
+    });
+    expect(calls).toEqual([
+      { method: 'sendContent', args: ['105', { text: 'hi' }, undefined, { channel: 'instagram', lastInboundAt: at }] },
+    ]);
+  });
+
+  it('an entry near the end of its retention whose delivery loses its lease is left to the new holder, not given up', async () => {
+    const turnId = uniqueId('turn_');
+    const createdAt = new Date(Date.now() - (2 * 24 - 0.5) * 3600_000);
+    const entry = { ...entryFor(tenantId, turnId, '108', tags(turnId, 'a', 'b'), createdAt), retentionDays: 2 };
+    const { result } = await run(entry, async () => {
+      await session.one((r) => r.set(leaseKey(tenantId, turnId), 'the-new-holder', { px: 10_000 }));
+      return { ok: true };
+    });
+    expect(result.outcome).toBe('busy');
+    expect(result.actions.map((a) => a.state)).toEqual(['done', 'pending']);
+    expect(result).not.toHaveProperty('failures');
+    expect((await listDeadLetters(session, tenantId)).filter((l) => l.entryId === turnId)).toEqual([]);
+  });
+
+  it("an action its signed row refuses is dead with the row's why and never called; system actions are not asked", async () => {
+    const turnId = `ap_${uniqueId('x')}`;
+    const gated = { ...action(turnId, 1, { kind: 'add_tag', args: { tag: 'vip' } }), gate: 'approval' as const };
+    const notice = { ...action(turnId, 2, { kind: 'send_content', args: { text: 'done' } }), tool: 'system:notice' };
+    const asked: string[] = [];
+    const { result, calls } = await run(entryFor(tenantId, turnId, '106', [gated, notice]), ok, {
+      signedRow: async (entry) => {
+        expect(entry.turnId).toBe(turnId);
+        return (a) => {
+          asked.push(a.id);
+          return `its approval ${turnId} is pending, not approved`;
+        };
+      },
+    });
+    expect(asked).toEqual([gated.id]);
+    expect(result.actions.map((a) => [a.state, a.detail])).toEqual([
+      ['dead', `not performed: its approval ${turnId} is pending, not approved`],
+      ['done', undefined],
+    ]);
+    expect(calls.map((c) => c.method)).toEqual(['sendContent']);
+    expect(result.failures?.map((f) => f.actionId)).toEqual([gated.id]);
+  });
+
+  it("the configuration re-check: only a decided row's entry, never its system actions; a refusal is listed", async () => {
+    const { demoTenantConfig } = await import('../../dev/demo-tenant.js');
+    const { parseTenantConfig } = await import('../../core/tenant/tenant-config.js');
+    const parsed = parseTenantConfig({
+      ...demoTenantConfig(tenantId),
+      guardrails: { actions: { protectedTags: ['interested'] } },
+    });
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const untag = (turnId: string) => ({
+      ...action(turnId, 1, { kind: 'remove_tag', args: { tag: 'interested' } }),
+      tool: 'untag_contact',
+      effect: 'destructive' as const,
+      gate: 'approval' as const,
+    });
+    // A turn's own commit was checked by the turn that staged it: not again.
+    const own = uniqueId('turn_');
+    const ownRun = await run(entryFor(tenantId, own, '107', [untag(own)]), ok, { config: parsed.config });
+    expect(ownRun.result.actions.map((a) => a.state)).toEqual(['done']);
+    // A decided row's: the untag is dead and listed; its system notice is performed.
+    const row = `ap_${uniqueId('x')}`;
+    const notice = {
+      ...action(row, 2, { kind: 'send_content', args: { text: 'ok' } }),
+      tool: 'system:approval-notice',
+    };
+    const rowRun = await run(
+      { ...entryFor(tenantId, row, '107', [untag(row), notice]), stagedByTurnId: 'turn_x' },
+      ok,
+      {
+        config: parsed.config,
+      },
+    );
+    expect(rowRun.result.actions.map((a) => a.state)).toEqual(['dead', 'done']);
+    expect(rowRun.calls.map((c) => c.method)).toEqual(['sendContent']);
+    expect(rowRun.result.failures?.map((f) => f.actionId)).toEqual([`${row}.a1`]);
   });
 });

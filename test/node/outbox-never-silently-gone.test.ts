@@ -95,15 +95,18 @@ describe('committed work is never silently gone', () => {
   });
 
   it("an unreadable entry's nonsense retention is not applied to its ledger rows (they keep the outbox's)", async () => {
-    const turnId = uniqueId('turn_');
-    const raw = { turnId, retentionDays: 0, actions: [{ id: `${turnId}.a1`, kind: 'add_tag' }] };
-    await session.multi((m) => {
-      m.set(tenantKeys(tenantId).outbox(turnId), JSON.stringify(raw));
-      m.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: turnId });
-    });
-    await deliver(turnId);
-    expect(await lettersOf(turnId)).toHaveLength(1);
-    expect(Number(await session.one((r) => r.ttl(ledgerKey(tenantId, turnId))))).toBeGreaterThan(2 * 86_400);
+    // None, a fraction of a day, fewer than none: none is a retention.
+    for (const retentionDays of [0, 1.5, -2]) {
+      const turnId = uniqueId('turn_');
+      const raw = { turnId, retentionDays, actions: [{ id: `${turnId}.a1`, kind: 'add_tag' }] };
+      await session.multi((m) => {
+        m.set(tenantKeys(tenantId).outbox(turnId), JSON.stringify(raw));
+        m.zadd(tenantKeys(tenantId).outboxPending, { score: Date.now(), member: turnId });
+      });
+      await deliver(turnId);
+      expect(await lettersOf(turnId)).toHaveLength(1);
+      expect(Number(await session.one((r) => r.ttl(ledgerKey(tenantId, turnId))))).toBeGreaterThan(2 * 86_400);
+    }
   });
 
   it('an entry that vanished while still pending is listed as lost (once), not dropped', async () => {
@@ -174,7 +177,9 @@ describe('committed work is never silently gone', () => {
 
   it('a delivery for an entry that settled and has since expired (no longer pending) lists nothing', async () => {
     const turnId = uniqueId('turn_');
-    expect((await deliver(turnId)).outcome).toBe('not_found');
+    const result = await deliver(turnId);
+    expect(result.outcome).toBe('not_found');
+    expect(result).not.toHaveProperty('failures');
     expect(await lettersOf(turnId)).toEqual([]);
   });
 
