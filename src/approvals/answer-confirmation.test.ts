@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { signTerms, type PinnedTerms } from '../../core/pinned-terms.js';
+import { runtimeWords } from '../../core/runtime-words.js';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
@@ -204,5 +206,164 @@ describe('answerConfirmation: overlapping rows {A,B} and {B,C} (issue 28 item 13
     expect(await tags(rowBC)).toEqual(['gamma']);
     expect(answer.text).toContain('gamma');
     expect(answer.text).not.toContain('beta');
+  });
+});
+
+describe('answerConfirmation: what the configuration allows now, the retry of the same answer, the channel and the language', () => {
+  /** The pending confirmation re-signed with `extra` (as a turn on that channel or language would pin it). */
+  async function resigned(extra: Partial<PinnedTerms>) {
+    const fixture = await pinnedFixture([gatedAction('news', 'confirm')], { save: false });
+    const { sig: _sig, pinned: _pinned, callDigests: _digests, ...unsigned } = fixture.confirmation!;
+    const row = await signTerms({ ...unsigned, ...extra }, PIN_SECRET);
+    await savePinned([row]);
+    const { publisher } = recordingPublisher();
+    const deps = { session: session(), publisher, pinSecret: PIN_SECRET, now: fixture.now, config: fixture.config };
+    const claim = (answer: 'yes' | 'no', contactId = row.contactId) => ({
+      tenantId: row.tenantId,
+      contactId,
+      pendingId: row.id,
+      answer,
+      nonce: row.nonce,
+    });
+    return { row, deps, claim };
+  }
+
+  it('a Yes on calls the tenant no longer allows: refused, told why, nothing performed', async () => {
+    const { row, deps, claim, entry, status, published, config } = await pendingConfirmation();
+    const changed = { ...deps(), config: { ...config, tools: config.tools.filter((t) => t.name !== 'tag_contact') } };
+    const answer = await answerConfirmation(changed, claim('yes'));
+    expect(answer.outcome).toBe('refused');
+    expect(answer.text).toMatch(
+      /^This can no longer be done, because the business changed its settings: .*news.*promo.*\. Nothing was changed\.$/,
+    );
+    expect(answer.refused).toEqual([
+      'add tag "news": tool "tag_contact" is not configured',
+      'add tag "promo": tool "tag_contact" is not configured',
+    ]);
+    expect(await status()).toBe('refused');
+    expect(await entry()).toBeNull();
+    expect(published).toEqual([]);
+    // The same Yes again (its first reply lost): already answered, the same words.
+    expect(await answerConfirmation(changed, claim('yes'))).toEqual({
+      outcome: 'already-answered',
+      text: 'You already answered that one; nothing more was changed.',
+      sameAs: { outcome: 'refused', text: answer.text },
+    });
+    expect(row.id).toBeTruthy();
+  });
+
+  it('a Yes of which one call is no longer allowed performs the other, and says both', async () => {
+    const { deps, claim, entry, actions, config } = await pendingConfirmation();
+    const changed = { ...deps(), config: { ...config, tags: (config.tags ?? []).filter((t) => t.name !== 'promo') } };
+    const answer = await answerConfirmation(changed, claim('yes'));
+    expect(answer.outcome).toBe('confirmed');
+    expect(answer.text).toMatch(
+      /^Confirmed: .*news.*\. It is on its way\. This can no longer be done, because the business changed its settings: .*promo.*\. Nothing was changed\.$/,
+    );
+    expect(answer.refused).toHaveLength(1);
+    expect(answer.refused![0]).toContain('promo');
+    expect((await entry())?.actions).toEqual([actions[0]]);
+  });
+
+  it('a retried Yes is told what the first said; a No after a Yes, or a Yes after a No, is not', async () => {
+    const yes = await pendingConfirmation();
+    const first = await answerConfirmation(yes.deps(), yes.claim('yes'));
+    expect(await answerConfirmation(yes.deps(), yes.claim('yes'))).toEqual({
+      outcome: 'already-answered',
+      text: 'You already answered that one; nothing more was changed.',
+      sameAs: { outcome: 'confirmed', text: first.text },
+    });
+    expect(await answerConfirmation(yes.deps(), yes.claim('no'))).toEqual({
+      outcome: 'already-answered',
+      text: 'You already answered that one; nothing more was changed.',
+    });
+    const no = await pendingConfirmation();
+    await answerConfirmation(no.deps(), no.claim('no'));
+    expect(await answerConfirmation(no.deps(), no.claim('no'))).toEqual({
+      outcome: 'already-answered',
+      text: 'You already answered that one; nothing more was changed.',
+      sameAs: { outcome: 'declined', text: 'OK, nothing was changed.' },
+    });
+    expect((await answerConfirmation(no.deps(), no.claim('yes'))).sameAs).toBeUndefined();
+  });
+
+  it("the answer has the channel the row was asked on; its entry the row's channel and the press as the contact's last message", async () => {
+    const { row, deps, claim } = await resigned({ surface: 'instagram' });
+    const answer = await answerConfirmation(deps, claim('yes'));
+    expect(answer).toMatchObject({ outcome: 'confirmed', surface: 'instagram' });
+    const entry = (await stored(row.tenantId, (k) => k.outbox(row.id))) as OutboxEntry;
+    expect(entry).toMatchObject({
+      surface: 'instagram',
+      lastInboundAt: deps.now.toISOString(),
+      stagedByTurnId: row.turnId,
+    });
+    expect(await answerConfirmation(deps, claim('yes'))).toMatchObject({
+      outcome: 'already-answered',
+      surface: 'instagram',
+    });
+  });
+
+  it("words in the row's language for its contact; another contact's press gets the tenant's", async () => {
+    const { deps, claim } = await resigned({ locale: 'es' });
+    const asked: (string | undefined)[] = [];
+    const words = (locale?: string) => {
+      asked.push(locale);
+      return runtimeWords({ locale: 'en' }, locale);
+    };
+    expect(await answerConfirmation({ ...deps, words }, claim('no', 'someone-else'))).toEqual({
+      outcome: 'invalid',
+      text: 'That button is no longer valid; nothing was changed.',
+    });
+    expect(asked).toEqual([undefined]);
+    expect(await answerConfirmation({ ...deps, words }, claim('no'))).toEqual({
+      outcome: 'declined',
+      text: 'De acuerdo, no se cambió nada.',
+    });
+    expect(asked).toEqual([undefined, 'es']);
+  });
+
+  it('a tampered row already answered is invalid, not expired again; a pending one is expired with a warning', async () => {
+    const { row, deps, claim, status } = await pendingConfirmation();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      await overwriteTerms({ ...row, card: 'changed' });
+      expect((await answerConfirmation(deps(), claim('yes'))).outcome).toBe('expired');
+      expect(warn).toHaveBeenCalledWith(`confirmation ${row.id} failed verification: expired`);
+      const declined = await pendingConfirmation();
+      await answerConfirmation(declined.deps(), declined.claim('no'));
+      await overwriteTerms({ ...declined.row, card: 'changed' });
+      warn.mockClear();
+      expect((await answerConfirmation(declined.deps(), declined.claim('yes'))).outcome).toBe('invalid');
+      expect(await declined.status()).toBe('declined');
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await status()).toBe('expired');
+  });
+});
+
+describe('answerConfirmation lets go of the calls its row owned, whatever the answer', () => {
+  it('after a Yes and after a No the contact may ask for the same calls afresh', async () => {
+    for (const answer of ['yes', 'no'] as const) {
+      const { row, deps, claim } = await pendingConfirmation();
+      const keys = tenantKeys(row.tenantId);
+      const owners = () =>
+        Promise.all(row.callDigests!.map((d) => session().one((r) => r.get(keys.pendingCall(row.contactId, d)))));
+      expect(await owners()).toEqual([row.id, row.id]);
+      await answerConfirmation(deps(), claim(answer));
+      expect(await owners()).toEqual([null, null]);
+    }
+  });
+
+  it("a Yes on a row that owns some of its calls lets go of those, and leaves another row's", async () => {
+    const { row, deps, claim, entry, actions } = await pendingConfirmation();
+    const keys = tenantKeys(row.tenantId);
+    const [mine, theirs] = row.callDigests!.map((d) => keys.pendingCall(row.contactId, d));
+    await session().one((r) => r.set(theirs!, 'cf_another_row'));
+    expect((await answerConfirmation(deps(), claim('yes'))).outcome).toBe('confirmed');
+    expect((await entry())?.actions).toEqual([actions[0]]);
+    expect(await session().one((r) => r.get(mine!))).toBeNull();
+    expect(await session().one((r) => r.get(theirs!))).toBe('cf_another_row');
   });
 });
