@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
+import { outboxDueAt } from '../../core/storage/due-index.js';
 import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET } from '../../test/support/turn-stage.js';
 import { pinGatedActions } from './create-pinned.js';
 import { stageConfig, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
-import { decidePinned, loadPinned, ownedCalls, PinnedTermsImmutableError, writePinnedTerms } from './pinned-store.js';
+import {
+  correctionKey,
+  correctionsOf,
+  decidePinned,
+  expireUnverifiable,
+  loadPinned,
+  ownedCalls,
+  PinnedTermsImmutableError,
+  supersedePinned,
+  writePinnedTerms,
+} from './pinned-store.js';
 
 const entryFor = (terms: PinnedTerms, now: Date) =>
   buildOutboxEntry({
@@ -204,5 +215,121 @@ describe('ownedCalls: which of its calls a row may perform', () => {
     expect(
       await ownedCalls(session(), { ...confirmation!, callDigests: [...callDigests!, callDigests![0]!] }),
     ).toBeNull();
+  });
+});
+
+describe('expireUnverifiable: a pending row that does not verify is expired at once, with its notice', () => {
+  it('before its deadline too: expired, out of the approval queue, its calls let go, its notice committed in the same step', async () => {
+    const { config, terms, status, queued, now } = await approvalRow();
+    const keys = tenantKeys(config.tenantId);
+    const loaded = (await loadPinned(session(), config.tenantId, terms.id))!;
+    const notice = { ...entryFor(terms, now), turnId: `${terms.id}.notice` };
+    expect(await expireUnverifiable(session(), loaded, notice, now)).toBe('ok');
+    expect(await status()).toBe('expired');
+    expect(await queued()).toBe(false);
+    expect(await stored(config.tenantId, (k) => k.outbox(notice.turnId))).toEqual(notice);
+    expect(Number(await session().one((r) => r.zscore(keys.outboxPending, notice.turnId)))).toBe(now.getTime());
+    for (const d of terms.callDigests!)
+      expect(await session().one((r) => r.get(keys.pendingCall(terms.contactId, d)))).toBeNull();
+    // Decided: a second expiry finds the status it left, and writes nothing.
+    expect(await expireUnverifiable(session(), loaded, null, now)).toBe('expired');
+  });
+
+  it('a row decided meanwhile keeps its decision; a row changed again after it was read is tampered', async () => {
+    const decided = await approvalRow();
+    const loaded = (await loadPinned(session(), decided.config.tenantId, decided.terms.id))!;
+    expect(await decidePinned(session(), loaded, 'approved', entryFor(decided.terms, decided.now), decided.now)).toBe(
+      'ok',
+    );
+    expect(await expireUnverifiable(session(), loaded, null, decided.now)).toBe('approved');
+    expect(await decided.status()).toBe('approved');
+
+    const changed = await approvalRow();
+    const read = (await loadPinned(session(), changed.config.tenantId, changed.terms.id))!;
+    await overwriteTerms({ ...changed.terms, card: 'changed after it was read' });
+    expect(await expireUnverifiable(session(), read, null, changed.now)).toBe('tampered');
+    expect(await changed.status()).toBe('pending');
+  });
+});
+
+describe('decidePinned: the entry it writes, for the delivery and the cron', () => {
+  it("the entry lives the outbox's TTL, is pending from now, and the tenant is due in the cron's index", async () => {
+    const { config, terms, now } = await approvalRow();
+    const keys = tenantKeys(config.tenantId);
+    const loaded = (await loadPinned(session(), config.tenantId, terms.id))!;
+    // Someone else's later due time for the tenant is brought forward (LT), not left.
+    await session().one((r) =>
+      r.zadd(DUE_INDEX_KEY, { score: outboxDueAt(now.getTime()) + 3_600_000, member: config.tenantId }),
+    );
+    expect(await decidePinned(session(), loaded, 'approved', entryFor(terms, now), now)).toBe('ok');
+    const ttl = Number(await session().one((r) => r.ttl(keys.outbox(terms.id))));
+    expect(ttl).toBeGreaterThan(TTL.outboxSeconds - 60);
+    expect(ttl).toBeLessThanOrEqual(TTL.outboxSeconds);
+    expect(Number(await session().one((r) => r.zscore(keys.outboxPending, terms.id)))).toBe(now.getTime());
+    expect(Number(await session().one((r) => r.zscore(DUE_INDEX_KEY, config.tenantId)))).toBe(
+      outboxDueAt(now.getTime()),
+    );
+  });
+
+  it('a No (declined) lets go of the calls the row owns, and only those', async () => {
+    const { confirmation } = await pinnedFixture([gatedAction('one', 'confirm'), gatedAction('two', 'confirm')]);
+    const row = confirmation!;
+    const keys = tenantKeys(row.tenantId);
+    const [mine, theirs] = row.callDigests!.map((d) => keys.pendingCall(row.contactId, d));
+    await session().one((r) => r.set(theirs!, 'cf_another_row'));
+    const loaded = (await loadPinned(session(), row.tenantId, row.id))!;
+    expect(await decidePinned(session(), loaded, 'declined', null, new Date())).toBe('ok');
+    expect(await session().one((r) => r.get(mine!))).toBeNull();
+    expect(await session().one((r) => r.get(theirs!))).toBe('cf_another_row');
+  });
+});
+
+describe('supersedePinned: a row whose gate changed is retired, not decided', () => {
+  it('pending → superseded, out of the approval queue, its own calls let go; once only; a decided row is left as it is', async () => {
+    const { config, terms, status, queued } = await approvalRow();
+    const keys = tenantKeys(config.tenantId);
+    const callKey = keys.pendingCall(terms.contactId, terms.callDigests![0]!);
+    expect(await session().one((r) => r.get(callKey))).toBe(terms.id);
+    expect(await supersedePinned(session(), terms)).toBe(true);
+    expect(await status()).toBe('superseded');
+    expect(await queued()).toBe(false);
+    expect(await session().one((r) => r.get(callKey))).toBeNull();
+    expect(await supersedePinned(session(), terms)).toBe(false);
+
+    const other = await approvalRow();
+    const otherCall = tenantKeys(other.config.tenantId).pendingCall(
+      other.terms.contactId,
+      other.terms.callDigests![0]!,
+    );
+    await session().one((r) => r.set(otherCall, 'ap_another_row'));
+    const loaded = (await loadPinned(session(), other.config.tenantId, other.terms.id))!;
+    await decidePinned(session(), loaded, 'rejected', null, other.now);
+    expect(await supersedePinned(session(), other.terms)).toBe(false);
+    expect(await other.status()).toBe('rejected');
+    expect(await session().one((r) => r.get(otherCall))).toBe('ap_another_row');
+  });
+
+  it("a pending row lets go only of the calls it owns, not another row's", async () => {
+    const { config, terms, status } = await approvalRow();
+    const callKey = tenantKeys(config.tenantId).pendingCall(terms.contactId, terms.callDigests![0]!);
+    await session().one((r) => r.set(callKey, 'ap_another_row'));
+    expect(await supersedePinned(session(), terms)).toBe(true);
+    expect(await status()).toBe('superseded');
+    expect(await session().one((r) => r.get(callKey))).toBe('ap_another_row');
+  });
+});
+
+describe('correctionsOf: which approval corrected which', () => {
+  it('the correcting row of each original that has one, in one round trip; none asked, none read', async () => {
+    const { config } = await approvalRow();
+    const tenantId = config.tenantId;
+    expect(correctionKey(tenantId, 'ap_1')).toBe(`${tenantKeys(tenantId).pinnedStatus('ap_1')}:corrected-by`);
+    await session().one((r) => r.set(correctionKey(tenantId, 'ap_1'), 'ap_1b'));
+    const counted = session();
+    expect(await correctionsOf(counted, tenantId, ['ap_1', 'ap_2'])).toEqual(new Map([['ap_1', 'ap_1b']]));
+    expect(counted.roundTrips).toBe(1);
+    const idle = session();
+    expect(await correctionsOf(idle, tenantId, [])).toEqual(new Map());
+    expect(idle.roundTrips).toBe(0);
   });
 });
