@@ -1,11 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { OutboxEntry } from '../../core/outbox-entry.js';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
 import { tenantKeys } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import { gatedAction, overwriteTerms, pinnedFixture } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET, recordingPublisher, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
-import { decideApproval, dueApprovalsByTenant, expireDueApprovals, listApprovals } from './decide-approval.js';
+import {
+  decideApproval,
+  dueApprovalsByTenant,
+  expireDueApprovals,
+  listApprovals,
+  retireUnverifiable,
+} from './decide-approval.js';
+import { loadPinned } from './pinned-store.js';
 
 async function pendingApprovals(n = 1) {
   const fixture = await pinnedFixture(
@@ -277,5 +286,262 @@ describe("dueApprovalsByTenant: the cron's one read of every tenant's expired ap
     // Before any expiry nothing is due, and the expiry then runs on exactly what was read.
     expect((await dueApprovalsByTenant(session(), [a.tenantId], a.now)).size).toBe(0);
     expect(await expireDueApprovals(a.deps(late), a.tenantId, due.get(a.tenantId))).toBe(2);
+  });
+});
+
+describe('decideApproval: approving what the configuration no longer allows', () => {
+  /** The approval's tool removed from the tenant's configuration since the row was pinned. */
+  const withoutTool = (config: TenantConfig): TenantConfig => ({
+    ...config,
+    tools: config.tools.filter((t) => t.name !== 'untag_contact'),
+  });
+
+  it('refused: nothing performed, the contact told why in words, the row refused; a second decision finds it decided', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+      status,
+      published,
+      config,
+    } = await pendingApprovals();
+    const changed = { ...deps(), config: withoutTool(config) };
+    expect(await decideApproval(changed, tenantId, row!.id, 'approve')).toEqual({
+      result: 'refused',
+      id: row!.id,
+      problem: 'remove tag "vip0": tool "untag_contact" is not configured',
+    });
+    expect(await entry(row!.id)).toBeNull();
+    expect(await status(row!.id)).toBe('refused');
+    const notice = await entry(`${row!.id}.notice`);
+    expect(notice?.actions).toEqual([
+      {
+        id: `${row!.id}.notice`,
+        tool: 'system:approval-refused',
+        kind: 'send_content',
+        args: {
+          text: expect.stringMatching(
+            /^This can no longer be done, because the business changed its settings: .*vip0.*\. Nothing was changed\.$/,
+          ),
+        },
+        effect: 'write',
+        idempotent: false,
+        gate: 'none',
+        summary: 'tell the contact the request was refused',
+      },
+    ]);
+    expect(notice?.stagedByTurnId).toBe(row!.turnId);
+    expect(published).toEqual([{ tenantId, turnId: `${row!.id}.notice` }]);
+    expect(await decideApproval(changed, tenantId, row!.id, 'approve')).toEqual({
+      result: 'already-decided',
+      id: row!.id,
+      status: 'refused',
+    });
+    expect(published).toHaveLength(1);
+  });
+
+  it('two refused approvals at once refuse once and tell the contact once', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      published,
+      config,
+    } = await pendingApprovals();
+    const changed = { ...deps(), config: withoutTool(config) };
+    const outcomes = await Promise.all([1, 2].map(() => decideApproval(changed, tenantId, row!.id, 'approve')));
+    expect(outcomes.map((o) => o.result).sort()).toEqual(['already-decided', 'refused']);
+    expect(published).toHaveLength(1);
+  });
+
+  it('past its hour: expired, not refused', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      status,
+      late,
+      entry,
+      config,
+    } = await pendingApprovals();
+    const changed = { ...deps(late(row!)), config: withoutTool(config) };
+    expect(await decideApproval(changed, tenantId, row!.id, 'approve')).toEqual({ result: 'expired', id: row!.id });
+    expect(await status(row!.id)).toBe('expired');
+    expect((await entry(`${row!.id}.notice`))?.actions[0]?.tool).toBe('system:approval-expired');
+  });
+
+  it('a rejection is not re-checked: rejected, with the rejection notice', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      status,
+      config,
+    } = await pendingApprovals();
+    const changed = { ...deps(), config: withoutTool(config) };
+    expect(await decideApproval(changed, tenantId, row!.id, 'reject')).toEqual({ result: 'rejected', id: row!.id });
+    expect(await status(row!.id)).toBe('rejected');
+  });
+});
+
+describe('the notices and the expiry, in detail', () => {
+  it("a rejection's and an expiry's notice: one send to the contact, ungated, named after the row", async () => {
+    const {
+      tenantId,
+      approvals: [rejected, expired],
+      deps,
+      entry,
+      late,
+    } = await pendingApprovals(2);
+    await decideApproval(deps(), tenantId, rejected!.id, 'reject');
+    await decideApproval(deps(late(expired!)), tenantId, expired!.id, 'approve');
+    for (const [row, why] of [
+      [rejected!, 'rejected'],
+      [expired!, 'expired'],
+    ] as const) {
+      const notice = await entry(`${row.id}.notice`);
+      expect(notice?.turnId).toBe(`${row.id}.notice`);
+      expect(notice?.actions.map((a) => [a.id, a.tool, a.effect, a.gate, a.summary])).toEqual([
+        [`${row.id}.notice`, `system:approval-${why}`, 'write', 'none', `tell the contact the request was ${why}`],
+      ]);
+    }
+  });
+
+  it('a tampered row is expired with the expiry notice, and the operator warned', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      entry,
+    } = await pendingApprovals();
+    await overwriteTerms({ ...row!, card: 'changed' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      expect((await decideApproval(deps(), tenantId, row!.id, 'approve')).result).toBe('tampered');
+      expect(warn).toHaveBeenCalledWith(
+        `approval ${row!.id} of tenant ${tenantId} failed verification: expired, contact told`,
+      );
+    } finally {
+      warn.mockRestore();
+    }
+    expect((await entry(`${row!.id}.notice`))?.actions[0]?.tool).toBe('system:approval-expired');
+  });
+
+  it('retireUnverifiable: only a pending row, and only if the stored row is still the one read', async () => {
+    const {
+      tenantId,
+      approvals: [row, decided],
+      deps,
+      published,
+      status,
+    } = await pendingApprovals(2);
+    await decideApproval(deps(), tenantId, decided!.id, 'reject');
+    const decidedRow = (await loadPinned(session(), tenantId, decided!.id))!;
+    expect(await retireUnverifiable(deps(), decidedRow)).toBe(false);
+    // Read, then changed again before the script runs: the script refuses, nothing is published.
+    await overwriteTerms({ ...row!, card: 'changed once' });
+    const read = (await loadPinned(session(), tenantId, row!.id))!;
+    await overwriteTerms({ ...row!, card: 'changed twice' });
+    const before = published.length;
+    expect(await retireUnverifiable(deps(), read)).toBe(false);
+    expect(published).toHaveLength(before);
+    expect(await status(row!.id)).toBe('pending');
+  });
+
+  it('expireDueApprovals counts only what it expired: not an unknown id, nor a row decided meanwhile', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      late,
+      published,
+    } = await pendingApprovals();
+    await decideApproval(deps(), tenantId, row!.id, 'approve');
+    const before = published.length;
+    expect(await expireDueApprovals(deps(late(row!)), tenantId, [row!.id, 'ap_unknown'])).toBe(0);
+    expect(published).toHaveLength(before);
+  });
+
+  it('listApprovals skips a queued id whose row is gone; dueApprovalsByTenant of no tenant is empty', async () => {
+    const { tenantId, approvals } = await pendingApprovals();
+    await session().one((r) => r.zadd(tenantKeys(tenantId).approvalQueue, { score: 1, member: 'ap_gone' }));
+    expect((await listApprovals(session(), tenantId)).map((v) => v.id)).toEqual([approvals[0]!.id]);
+    const counted = session();
+    expect((await dueApprovalsByTenant(counted, [], new Date())).size).toBe(0);
+    expect(counted.roundTrips).toBe(0);
+  });
+});
+
+describe('decideApproval: a row changed or decided between the read and the decision', () => {
+  /** The session, with `before(n)` run ahead of its n-th single command (the decision scripts). */
+  function racing(before: (n: number) => Promise<void>): RedisSession {
+    const s = session();
+    let n = 0;
+    return new Proxy(s, {
+      get(target, prop, receiver) {
+        if (prop === 'one')
+          return async (fn: Parameters<RedisSession['one']>[0]) => {
+            await before(++n);
+            return target.one(fn);
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  it('terms changed after they verified: tampered, nothing performed nor published (approve, and a refused approve)', async () => {
+    for (const refuse of [false, true]) {
+      const {
+        tenantId,
+        approvals: [row],
+        deps,
+        entry,
+        status,
+        published,
+        config,
+      } = await pendingApprovals();
+      const changed = racing(async (n) => {
+        if (n === 1) await overwriteTerms({ ...row!, card: 'changed in between' });
+      });
+      const cfg = refuse ? { ...config, tools: config.tools.filter((t) => t.name !== 'untag_contact') } : config;
+      expect(await decideApproval({ ...deps(), session: changed, config: cfg }, tenantId, row!.id, 'approve')).toEqual({
+        result: 'tampered',
+        id: row!.id,
+      });
+      expect(await status(row!.id)).toBe('pending');
+      expect(await entry(row!.id)).toBeNull();
+      expect(await entry(`${row!.id}.notice`)).toBeNull();
+      expect(published).toEqual([]);
+    }
+  });
+
+  it('too late, and rejected by someone else before the expiry is written: already decided, as they left it', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+      deps,
+      late,
+      published,
+    } = await pendingApprovals();
+    const raced = racing(async (n) => {
+      if (n === 2) await session().one((r) => r.set(tenantKeys(tenantId).pinnedStatus(row!.id), 'rejected'));
+    });
+    expect(await decideApproval({ ...deps(late(row!)), session: raced }, tenantId, row!.id, 'approve')).toEqual({
+      result: 'already-decided',
+      id: row!.id,
+      status: 'rejected',
+    });
+    expect(published).toEqual([]);
+  });
+
+  it('listApprovals shows a stored row without pinned calls with no tool and empty arguments, rather than failing', async () => {
+    const {
+      tenantId,
+      approvals: [row],
+    } = await pendingApprovals();
+    await overwriteTerms({ ...row!, pinned: [] });
+    expect(await listApprovals(session(), tenantId)).toMatchObject([{ id: row!.id, tool: '', args: '{}' }]);
   });
 });
