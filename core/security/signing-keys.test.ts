@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hmacHex, signFor, signingKey, verificationKeys, verifyFor, type KeyPurpose } from './signing-keys.js';
 
 const OLD = 'the-secret-before-the-rotation';
@@ -71,18 +71,26 @@ describe('per-purpose signing keys', () => {
 
 describe('the per-isolate cache of derived keys', () => {
   it('derives a secret and purpose once, and holds at most 32 derivations (then starts over)', async () => {
-    vi.resetModules();
-    // A fresh module: its cache is empty whatever the tests above derived.
-    const fresh = await import('./signing-keys.js');
-    const first = fresh.signingKey('s0', 'callback');
-    for (let i = 1; i < 32; i++) void fresh.signingKey(`s${i}`, 'callback');
-    // 32 held: asked again, the first is the same derivation, not a new one.
-    expect(fresh.signingKey('s0', 'callback')).toBe(first);
-    // The 33rd empties the cache first, so the first is derived again (the same key, a new derivation).
-    void fresh.signingKey('s32', 'callback');
-    const again = fresh.signingKey('s0', 'callback');
-    expect(again).not.toBe(first);
-    expect(hex(await again)).toBe(hex(await first));
-    expect(hex(await first)).toBe(await hkdfByHand('s0', 'callback'));
+    // The cache is shared with every other test in the isolate, so first reach a known state: add
+    // fresh secrets until the first of them is dropped (the cache was full and started over); asking
+    // for it again then leaves exactly two entries. Every cache step is synchronous: nothing interleaves.
+    const run = `${Date.now()}-${Math.random()}`;
+    const first = signingKey(`${run}-u0`, 'callback');
+    let dropped = false;
+    for (let i = 1; i <= 40 && !dropped; i++) {
+      void signingKey(`${run}-u${i}`, 'callback');
+      dropped = signingKey(`${run}-u0`, 'callback') !== first;
+    }
+    expect(dropped).toBe(true);
+    const held = signingKey(`${run}-u0`, 'callback');
+    for (let i = 1; i <= 30; i++) void signingKey(`${run}-v${i}`, 'callback');
+    // 32 held: asked again, it is the same derivation, not a new one.
+    expect(signingKey(`${run}-u0`, 'callback')).toBe(held);
+    // The 33rd empties the cache first, so it is derived again (the same key, a new derivation).
+    void signingKey(`${run}-v31`, 'callback');
+    const again = signingKey(`${run}-u0`, 'callback');
+    expect(again).not.toBe(held);
+    expect(hex(await again)).toBe(hex(await held));
+    expect(hex(await held)).toBe(await hkdfByHand(`${run}-u0`, 'callback'));
   });
 });
