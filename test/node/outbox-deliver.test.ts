@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { DUE_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { outboxDueAt } from '../../core/storage/due-index.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry, MANYCHAT_KEY_ALERT_ITEM } from '../../outbox/deliver-entry.js';
@@ -998,5 +999,210 @@ describe('deliverOutboxEntry: what it reports and what it checks before a call',
     expect(rowRun.result.actions.map((a) => a.state)).toEqual(['dead', 'done']);
     expect(rowRun.calls.map((c) => c.method)).toEqual(['sendContent']);
     expect(rowRun.result.failures?.map((f) => f.actionId)).toEqual([`${row}.a1`]);
+  });
+});
+
+describe('re-driving and listing dead letters: what is refused, what a re-drive writes', () => {
+  const published: { message: unknown; opts: unknown }[] = [];
+  const publisher: OutboxPublisher = {
+    publish: async (message, opts) => {
+      published.push({ message, opts });
+    },
+  };
+  const keys = () => tenantKeys(tenantId);
+  const setRow = (turnId: string, actionId: string, state: string) =>
+    session.one((r) => r.hset(keys().ledger(turnId), { [actionId]: ledgerRow(state) }));
+  async function entryWith(spec: Parameters<typeof action>[2], state?: string) {
+    const turnId = uniqueId('turn_');
+    const a = action(turnId, 1, spec);
+    await session.one((r) =>
+      r.set(keys().outbox(turnId), JSON.stringify({ ...entryFor(tenantId, turnId, '201', [a]), state: 'done' }), {
+        ex: 3600,
+      }),
+    );
+    if (state) await setRow(turnId, a.id, state);
+    return { turnId, a };
+  }
+  const redrive = (turnId: string, actionId: string, extra: Partial<Parameters<typeof redriveDeadLetter>[0]> = {}) =>
+    redriveDeadLetter({ session, publisher, tenantId, turnId, actionId, ...extra });
+
+  it('refused, with why, and nothing written: no entry, no such action, an action not dead nor unknown', async () => {
+    const before = published.length;
+    expect(await redrive('turn_nowhere', 'x')).toEqual({
+      ok: false,
+      status: 404,
+      error: 'no outbox entry for turn "turn_nowhere"',
+    });
+    const { turnId, a } = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } });
+    expect(await redrive(turnId, 'nope')).toEqual({
+      ok: false,
+      status: 404,
+      error: `turn "${turnId}" has no action "nope"`,
+    });
+    expect(await redrive(turnId, a.id)).toEqual({
+      ok: false,
+      status: 409,
+      error: `action "${a.id}" is not started; only dead or unknown actions can be re-driven`,
+    });
+    for (const state of ['done', 'pending', 'claimed']) {
+      await setRow(turnId, a.id, state);
+      expect(await redrive(turnId, a.id)).toEqual({
+        ok: false,
+        status: 409,
+        error: `action "${a.id}" is ${state}; only dead or unknown actions can be re-driven`,
+      });
+    }
+    // The entry was not put back to pending, nor published.
+    expect((await storedEntry(turnId)).state).toBe('done');
+    expect(await isPending(turnId)).toBe(false);
+    expect(published).toHaveLength(before);
+  });
+
+  it('a send whose outcome is unknown needs sendAnyway, whatever its idempotent flag says; a dead send does not', async () => {
+    const unknown = await entryWith(
+      { kind: 'send_flow', args: { flowNs: FLOW_BROCHURE }, idempotent: true },
+      'unknown',
+    );
+    expect(await redrive(unknown.turnId, unknown.a.id)).toEqual({
+      ok: false,
+      status: 409,
+      error: `action "${unknown.a.id}" (send_flow) may already have been performed; re-drive it with "sendAnyway": true to send it again anyway`,
+    });
+    expect(await isPending(unknown.turnId)).toBe(false);
+    const dead = await entryWith({ kind: 'send_flow', args: { flowNs: FLOW_BROCHURE } }, 'dead');
+    expect(await redrive(dead.turnId, dead.a.id)).toMatchObject({ ok: true });
+    const tag = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'unknown');
+    expect(await redrive(tag.turnId, tag.a.id)).toMatchObject({ ok: true });
+  });
+
+  it('a re-drive: the entry pending again (its expiry kept), in the pending set and the due index from now, published with its own label', async () => {
+    const { turnId, a } = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'dead');
+    const now = new Date();
+    await session.one((r) =>
+      r.zadd(DUE_INDEX_KEY, { score: outboxDueAt(now.getTime()) + 3_600_000, member: tenantId }),
+    );
+    const before = published.length;
+    expect(await redrive(turnId, a.id, { now })).toEqual({
+      ok: true,
+      turnId,
+      actionId: a.id,
+      state: 'pending',
+      published: true,
+    });
+    expect((await storedEntry(turnId)).state).toBe('pending');
+    const ttl = Number(await session.one((r) => r.ttl(keys().outbox(turnId))));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(3600);
+    expect(Number(await session.one((r) => r.zscore(keys().outboxPending, turnId)))).toBe(now.getTime());
+    expect(Number(await session.one((r) => r.zscore(DUE_INDEX_KEY, tenantId)))).toBe(outboxDueAt(now.getTime()));
+    expect(published.slice(before)).toEqual([
+      { message: { tenantId, turnId }, opts: { attempt: expect.stringMatching(/^redrive\d+$/) } },
+    ]);
+    // An earlier due time of the tenant stays (LT).
+    const again = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'dead');
+    await session.one((r) => r.zadd(DUE_INDEX_KEY, { score: 1000, member: tenantId }));
+    await redrive(again.turnId, again.a.id, { now });
+    expect(Number(await session.one((r) => r.zscore(DUE_INDEX_KEY, tenantId)))).toBe(1000);
+  });
+
+  it('a publish that fails is not fatal (the sweeper publishes it again); a row that changed meanwhile is refused', async () => {
+    const { turnId, a } = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'dead');
+    const failing: OutboxPublisher = {
+      publish: async () => {
+        throw new Error('qstash down');
+      },
+    };
+    expect(await redriveDeadLetter({ session, publisher: failing, tenantId, turnId, actionId: a.id })).toEqual({
+      ok: true,
+      turnId,
+      actionId: a.id,
+      state: 'pending',
+      published: false,
+      publishError: 'qstash down',
+    });
+    expect(await isPending(turnId)).toBe(true);
+
+    const raced = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'dead');
+    const meanwhile = new Proxy(session, {
+      get(target, prop, receiver) {
+        if (prop === 'multi')
+          return async (fn: Parameters<RedisSession['multi']>[0]) => {
+            const out = await target.multi(fn);
+            await setRow(raced.turnId, raced.a.id, 'done');
+            return out;
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const before = published.length;
+    expect(
+      await redriveDeadLetter({ session: meanwhile, publisher, tenantId, turnId: raced.turnId, actionId: raced.a.id }),
+    ).toEqual({
+      ok: false,
+      status: 409,
+      error: `action "${raced.a.id}" changed state while being re-driven (now done)`,
+    });
+    expect(published).toHaveLength(before);
+
+    // Its ledger row gone meanwhile (expired): refused the same way, saying so.
+    const gone = await entryWith({ kind: 'add_tag', args: { tag: 'vip' } }, 'dead');
+    const vanishing = new Proxy(session, {
+      get(target, prop, receiver) {
+        if (prop === 'multi')
+          return async (fn: Parameters<RedisSession['multi']>[0]) => {
+            const out = await target.multi(fn);
+            await session.one((r) => r.del(keys().ledger(gone.turnId)));
+            return out;
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(
+      await redriveDeadLetter({ session: vanishing, publisher, tenantId, turnId: gone.turnId, actionId: gone.a.id }),
+    ).toEqual({
+      ok: false,
+      status: 409,
+      error: `action "${gone.a.id}" changed state while being re-driven (now absent)`,
+    });
+  });
+
+  it('listDeadLetters: the newest `limit`, unreadable items skipped, each with its current ledger state or null once the row expired', async () => {
+    const own = uniqueId('dl');
+    const ownKeys = tenantKeys(own);
+    const letter = (n: number) => ({
+      tenantId: own,
+      turnId: `turn_${n}`,
+      actionId: `turn_${n}.a1`,
+      contactId: '1',
+      tool: 't',
+      summary: 's',
+      idempotent: true,
+      state: 'dead',
+      detail: 'd',
+      at: new Date().toISOString(),
+    });
+    const counted = connect();
+    expect(await listDeadLetters(counted, own)).toEqual([]);
+    expect(counted.roundTrips).toBe(1);
+    await session.pipeline((p) => {
+      p.lpush(ownKeys.deadLetters, JSON.stringify(letter(1)));
+      p.lpush(ownKeys.deadLetters, 'not a letter');
+      p.lpush(ownKeys.deadLetters, JSON.stringify(letter(2)));
+      p.lpush(ownKeys.deadLetters, JSON.stringify(letter(3)));
+      p.hset(ownKeys.ledger('turn_3'), { 'turn_3.a1': ledgerRow('dead') });
+    });
+    const newest = await listDeadLetters(session, own, 2);
+    expect(newest.map((l) => [l.actionId, l.currentState])).toEqual([
+      ['turn_3.a1', 'dead'],
+      ['turn_2.a1', null],
+    ]);
+    expect((await listDeadLetters(session, own)).map((l) => l.actionId)).toEqual([
+      'turn_3.a1',
+      'turn_2.a1',
+      'turn_1.a1',
+    ]);
+    await dropTenant(session, own);
   });
 });
