@@ -13,6 +13,7 @@ import { queueHandoff, queueHistory } from '../core/storage/contact-state.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
+import { isPendingReply, queueOutboxEntry, queuePendingCheck } from '../core/storage/outbox-store.js';
 
 export interface CommitInput {
   record: TurnRecord;
@@ -49,8 +50,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   // The turn is no longer open: the sweeper has nothing to finish.
   queueClaimClosed(w, record.tenantId, record.turnId);
   if (entry) {
-    w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
-    w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
+    queueOutboxEntry(w, record.tenantId, record.turnId, entry, ttl(TTL.outboxSeconds), Date.parse(entry.createdAt));
     queueDue(w, record.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   }
   if (input.releaseSequence)
@@ -79,15 +79,14 @@ export async function readCommittedTurn(
   tenantId: string,
   turnId: string,
 ): Promise<{ record: TurnRecord | null; pending: boolean }> {
-  const keys = tenantKeys(tenantId);
   const [raw, score] = await session.pipeline((p) => {
     p.get(turnRecordKeys(tenantId).record(turnId));
-    p.zscore(keys.outboxPending, turnId);
+    queuePendingCheck(p, tenantId, turnId);
   });
   const record = parseTurnRecord(raw);
   return {
     record: record && record.tenantId === tenantId && record.turnId === turnId ? record : null,
-    pending: score !== null && score !== undefined,
+    pending: isPendingReply(score),
   };
 }
 

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { actionKind } from '../core/actions/index.js';
 import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
 import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { DUE_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
-import { ledgerKey, parseLedgerRow, resetForRedrive } from './ledger.js';
-import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
+import { tenantKeys } from '../core/storage/keys.js';
+import { resetForRedrive } from './ledger.js';
+import { readEntryAction, readLedgerRows, reopenOutboxEntry } from '../core/storage/outbox-store.js';
+import { LedgerStateSchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt } from '../core/storage/due-index.js';
 
@@ -124,10 +125,12 @@ export async function listDeadLetters(
     .map((item) => DeadLetterSchema.safeParse(parseJson(item)))
     .flatMap((p) => (p.success ? [p.data] : []));
   if (!letters.length) return [];
-  const rows = await session.pipeline((p) => {
-    for (const l of letters) p.hget(ledgerKey(tenantId, l.entryId ?? l.turnId), l.actionId);
-  });
-  return letters.map((l, i) => ({ ...l, currentState: parseLedgerRow(rows[i])?.state ?? null }));
+  const rows = await readLedgerRows(
+    session,
+    tenantId,
+    letters.map((l) => ({ entryId: l.entryId ?? l.turnId, actionId: l.actionId })),
+  );
+  return letters.map((l, i) => ({ ...l, currentState: rows[i]?.state ?? null }));
 }
 
 export type RedriveResult =
@@ -160,16 +163,10 @@ export interface RedriveInput {
 export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveResult> {
   const { session, tenantId, turnId, actionId } = input;
   const now = input.now ?? new Date();
-  const keys = tenantKeys(tenantId);
-  const [rawEntry, rawRow] = await session.pipeline((p) => {
-    p.get(keys.outbox(turnId));
-    p.hget(ledgerKey(tenantId, turnId), actionId);
-  });
-  const entry = OutboxEntrySchema.safeParse(parseJson(rawEntry));
-  if (!entry.success) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };
-  const action = entry.data.actions.find((a) => a.id === actionId);
+  const { entry, row } = await readEntryAction(session, tenantId, turnId, actionId);
+  if (!entry) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };
+  const action = entry.actions.find((a) => a.id === actionId);
   if (!action) return { ok: false, status: 404, error: `turn "${turnId}" has no action "${actionId}"` };
-  const row = parseLedgerRow(rawRow);
   const state = LedgerStateSchema.safeParse(row?.state);
   if (!state.success || (state.data !== 'dead' && state.data !== 'unknown')) {
     return {
@@ -190,13 +187,7 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
     allowed.push('unknown');
   }
 
-  await session.multi((m) => {
-    m.set(keys.outbox(turnId), JSON.stringify({ ...entry.data, state: 'pending' } satisfies OutboxEntry), {
-      keepTtl: true,
-    });
-    m.zadd(keys.outboxPending, { score: now.getTime(), member: turnId });
-    m.zadd(DUE_INDEX_KEY, { lt: true }, { score: outboxDueAt(now.getTime()), member: tenantId });
-  });
+  await reopenOutboxEntry(session, tenantId, turnId, entry, now.getTime(), outboxDueAt(now.getTime()));
   const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
   if (!reset.applied)
     return {

@@ -2,6 +2,7 @@ import { claimKeys } from './claims.js';
 import type { ConditionalWrites } from './conditional-writes.js';
 import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, TENANT_INDEX_KEY, tenantKeys } from './keys.js';
 import type { RedisSession } from './redis-session.js';
+import { outboxKeys } from './outbox-store.js';
 
 /**
  * The index of due work: which tenants have something the cron must look at, and from when.
@@ -82,7 +83,7 @@ export async function rescheduleDue(session: RedisSession, tenantIds: readonly s
       const keys = tenantKeys(tenantId);
       p.eval(
         RESCHEDULE_SCRIPT,
-        [keys.outboxPending, claimKeys(tenantId).openClaims, keys.approvalQueue, DUE_INDEX_KEY],
+        [outboxKeys(tenantId).pending, claimKeys(tenantId).openClaims, keys.approvalQueue, DUE_INDEX_KEY],
         [tenantId, String(OUTBOX_SWEEP_AFTER_MS)],
       );
     }

@@ -11,6 +11,7 @@ import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { slackEscape as escapeSlack, slackLink } from './slack-text.js';
 import { notificationTarget } from './notification-target.js';
 import { outboxDueAt, queueDue } from '../../core/storage/due-index.js';
+import { queueOutboxEntry } from '../../core/storage/outbox-store.js';
 
 /**
  * Alerts: what went wrong at delivery, told to the tenant's notification channel (config
@@ -148,8 +149,7 @@ export async function sendAlerts(input: {
     const marker = keys.alertSent(item.itemId);
     const w = new ConditionalWrites(marker);
     w.call('SET', marker, now.toISOString(), 'EX', item.markerSeconds);
-    w.call('SET', keys.outbox(entryId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
-    w.call('ZADD', keys.outboxPending, now.getTime(), entryId);
+    queueOutboxEntry(w, input.config.tenantId, entryId, entry, TTL.outboxSeconds, now.getTime());
     queueDue(w, input.config.tenantId, outboxDueAt(now.getTime()));
     const written = await input.session.one((r) => r.eval(w.script, w.keys, w.argv));
     if (Number(written) !== 1) continue;

@@ -4,6 +4,7 @@ import { parseJson, type RedisSession } from '../../core/storage/redis-session.j
 import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
 import { sha1Hex } from '../../core/security/digest.js';
 import { outboxDueAt } from '../../core/storage/due-index.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
 
 /**
  * `superseded`: another row for the same call owned it, or its call's gate changed; this one
@@ -158,6 +159,8 @@ async function decide(
 ): Promise<DecideResult> {
   const { terms } = loaded;
   const keys = tenantKeys(terms.tenantId);
+  // The decided row's entry, written in the same script (core/storage/outbox-store.ts).
+  const outbox = outboxKeys(terms.tenantId);
   const entryId = entry?.turnId ?? 'none';
   const termsSha1 = await sha1Hex(loaded.raw);
   const result = await session.one((r) =>
@@ -166,8 +169,8 @@ async function decide(
       [
         keys.pinnedStatus(terms.id),
         keys.pinnedTerms(terms.id),
-        keys.outbox(entryId),
-        keys.outboxPending,
+        outbox.entry(entryId),
+        outbox.pending,
         keys.approvalQueue,
         DUE_INDEX_KEY,
         ...calls.map((d) => keys.pendingCall(terms.contactId, d)),

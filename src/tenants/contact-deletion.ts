@@ -3,7 +3,7 @@ import { claimKeys } from '../../core/storage/claims.js';
 import { contactStateKeys } from '../../core/storage/contact-state.js';
 import { turnRecordKeys } from '../../core/storage/turn-records.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { leaseKey } from '../../outbox/ledger.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
 import { scanPrefix } from './provisioning.js';
 
 /**
@@ -43,6 +43,7 @@ export async function deleteContactData(
   const claims = claimKeys(tenantId);
   const contact = contactStateKeys(tenantId, contactId);
   const turns = turnRecordKeys(tenantId);
+  const outbox = outboxKeys(tenantId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(turns.contactTurns(contactId), 0, -1);
     p.smembers(k.contactRows(contactId));
@@ -53,14 +54,14 @@ export async function deleteContactData(
     k.contactPage(contactId),
     turns.contactTurns(contactId),
     k.contactRows(contactId),
-    ...turnIds.flatMap((t) => [turns.record(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), claims.job(t)]),
+    ...turnIds.flatMap((t) => [turns.record(t), outbox.entry(t), outbox.ledger(t), outbox.lease(t), claims.job(t)]),
     ...rowIds.flatMap((r) => [
       k.pinnedTerms(r),
       k.pinnedStatus(r),
-      k.outbox(r),
-      k.ledger(r),
-      k.outbox(`${r}.notice`),
-      k.ledger(`${r}.notice`),
+      outbox.entry(r),
+      outbox.ledger(r),
+      outbox.entry(`${r}.notice`),
+      outbox.ledger(`${r}.notice`),
     ]),
     ...(await scanPrefix(session, `${k.pendingCall(contactId, '0'.repeat(64)).slice(0, -64)}`)),
     ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
@@ -72,7 +73,7 @@ export async function deleteContactData(
       p.zrem(turns.log, ...turnIds);
       p.zrem(claims.openClaims, ...turnIds);
     }
-    if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);
+    if (entryIds.length) p.zrem(outbox.pending, ...entryIds);
     if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);
     p.zrem(k.handoffIndex, contactId);
     p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);

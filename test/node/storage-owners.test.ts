@@ -34,14 +34,23 @@ const PINNED_OWNERS = [
   'src/approvals/pending-calls.ts',
   DELETION,
 ];
-const OUTBOX_OWNERS = [
-  'outbox/commit.ts',
+/**
+ * The outbox store: one owner of an entry, the pending set and an entry's ledger (and the lease
+ * beside the entry). Everyone else reads and writes them through it; the multi-structure scripts
+ * (the commit, a decided pinned row, an alert, the ledger's transition, a delivery's close, a
+ * deletion, the due-work index) take the keys from `outboxKeys` or queue an entry with
+ * `queueOutboxEntry`.
+ */
+const OUTBOX_OWNERS = ['core/storage/outbox-store.ts'];
+/** The files that may take keys from `outboxKeys(...)`: the owner and the multi-structure scripts. */
+export const OUTBOX_KEY_USERS = [
+  ...OUTBOX_OWNERS,
+  'core/storage/due-index.ts',
   'outbox/commit-notice.ts',
   'outbox/deliver-entry.ts',
-  'outbox/dead-letters.ts',
-  'outbox/delivery-state.ts',
   'outbox/ledger.ts',
   'outbox/sweeper.ts',
+  'src/approvals/pinned-store.ts',
   DELETION,
 ];
 
@@ -59,17 +68,9 @@ export const OWNERS: Record<string, readonly string[]> = {
   pendingCall: PINNED_OWNERS,
   contactRows: PINNED_OWNERS,
   approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts', 'core/storage/due-index.ts'],
-  // The ledger: one owner. Everyone else names it through `ledgerKey` and parses it with the ledger's readers.
-  ledger: ['outbox/ledger.ts', DELETION],
-  // Besides the outbox: the atomic scripts that commit an entry together with their own structure
-  // (a decided pinned row; an alert's once-per-item marker).
-  outbox: [...OUTBOX_OWNERS, 'src/approvals/pinned-store.ts', 'src/approvals/failure-alerts.ts'],
-  outboxPending: [
-    ...OUTBOX_OWNERS,
-    'src/approvals/pinned-store.ts',
-    'src/approvals/failure-alerts.ts',
-    'core/storage/due-index.ts',
-  ],
+  outbox: OUTBOX_OWNERS,
+  outboxPending: OUTBOX_OWNERS,
+  ledger: OUTBOX_OWNERS,
   deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
   // A contact's history and handoff state: one owner. The claim's script, the commit, a deletion and
   // the handoff inbox name them through it (`contactStateKeys`, `queueHistory`, `queueHandoff`).
@@ -127,11 +128,32 @@ describe('storage keys have owners', () => {
     }
     expect(strays).toEqual([]);
     // The scan found the owners themselves: it is not vacuous.
-    expect([...(seen.get('ledger') ?? [])].sort()).toEqual(['outbox/ledger.ts', DELETION].sort());
+    for (const accessor of ['outbox', 'outboxPending', 'ledger'])
+      expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/outbox-store.ts']);
     for (const accessor of ['turn', 'turnLog', 'contactTurns'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('openClaims') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
+  });
+
+  it('the outbox keys reach only the multi-structure scripts, through outboxKeys(...); no file spells them itself', async () => {
+    const users: string[] = [];
+    const spelled: string[] = [];
+    for (const dir of PRODUCTION_DIRS) {
+      for (const file of await productionFiles(dir)) {
+        const source = await readFile(join(ROOT, file), 'utf8');
+        if (/\boutboxKeys\(/.test(source)) users.push(file);
+        // A key built by hand (`${...}:outbox:…`, `:ledger:`, `:outbox-pending`, `:lease`) beside the owner.
+        if (
+          file !== 'core/storage/keys.ts' &&
+          !OUTBOX_OWNERS.includes(file) &&
+          /[}:](outbox|ledger)[:-]|:lease\b/.test(source)
+        )
+          spelled.push(file);
+      }
+    }
+    expect(users.sort()).toEqual([...OUTBOX_KEY_USERS].sort());
+    expect(spelled).toEqual([]);
   });
 });
