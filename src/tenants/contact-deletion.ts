@@ -4,6 +4,7 @@ import { contactStateKeys } from '../../core/storage/contact-state.js';
 import { turnRecordKeys } from '../../core/storage/turn-records.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { outboxKeys } from '../../core/storage/outbox-store.js';
+import { pinnedKeys } from '../../core/storage/pinned-rows.js';
 import { scanPrefix } from './provisioning.js';
 
 /**
@@ -44,26 +45,27 @@ export async function deleteContactData(
   const contact = contactStateKeys(tenantId, contactId);
   const turns = turnRecordKeys(tenantId);
   const outbox = outboxKeys(tenantId);
+  const pinned = pinnedKeys(tenantId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(turns.contactTurns(contactId), 0, -1);
-    p.smembers(k.contactRows(contactId));
+    p.smembers(pinned.contactRows(contactId));
   })) as [string[], string[]];
   const keys = [
     contact.history,
     contact.handoff,
     k.contactPage(contactId),
     turns.contactTurns(contactId),
-    k.contactRows(contactId),
+    pinned.contactRows(contactId),
     ...turnIds.flatMap((t) => [turns.record(t), outbox.entry(t), outbox.ledger(t), outbox.lease(t), claims.job(t)]),
     ...rowIds.flatMap((r) => [
-      k.pinnedTerms(r),
-      k.pinnedStatus(r),
+      pinned.terms(r),
+      pinned.status(r),
       outbox.entry(r),
       outbox.ledger(r),
       outbox.entry(`${r}.notice`),
       outbox.ledger(`${r}.notice`),
     ]),
-    ...(await scanPrefix(session, `${k.pendingCall(contactId, '0'.repeat(64)).slice(0, -64)}`)),
+    ...(await scanPrefix(session, pinned.pendingCallPrefix(contactId))),
     ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
   ];
   const entryIds = [...turnIds, ...rowIds, ...rowIds.map((r) => `${r}.notice`)];
@@ -74,7 +76,7 @@ export async function deleteContactData(
       p.zrem(claims.openClaims, ...turnIds);
     }
     if (entryIds.length) p.zrem(outbox.pending, ...entryIds);
-    if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);
+    if (rowIds.length) p.zrem(pinned.approvalQueue, ...rowIds);
     p.zrem(k.handoffIndex, contactId);
     p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
   });

@@ -28,10 +28,19 @@ const CLAIM_OWNERS = ['core/storage/claims.ts'];
  * the keys from `turnRecordKeys`.
  */
 const TURN_OWNERS = ['core/storage/turn-records.ts'];
-const PINNED_OWNERS = [
-  'core/storage/pinned-rows.ts',
+/**
+ * The pinned-row store: one owner of a row's terms, status and correction mark, the pending-call
+ * index, the approval queue and each contact's rows. The commit queues a row through it
+ * (`queuePinnedRow`); the decision, supersede and correction scripts, a deletion and the due-work
+ * index take the keys from `pinnedKeys`.
+ */
+const PINNED_OWNERS = ['core/storage/pinned-rows.ts'];
+/** The files that may take keys from `pinnedKeys(...)`: the owner and the multi-structure scripts. */
+export const PINNED_KEY_USERS = [
+  ...PINNED_OWNERS,
+  'core/storage/due-index.ts',
   'src/approvals/pinned-store.ts',
-  'src/approvals/pending-calls.ts',
+  'src/approvals/correct-approval.ts',
   DELETION,
 ];
 /**
@@ -67,7 +76,7 @@ export const OWNERS: Record<string, readonly string[]> = {
   pinnedStatus: PINNED_OWNERS,
   pendingCall: PINNED_OWNERS,
   contactRows: PINNED_OWNERS,
-  approvalQueue: [...PINNED_OWNERS, 'src/approvals/decide-approval.ts', 'core/storage/due-index.ts'],
+  approvalQueue: PINNED_OWNERS,
   outbox: OUTBOX_OWNERS,
   outboxPending: OUTBOX_OWNERS,
   ledger: OUTBOX_OWNERS,
@@ -130,6 +139,8 @@ describe('storage keys have owners', () => {
     // The scan found the owners themselves: it is not vacuous.
     for (const accessor of ['outbox', 'outboxPending', 'ledger'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/outbox-store.ts']);
+    for (const accessor of ['pinnedTerms', 'pinnedStatus', 'pendingCall', 'approvalQueue', 'contactRows'])
+      expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/pinned-rows.ts']);
     for (const accessor of ['turn', 'turnLog', 'contactTurns'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
@@ -137,23 +148,35 @@ describe('storage keys have owners', () => {
     expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
   });
 
-  it('the outbox keys reach only the multi-structure scripts, through outboxKeys(...); no file spells them itself', async () => {
-    const users: string[] = [];
-    const spelled: string[] = [];
-    for (const dir of PRODUCTION_DIRS) {
-      for (const file of await productionFiles(dir)) {
-        const source = await readFile(join(ROOT, file), 'utf8');
-        if (/\boutboxKeys\(/.test(source)) users.push(file);
-        // A key built by hand (`${...}:outbox:…`, `:ledger:`, `:outbox-pending`, `:lease`) beside the owner.
-        if (
-          file !== 'core/storage/keys.ts' &&
-          !OUTBOX_OWNERS.includes(file) &&
-          /[}:](outbox|ledger)[:-]|:lease\b/.test(source)
-        )
-          spelled.push(file);
+  it.each([
+    // A key built by hand (`${...}:outbox:…`, `:ledger:`, `:outbox-pending`, `:lease`) beside the owner.
+    {
+      keysOf: 'outboxKeys',
+      owners: OUTBOX_OWNERS,
+      users: OUTBOX_KEY_USERS,
+      spelling: /[}:](outbox|ledger)[:-]|:lease\b/,
+    },
+    // `:pinned:`, `:pending-call:`, `:approvals`, `:contact-rows:`, `:corrected-by`.
+    {
+      keysOf: 'pinnedKeys',
+      owners: PINNED_OWNERS,
+      users: PINNED_KEY_USERS,
+      spelling: /[}:](pinned|pending-call|contact-rows):|[}:]approvals\b|:corrected-by/,
+    },
+  ])(
+    'the keys of $keysOf reach only the multi-structure scripts, through it; no file spells them itself',
+    async ({ keysOf, owners, users, spelling }) => {
+      const found: string[] = [];
+      const spelled: string[] = [];
+      for (const dir of PRODUCTION_DIRS) {
+        for (const file of await productionFiles(dir)) {
+          const source = await readFile(join(ROOT, file), 'utf8');
+          if (new RegExp(`\\b${keysOf}\\(`).test(source)) found.push(file);
+          if (file !== 'core/storage/keys.ts' && !owners.includes(file) && spelling.test(source)) spelled.push(file);
+        }
       }
-    }
-    expect(users.sort()).toEqual([...OUTBOX_KEY_USERS].sort());
-    expect(spelled).toEqual([]);
-  });
+      expect(found.sort()).toEqual([...users].sort());
+      expect(spelled).toEqual([]);
+    },
+  );
 });
