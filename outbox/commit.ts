@@ -1,7 +1,8 @@
 import type { TurnRecord } from '../core/turn-record.js';
 import { parseTurnRecord, queueTurnRecord, turnRecordKeys } from '../core/storage/turn-records.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
+import { retainedTtl, TTL } from '../core/storage/keys.js';
+import { queueLeaveReplyOrder } from '../core/storage/reply-order.js';
 import type { HistoryEntry } from '../core/history-entry.js';
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import { queuePinnedRow } from '../core/storage/pinned-rows.js';
@@ -40,7 +41,6 @@ export interface CommitInput {
  */
 export async function writeTurnCommit(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
-  const keys = tenantKeys(record.tenantId);
   // The record key is the script's guard: a turn is committed once.
   const w = new ConditionalWrites(turnRecordKeys(record.tenantId).record(record.turnId));
   const ttl = (seconds: number) => retainedTtl(seconds, input.retentionDays);
@@ -54,7 +54,7 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
     queueDue(w, record.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   }
   if (input.releaseSequence)
-    w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
+    queueLeaveReplyOrder(w, record.tenantId, input.releaseSequence.contactId, input.releaseSequence.member);
   for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
     queueHandoff(w, record.tenantId, record.contactId, input.handoffUntil);

@@ -22,6 +22,7 @@ import { REPLY_ORDER_RETRY_SECONDS, waitsForEarlierReply } from './reply-order.j
 import type { ApiFailure, ChannelApis } from '../core/actions/channel-api.js';
 import type { LedgerRow, LedgerState, OutboxEntry } from '../core/outbox-entry.js';
 import { outboxKeys, parseDelivery, queueDeliveryRead } from '../core/storage/outbox-store.js';
+import { replyOrderKeys } from '../core/storage/reply-order.js';
 
 /**
  * Performs one committed outbox entry's actions, in order, against ManyChat — exactly once where
@@ -179,7 +180,7 @@ type Opened = { result: DeliveryResult } | { entry: OutboxEntry; rows: Map<strin
  * ledger. Answers at once when there is nothing this delivery may do.
  */
 async function openDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence): Promise<Opened> {
-  const keys = outboxKeys(tenantId);
+  const outbox = outboxKeys(tenantId);
   const [leaseReply, leasePttl, rawEntry, rawLedger] = await session.pipeline((p) => {
     p.set(fence.leaseKey, fence.token, { nx: true, px: fence.leaseMs });
     p.pttl(fence.leaseKey);
@@ -192,7 +193,7 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
     // sweeper would otherwise publish it forever). An unreadable entry stays for inspection.
     // The release is a compare-and-delete with this delivery's token: without the lease it deletes nothing.
     const [removed] = await session.multi((m) => {
-      m.zrem(keys.pending, turnId);
+      m.zrem(outbox.pending, turnId);
       m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
     // What it held is listed, never silently gone: an unreadable entry's unperformed actions, or
@@ -472,7 +473,6 @@ async function closeDelivery(
   /** A key to delete in the same MULTI (the ManyChat-key alert marker, when the key worked). */
   clearKey?: string,
 ): Promise<DeliveryResult> {
-  const keys = tenantKeys(tenantId);
   const outbox = outboxKeys(tenantId);
   const settled = settledState(entry, rows);
   const next: OutboxEntry = { ...entry, state: settled ?? 'pending', attempts: entry.attempts + 1 };
@@ -480,7 +480,7 @@ async function closeDelivery(
     m.set(outbox.entry(turnId), JSON.stringify(next), { keepTtl: true });
     if (settled) m.zrem(outbox.pending, turnId);
     // Settled: the contact's later replies no longer wait for this one.
-    if (settled && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
+    if (settled && entry.sequence) m.zrem(replyOrderKeys(tenantId).contact(entry.contactId), entry.sequence.member);
     if (clearKey) m.del(clearKey);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });

@@ -63,6 +63,14 @@ export const OUTBOX_KEY_USERS = [
   DELETION,
 ];
 
+/**
+ * The reply-order store: one owner. The commit queues through it (`queueLeaveReplyOrder`); a
+ * delivery's close and the claim store's release of an unfinished turn take the key from
+ * `replyOrderKeys`.
+ */
+const REPLY_ORDER_OWNERS = ['core/storage/reply-order.ts'];
+export const REPLY_ORDER_KEY_USERS = [...REPLY_ORDER_OWNERS, 'core/storage/claims.ts', 'outbox/deliver-entry.ts'];
+
 /** Accessor of `tenantKeys(...)` → the files that may name it. */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
@@ -89,8 +97,7 @@ export const OWNERS: Record<string, readonly string[]> = {
   handoffIndex: ['core/storage/handoffs.ts', DELETION],
   // Health's hourly counts: one owner (the commit and the delivery count through it).
   metricsHour: ['core/storage/turn-metrics.ts'],
-  // The claim store's release of an unfinished turn gives back its place in the same script.
-  replyOrder: ['outbox/reply-order.ts', 'outbox/deliver-entry.ts', 'core/storage/claims.ts', COMMIT],
+  replyOrder: REPLY_ORDER_OWNERS,
 };
 
 async function productionFiles(dir: string): Promise<string[]> {
@@ -141,6 +148,7 @@ describe('storage keys have owners', () => {
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/outbox-store.ts']);
     for (const accessor of ['pinnedTerms', 'pinnedStatus', 'pendingCall', 'approvalQueue', 'contactRows'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/pinned-rows.ts']);
+    expect([...(seen.get('replyOrder') ?? [])]).toEqual(['core/storage/reply-order.ts']);
     for (const accessor of ['turn', 'turnLog', 'contactTurns'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
@@ -162,6 +170,12 @@ describe('storage keys have owners', () => {
       owners: PINNED_OWNERS,
       users: PINNED_KEY_USERS,
       spelling: /[}:](pinned|pending-call|contact-rows):|[}:]approvals\b|:corrected-by/,
+    },
+    {
+      keysOf: 'replyOrderKeys',
+      owners: REPLY_ORDER_OWNERS,
+      users: REPLY_ORDER_KEY_USERS,
+      spelling: /[}:]reply-order:/,
     },
   ])(
     'the keys of $keysOf reach only the multi-structure scripts, through it; no file spells them itself',
