@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { actionKind } from '../core/actions/index.js';
 import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { tenantKeys } from '../core/storage/keys.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import type { DeadLetter } from '../core/dead-letter.js';
+import { readDeadLetters } from '../core/storage/dead-letter-list.js';
 import { resetForRedrive } from './ledger.js';
 import { readEntryAction, readLedgerRows, reopenOutboxEntry } from '../core/storage/outbox-store.js';
 import { LedgerStateSchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
@@ -10,30 +10,13 @@ import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt } from '../core/storage/due-index.js';
 
 /**
- * The tenant's dead-letter list (`deadLetters`, newest first): actions delivery gave up on.
- * `dead` = the API refused them for good; `unknown` = a send that may or may not have happened
- * (never resent automatically). The ledger script pushes an item in the same step that makes the
- * row dead/unknown, and a re-drive takes it off in the same step that resets the row.
+ * The tenant's dead letters (newest first, the dead-letter store's list,
+ * core/storage/dead-letter-list.ts): actions delivery gave up on. `dead` = the API refused them for
+ * good; `unknown` = a send that may or may not have happened (never resent automatically). The
+ * ledger script pushes an item in the same step that makes the row dead/unknown, and a re-drive
+ * takes it off in the same step that resets the row.
  */
-export const DeadLetterSchema = z.object({
-  tenantId: z.string(),
-  /** The turn that staged the action (for an approved or confirmed action too: not the row's id). */
-  turnId: z.string(),
-  /** The outbox entry that holds it — what a re-drive names; the turn's id unless a pinned row committed it. Absent in older letters: turnId. */
-  entryId: z.string().optional(),
-  actionId: z.string(),
-  contactId: z.string(),
-  /** Absent when the entry that held the action no longer parses (a kind since retired, say): what is known of it is listed. */
-  kind: ActionKindSchema.optional(),
-  tool: z.string(),
-  summary: z.string(),
-  idempotent: z.boolean(),
-  state: z.enum(['dead', 'unknown']),
-  /** The API's own words, or why the outcome is unknown. */
-  detail: z.string(),
-  at: z.string(),
-});
-export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+export { DeadLetterSchema, type DeadLetter } from '../core/dead-letter.js';
 
 /** Whether the action may be repeated safely: the flag, and never for a send kind whatever the flag says. */
 export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind'>): boolean {
@@ -119,11 +102,7 @@ export async function listDeadLetters(
   tenantId: string,
   limit = 100,
 ): Promise<ListedDeadLetter[]> {
-  const keys = tenantKeys(tenantId);
-  const raw = await session.one((r) => r.lrange(keys.deadLetters, 0, Math.max(0, limit - 1)));
-  const letters = raw
-    .map((item) => DeadLetterSchema.safeParse(parseJson(item)))
-    .flatMap((p) => (p.success ? [p.data] : []));
+  const letters = await readDeadLetters(session, tenantId, limit);
   if (!letters.length) return [];
   const rows = await readLedgerRows(
     session,

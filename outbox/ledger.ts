@@ -1,5 +1,6 @@
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { TTL, tenantKeys, retainedTtl } from '../core/storage/keys.js';
+import { TTL, retainedTtl } from '../core/storage/keys.js';
+import { deadLetterKeys } from '../core/storage/dead-letter-list.js';
 import type { LedgerRow, LedgerState } from '../core/outbox-entry.js';
 import { outboxKeys, parseLedgerRow } from '../core/storage/outbox-store.js';
 
@@ -124,7 +125,7 @@ async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec
   const reply = await ref.session.one((r) =>
     r.eval<string[], [number, string]>(
       TRANSITION_LUA,
-      [outbox.ledger(ref.turnId), tenantKeys(ref.tenantId).deadLetters, fence?.leaseKey ?? outbox.lease(ref.turnId)],
+      [outbox.ledger(ref.turnId), deadLetterKeys(ref.tenantId).list, fence?.leaseKey ?? outbox.lease(ref.turnId)],
       [
         actionId,
         spec.from.join(','),

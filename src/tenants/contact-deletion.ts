@@ -5,6 +5,7 @@ import { turnRecordKeys } from '../../core/storage/turn-records.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { outboxKeys } from '../../core/storage/outbox-store.js';
 import { pinnedKeys } from '../../core/storage/pinned-rows.js';
+import { queueDropContactDeadLetters } from '../../core/storage/dead-letter-list.js';
 import { scanPrefix } from './provisioning.js';
 
 /**
@@ -22,18 +23,6 @@ export interface ContactDeletion {
   keys: number;
   deadLetters: number;
 }
-
-/** Removes the contact's items from the dead-letter list (the JSON names the contact). */
-const DROP_DEAD_LETTERS_LUA = `
-local removed = 0
-for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, letter = pcall(cjson.decode, item)
-  if ok and type(letter) == 'table' and letter.contactId == ARGV[1] then
-    removed = removed + redis.call('LREM', KEYS[1], 0, item)
-  end
-end
-return removed
-`;
 
 export async function deleteContactData(
   session: RedisSession,
@@ -78,7 +67,8 @@ export async function deleteContactData(
     if (entryIds.length) p.zrem(outbox.pending, ...entryIds);
     if (rowIds.length) p.zrem(pinned.approvalQueue, ...rowIds);
     p.zrem(k.handoffIndex, contactId);
-    p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
+    // Last: its reply is the count of the contact's dead letters that went.
+    queueDropContactDeadLetters(p, tenantId, contactId);
   });
   const deletedKeys = results.slice(0, Math.ceil(keys.length / 500)).reduce<number>((n, r) => n + Number(r), 0);
   return {

@@ -71,6 +71,13 @@ export const OUTBOX_KEY_USERS = [
 const REPLY_ORDER_OWNERS = ['core/storage/reply-order.ts'];
 export const REPLY_ORDER_KEY_USERS = [...REPLY_ORDER_OWNERS, 'core/storage/claims.ts', 'outbox/deliver-entry.ts'];
 
+/**
+ * The dead-letter store: one owner. The ledger's transition script pushes and takes off letters
+ * with the key from `deadLetterKeys`; a deletion drops a contact's through the owner.
+ */
+const DEAD_LETTER_OWNERS = ['core/storage/dead-letter-list.ts'];
+export const DEAD_LETTER_KEY_USERS = [...DEAD_LETTER_OWNERS, 'outbox/ledger.ts'];
+
 /** Accessor of `tenantKeys(...)` → the files that may name it. */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
@@ -88,7 +95,7 @@ export const OWNERS: Record<string, readonly string[]> = {
   outbox: OUTBOX_OWNERS,
   outboxPending: OUTBOX_OWNERS,
   ledger: OUTBOX_OWNERS,
-  deadLetters: ['outbox/dead-letters.ts', 'outbox/ledger.ts', DELETION],
+  deadLetters: DEAD_LETTER_OWNERS,
   // A contact's history and handoff state: one owner. The claim's script, the commit, a deletion and
   // the handoff inbox name them through it (`contactStateKeys`, `queueHistory`, `queueHandoff`).
   history: ['core/storage/contact-state.ts'],
@@ -149,6 +156,7 @@ describe('storage keys have owners', () => {
     for (const accessor of ['pinnedTerms', 'pinnedStatus', 'pendingCall', 'approvalQueue', 'contactRows'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/pinned-rows.ts']);
     expect([...(seen.get('replyOrder') ?? [])]).toEqual(['core/storage/reply-order.ts']);
+    expect([...(seen.get('deadLetters') ?? [])]).toEqual(['core/storage/dead-letter-list.ts']);
     for (const accessor of ['turn', 'turnLog', 'contactTurns'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
@@ -176,6 +184,12 @@ describe('storage keys have owners', () => {
       owners: REPLY_ORDER_OWNERS,
       users: REPLY_ORDER_KEY_USERS,
       spelling: /[}:]reply-order:/,
+    },
+    {
+      keysOf: 'deadLetterKeys',
+      owners: DEAD_LETTER_OWNERS,
+      users: DEAD_LETTER_KEY_USERS,
+      spelling: /[}:]dead-letters\b/,
     },
   ])(
     'the keys of $keysOf reach only the multi-structure scripts, through it; no file spells them itself',
