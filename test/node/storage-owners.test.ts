@@ -120,7 +120,11 @@ export function accessorsNamed(source: string): Set<string> {
   for (const m of source.matchAll(/\b(?:const|let)\s+(\w+)\s*=\s*tenantKeys\(/g)) aliases.add(m[1]!);
   const named = new Set<string>();
   const accessors = Object.keys(OWNERS).join('|');
-  const pattern = new RegExp(`(?:\\b(?:${[...aliases].join('|')})|tenantKeys\\([^)]*\\))\\.(${accessors})\\b`, 'g');
+  // The argument may itself hold a call, one level deep: `tenantKeys(c.req.param('tenant')).turn(id)`.
+  const pattern = new RegExp(
+    `(?:\\b(?:${[...aliases].join('|')})|tenantKeys\\((?:[^()]|\\([^()]*\\))*\\))\\.(${accessors})\\b`,
+    'g',
+  );
   for (const m of source.matchAll(pattern)) named.add(m[1]!);
   return named;
 }
@@ -130,6 +134,7 @@ describe('storage keys have owners', () => {
     expect([...accessorsNamed('const keys = tenantKeys(id);\np.hgetall(keys.ledger(turnId));')]).toEqual(['ledger']);
     expect([...accessorsNamed('const t = tenantKeys(id);\nawait r.get(t.claim(d));')]).toEqual(['claim']);
     expect([...accessorsNamed('r.get(tenantKeys(tenantId).turn(turnId))')]).toEqual(['turn']);
+    expect([...accessorsNamed("r.get(tenantKeys(c.req.param('tenant')).turn(turnId))")]).toEqual(['turn']);
     expect([...accessorsNamed('const h = claim.history; record.turn; ctx.turnId')]).toEqual([]);
   });
 
