@@ -1,7 +1,8 @@
 import type { StagedAction } from '../core/staged-action.js';
 import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { retainedTtl, tenantKeys, TTL } from '../core/storage/keys.js';
+import { retainedTtl, TTL } from '../core/storage/keys.js';
+import { alertMarkerKeys } from '../core/storage/alert-markers.js';
 import { actsIdempotently, deadLetterFor, DeadLetterSchema, salvagedLetters, type DeadLetter } from './dead-letters.js';
 import {
   claimAction,
@@ -448,7 +449,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     rows,
     stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined,
     // The key got through: its outage (if one was alerted) is over, and the next one alerts again.
-    run.seen.keyWorked && !run.seen.keyRefused ? tenantKeys(tenantId).alertSent(MANYCHAT_KEY_ALERT_ITEM) : undefined,
+    run.seen.keyWorked && !run.seen.keyRefused ? alertMarkerKeys(tenantId).marker(MANYCHAT_KEY_ALERT_ITEM) : undefined,
   );
   return { ...closed, ...seenResult(run.seen) };
 }

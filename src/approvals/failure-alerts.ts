@@ -1,7 +1,8 @@
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
-import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { TTL } from '../../core/storage/keys.js';
+import { alertMarkerKeys } from '../../core/storage/alert-markers.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { sha256Hex } from '../../core/security/digest.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
@@ -121,7 +122,7 @@ export async function sendAlerts(input: {
   const target = notificationTarget(input.config);
   if (!target || !input.items.length) return [];
   const now = input.now ?? new Date();
-  const keys = tenantKeys(input.config.tenantId);
+  const markers = alertMarkerKeys(input.config.tenantId);
   const committed: string[] = [];
   for (const item of input.items) {
     // Its own entry each time it is told (a re-alert after the marker expired must not find the last one's ledger done).
@@ -146,7 +147,7 @@ export async function sendAlerts(input: {
       now,
       ...(input.config.retentionDays ? { retentionDays: input.config.retentionDays } : {}),
     });
-    const marker = keys.alertSent(item.itemId);
+    const marker = markers.marker(item.itemId);
     const w = new ConditionalWrites(marker);
     w.call('SET', marker, now.toISOString(), 'EX', item.markerSeconds);
     queueOutboxEntry(w, input.config.tenantId, entryId, entry, TTL.outboxSeconds, now.getTime());

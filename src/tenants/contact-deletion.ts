@@ -6,6 +6,7 @@ import type { RedisSession } from '../../core/storage/redis-session.js';
 import { outboxKeys } from '../../core/storage/outbox-store.js';
 import { pinnedKeys } from '../../core/storage/pinned-rows.js';
 import { queueDropContactDeadLetters } from '../../core/storage/dead-letter-list.js';
+import { handoffIndexKeys } from '../../core/storage/handoffs.js';
 import { scanPrefix } from './provisioning.js';
 
 /**
@@ -66,7 +67,7 @@ export async function deleteContactData(
     }
     if (entryIds.length) p.zrem(outbox.pending, ...entryIds);
     if (rowIds.length) p.zrem(pinned.approvalQueue, ...rowIds);
-    p.zrem(k.handoffIndex, contactId);
+    p.zrem(handoffIndexKeys(tenantId).index, contactId);
     // Last: its reply is the count of the contact's dead letters that went.
     queueDropContactDeadLetters(p, tenantId, contactId);
   });

@@ -78,6 +78,17 @@ export const REPLY_ORDER_KEY_USERS = [...REPLY_ORDER_OWNERS, 'core/storage/claim
 const DEAD_LETTER_OWNERS = ['core/storage/dead-letter-list.ts'];
 export const DEAD_LETTER_KEY_USERS = [...DEAD_LETTER_OWNERS, 'outbox/ledger.ts'];
 
+/**
+ * An alert's once-per-item marker: one owner; the alert's commit and a delivery's close take it
+ * from `alertMarkerKeys`.
+ */
+const ALERT_MARKER_OWNERS = ['core/storage/alert-markers.ts'];
+export const ALERT_MARKER_KEY_USERS = [
+  ...ALERT_MARKER_OWNERS,
+  'outbox/deliver-entry.ts',
+  'src/approvals/failure-alerts.ts',
+];
+
 /** Accessor of `tenantKeys(...)` → the files that may name it. */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
@@ -100,8 +111,10 @@ export const OWNERS: Record<string, readonly string[]> = {
   // the handoff inbox name them through it (`contactStateKeys`, `queueHistory`, `queueHandoff`).
   history: ['core/storage/contact-state.ts'],
   handoff: ['core/storage/contact-state.ts'],
-  // The handoff inbox's index: one owner (the commit queues into it through the owner).
-  handoffIndex: ['core/storage/handoffs.ts', DELETION],
+  // The handoff inbox's index: one owner (the commit queues into it through the owner, a deletion
+  // takes the key from `handoffIndexKeys`).
+  handoffIndex: ['core/storage/handoffs.ts'],
+  alertSent: ALERT_MARKER_OWNERS,
   // Health's hourly counts: one owner (the commit and the delivery count through it).
   metricsHour: ['core/storage/turn-metrics.ts'],
   replyOrder: REPLY_ORDER_OWNERS,
@@ -162,6 +175,8 @@ describe('storage keys have owners', () => {
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/pinned-rows.ts']);
     expect([...(seen.get('replyOrder') ?? [])]).toEqual(['core/storage/reply-order.ts']);
     expect([...(seen.get('deadLetters') ?? [])]).toEqual(['core/storage/dead-letter-list.ts']);
+    expect([...(seen.get('alertSent') ?? [])]).toEqual(['core/storage/alert-markers.ts']);
+    expect([...(seen.get('handoffIndex') ?? [])]).toEqual(['core/storage/handoffs.ts']);
     for (const accessor of ['turn', 'turnLog', 'contactTurns'])
       expect([...(seen.get(accessor) ?? [])]).toEqual(['core/storage/turn-records.ts']);
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
@@ -195,6 +210,18 @@ describe('storage keys have owners', () => {
       owners: DEAD_LETTER_OWNERS,
       users: DEAD_LETTER_KEY_USERS,
       spelling: /[}:]dead-letters\b/,
+    },
+    {
+      keysOf: 'alertMarkerKeys',
+      owners: ALERT_MARKER_OWNERS,
+      users: ALERT_MARKER_KEY_USERS,
+      spelling: /[}:]alert:/,
+    },
+    {
+      keysOf: 'handoffIndexKeys',
+      owners: ['core/storage/handoffs.ts'],
+      users: ['core/storage/handoffs.ts', DELETION],
+      spelling: /[}:]handoffs\b/,
     },
   ])(
     'the keys of $keysOf reach only the multi-structure scripts, through it; no file spells them itself',
