@@ -82,6 +82,16 @@ export function retainedTtl(ttlSeconds: number, retentionDays: number | undefine
   return retentionDays ? Math.min(ttlSeconds, retentionDays * 24 * 3600) : ttlSeconds;
 }
 
+/**
+ * Every key of one tenant. A stored structure's keys are named in production only by its owner
+ * module (and the tests), which parses its replies; the multi-structure atomic scripts take them
+ * from the owner's `xxxKeys(tenantId)` (test/node/storage-owners.test.ts holds the list):
+ * claims.ts (claim, openClaims, claimJob), turn-records.ts (turn, turnLog, contactTurns),
+ * contact-state.ts (history, handoff), handoffs.ts (handoffIndex), turn-metrics.ts (metricsHour),
+ * outbox-store.ts (outbox, outboxPending, ledger), pinned-rows.ts (pinnedTerms, pinnedStatus,
+ * pendingCall, approvalQueue, contactRows), reply-order.ts (replyOrder), dead-letter-list.ts
+ * (deadLetters), alert-markers.ts (alertSent).
+ */
 export function tenantKeys(tenantId: string) {
   if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
   const t = `t:${tenantId}`;

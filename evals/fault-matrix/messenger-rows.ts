@@ -8,7 +8,7 @@ import { PAGE_INBOX_APP_ID, type TenantConfigInput } from '../../core/tenant/ten
 import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { devSecretKeys } from '../../dev/stack.js';
-import { ledgerRowsFromReply } from '../../outbox/ledger.js';
+import { ledgerRowsFromReply } from '../../core/storage/outbox-store.js';
 import { signHubBody } from '../../src/channels/messenger/hub-signature.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import type { FaultEnvironment } from './environment.js';

@@ -4,7 +4,9 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry } from '../../outbox/deliver-entry.js';
-import { leaseKey, readLedger } from '../../outbox/ledger.js';
+import { outboxKeys, readLedger } from '../../core/storage/outbox-store.js';
+
+const leaseKey = (tenantId: string, turnId: string) => outboxKeys(tenantId).lease(turnId);
 import { enterReplyOrder, REPLY_ORDER_RETRY_SECONDS } from '../../outbox/reply-order.js';
 import type { ManyChatApi } from '../../core/actions/channel-api.js';
 import { OutboxEntrySchema } from '../../core/outbox-entry.js';
