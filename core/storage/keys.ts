@@ -148,6 +148,8 @@ export function tenantKeys(tenantId: string) {
     alertSent: (itemId: string) => `${t}:alert:${assertSafeId('alert item', itemId)}`,
     /** @upstash/ratelimit keys (sliding windows, each with its own TTL) live under this prefix. */
     rateLimitPrefix: `${t}:rl`,
+    /** The dashboard's users and sessions (src/dashboard/auth/dashboard-keys.ts) live under this prefix. */
+    dashboardPrefix: `${t}:dash`,
   };
 }
 

@@ -1,4 +1,3 @@
-import { tenantKeys } from '../../core/storage/keys.js';
 import { claimKeys } from '../../core/storage/claims.js';
 import { contactStateKeys } from '../../core/storage/contact-state.js';
 import { turnRecordKeys } from '../../core/storage/turn-records.js';
@@ -7,7 +6,9 @@ import { outboxKeys } from '../../core/storage/outbox-store.js';
 import { pinnedKeys } from '../../core/storage/pinned-rows.js';
 import { queueDropContactDeadLetters } from '../../core/storage/dead-letter-list.js';
 import { handoffIndexKeys } from '../../core/storage/handoffs.js';
+import { rateLimitKeys } from '../../guardrails/rate-limit.js';
 import { scanPrefix } from './provisioning.js';
+import { contactPageKeys } from './page-tokens.js';
 
 /**
  * A contact's data deleted on request (the tenant's API, or Meta's data-deletion callback): the
@@ -30,7 +31,6 @@ export async function deleteContactData(
   tenantId: string,
   contactId: string,
 ): Promise<ContactDeletion> {
-  const k = tenantKeys(tenantId);
   const claims = claimKeys(tenantId);
   const contact = contactStateKeys(tenantId, contactId);
   const turns = turnRecordKeys(tenantId);
@@ -43,7 +43,7 @@ export async function deleteContactData(
   const keys = [
     contact.history,
     contact.handoff,
-    k.contactPage(contactId),
+    contactPageKeys(tenantId).contactPage(contactId),
     turns.contactTurns(contactId),
     pinned.contactRows(contactId),
     ...turnIds.flatMap((t) => [turns.record(t), outbox.entry(t), outbox.ledger(t), outbox.lease(t), claims.job(t)]),
@@ -56,7 +56,7 @@ export async function deleteContactData(
       outbox.ledger(`${r}.notice`),
     ]),
     ...(await scanPrefix(session, pinned.pendingCallPrefix(contactId))),
-    ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
+    ...(await scanPrefix(session, `${rateLimitKeys(tenantId).contact(contactId)}:`)),
   ];
   const entryIds = [...turnIds, ...rowIds, ...rowIds.map((r) => `${r}.notice`)];
   const results = await session.pipeline((p) => {
