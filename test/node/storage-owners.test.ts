@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tenantKeys } from '../../core/storage/keys.js';
 
 /**
  * Storage with owners (issue 27): each tenant key of a stored structure is named only by the
@@ -89,7 +90,41 @@ export const ALERT_MARKER_KEY_USERS = [
   'src/approvals/failure-alerts.ts',
 ];
 
-/** Accessor of `tenantKeys(...)` → the files that may name it. */
+/**
+ * The tenant record (config, sealed secrets, status, revision): one owner, in core/ because the
+ * claim script reads the revision beside the claim. The tenant store loads and parses the record;
+ * the scripts that write several of its keys at once (a create, a save at a revision, a change
+ * with its bump) and the claim script take them from `tenantRecordKeys`; a single read goes
+ * through `readTenantRev` or `readStoredSecrets`.
+ */
+const TENANT_RECORD_OWNERS = ['core/storage/tenant-record.ts'];
+export const TENANT_RECORD_KEY_USERS = [
+  ...TENANT_RECORD_OWNERS,
+  'core/storage/claims.ts',
+  'src/tenants/tenant-store.ts',
+  'src/tenants/provisioning.ts',
+  'src/dashboard/setup/save-config.ts',
+  'src/dashboard/setup/save-messenger-pages.ts',
+];
+
+/**
+ * The rate-limit windows' prefix: one owner (the webhook's limits). The replay's and the dashboard
+ * login's limiters, and a contact's deletion (which scans the contact's windows), take their
+ * prefixes from `rateLimitKeys`.
+ */
+const RATE_LIMIT_OWNERS = ['guardrails/rate-limit.ts'];
+export const RATE_LIMIT_KEY_USERS = [
+  ...RATE_LIMIT_OWNERS,
+  'src/replay/replay-limit.ts',
+  'src/dashboard/auth/dashboard-keys.ts',
+  DELETION,
+];
+
+/** The page a contact wrote to: one owner; a contact's deletion takes the key from `contactPageKeys`. */
+const CONTACT_PAGE_OWNERS = ['src/tenants/page-tokens.ts'];
+export const CONTACT_PAGE_KEY_USERS = [...CONTACT_PAGE_OWNERS, DELETION];
+
+/** Accessor of `tenantKeys(...)` → the files that may name it. Every accessor has an entry (a test below checks). */
 export const OWNERS: Record<string, readonly string[]> = {
   claim: CLAIM_OWNERS,
   // The due-work index's reschedule script reads the first open claim through `claimKeys`.
@@ -118,6 +153,18 @@ export const OWNERS: Record<string, readonly string[]> = {
   // Health's hourly counts: one owner (the commit and the delivery count through it).
   metricsHour: ['core/storage/turn-metrics.ts'],
   replyOrder: REPLY_ORDER_OWNERS,
+  config: TENANT_RECORD_OWNERS,
+  secrets: TENANT_RECORD_OWNERS,
+  meta: TENANT_RECORD_OWNERS,
+  rev: TENANT_RECORD_OWNERS,
+  // A tenant's audit log: one owner (an operator action goes on it through `pushTenantAuditEntry`).
+  audit: ['src/tenants/audit-log.ts'],
+  // A data-deletion request's status: one owner (Meta's callback and its status page go through it).
+  deletionStatus: ['src/tenants/deletion-status.ts'],
+  contactPage: CONTACT_PAGE_OWNERS,
+  rateLimitPrefix: RATE_LIMIT_OWNERS,
+  // The dashboard's users and sessions: one owner.
+  dashboardPrefix: ['src/dashboard/auth/dashboard-keys.ts'],
 };
 
 async function productionFiles(dir: string): Promise<string[]> {
@@ -151,6 +198,10 @@ describe('storage keys have owners', () => {
     expect([...accessorsNamed('const h = claim.history; record.turn; ctx.turnId')]).toEqual([]);
   });
 
+  it('every key builder of tenantKeys(...) has a declared owner', () => {
+    expect(Object.keys(tenantKeys('acme')).sort()).toEqual(Object.keys(OWNERS).sort());
+  });
+
   it('each owned key accessor is named only by its owner modules (and the atomic multi-structure scripts)', async () => {
     const strays: string[] = [];
     const seen = new Map<string, Set<string>>();
@@ -182,6 +233,9 @@ describe('storage keys have owners', () => {
     expect([...(seen.get('claim') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('openClaims') ?? [])]).toEqual(['core/storage/claims.ts']);
     expect([...(seen.get('history') ?? [])]).toEqual(['core/storage/contact-state.ts']);
+    // Every accessor is named by its owner, and by nobody else.
+    for (const [accessor, owners] of Object.entries(OWNERS))
+      expect([...(seen.get(accessor) ?? [])].sort(), accessor).toEqual([...owners].sort());
   });
 
   it.each([
@@ -222,6 +276,25 @@ describe('storage keys have owners', () => {
       owners: ['core/storage/handoffs.ts'],
       users: ['core/storage/handoffs.ts', DELETION],
       spelling: /[}:]handoffs\b/,
+    },
+    // `:config`, `:secrets`, `:meta`, `:rev` after a tenant's prefix.
+    {
+      keysOf: 'tenantRecordKeys',
+      owners: TENANT_RECORD_OWNERS,
+      users: TENANT_RECORD_KEY_USERS,
+      spelling: /\}:(config|secrets|meta|rev)\b|:(config|secrets|meta|rev)\$/,
+    },
+    {
+      keysOf: 'rateLimitKeys',
+      owners: RATE_LIMIT_OWNERS,
+      users: RATE_LIMIT_KEY_USERS,
+      spelling: /[}:]rl[:`'"]/,
+    },
+    {
+      keysOf: 'contactPageKeys',
+      owners: CONTACT_PAGE_OWNERS,
+      users: CONTACT_PAGE_KEY_USERS,
+      spelling: /[}:]contact-page:/,
     },
   ])(
     'the keys of $keysOf reach only the multi-structure scripts, through it; no file spells them itself',
