@@ -90,7 +90,10 @@ export function retainedTtl(ttlSeconds: number, retentionDays: number | undefine
  * contact-state.ts (history, handoff), handoffs.ts (handoffIndex), turn-metrics.ts (metricsHour),
  * outbox-store.ts (outbox, outboxPending, ledger), pinned-rows.ts (pinnedTerms, pinnedStatus,
  * pendingCall, approvalQueue, contactRows), reply-order.ts (replyOrder), dead-letter-list.ts
- * (deadLetters), alert-markers.ts (alertSent).
+ * (deadLetters), alert-markers.ts (alertSent), tenant-record.ts (config, secrets, meta, rev);
+ * guardrails/rate-limit.ts (rateLimitPrefix); src/tenants/audit-log.ts (audit),
+ * src/tenants/deletion-status.ts (deletionStatus), src/tenants/page-tokens.ts (contactPage),
+ * src/dashboard/auth/dashboard-keys.ts (dashboardPrefix). A new builder needs an owner there.
  */
 export function tenantKeys(tenantId: string) {
   if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
