@@ -53,6 +53,8 @@ export const RowStatuses = [
   'rejected',
   'expired',
   'performed',
+  'superseded',
+  'refused',
 ] as const;
 export const RowNameSchema = z
   .string()

@@ -85,7 +85,7 @@ describe('case format', () => {
     expect(c.channel).toBe('messenger');
     expect(parseCase({ turns: [{ text: 'hi' }] }, 'd.json').channel).toBe('manychat');
     expect(() => parseCase({ channel: 'messenger', turns: [{ press: 'Yes' }] }, 'p.json')).toThrow(
-      /text and release turns only/,
+      /text, release and reconfigure turns only/,
     );
     expect(() => parseCase({ channel: 'messenger', turns: [{ text: 'hi', body: 'bare' }] }, 'b.json')).toThrow(
       /request-template fields/,
@@ -104,6 +104,24 @@ describe('case format', () => {
       'n.json',
     );
     expect(naiveVariant(staging)).toBeNull();
+  });
+
+  it('a reconfigure turn is a tenant config change: a turn of its own, with no model steps and no message fields', () => {
+    const c = parseCase(
+      { turns: [{ text: 'hi' }, { reconfigure: { manifest: { record_choice: { approval: 'pinned' } } } }] },
+      'r.json',
+    );
+    expect(c.turns[1]!.reconfigure).toEqual({ manifest: { record_choice: { approval: 'pinned' } } });
+    expect(() => parseCase({ turns: [{ reconfigure: {}, text: 'hi' }] }, 'two.json')).toThrow(
+      /not text and reconfigure/,
+    );
+    expect(() => parseCase({ turns: [{ reconfigure: {}, model: [{ reply: { text: 'x' } }] }] }, 'model.json')).toThrow(
+      /no model call/,
+    );
+    expect(() => parseCase({ turns: [{ reconfigure: {}, messageKey: 'k' }] }, 'key.json')).toThrow(
+      /only for a text turn/,
+    );
+    expect(parseCase({ channel: 'messenger', turns: [{ reconfigure: { tags: [] } }] }, 'm.json').turns).toHaveLength(1);
   });
 
   it('fills reply defaults and deep-merges overrides (null removes)', () => {

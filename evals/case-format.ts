@@ -71,7 +71,7 @@ export type CaseFault = z.infer<typeof FaultSchema>;
 /** Which pending approval a tenant decision acts on: the first still pending (true), or one a turn named with `pending[].as`. */
 const DecisionTargetSchema = z.union([z.literal(true), z.string().min(1)]);
 
-export const TurnForms = ['text', 'press', 'approve', 'reject', 'expire', 'release'] as const;
+export const TurnForms = ['text', 'press', 'approve', 'reject', 'expire', 'release', 'reconfigure'] as const;
 export type TurnForm = (typeof TurnForms)[number];
 
 export const TurnSchema = z
@@ -91,6 +91,13 @@ export const TurnSchema = z
     expire: DecisionTargetSchema.optional(),
     /** Messenger: the tenant releases the contact's handoff (tenant API release route, admin secret): the bot answers again. */
     release: z.literal(true).optional(),
+    /**
+     * The tenant changes its config between turns, as a tenant does (GET then PUT …/config with the
+     * admin secret): these overrides deep-merged over the tenant's current config, the same merge as
+     * the case's `tenant.overrides`. A change while a confirmation or approval waits is what some
+     * cases test. The save must succeed (200) unless `expect.status` says otherwise.
+     */
+    reconfigure: z.record(z.string(), z.unknown()).optional(),
     /**
      * Messenger: the case tenant (alias: "main", or a key of the case's `tenants`) whose page the
      * contact writes to — the turn must be claimed, logged and answered by this tenant alone.
@@ -252,12 +259,12 @@ export const CaseSchema = z
     });
     if (c.channel === 'messenger') {
       c.turns.forEach((t, i) => {
-        if (turnForm(t) !== 'text' && turnForm(t) !== 'release')
+        if (turnForm(t) !== 'text' && turnForm(t) !== 'release' && turnForm(t) !== 'reconfigure')
           ctx.addIssue({
             code: 'custom',
             path: ['turns', i],
             message:
-              'a Messenger case has text and release turns only (presses and decisions run through ManyChat cases)',
+              'a Messenger case has text, release and reconfigure turns only (presses and decisions run through ManyChat cases)',
           });
         if (t.body !== 'wrapped' || t.customFields)
           ctx.addIssue({
@@ -354,6 +361,7 @@ export function turnLabel(turn: CaseTurn): string {
   if (form === 'press')
     return `[press ${JSON.stringify(turn.press)}${turn.from ? ` from turn ${turn.from}` : ''}${turn.tamper ? `, tampered ${turn.tamper}` : ''}]`;
   if (form === 'release') return '[release the handoff]';
+  if (form === 'reconfigure') return `[the tenant changes ${Object.keys(turn.reconfigure!).join(', ')}]`;
   const target = turn[form];
   return `[${form} ${target === true ? 'the first pending approval' : JSON.stringify(target)}]`;
 }

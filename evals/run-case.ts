@@ -5,6 +5,7 @@ import { promptReuseShares } from './prompt-reuse.js';
 import { runDecisionTurn } from './run-decision-turn.js';
 import { runWebhookTurn } from './run-webhook-turn.js';
 import { runMessengerTurn } from './run-messenger-turn.js';
+import { runReconfigureTurn } from './run-reconfigure-turn.js';
 import { newCaseState, type RunCaseOptions, type TurnObservation, type Variant } from './turn-observation.js';
 
 export { describeTurn } from './describe-turn.js';
@@ -46,7 +47,8 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
     const state = newCaseState();
     for (const [i, turn] of c.turns.entries()) {
       const form = turnForm(turn);
-      if (c.channel === 'messenger') turns.push(await runMessengerTurn(env, world, turn, i, opts, state));
+      if (form === 'reconfigure') turns.push(await runReconfigureTurn(env, world, turn, i));
+      else if (c.channel === 'messenger') turns.push(await runMessengerTurn(env, world, turn, i, opts, state));
       else
         turns.push(
           form === 'text' || form === 'press'

@@ -372,15 +372,13 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     });
   });
 
-  it('an action without its name (flow, tag or field) is never supported, and the why shows the empty name', () => {
-    expect(supports('the brochure please', { ...flow('x'), args: { flowNs: 'x' } })).toEqual({
-      supported: false,
-      why: 'flow "": it is not a configured flow',
-    });
-    expect(supports('newsletter please', { ...tag('x'), args: {} })).toEqual({
-      supported: false,
-      why: 'tag "": it is not a configured tag',
-    });
+  it('an action without its name (flow, tag or field) is never supported, and the why names the missing argument', () => {
+    const noFlow = supports('the brochure please', { ...flow('x'), args: { flowNs: 'x' } });
+    expect(noFlow.supported).toBe(false);
+    expect(noFlow.why).toMatch(/^send_flow action: invalid send_flow arguments: .*flowName/s);
+    const noTag = supports('newsletter please', { ...tag('x'), args: {} });
+    expect(noTag.supported).toBe(false);
+    expect(noTag.why).toMatch(/^add_tag action: invalid add_tag arguments: .*tag/s);
     expect(supports('I am 34', { ...field('age', 34), args: { value: 34 } })).toEqual({
       supported: false,
       why: 'field "" is not a configured field',

@@ -1,4 +1,5 @@
-import { resourceWords } from '../core/actions/resource-words.js';
+import { findActionKind } from '../core/actions/index.js';
+import { resourceWords, type ResourceType } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
@@ -462,43 +463,41 @@ function firstSupported(p: PreparedText, phrases: string[][], reading: Reading):
   return null;
 }
 
+/** How the support check names a resource of each type in its reasons. */
+const RESOURCE_NOUN: Record<ResourceType, string> = { flow: 'flow', content: 'message', tag: 'tag', field: 'field' };
+
+/**
+ * The phrases that name what a stageable action acts on, read from its resource's words
+ * (core/actions/resource-words.ts: name, keywords, else the description's words). No kind is
+ * named: the kind says its resource, the resource its words.
+ */
 function keyPhrases(
   action: StagedAction,
   config: TenantConfig,
 ): { what: string; phrases: string[][] } | { what: string; phrases: null; why: string } {
-  switch (action.kind) {
-    case 'send_flow': {
-      const name = String(action.args.flowName ?? '');
-      const flow = resourceWords(config, 'flow', name);
-      if (!flow) return { what: `flow "${name}"`, phrases: null, why: 'it is not a configured flow' };
-      const phrases = [phraseOf(flow.name), ...flow.keywords.map(phraseOf)];
-      // A real model reads the description; when the tenant gave no keywords it is the only vocabulary.
-      if (!flow.keywords.length) phrases.push(...descriptionPhrases(flow.description));
-      return { what: `flow "${name}"`, phrases };
-    }
-    case 'send_content': {
-      // Only a tenant's prepared message is the model's choice; the system's own messages are never staged by it.
-      if (action.args.content === undefined) break;
-      const name = String(action.args.content);
-      const content = resourceWords(config, 'content', name);
-      if (!content) return { what: `message "${name}"`, phrases: null, why: 'it is not a configured message' };
-      const phrases = [phraseOf(content.name), ...content.keywords.map(phraseOf)];
-      if (!content.keywords.length) phrases.push(...descriptionPhrases(content.description));
-      return { what: `message "${name}"`, phrases };
-    }
-    case 'add_tag':
-    case 'remove_tag': {
-      const name = String(action.args.tag ?? '');
-      const tag = resourceWords(config, 'tag', name);
-      if (!tag) return { what: `tag "${name}"`, phrases: null, why: 'it is not a configured tag' };
-      return { what: `tag "${name}"`, phrases: [phraseOf(tag.name), ...descriptionPhrases(tag.description)] };
-    }
-  }
-  return {
-    what: `${action.kind} action`,
-    phrases: null,
-    why: "the model cannot stage this kind on a contact's request",
-  };
+  const kind = findActionKind(action.kind);
+  // Arguments that do not parse name nothing (the kind says what is wrong with them).
+  const parsed = kind?.stageable ? kind.parseArgs(action.args) : null;
+  if (parsed && !parsed.ok) return { what: `${action.kind} action`, phrases: null, why: parsed.problem };
+  // System content (a message with no resource) and kinds the model cannot stage are never the contact's request.
+  const resource = kind?.stageable ? kind.resource(action.args) : null;
+  const colon = resource?.indexOf(':') ?? -1;
+  const type = resource && colon > 0 ? resource.slice(0, colon) : '';
+  if (!resource || !Object.hasOwn(RESOURCE_NOUN, type))
+    return {
+      what: `${action.kind} action`,
+      phrases: null,
+      why: "the model cannot stage this kind on a contact's request",
+    };
+  const noun = RESOURCE_NOUN[type as ResourceType];
+  const name = resource.slice(colon + 1);
+  const what = `${noun} "${name}"`;
+  const words = resourceWords(config, type as ResourceType, name);
+  if (!words) return { what, phrases: null, why: `it is not a configured ${noun}` };
+  const phrases = [phraseOf(words.name), ...words.keywords.map(phraseOf)];
+  // A real model reads the description; when the tenant gave no keywords it is the only vocabulary.
+  if (!words.keywords.length) phrases.push(...descriptionPhrases(words.description));
+  return { what, phrases };
 }
 
 function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldConfig): string | null {

@@ -1,4 +1,5 @@
-import { actionKind } from '../core/actions/index.js';
+import { isClaimTopic } from '../core/actions/action-kind.js';
+import { actionKind, findActionKind } from '../core/actions/index.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { ModelStepRecord } from '../core/turn-record.js';
 import { pass, veto, type Guardrail } from './guardrail.js';
@@ -72,18 +73,12 @@ function refusedWrites(steps: readonly ModelStepRecord[], config: TenantConfig):
 }
 
 function refusedOfCategory(category: ClaimCategory, refused: Refused): boolean {
-  switch (category) {
-    case 'send':
-      return refused.kind === 'send_flow' || refused.kind === 'send_content';
-    case 'tag':
-      return refused.kind === 'add_tag' || refused.kind === 'remove_tag';
-    case 'field':
-      return refused.kind === 'set_field';
-    case 'delete':
-      return refused.kind === 'remove_tag';
-    default:
-      return true;
-  }
+  // A claim of no action's topic ("done", "approved") weighs against every refusal; one of a topic
+  // against the refusals of kinds that speak to it (the kind says which: core/actions). A read
+  // tool, or a tool of no kind, speaks to none.
+  if (!isClaimTopic(category)) return true;
+  const kind = refused.kind ? findActionKind(refused.kind) : null;
+  return kind?.claims.includes(category) ?? false;
 }
 
 /**

@@ -82,6 +82,27 @@ export interface RateLimitOptions {
   alongside?: (redis: Redis) => Promise<unknown>[];
 }
 
+/**
+ * The rate-limit windows' keys: this module owns the tenant's `rl` prefix (`t:{tenant}:rl`), under
+ * which every @upstash/ratelimit window of the tenant lives — the webhook's (here), the replay's
+ * (src/replay/replay-limit.ts) and the dashboard login's (src/dashboard/auth/dashboard-keys.ts) —
+ * and a contact's windows (`contact`), which a contact's deletion scans for. Nobody else spells it.
+ */
+export function rateLimitKeys(tenantId: string): {
+  prefix: string;
+  contact: (contactId: string) => string;
+  replay: string;
+  dashboardLogin: string;
+} {
+  const prefix = tenantKeys(tenantId).rateLimitPrefix;
+  return {
+    prefix,
+    contact: (contactId) => `${prefix}:c:${encodeURIComponent(contactId)}`,
+    replay: `${prefix}:replay`,
+    dashboardLogin: `${prefix}:dash-login`,
+  };
+}
+
 /** How long a delivery key is remembered for duplicate detection (ManyChat retries within seconds). */
 const SEEN_SECONDS = 3600;
 
@@ -92,8 +113,9 @@ export async function checkRateLimit(
   settings: RateLimitSettings,
   options: RateLimitOptions = {},
 ): Promise<RateLimitResult> {
-  const prefix = tenantKeys(tenantId).rateLimitPrefix;
-  const contactKey = `${prefix}:c:${encodeURIComponent(contactId)}`;
+  const keys = rateLimitKeys(tenantId);
+  const prefix = keys.prefix;
+  const contactKey = keys.contact(contactId);
   // Known over its limit until `blockedUntil` (a contact not known reads as 0: long past). From the
   // window's reset on, Redis judges again; a passed entry is forgotten (deleting an absent one is a no-op).
   const blockedUntil = blockedContacts.get(contactKey) ?? 0;

@@ -1,6 +1,7 @@
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import { ConditionalWrites } from '../core/storage/conditional-writes.js';
-import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
+import { retainedTtl, TTL } from '../core/storage/keys.js';
+import { outboxKeys, queueOutboxEntry } from '../core/storage/outbox-store.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
 
@@ -10,16 +11,16 @@ import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
  * cannot queue the same notice twice. Returns whether it was written (and should be published).
  */
 export async function commitNoticeEntry(session: RedisSession, entry: OutboxEntry): Promise<boolean> {
-  const keys = tenantKeys(entry.tenantId);
-  const w = new ConditionalWrites(keys.outbox(entry.turnId));
-  w.call(
-    'SET',
-    keys.outbox(entry.turnId),
-    JSON.stringify(entry),
-    'EX',
+  // The entry's own key is the guard: a notice is written once.
+  const w = new ConditionalWrites(outboxKeys(entry.tenantId).entry(entry.turnId));
+  queueOutboxEntry(
+    w,
+    entry.tenantId,
+    entry.turnId,
+    entry,
     retainedTtl(TTL.outboxSeconds, entry.retentionDays),
+    Date.parse(entry.createdAt),
   );
-  w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), entry.turnId);
   queueDue(w, entry.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   return Number(await session.one((r) => r.eval(w.script, w.keys, w.argv))) === 1;
 }

@@ -1,7 +1,8 @@
 import type { TurnRecord } from '../core/turn-record.js';
 import { parseTurnRecord, queueTurnRecord, turnRecordKeys } from '../core/storage/turn-records.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { retainedTtl, TTL, tenantKeys } from '../core/storage/keys.js';
+import { retainedTtl, TTL } from '../core/storage/keys.js';
+import { queueLeaveReplyOrder } from '../core/storage/reply-order.js';
 import type { HistoryEntry } from '../core/history-entry.js';
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import { queuePinnedRow } from '../core/storage/pinned-rows.js';
@@ -13,6 +14,7 @@ import { queueHandoff, queueHistory } from '../core/storage/contact-state.js';
 import type { PinnedTerms } from '../core/pinned-terms.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt, queueDue } from '../core/storage/due-index.js';
+import { isPendingReply, queueOutboxEntry, queuePendingCheck } from '../core/storage/outbox-store.js';
 
 export interface CommitInput {
   record: TurnRecord;
@@ -39,7 +41,6 @@ export interface CommitInput {
  */
 export async function writeTurnCommit(session: RedisSession, input: CommitInput): Promise<boolean> {
   const { record, entry } = input;
-  const keys = tenantKeys(record.tenantId);
   // The record key is the script's guard: a turn is committed once.
   const w = new ConditionalWrites(turnRecordKeys(record.tenantId).record(record.turnId));
   const ttl = (seconds: number) => retainedTtl(seconds, input.retentionDays);
@@ -49,12 +50,11 @@ export async function writeTurnCommit(session: RedisSession, input: CommitInput)
   // The turn is no longer open: the sweeper has nothing to finish.
   queueClaimClosed(w, record.tenantId, record.turnId);
   if (entry) {
-    w.call('SET', keys.outbox(record.turnId), JSON.stringify(entry), 'EX', ttl(TTL.outboxSeconds));
-    w.call('ZADD', keys.outboxPending, Date.parse(entry.createdAt), record.turnId);
+    queueOutboxEntry(w, record.tenantId, record.turnId, entry, ttl(TTL.outboxSeconds), Date.parse(entry.createdAt));
     queueDue(w, record.tenantId, outboxDueAt(Date.parse(entry.createdAt)));
   }
   if (input.releaseSequence)
-    w.call('ZREM', keys.replyOrder(input.releaseSequence.contactId), input.releaseSequence.member);
+    queueLeaveReplyOrder(w, record.tenantId, input.releaseSequence.contactId, input.releaseSequence.member);
   for (const terms of input.pinned) queuePinnedRow(w, terms, Date.now(), input.retentionDays);
   if (input.handoffUntil) {
     queueHandoff(w, record.tenantId, record.contactId, input.handoffUntil);
@@ -79,15 +79,14 @@ export async function readCommittedTurn(
   tenantId: string,
   turnId: string,
 ): Promise<{ record: TurnRecord | null; pending: boolean }> {
-  const keys = tenantKeys(tenantId);
   const [raw, score] = await session.pipeline((p) => {
     p.get(turnRecordKeys(tenantId).record(turnId));
-    p.zscore(keys.outboxPending, turnId);
+    queuePendingCheck(p, tenantId, turnId);
   });
   const record = parseTurnRecord(raw);
   return {
     record: record && record.tenantId === tenantId && record.turnId === turnId ? record : null,
-    pending: score !== null && score !== undefined,
+    pending: isPendingReply(score),
   };
 }
 

@@ -1,38 +1,22 @@
-import { z } from 'zod';
 import { actionKind } from '../core/actions/index.js';
 import { ActionKindSchema, type StagedAction } from '../core/staged-action.js';
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { DUE_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
-import { ledgerKey, parseLedgerRow, resetForRedrive } from './ledger.js';
-import { LedgerStateSchema, OutboxEntrySchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import type { DeadLetter } from '../core/dead-letter.js';
+import { readDeadLetters } from '../core/storage/dead-letter-list.js';
+import { resetForRedrive } from './ledger.js';
+import { readEntryAction, readLedgerRows, reopenOutboxEntry } from '../core/storage/outbox-store.js';
+import { LedgerStateSchema, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
 import type { OutboxPublisher } from './publisher.js';
 import { outboxDueAt } from '../core/storage/due-index.js';
 
 /**
- * The tenant's dead-letter list (`deadLetters`, newest first): actions delivery gave up on.
- * `dead` = the API refused them for good; `unknown` = a send that may or may not have happened
- * (never resent automatically). The ledger script pushes an item in the same step that makes the
- * row dead/unknown, and a re-drive takes it off in the same step that resets the row.
+ * The tenant's dead letters (newest first, the dead-letter store's list,
+ * core/storage/dead-letter-list.ts): actions delivery gave up on. `dead` = the API refused them for
+ * good; `unknown` = a send that may or may not have happened (never resent automatically). The
+ * ledger script pushes an item in the same step that makes the row dead/unknown, and a re-drive
+ * takes it off in the same step that resets the row.
  */
-export const DeadLetterSchema = z.object({
-  tenantId: z.string(),
-  /** The turn that staged the action (for an approved or confirmed action too: not the row's id). */
-  turnId: z.string(),
-  /** The outbox entry that holds it — what a re-drive names; the turn's id unless a pinned row committed it. Absent in older letters: turnId. */
-  entryId: z.string().optional(),
-  actionId: z.string(),
-  contactId: z.string(),
-  /** Absent when the entry that held the action no longer parses (a kind since retired, say): what is known of it is listed. */
-  kind: ActionKindSchema.optional(),
-  tool: z.string(),
-  summary: z.string(),
-  idempotent: z.boolean(),
-  state: z.enum(['dead', 'unknown']),
-  /** The API's own words, or why the outcome is unknown. */
-  detail: z.string(),
-  at: z.string(),
-});
-export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+export { DeadLetterSchema, type DeadLetter } from '../core/dead-letter.js';
 
 /** Whether the action may be repeated safely: the flag, and never for a send kind whatever the flag says. */
 export function actsIdempotently(action: Pick<StagedAction, 'idempotent' | 'kind'>): boolean {
@@ -118,16 +102,14 @@ export async function listDeadLetters(
   tenantId: string,
   limit = 100,
 ): Promise<ListedDeadLetter[]> {
-  const keys = tenantKeys(tenantId);
-  const raw = await session.one((r) => r.lrange(keys.deadLetters, 0, Math.max(0, limit - 1)));
-  const letters = raw
-    .map((item) => DeadLetterSchema.safeParse(parseJson(item)))
-    .flatMap((p) => (p.success ? [p.data] : []));
+  const letters = await readDeadLetters(session, tenantId, limit);
   if (!letters.length) return [];
-  const rows = await session.pipeline((p) => {
-    for (const l of letters) p.hget(ledgerKey(tenantId, l.entryId ?? l.turnId), l.actionId);
-  });
-  return letters.map((l, i) => ({ ...l, currentState: parseLedgerRow(rows[i])?.state ?? null }));
+  const rows = await readLedgerRows(
+    session,
+    tenantId,
+    letters.map((l) => ({ entryId: l.entryId ?? l.turnId, actionId: l.actionId })),
+  );
+  return letters.map((l, i) => ({ ...l, currentState: rows[i]?.state ?? null }));
 }
 
 export type RedriveResult =
@@ -160,16 +142,10 @@ export interface RedriveInput {
 export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveResult> {
   const { session, tenantId, turnId, actionId } = input;
   const now = input.now ?? new Date();
-  const keys = tenantKeys(tenantId);
-  const [rawEntry, rawRow] = await session.pipeline((p) => {
-    p.get(keys.outbox(turnId));
-    p.hget(ledgerKey(tenantId, turnId), actionId);
-  });
-  const entry = OutboxEntrySchema.safeParse(parseJson(rawEntry));
-  if (!entry.success) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };
-  const action = entry.data.actions.find((a) => a.id === actionId);
+  const { entry, row } = await readEntryAction(session, tenantId, turnId, actionId);
+  if (!entry) return { ok: false, status: 404, error: `no outbox entry for turn "${turnId}"` };
+  const action = entry.actions.find((a) => a.id === actionId);
   if (!action) return { ok: false, status: 404, error: `turn "${turnId}" has no action "${actionId}"` };
-  const row = parseLedgerRow(rawRow);
   const state = LedgerStateSchema.safeParse(row?.state);
   if (!state.success || (state.data !== 'dead' && state.data !== 'unknown')) {
     return {
@@ -190,13 +166,7 @@ export async function redriveDeadLetter(input: RedriveInput): Promise<RedriveRes
     allowed.push('unknown');
   }
 
-  await session.multi((m) => {
-    m.set(keys.outbox(turnId), JSON.stringify({ ...entry.data, state: 'pending' } satisfies OutboxEntry), {
-      keepTtl: true,
-    });
-    m.zadd(keys.outboxPending, { score: now.getTime(), member: turnId });
-    m.zadd(DUE_INDEX_KEY, { lt: true }, { score: outboxDueAt(now.getTime()), member: tenantId });
-  });
+  await reopenOutboxEntry(session, tenantId, turnId, entry, now.getTime(), outboxDueAt(now.getTime()));
   const reset = await resetForRedrive({ session, tenantId, turnId }, actionId, now, allowed);
   if (!reset.applied)
     return {

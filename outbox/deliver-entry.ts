@@ -1,14 +1,12 @@
 import type { StagedAction } from '../core/staged-action.js';
 import { countDeliveryFailure } from '../core/storage/turn-metrics.js';
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { retainedTtl, tenantKeys, TTL } from '../core/storage/keys.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import { retainedTtl, TTL } from '../core/storage/keys.js';
+import { alertMarkerKeys } from '../core/storage/alert-markers.js';
 import { actsIdempotently, deadLetterFor, DeadLetterSchema, salvagedLetters, type DeadLetter } from './dead-letters.js';
 import {
   claimAction,
   isTerminal,
-  leaseKey,
-  ledgerRowsFromReply,
-  ledgerKey,
   markDead,
   markDone,
   markLost,
@@ -23,7 +21,9 @@ import { actionNotAllowed } from '../core/tenant/action-allowed.js';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { REPLY_ORDER_RETRY_SECONDS, waitsForEarlierReply } from './reply-order.js';
 import type { ApiFailure, ChannelApis } from '../core/actions/channel-api.js';
-import { OutboxEntrySchema, type LedgerRow, type LedgerState, type OutboxEntry } from '../core/outbox-entry.js';
+import type { LedgerRow, LedgerState, OutboxEntry } from '../core/outbox-entry.js';
+import { outboxKeys, parseDelivery, queueDeliveryRead } from '../core/storage/outbox-store.js';
+import { replyOrderKeys } from '../core/storage/reply-order.js';
 
 /**
  * Performs one committed outbox entry's actions, in order, against ManyChat — exactly once where
@@ -181,36 +181,34 @@ type Opened = { result: DeliveryResult } | { entry: OutboxEntry; rows: Map<strin
  * ledger. Answers at once when there is nothing this delivery may do.
  */
 async function openDelivery(session: RedisSession, tenantId: string, turnId: string, fence: Fence): Promise<Opened> {
-  const keys = tenantKeys(tenantId);
+  const outbox = outboxKeys(tenantId);
   const [leaseReply, leasePttl, rawEntry, rawLedger] = await session.pipeline((p) => {
     p.set(fence.leaseKey, fence.token, { nx: true, px: fence.leaseMs });
     p.pttl(fence.leaseKey);
-    p.get(keys.outbox(turnId));
-    p.hgetall(ledgerKey(tenantId, turnId));
+    queueDeliveryRead(p, tenantId, turnId);
   });
   const haveLease = leaseReply === 'OK';
-  const raw = rawEntry == null ? null : parseJson(rawEntry);
-  const parsed = rawEntry == null ? null : OutboxEntrySchema.safeParse(raw);
-  if (!parsed?.success) {
+  const stored = parseDelivery(rawEntry, rawLedger);
+  if (!stored.entry) {
     // Expired or unreadable: nothing can ever deliver it, so it leaves the pending set (the
     // sweeper would otherwise publish it forever). An unreadable entry stays for inspection.
     // The release is a compare-and-delete with this delivery's token: without the lease it deletes nothing.
     const [removed] = await session.multi((m) => {
-      m.zrem(keys.outboxPending, turnId);
+      m.zrem(outbox.pending, turnId);
       m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
     });
     // What it held is listed, never silently gone: an unreadable entry's unperformed actions, or
     // (an entry that vanished while still pending) the entry itself. Through the ledger, so a
     // second delivery lists nothing again.
     const failures =
-      parsed || Number(removed) === 1
+      stored.present || Number(removed) === 1
         ? await listLostActions(
             session,
             tenantId,
             turnId,
-            raw,
-            ledgerRowsFromReply(rawLedger),
-            parsed ? 'unreadable' : 'gone',
+            stored.raw,
+            stored.rows,
+            stored.present ? 'unreadable' : 'gone',
           )
         : [];
     return {
@@ -219,12 +217,13 @@ async function openDelivery(session: RedisSession, tenantId: string, turnId: str
         actions: [],
         // Told to the tenant's channel like any dead letter (failure-alerts.ts).
         ...(failures.length ? { failures } : {}),
-        problem: parsed ? 'the stored outbox entry does not match its schema' : `no outbox entry for turn "${turnId}"`,
+        problem: stored.present
+          ? 'the stored outbox entry does not match its schema'
+          : `no outbox entry for turn "${turnId}"`,
       },
     };
   }
-  const entry = parsed.data;
-  const rows = ledgerRowsFromReply(rawLedger);
+  const { entry, rows } = stored;
   // Nothing left to perform: a repeated delivery is answered done whoever holds the lease. The
   // state is the rows' (a closed entry's state was written from these same rows by closeDelivery;
   // its rows change only through a re-drive, which sets the entry back to pending first).
@@ -378,7 +377,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
   const { session, tenantId, turnId } = input;
   const now = input.now ?? (() => new Date());
   const fence: Fence = {
-    leaseKey: leaseKey(tenantId, turnId),
+    leaseKey: outboxKeys(tenantId).lease(turnId),
     token: crypto.randomUUID(),
     leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS,
   };
@@ -450,7 +449,7 @@ export async function deliverOutboxEntry(input: DeliverInput): Promise<DeliveryR
     rows,
     stop?.outcome === 'retry' ? stop.retryAfterSeconds : undefined,
     // The key got through: its outage (if one was alerted) is over, and the next one alerts again.
-    run.seen.keyWorked && !run.seen.keyRefused ? tenantKeys(tenantId).alertSent(MANYCHAT_KEY_ALERT_ITEM) : undefined,
+    run.seen.keyWorked && !run.seen.keyRefused ? alertMarkerKeys(tenantId).marker(MANYCHAT_KEY_ALERT_ITEM) : undefined,
   );
   return { ...closed, ...seenResult(run.seen) };
 }
@@ -475,14 +474,14 @@ async function closeDelivery(
   /** A key to delete in the same MULTI (the ManyChat-key alert marker, when the key worked). */
   clearKey?: string,
 ): Promise<DeliveryResult> {
-  const keys = tenantKeys(tenantId);
+  const outbox = outboxKeys(tenantId);
   const settled = settledState(entry, rows);
   const next: OutboxEntry = { ...entry, state: settled ?? 'pending', attempts: entry.attempts + 1 };
   await session.multi((m) => {
-    m.set(keys.outbox(turnId), JSON.stringify(next), { keepTtl: true });
-    if (settled) m.zrem(keys.outboxPending, turnId);
+    m.set(outbox.entry(turnId), JSON.stringify(next), { keepTtl: true });
+    if (settled) m.zrem(outbox.pending, turnId);
     // Settled: the contact's later replies no longer wait for this one.
-    if (settled && entry.sequence) m.zrem(keys.replyOrder(entry.contactId), entry.sequence.member);
+    if (settled && entry.sequence) m.zrem(replyOrderKeys(tenantId).contact(entry.contactId), entry.sequence.member);
     if (clearKey) m.del(clearKey);
     m.eval(RELEASE_LEASE_LUA, [fence.leaseKey], [fence.token]);
   });

@@ -1,13 +1,13 @@
-import { OutboxEntrySchema, type LedgerRow, type OutboxEntry } from '../core/outbox-entry.js';
-import { tenantKeys } from '../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { ledgerKey, ledgerRowsFromReply } from './ledger.js';
+import type { LedgerRow, OutboxEntry } from '../core/outbox-entry.js';
+import { parseDelivery, queueDeliveryRead } from '../core/storage/outbox-store.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
 
 /**
  * What became of each committed action, read the way delivery reads it: the entry and its
- * ledger in one round trip, the ledger's HGETALL reply parsed by the ledger's own reader
- * (`ledgerRowsFromReply`: a flat [field, value, …] array without automatic deserialisation). The
- * dashboard reads delivery state only through here, so it cannot disagree with the outbox.
+ * ledger in one round trip, queued and parsed by the outbox store's own `queueDeliveryRead` and
+ * `parseDelivery` (core/storage/outbox-store.ts) — the same two functions a delivery opens its
+ * entry with. The dashboard reads delivery state only through here, so it cannot disagree with
+ * the outbox.
  */
 export interface EntryDelivery {
   entry: OutboxEntry;
@@ -21,18 +21,14 @@ export async function readDeliveries(
   entryIds: readonly string[],
 ): Promise<EntryDelivery[]> {
   if (!entryIds.length) return [];
-  const keys = tenantKeys(tenantId);
   const raw = await session.pipeline((p) => {
-    for (const id of entryIds) {
-      p.get(keys.outbox(id));
-      p.hgetall(ledgerKey(tenantId, id));
-    }
+    for (const id of entryIds) queueDeliveryRead(p, tenantId, id);
   });
   const out: EntryDelivery[] = [];
   for (let i = 0; i < entryIds.length; i++) {
-    const entry = OutboxEntrySchema.safeParse(parseJson(raw[2 * i]));
-    if (!entry.success || entry.data.tenantId !== tenantId) continue;
-    out.push({ entry: entry.data, rows: ledgerRowsFromReply(raw[2 * i + 1]) });
+    const { entry, rows } = parseDelivery(raw[2 * i], raw[2 * i + 1]);
+    if (!entry || entry.tenantId !== tenantId) continue;
+    out.push({ entry, rows });
   }
   return out;
 }

@@ -6,17 +6,16 @@ import {
   claimAction,
   DEAD_LETTER_LIMIT,
   isTerminal,
-  leaseKey,
-  ledgerRowsFromReply,
   markDead,
   markDone,
   markUnknown,
-  parseLedgerRow,
-  readLedger,
   releaseClaim,
   resetForRedrive,
   type LedgerRef,
 } from './ledger.js';
+import { ledgerRowsFromReply, outboxKeys, parseLedgerRow, readLedger } from '../core/storage/outbox-store.js';
+
+const leaseKey = (tenantId: string, turnId: string) => outboxKeys(tenantId).lease(turnId);
 
 /** The ledger's Lua transitions against a real Redis through the Upstash REST bridge. */
 let session: RedisSession;
@@ -339,7 +338,7 @@ describe('ledger transitions: every edge of the state machine', () => {
   });
 });
 
-describe('leaseKey', () => {
+describe("the lease key (the outbox store's)", () => {
   it("is the outbox entry's key with :lease, under the tenant prefix (the fence's default)", () => {
     expect(leaseKey('tl1', 'turn_x')).toBe(`${tenantKeys('tl1').outbox('turn_x')}:lease`);
     expect(leaseKey('tl1', 'turn_x')).toMatch(/^t:tl1:.*turn_x:lease$/);

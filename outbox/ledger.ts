@@ -1,11 +1,14 @@
-import { parseJson, type RedisSession } from '../core/storage/redis-session.js';
-import { TTL, tenantKeys, retainedTtl } from '../core/storage/keys.js';
-import { LedgerRowSchema, type LedgerRow, type LedgerState } from '../core/outbox-entry.js';
+import type { RedisSession } from '../core/storage/redis-session.js';
+import { TTL, retainedTtl } from '../core/storage/keys.js';
+import { deadLetterKeys } from '../core/storage/dead-letter-list.js';
+import type { LedgerRow, LedgerState } from '../core/outbox-entry.js';
+import { outboxKeys, parseLedgerRow } from '../core/storage/outbox-store.js';
 
 /**
  * The per-action ledger of one outbox entry: the hash `ledger(turnId)`, field = action id,
- * value = a JSON `LedgerRow`. Every state change is one Lua script, so "read the state, decide,
- * write the state" cannot interleave with another delivery of the same entry.
+ * value = a JSON `LedgerRow` (its key, its reads and the parsing of its replies are the outbox
+ * store's, core/storage/outbox-store.ts). Every state change is one Lua script, so "read the
+ * state, decide, write the state" cannot interleave with another delivery of the same entry.
  *
  *   absent/pending ──claim──▶ claimed ──done──▶ done
  *                                │ ├──release (API said 429/5xx: surely not performed)──▶ pending
@@ -87,16 +90,6 @@ end
 return {1, encoded}
 `;
 
-/** The ledger hash of one entry: only this module names it (a pipeline elsewhere queues its read through `ledgerKey`, and parses the reply with `ledgerRowsFromReply` / `parseLedgerRow`). */
-export function ledgerKey(tenantId: string, entryId: string): string {
-  return tenantKeys(tenantId).ledger(entryId);
-}
-
-/** The per-entry delivery lease (see deliver-entry.ts); beside the entry, under the tenant prefix. */
-export function leaseKey(tenantId: string, turnId: string): string {
-  return `${tenantKeys(tenantId).outbox(turnId)}:lease`;
-}
-
 export interface LedgerRef {
   session: RedisSession;
   tenantId: string;
@@ -124,21 +117,15 @@ interface TransitionSpec {
   fence?: Fence;
 }
 
-export function parseLedgerRow(raw: unknown): LedgerRow | null {
-  if (raw == null || raw === '') return null;
-  const parsed = LedgerRowSchema.safeParse(parseJson(raw));
-  return parsed.success ? parsed.data : null;
-}
-
 async function transition(ref: LedgerRef, actionId: string, spec: TransitionSpec): Promise<Transition> {
-  const keys = tenantKeys(ref.tenantId);
+  const outbox = outboxKeys(ref.tenantId);
   const detail = spec.detail ?? { mode: 'keep' };
   const fence = spec.fence;
   const ttlSeconds = retainedTtl(LEDGER_TTL_SECONDS, ref.retentionDays);
   const reply = await ref.session.one((r) =>
     r.eval<string[], [number, string]>(
       TRANSITION_LUA,
-      [keys.ledger(ref.turnId), keys.deadLetters, fence?.leaseKey ?? leaseKey(ref.tenantId, ref.turnId)],
+      [outbox.ledger(ref.turnId), deadLetterKeys(ref.tenantId).list, fence?.leaseKey ?? outbox.lease(ref.turnId)],
       [
         actionId,
         spec.from.join(','),
@@ -263,28 +250,6 @@ export function resetForRedrive(
   from: readonly ('dead' | 'unknown')[],
 ): Promise<Transition> {
   return transition(ref, actionId, { from, to: 'pending', at, detail: { mode: 'keep' }, unlist: true });
-}
-
-/** HGETALL's reply without automatic deserialisation is a flat [field, value, …] array. */
-export function ledgerRowsFromReply(reply: unknown): Map<string, LedgerRow> {
-  const rows = new Map<string, LedgerRow>();
-  const put = (field: unknown, value: unknown) => {
-    const row = parseLedgerRow(value);
-    if (typeof field === 'string' && row) rows.set(field, row);
-  };
-  if (Array.isArray(reply)) {
-    for (let i = 0; i + 1 < reply.length; i += 2) put(reply[i], reply[i + 1]);
-  } else if (reply && typeof reply === 'object') {
-    for (const [field, value] of Object.entries(reply))
-      put(field, typeof value === 'string' ? value : JSON.stringify(value));
-  }
-  return rows;
-}
-
-/** Every row of one entry's ledger (one round trip). */
-export async function readLedger(ref: LedgerRef): Promise<Map<string, LedgerRow>> {
-  const reply = await ref.session.one((r) => r.hgetall(ledgerKey(ref.tenantId, ref.turnId)));
-  return ledgerRowsFromReply(reply);
 }
 
 /** Done, dead or unknown: nothing left to perform. No row (undefined) is not terminal. */

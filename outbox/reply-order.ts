@@ -1,6 +1,6 @@
 import type { OutboxEntry } from '../core/outbox-entry.js';
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { TTL, tenantKeys } from '../core/storage/keys.js';
+import { firstEarlierMember, joinReplyOrder } from '../core/storage/reply-order.js';
 
 /**
  * Per-contact reply order (Messenger): a later message's reply is never delivered before an
@@ -8,7 +8,8 @@ import { TTL, tenantKeys } from '../core/storage/keys.js';
  * contact sent it) before its turn runs; the turn's outbox entry carries its place
  * (`entry.sequence`) and leaves the set when the entry is settled — or at the commit, when the
  * turn delivers nothing. A delivery whose contact still has an earlier message in the set waits
- * (answers `retry`; QStash comes back, the sweeper after it).
+ * (answers `retry`; QStash comes back, the sweeper after it). The set itself is the reply-order
+ * store's (core/storage/reply-order.ts).
  *
  * Bounded: an entry older than REPLY_ORDER_WAIT_MS is delivered whatever is still in the set, so
  * a turn that died and was never finished cannot hold a contact's replies for ever. The
@@ -25,11 +26,7 @@ export async function enterReplyOrder(
   contactId: string,
   sequence: NonNullable<OutboxEntry['sequence']>,
 ): Promise<void> {
-  const key = tenantKeys(tenantId).replyOrder(contactId);
-  await session.pipeline((p) => {
-    p.zadd(key, { score: sequence.at, member: sequence.member });
-    p.expire(key, TTL.replyOrderSeconds);
-  });
+  await joinReplyOrder(session, tenantId, contactId, sequence.member, sequence.at);
 }
 
 /** Whether an earlier message of the entry's contact still waits for its reply (one round trip; none for an unordered entry). */
@@ -37,9 +34,6 @@ export async function waitsForEarlierReply(session: RedisSession, entry: OutboxE
   const sequence = entry.sequence;
   if (!sequence) return false;
   if (now.getTime() - Date.parse(entry.createdAt) > REPLY_ORDER_WAIT_MS) return false;
-  const key = tenantKeys(entry.tenantId).replyOrder(entry.contactId);
-  const earlier = (await session.one((r) =>
-    r.zrange(key, '-inf', `(${sequence.at}`, { byScore: true, offset: 0, count: 1 }),
-  )) as string[];
+  const earlier = await firstEarlierMember(session, entry.tenantId, entry.contactId, sequence.at);
   return earlier.some((m) => m !== sequence.member);
 }

@@ -1,5 +1,6 @@
 import type { RedisSession } from '../core/storage/redis-session.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
+import { TENANT_INDEX_KEY } from '../core/storage/keys.js';
+import { outboxKeys, stalePendingEntries, touchPendingEntries } from '../core/storage/outbox-store.js';
 import type { OutboxPublisher } from './publisher.js';
 import { OUTBOX_SWEEP_AFTER_MS } from '../core/storage/due-index.js';
 
@@ -53,38 +54,31 @@ export async function sweepOutbox(input: SweepInput): Promise<SweepResult> {
 
   const valid = tenantIds.flatMap((tenantId) => {
     try {
-      return [{ tenantId, keys: tenantKeys(tenantId) }];
+      // Only to check the id can be part of a key (an invalid one throws).
+      outboxKeys(tenantId);
+      return [tenantId];
     } catch {
       result.errors.push(`tenant id "${tenantId.slice(0, 60)}" cannot be part of a key; skipped`);
       return [];
     }
   });
   // One round trip for every tenant's stale entries.
-  const stale = await session.pipeline((p) => {
-    for (const t of valid) p.zrange(t.keys.outboxPending, '-inf', cutoff, { byScore: true, offset: 0, count: batch });
-  });
+  const stale = await stalePendingEntries(session, valid, cutoff, batch);
 
-  const touched: { key: string; turnId: string }[] = [];
-  for (const [i, t] of valid.entries()) {
-    const turnIds = (Array.isArray(stale[i]) ? (stale[i] as unknown[]) : []).filter(
-      (id): id is string => typeof id === 'string',
-    );
-    for (const turnId of turnIds) {
+  const touched: { tenantId: string; entryId: string }[] = [];
+  for (const [i, tenantId] of valid.entries()) {
+    for (const turnId of stale[i]!) {
       result.stale++;
       try {
-        await publisher.publish({ tenantId: t.tenantId, turnId }, { attempt: `sweep${now.getTime()}` });
+        await publisher.publish({ tenantId, turnId }, { attempt: `sweep${now.getTime()}` });
         result.published++;
-        touched.push({ key: t.keys.outboxPending, turnId });
+        touched.push({ tenantId, entryId: turnId });
       } catch (err) {
         result.failed++;
-        result.errors.push(`${t.tenantId}/${turnId}: ${err instanceof Error ? err.message : String(err)}`);
+        result.errors.push(`${tenantId}/${turnId}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }
-  if (touched.length) {
-    await session.pipeline((p) => {
-      for (const { key, turnId } of touched) p.zadd(key, { xx: true }, { score: now.getTime(), member: turnId });
-    });
-  }
+  await touchPendingEntries(session, touched, now.getTime());
   return result;
 }

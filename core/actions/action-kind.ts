@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ActionConfigView } from './config-view.js';
 import type { ApiResult, ChannelApis, ManyChatApi, MessengerApi } from './channel-api.js';
 import type { ManyChatChannel } from '../manychat-channels.js';
+import type { WordKey } from '../runtime-words.js';
 
 /**
  * Everything about one kind of action, in one place: its arguments, how they are checked
@@ -43,6 +44,27 @@ export interface ActionKindSpec<Args, Input = never> {
   };
   /** Present when a tenant may offer this kind to the model as a tool. */
   tool?: StagingToolSpec<Input, Args>;
+  /**
+   * How the contact reads it, in their language: the runtime word (core/runtime-words.ts) that
+   * says it, filled with `{name}` (the resource's name), `{label}` and `{value}` (a field's label
+   * and the value) and `{summary}`. Absent, or an action with no resource (system content): its
+   * summary. Required of a kind the model may stage.
+   */
+  contactWords?: WordKey;
+  /**
+   * The completion claims an action of this kind speaks to ("sent", "tagged", "saved", "removed"):
+   * one the model staged and was refused weighs against such a claim. Required of a kind the model
+   * may stage.
+   */
+  claims?: readonly ClaimTopic[];
+}
+
+/** What a completion claim says was done (guardrails/completion-claims.ts reads a kind's topics). */
+export const CLAIM_TOPICS = ['send', 'tag', 'field', 'delete'] as const;
+export type ClaimTopic = (typeof CLAIM_TOPICS)[number];
+
+export function isClaimTopic(category: string): category is ClaimTopic {
+  return (CLAIM_TOPICS as readonly string[]).includes(category);
 }
 
 export interface StagingToolSpec<Input, Args> {
@@ -74,6 +96,9 @@ export interface ActionKindDefinition {
   idempotent: boolean;
   messagesContact: boolean;
   undoKind: string | null;
+  /** The runtime word the contact reads it by, or null (its summary). */
+  contactWords: WordKey | null;
+  claims: readonly ClaimTopic[];
   stageable: boolean;
   parseArgs(args: unknown): Checked<Record<string, unknown>>;
   resource(args: unknown): string | null;
@@ -123,11 +148,16 @@ export function defineActionKind<Args extends Record<string, unknown>, Input = n
     throw new Error(
       `action kind ${spec.name}: manyChatChannels must list the ManyChat channels exactly when it has a ManyChat performer`,
     );
+  // A kind the model may stage says how the contact reads it and which claims it speaks to.
+  if (tool && (!spec.contactWords || !spec.claims?.length))
+    throw new Error(`action kind ${spec.name}: a stageable kind needs contactWords and claims`);
   return {
     name: spec.name,
     idempotent: spec.idempotent,
     messagesContact: spec.messagesContact,
     undoKind: spec.undoKind,
+    contactWords: spec.contactWords ?? null,
+    claims: spec.claims ?? [],
     stageable: Boolean(tool),
     parseArgs,
     resource(args) {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineActionKind } from './action-kind.js';
 import { ACTION_KINDS, ACTION_KIND_NAMES, STAGEABLE_KIND_NAMES } from './index.js';
 import { ActionKindSchema } from '../staged-action.js';
 import { ToolInstanceSchema } from '../tenant/tenant-config.js';
@@ -17,6 +19,42 @@ describe('action kind registry', () => {
   it('sends are performed at most once; tags and fields may be repeated', () => {
     expect(ACTION_KIND_NAMES.filter((k) => !ACTION_KINDS[k].idempotent)).toEqual(['send_flow', 'send_content']);
     expect(ACTION_KIND_NAMES.filter((k) => ACTION_KINDS[k].messagesContact)).toEqual(['send_flow', 'send_content']);
+  });
+  it('a kind the model may stage carries its words and its claim topics; a definition without them is refused', () => {
+    for (const name of STAGEABLE_KIND_NAMES) {
+      expect(ACTION_KINDS[name].contactWords, name).toMatch(/^action[A-Z]/);
+      expect(ACTION_KINDS[name].claims.length, name).toBeGreaterThan(0);
+    }
+    // Removing a tag speaks to "removed" claims as well as to tag claims.
+    expect(ACTION_KINDS.remove_tag.claims).toEqual(['tag', 'delete']);
+    const stageable = {
+      name: 'book_class',
+      args: z.object({ classId: z.string() }),
+      idempotent: true,
+      messagesContact: false,
+      resource: (a: { classId: string }) => `class:${a.classId}`,
+      check: () => null,
+      summary: (a: { classId: string }) => `book class ${a.classId}`,
+      undoKind: null,
+      manyChatChannels: [],
+      perform: {},
+      tool: {
+        resources: () => [],
+        narrow: (c: never) => c,
+        describe: () => '',
+        input: () => z.object({ classId: z.string() }),
+        resolve: (i: { classId: string }) => ({ ok: true as const, args: i }),
+      },
+    };
+    expect(() => defineActionKind(stageable)).toThrow(/book_class: a stageable kind needs contactWords and claims/);
+    expect(() => defineActionKind({ ...stageable, contactWords: 'actionSendFlow', claims: [] })).toThrow(
+      /needs contactWords and claims/,
+    );
+    expect(defineActionKind({ ...stageable, contactWords: 'actionSendFlow', claims: ['send'] }).claims).toEqual([
+      'send',
+    ]);
+    // A system-only kind needs neither.
+    expect(ACTION_KINDS.live_chat.contactWords).toBeNull();
   });
   it('an undo names a kind that exists', () => {
     for (const kind of Object.values(ACTION_KINDS))

@@ -57,6 +57,8 @@ export const sendContent = defineActionKind({
     return `send a message: "${args.text.length > 60 ? `${args.text.slice(0, 59)}…` : args.text}"`;
   },
   undoKind: null,
+  contactWords: 'actionSendContent',
+  claims: ['send'],
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: {

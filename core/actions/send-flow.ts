@@ -22,6 +22,8 @@ export const sendFlow = defineActionKind({
     return `send flow "${args.flowName}"${flow ? ` (${flow.description})` : ''}`;
   },
   undoKind: null,
+  contactWords: 'actionSendFlow',
+  claims: ['send'],
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.sendFlow(contactId, args.flowNs) },

@@ -68,6 +68,8 @@ export const setField = defineActionKind({
     `set ${fieldLabel(config.fields.find((f) => f.name === args.field) ?? { name: args.field })} to ${JSON.stringify(args.value)}`,
   // Setting the field again (to its earlier value) undoes it; the earlier value is not known here.
   undoKind: 'set_field',
+  contactWords: 'actionSetField',
+  claims: ['field'],
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.setCustomFieldByName(contactId, args.field, args.value) },

@@ -37,6 +37,8 @@ export const addTag = defineActionKind({
   check: tagProblem,
   summary: (args) => `add tag "${args.tag}"`,
   undoKind: 'remove_tag',
+  contactWords: 'actionAddTag',
+  claims: ['tag'],
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.addTagByName(contactId, args.tag) },
@@ -52,6 +54,9 @@ export const removeTag = defineActionKind({
   check: tagProblem,
   summary: (args) => `remove tag "${args.tag}"`,
   undoKind: 'add_tag',
+  contactWords: 'actionRemoveTag',
+  // Taking a tag away is a removal too ("I've removed you from the list").
+  claims: ['tag', 'delete'],
   // ManyChat's API performs it on every channel it serves (docs/protocols.md).
   manyChatChannels: MANYCHAT_CHANNELS,
   perform: { manychat: (api, contactId, args) => api.removeTagByName(contactId, args.tag) },

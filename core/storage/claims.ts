@@ -6,6 +6,8 @@ import { contactStateKeys, parseHistory } from './contact-state.js';
 import { DUE_INDEX_KEY, deliveryKeyDigest, retainedTtl, TTL, tenantKeys } from './keys.js';
 import { parseJson, type RedisSession } from './redis-session.js';
 import { turnRecordKeys } from './turn-records.js';
+import { replyOrderKeys } from './reply-order.js';
+import { tenantRecordKeys } from './tenant-record.js';
 
 /**
  * The claim store: the owner of a delivery's claim (`claim(digest)`, naming the turn that won
@@ -64,7 +66,8 @@ export async function claimWith(
       contact.handoff,
       keys.claimJob(turnId),
       keys.openClaims,
-      keys.rev,
+      // The tenant's revision (core/storage/tenant-record.ts), read in the same script.
+      tenantRecordKeys(tenantId).rev,
       DUE_INDEX_KEY,
     ],
     // The claim's own TTL follows its key (claimTtlSeconds); the job waits for the sweeper as before.
@@ -166,8 +169,8 @@ export async function releaseUnfinishedClaim(
         keys.claim(digest),
         keys.openClaims,
         keys.claimJob(turnId),
-        // The contact's reply order (outbox/reply-order.ts): released in the same script.
-        keys.replyOrder(contactId),
+        // The contact's reply order (core/storage/reply-order.ts): released in the same script.
+        replyOrderKeys(tenantId).contact(contactId),
       ],
       [turnId, turn.replyOrderMember],
     ),

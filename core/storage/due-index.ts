@@ -1,7 +1,9 @@
 import { claimKeys } from './claims.js';
 import type { ConditionalWrites } from './conditional-writes.js';
-import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, TENANT_INDEX_KEY, tenantKeys } from './keys.js';
+import { DUE_INDEX_KEY, DUE_INDEX_SEEDED_KEY, TENANT_INDEX_KEY } from './keys.js';
 import type { RedisSession } from './redis-session.js';
+import { outboxKeys } from './outbox-store.js';
+import { pinnedKeys } from './pinned-rows.js';
 
 /**
  * The index of due work: which tenants have something the cron must look at, and from when.
@@ -79,10 +81,14 @@ export async function rescheduleDue(session: RedisSession, tenantIds: readonly s
   if (!tenantIds.length) return;
   await session.pipeline((p) => {
     for (const tenantId of tenantIds) {
-      const keys = tenantKeys(tenantId);
       p.eval(
         RESCHEDULE_SCRIPT,
-        [keys.outboxPending, claimKeys(tenantId).openClaims, keys.approvalQueue, DUE_INDEX_KEY],
+        [
+          outboxKeys(tenantId).pending,
+          claimKeys(tenantId).openClaims,
+          pinnedKeys(tenantId).approvalQueue,
+          DUE_INDEX_KEY,
+        ],
         [tenantId, String(OUTBOX_SWEEP_AFTER_MS)],
       );
     }

@@ -12,6 +12,11 @@ import type { RedisSession } from './redis-session.js';
  * members are trimmed on every write, so the set holds no more than the contacts waiting now.
  */
 
+/** The index key a multi-structure script needs for a tenant (a contact's deletion takes the contact off it). */
+export function handoffIndexKeys(tenantId: string): { index: string } {
+  return { index: tenantKeys(tenantId).handoffIndex };
+}
+
 /** Queues the index entry into the commit's atomic script, beside the silence key it describes. */
 export function queueHandoffIndex(w: ConditionalWrites, tenantId: string, contactId: string, untilMs: number): void {
   const key = tenantKeys(tenantId).handoffIndex;

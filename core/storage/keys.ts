@@ -82,6 +82,19 @@ export function retainedTtl(ttlSeconds: number, retentionDays: number | undefine
   return retentionDays ? Math.min(ttlSeconds, retentionDays * 24 * 3600) : ttlSeconds;
 }
 
+/**
+ * Every key of one tenant. A stored structure's keys are named in production only by its owner
+ * module (and the tests), which parses its replies; the multi-structure atomic scripts take them
+ * from the owner's `xxxKeys(tenantId)` (test/node/storage-owners.test.ts holds the list):
+ * claims.ts (claim, openClaims, claimJob), turn-records.ts (turn, turnLog, contactTurns),
+ * contact-state.ts (history, handoff), handoffs.ts (handoffIndex), turn-metrics.ts (metricsHour),
+ * outbox-store.ts (outbox, outboxPending, ledger), pinned-rows.ts (pinnedTerms, pinnedStatus,
+ * pendingCall, approvalQueue, contactRows), reply-order.ts (replyOrder), dead-letter-list.ts
+ * (deadLetters), alert-markers.ts (alertSent), tenant-record.ts (config, secrets, meta, rev);
+ * guardrails/rate-limit.ts (rateLimitPrefix); src/tenants/audit-log.ts (audit),
+ * src/tenants/deletion-status.ts (deletionStatus), src/tenants/page-tokens.ts (contactPage),
+ * src/dashboard/auth/dashboard-keys.ts (dashboardPrefix). A new builder needs an owner there.
+ */
 export function tenantKeys(tenantId: string) {
   if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
   const t = `t:${tenantId}`;
@@ -138,6 +151,8 @@ export function tenantKeys(tenantId: string) {
     alertSent: (itemId: string) => `${t}:alert:${assertSafeId('alert item', itemId)}`,
     /** @upstash/ratelimit keys (sliding windows, each with its own TTL) live under this prefix. */
     rateLimitPrefix: `${t}:rl`,
+    /** The dashboard's users and sessions (src/dashboard/auth/dashboard-keys.ts) live under this prefix. */
+    dashboardPrefix: `${t}:dash`,
   };
 }
 

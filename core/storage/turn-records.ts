@@ -45,6 +45,15 @@ export function parseTurnRecord(raw: unknown): TurnRecord | null {
   return value && typeof value === 'object' && 'turnId' in value && 'inbound' in value ? (value as TurnRecord) : null;
 }
 
+/**
+ * One turn's record as it is stored (parsed JSON: an object, or null when missing or not JSON),
+ * for the tenant API, which shows it whole. One round trip.
+ */
+export async function readStoredTurn(session: RedisSession, tenantId: string, turnId: string): Promise<unknown> {
+  const raw = await session.one((r) => r.get(turnRecordKeys(tenantId).record(turnId)));
+  return parseJson(raw);
+}
+
 /** The records of these turns (one round trip), in order; missing, unreadable and foreign ones left out. */
 export async function loadTurnRecords(
   session: RedisSession,

@@ -1,4 +1,4 @@
-import { actionKind } from '../actions/index.js';
+import { findActionKind } from '../actions/index.js';
 import { fieldLabel } from '../actions/set-field.js';
 import { runtimeWords, type RuntimeWords, type WordKey } from '../runtime-words.js';
 import type { TenantConfig } from './tenant-config.js';
@@ -27,32 +27,27 @@ export function tenantWords(config: WordsConfig, contactLanguage?: string | null
   return runtimeWords({ locale: config.locale, words: config.words, own }, contactLanguage);
 }
 
-/** An action as the contact reads it, in their language (the kind's summary for kinds without words). */
+/**
+ * An action as the contact reads it, in their language: its kind's `contactWords` filled with the
+ * resource's name (a field's label and the value), else — a kind without words, or system
+ * content with no resource — its summary. No kind is named here: the kind carries its words.
+ */
 export function describeAction(
   words: RuntimeWords,
   action: { kind: string; args: Record<string, unknown>; summary: string },
   fields: TenantConfig['fields'] = [],
 ): string {
-  const resource = actionKind(action.kind as Parameters<typeof actionKind>[0]).resource(action.args) ?? '';
-  const name = resource.slice(resource.indexOf(':') + 1).replace(/_/g, ' ');
-  const summary = action.summary;
-  switch (action.kind) {
-    case 'send_flow':
-      return words.say('actionSendFlow', { name, summary });
-    case 'send_content':
-      return resource ? words.say('actionSendContent', { name, summary }) : summary;
-    case 'add_tag':
-      return words.say('actionAddTag', { name, summary });
-    case 'remove_tag':
-      return words.say('actionRemoveTag', { name, summary });
-    case 'set_field': {
-      const field = String(action.args.field ?? '');
-      const label = fieldLabel(fields.find((f) => f.name === field) ?? { name: field });
-      return words.say('actionSetField', { label, value: String(action.args.value), summary });
-    }
-    default:
-      return action.summary;
-  }
+  const kind = findActionKind(action.kind);
+  const resource = kind?.resource(action.args) ?? null;
+  if (!kind?.contactWords || !resource) return action.summary;
+  const name = resource.slice(resource.indexOf(':') + 1);
+  const field = resource.startsWith('field:') ? fields.find((f) => f.name === name) : undefined;
+  return words.say(kind.contactWords, {
+    name: name.replace(/_/g, ' '),
+    label: fieldLabel(field ?? { name }),
+    value: String(action.args.value ?? ''),
+    summary: action.summary,
+  });
 }
 
 /** Several actions in one line. */

@@ -8,7 +8,7 @@ import { PAGE_INBOX_APP_ID, type TenantConfigInput } from '../../core/tenant/ten
 import type { TurnRecord } from '../../core/turn-record.js';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { devSecretKeys } from '../../dev/stack.js';
-import { ledgerRowsFromReply } from '../../outbox/ledger.js';
+import { ledgerRowsFromReply } from '../../core/storage/outbox-store.js';
 import { signHubBody } from '../../src/channels/messenger/hub-signature.js';
 import { saveTenant } from '../../src/tenants/tenant-store.js';
 import type { FaultEnvironment } from './environment.js';
@@ -29,13 +29,13 @@ async function redisWrites(env: FaultEnvironment, on: boolean): Promise<void> {
   await exec('redis-cli', ['-p', String(env.redis.port), 'CONFIG', 'SET', 'maxmemory', on ? '0' : '1']);
 }
 
-interface MessengerWorld extends RowWorld {
+export interface MessengerWorld extends RowWorld {
   appSecret: string;
   token: string;
 }
 
 let counter = 0;
-async function messengerWorld(
+export async function messengerWorld(
   env: FaultEnvironment,
   label: string,
   overrides: Partial<TenantConfigInput> = {},
@@ -72,13 +72,13 @@ async function messengerWorld(
 }
 
 let psidCounter = 0;
-function newPsid(env: FaultEnvironment, world: MessengerWorld): string {
+export function newPsid(env: FaultEnvironment, world: MessengerWorld): string {
   const id = String(700_000_000_000 + ++psidCounter);
   env.stack.manychat.addSubscriber({ pageId: world.pageId, id });
   return id;
 }
 
-async function postMessage(
+export async function postMessage(
   env: FaultEnvironment,
   world: MessengerWorld,
   psid: string,
@@ -90,7 +90,7 @@ async function postMessage(
 }
 
 /** One messaging item of the contact, signed with the app secret; the same bytes each call (a Meta retry). */
-async function postItem(
+export async function postItem(
   env: FaultEnvironment,
   world: MessengerWorld,
   psid: string,
@@ -121,7 +121,7 @@ async function postItem(
   };
 }
 
-function itemBody(world: MessengerWorld, psid: string, item: Record<string, unknown>): string {
+export function itemBody(world: MessengerWorld, psid: string, item: Record<string, unknown>): string {
   return JSON.stringify({
     object: 'page',
     entry: [
@@ -137,7 +137,7 @@ function itemBody(world: MessengerWorld, psid: string, item: Record<string, unkn
 const TERMINAL = new Set<LedgerState>(['done', 'unknown', 'dead']);
 
 /** The row's turns, their entries and ledgers, and the Send API messages the sandbox performed. */
-async function observeMessenger(
+export async function observeMessenger(
   env: FaultEnvironment,
   world: MessengerWorld,
   messages: SentMessage[],

@@ -3,7 +3,7 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
 import type { TurnRecord } from '../../core/turn-record.js';
 import type { RecordedCall } from '../../dev/manychat-sandbox.js';
-import { ledgerRowsFromReply } from '../../outbox/ledger.js';
+import { ledgerRowsFromReply } from '../../core/storage/outbox-store.js';
 import type { FaultEnvironment } from './environment.js';
 import { sleep, type RowWorld, type SentMessage } from './world.js';
 

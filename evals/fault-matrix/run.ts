@@ -4,7 +4,10 @@
  * and one fault per row. Prints a table (also written to .local/faults/fault-matrix.md): what
  * the webhook answered, what was performed, unknown, dead, lost or duplicated.
  *
- *   npm run faults -- [--filter TEXT] [--concurrency N] [--verbose]
+ *   npm run faults -- [--filter TEXT] [--concurrency N] [--long-outage-seconds N] [--verbose]
+ *
+ * `--long-outage-seconds` shortens the ten-minute Redis outage row (long-outage-rows.ts) for a
+ * quick check of the row itself; the matrix is quoted at its default, 600.
  *
  * Exit status: 0 every row as expected; 1 a row lost or duplicated something, or did not do
  * what the delivery promises; 2 bad usage.
@@ -19,10 +22,19 @@ import { manyChatRows } from './manychat-rows.js';
 import { outageRows } from './outage-rows.js';
 import { messengerRows } from './messenger-rows.js';
 import { lateAnswerRows } from './late-answer-rows.js';
+import { LONG_OUTAGE_DEFAULT_SECONDS, longOutageRow } from './long-outage-rows.js';
 import { renderTable } from './report.js';
 import { summarizeAnswers, verdict, type Row, type RowResult } from './row.js';
 
-const ALL_ROWS: Row[] = [...outageRows, ...duplicateRows, ...manyChatRows, ...messengerRows, ...lateAnswerRows];
+const allRows = (longOutageSeconds: number): Row[] => [
+  ...outageRows,
+  longOutageRow(longOutageSeconds),
+  ...duplicateRows,
+  ...manyChatRows,
+  ...messengerRows,
+  ...lateAnswerRows,
+];
+const USAGE = 'usage: npm run faults -- [--filter TEXT] [--concurrency N] [--long-outage-seconds N] [--verbose]';
 
 async function runRow(env: FaultEnvironment, row: Row): Promise<RowResult> {
   const started = performance.now();
@@ -82,12 +94,15 @@ async function main() {
   let args;
   try {
     args = parseArgs({
-      options: { filter: { type: 'string' }, concurrency: { type: 'string' }, verbose: { type: 'boolean' } },
+      options: {
+        filter: { type: 'string' },
+        concurrency: { type: 'string' },
+        'long-outage-seconds': { type: 'string' },
+        verbose: { type: 'boolean' },
+      },
     });
   } catch (err) {
-    console.error(
-      `${err instanceof Error ? err.message : String(err)}\nusage: npm run faults -- [--filter TEXT] [--concurrency N] [--verbose]`,
-    );
+    console.error(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
     process.exit(2);
   }
   const concurrency = Number(args.values.concurrency ?? 5);
@@ -95,8 +110,13 @@ async function main() {
     console.error('--concurrency must be an integer ≥ 1');
     process.exit(2);
   }
+  const longOutageSeconds = Number(args.values['long-outage-seconds'] ?? LONG_OUTAGE_DEFAULT_SECONDS);
+  if (!Number.isInteger(longOutageSeconds) || longOutageSeconds < 1) {
+    console.error(`--long-outage-seconds must be an integer ≥ 1\n${USAGE}`);
+    process.exit(2);
+  }
   const filter = args.values.filter?.toLowerCase();
-  const rows = ALL_ROWS.filter((r) => !filter || r.name.toLowerCase().includes(filter));
+  const rows = allRows(longOutageSeconds).filter((r) => !filter || r.name.toLowerCase().includes(filter));
   if (!rows.length) {
     console.error(`--filter "${args.values.filter}" matches no row`);
     process.exit(2);

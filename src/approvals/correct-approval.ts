@@ -7,8 +7,8 @@ import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { toolScope } from '../../core/tenant/resource-gates.js';
 import { decideApproval, retireUnverifiable, type ApprovalDeps } from './decide-approval.js';
-import { queuePinnedRow } from '../../core/storage/pinned-rows.js';
-import { correctionKey, decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
+import { pinnedKeys, queuePinnedRow } from '../../core/storage/pinned-rows.js';
+import { decidePinned, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { appendAudit } from '../tenants/audit-log.js';
@@ -116,10 +116,12 @@ export async function approveWithChanges(
   if (rejected === 'expired') return { result: 'expired', id };
   if (rejected !== 'ok') return { result: 'already-decided', id, status: rejected };
 
-  const w = new ConditionalWrites(correctionKey(tenantId, id));
+  // The correction mark is the script's guard: an original is corrected once.
+  const correction = pinnedKeys(tenantId).correction(id);
+  const w = new ConditionalWrites(correction);
   w.call(
     'SET',
-    correctionKey(tenantId, id),
+    correction,
     newId,
     'EX',
     Math.max(60, Math.ceil((Date.parse(terms.expiresAt) - deps.now.getTime()) / 1000) + 7 * 24 * 3600),

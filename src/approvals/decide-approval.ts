@@ -2,7 +2,7 @@ import { publishCommitted } from '../../outbox/commit.js';
 import { buildOutboxEntry, type OutboxEntry } from '../../core/outbox-entry.js';
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import type { StagedAction } from '../../core/staged-action.js';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { approvalQueueIds, dueApprovals } from '../../core/storage/pinned-rows.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { decidePinned, expireUnverifiable, loadPinned, type LoadedPinned } from './pinned-store.js';
 import { verifyTerms } from '../../core/pinned-terms.js';
@@ -163,11 +163,7 @@ export async function expireDueApprovals(
   tenantId: string,
   dueIds?: readonly string[],
 ): Promise<number> {
-  const due =
-    dueIds ??
-    ((await deps.session.one((r) =>
-      r.zrange(tenantKeys(tenantId).approvalQueue, 0, deps.now.getTime(), { byScore: true }),
-    )) as string[]);
+  const due = dueIds ?? (await dueApprovals(deps.session, [tenantId], deps.now.getTime()))[0]!;
   let expired = 0;
   for (const id of due) {
     const loaded = await loadVerified(deps, tenantId, id);
@@ -192,15 +188,10 @@ export async function dueApprovalsByTenant(
   now: Date,
 ): Promise<Map<string, string[]>> {
   if (!tenantIds.length) return new Map();
-  const queues = await session.pipeline((p) => {
-    for (const tenantId of tenantIds) p.zrange(tenantKeys(tenantId).approvalQueue, 0, now.getTime(), { byScore: true });
-  });
+  const queues = await dueApprovals(session, tenantIds, now.getTime());
   const due = new Map<string, string[]>();
   tenantIds.forEach((tenantId, i) => {
-    const ids = (Array.isArray(queues[i]) ? (queues[i] as unknown[]) : []).filter(
-      (id): id is string => typeof id === 'string',
-    );
-    if (ids.length) due.set(tenantId, ids);
+    if (queues[i]!.length) due.set(tenantId, queues[i]!);
   });
   return due;
 }
@@ -218,7 +209,7 @@ export interface ApprovalView {
 }
 
 export async function listApprovals(session: RedisSession, tenantId: string): Promise<ApprovalView[]> {
-  const ids = (await session.one((r) => r.zrange(tenantKeys(tenantId).approvalQueue, 0, -1))) as string[];
+  const ids = await approvalQueueIds(session, tenantId);
   const views: ApprovalView[] = [];
   for (const id of ids) {
     const loaded = await loadPinned(session, tenantId, id);

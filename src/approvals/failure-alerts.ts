@@ -1,7 +1,8 @@
 import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { StagedAction } from '../../core/staged-action.js';
 import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
-import { TTL, tenantKeys } from '../../core/storage/keys.js';
+import { TTL } from '../../core/storage/keys.js';
+import { alertMarkerKeys } from '../../core/storage/alert-markers.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { sha256Hex } from '../../core/security/digest.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
@@ -11,6 +12,7 @@ import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { slackEscape as escapeSlack, slackLink } from './slack-text.js';
 import { notificationTarget } from './notification-target.js';
 import { outboxDueAt, queueDue } from '../../core/storage/due-index.js';
+import { queueOutboxEntry } from '../../core/storage/outbox-store.js';
 
 /**
  * Alerts: what went wrong at delivery, told to the tenant's notification channel (config
@@ -120,7 +122,7 @@ export async function sendAlerts(input: {
   const target = notificationTarget(input.config);
   if (!target || !input.items.length) return [];
   const now = input.now ?? new Date();
-  const keys = tenantKeys(input.config.tenantId);
+  const markers = alertMarkerKeys(input.config.tenantId);
   const committed: string[] = [];
   for (const item of input.items) {
     // Its own entry each time it is told (a re-alert after the marker expired must not find the last one's ledger done).
@@ -145,11 +147,10 @@ export async function sendAlerts(input: {
       now,
       ...(input.config.retentionDays ? { retentionDays: input.config.retentionDays } : {}),
     });
-    const marker = keys.alertSent(item.itemId);
+    const marker = markers.marker(item.itemId);
     const w = new ConditionalWrites(marker);
     w.call('SET', marker, now.toISOString(), 'EX', item.markerSeconds);
-    w.call('SET', keys.outbox(entryId), JSON.stringify(entry), 'EX', TTL.outboxSeconds);
-    w.call('ZADD', keys.outboxPending, now.getTime(), entryId);
+    queueOutboxEntry(w, input.config.tenantId, entryId, entry, TTL.outboxSeconds, now.getTime());
     queueDue(w, input.config.tenantId, outboxDueAt(now.getTime()));
     const written = await input.session.one((r) => r.eval(w.script, w.keys, w.argv));
     if (Number(written) !== 1) continue;

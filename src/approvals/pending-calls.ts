@@ -1,7 +1,7 @@
-import { callDigest, PinnedTermsSchema, verifyTerms, type PinnedTerms } from '../../core/pinned-terms.js';
+import { callDigest, verifyTerms, type PinnedTerms } from '../../core/pinned-terms.js';
 import type { StagedAction } from '../../core/staged-action.js';
-import { tenantKeys } from '../../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
+import { pendingCallOwners, readPinnedRows } from '../../core/storage/pinned-rows.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
 import type { SecretsInput } from '../../core/security/signing-keys.js';
 
 /**
@@ -47,31 +47,18 @@ export async function pendingRowsFor(
   const found = new Map<string, PinnedTerms>();
   const supersede = new Map<string, PinnedTerms>();
   if (!actions.length) return { reuse: found, supersede: [] };
-  const keys = tenantKeys(tenantId);
   const digests = await Promise.all(actions.map(callDigest));
-  const owners = await session.pipeline((p) => {
-    for (const d of digests) p.get(keys.pendingCall(contactId, d));
-  });
-  const ids = [...new Set(owners.filter((o): o is string => typeof o === 'string'))];
+  const owners = await pendingCallOwners(session, tenantId, contactId, digests);
+  const ids = [...new Set(owners.filter((o): o is string => o !== null))];
   if (!ids.length) return { reuse: found, supersede: [] };
-  const rows = await session.pipeline((p) => {
-    for (const id of ids) {
-      p.get(keys.pinnedTerms(id));
-      p.get(keys.pinnedStatus(id));
-    }
-  });
+  const rows = await readPinnedRows(session, tenantId, ids);
   const live = new Map<string, PinnedTerms>();
   for (const [i, id] of ids.entries()) {
-    const terms = PinnedTermsSchema.safeParse(parseJson(rows[i * 2]));
-    if (
-      !terms.success ||
-      rows[i * 2 + 1] !== 'pending' ||
-      terms.data.tenantId !== tenantId ||
-      terms.data.contactId !== contactId
-    )
+    const row = rows[i];
+    if (!row || row.status !== 'pending' || row.terms.tenantId !== tenantId || row.terms.contactId !== contactId)
       continue;
-    if (Date.parse(terms.data.expiresAt) <= now.getTime() || !(await verifyTerms(terms.data, input.secret))) continue;
-    live.set(id, terms.data);
+    if (Date.parse(row.terms.expiresAt) <= now.getTime() || !(await verifyTerms(row.terms, input.secret))) continue;
+    live.set(id, row.terms);
   }
   for (const [i, action] of actions.entries()) {
     const row = live.get(String(owners[i]));

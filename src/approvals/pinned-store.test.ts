@@ -3,13 +3,13 @@ import { buildOutboxEntry } from '../../core/outbox-entry.js';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
 import { DUE_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
 import { outboxDueAt } from '../../core/storage/due-index.js';
+import { pinnedKeys } from '../../core/storage/pinned-rows.js';
 import { gatedAction, overwriteTerms, pinnedFixture, savePinned } from '../../test/support/pinned-fixtures.js';
 import { PIN_SECRET } from '../../test/support/turn-stage.js';
 import { pinGatedActions } from './create-pinned.js';
 import { stageConfig, stored } from '../../test/support/turn-stage.js';
 import { session } from '../../test/support/workers-env.js';
 import {
-  correctionKey,
   correctionsOf,
   decidePinned,
   expireUnverifiable,
@@ -323,6 +323,7 @@ describe('correctionsOf: which approval corrected which', () => {
   it('the correcting row of each original that has one, in one round trip; none asked, none read', async () => {
     const { config } = await approvalRow();
     const tenantId = config.tenantId;
+    const correctionKey = (t: string, id: string) => pinnedKeys(t).correction(id);
     expect(correctionKey(tenantId, 'ap_1')).toBe(`${tenantKeys(tenantId).pinnedStatus('ap_1')}:corrected-by`);
     await session().one((r) => r.set(correctionKey(tenantId, 'ap_1'), 'ap_1b'));
     const counted = session();

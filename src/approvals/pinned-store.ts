@@ -1,9 +1,17 @@
 import type { OutboxEntry } from '../../core/outbox-entry.js';
-import { DUE_INDEX_KEY, TTL, tenantKeys } from '../../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
-import { PinnedTermsSchema, type PinnedTerms } from '../../core/pinned-terms.js';
+import { DUE_INDEX_KEY, TTL } from '../../core/storage/keys.js';
+import type { RedisSession } from '../../core/storage/redis-session.js';
+import type { PinnedTerms } from '../../core/pinned-terms.js';
+import {
+  pendingCallOwners,
+  pinnedKeys,
+  readCorrections,
+  readPinnedRows,
+  writePinnedTermsOnce,
+} from '../../core/storage/pinned-rows.js';
 import { sha1Hex } from '../../core/security/digest.js';
 import { outboxDueAt } from '../../core/storage/due-index.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
 
 /**
  * `superseded`: another row for the same call owned it, or its call's gate changed; this one
@@ -22,10 +30,7 @@ export class PinnedTermsImmutableError extends Error {
  * id is refused, which is the only write path to a row's terms.
  */
 export async function writePinnedTerms(session: RedisSession, terms: PinnedTerms): Promise<void> {
-  const written = await session.one((r) =>
-    r.set(tenantKeys(terms.tenantId).pinnedTerms(terms.id), JSON.stringify(terms), { nx: true, ex: TTL.pinnedSeconds }),
-  );
-  if (written !== 'OK')
+  if (!(await writePinnedTermsOnce(session, terms)))
     throw new PinnedTermsImmutableError(`the pinned terms of ${terms.id} already exist and cannot be changed`);
 }
 
@@ -37,15 +42,9 @@ export interface LoadedPinned {
 }
 
 export async function loadPinned(session: RedisSession, tenantId: string, id: string): Promise<LoadedPinned | null> {
-  const keys = tenantKeys(tenantId);
-  const [raw, status] = await session.pipeline((p) => {
-    p.get(keys.pinnedTerms(id));
-    p.get(keys.pinnedStatus(id));
-  });
-  if (typeof raw !== 'string' || typeof status !== 'string') return null;
-  const parsed = PinnedTermsSchema.safeParse(parseJson(raw));
-  if (!parsed.success || parsed.data.tenantId !== tenantId) return null;
-  return { terms: parsed.data, raw, status: status as PinnedStatus };
+  const [row] = await readPinnedRows(session, tenantId, [id]);
+  if (!row || row.terms.tenantId !== tenantId) return null;
+  return { terms: row.terms, raw: row.raw, status: row.status as PinnedStatus };
 }
 
 /**
@@ -106,10 +105,7 @@ export type DecideResult = 'ok' | 'expired' | 'not-expired' | 'tampered' | 'miss
 export async function ownedCalls(session: RedisSession, terms: PinnedTerms): Promise<boolean[] | null> {
   const digests = terms.callDigests;
   if (!digests?.length || digests.length !== terms.actions.length) return null;
-  const keys = tenantKeys(terms.tenantId);
-  const owners = await session.pipeline((p) => {
-    for (const d of digests) p.get(keys.pendingCall(terms.contactId, d));
-  });
+  const owners = await pendingCallOwners(session, terms.tenantId, terms.contactId, digests);
   return owners.map((owner) => owner === terms.id);
 }
 
@@ -157,17 +153,21 @@ async function decide(
   deadlineMs: number,
 ): Promise<DecideResult> {
   const { terms } = loaded;
-  const keys = tenantKeys(terms.tenantId);
+  // The row's keys and the decided row's entry, written in the same script (core/storage/pinned-rows.ts,
+  // core/storage/outbox-store.ts).
+  const keys = pinnedKeys(terms.tenantId);
+  // The decided row's entry, written in the same script (core/storage/outbox-store.ts).
+  const outbox = outboxKeys(terms.tenantId);
   const entryId = entry?.turnId ?? 'none';
   const termsSha1 = await sha1Hex(loaded.raw);
   const result = await session.one((r) =>
     r.eval(
       DECIDE_SCRIPT,
       [
-        keys.pinnedStatus(terms.id),
-        keys.pinnedTerms(terms.id),
-        keys.outbox(entryId),
-        keys.outboxPending,
+        keys.status(terms.id),
+        keys.terms(terms.id),
+        outbox.entry(entryId),
+        outbox.pending,
         keys.approvalQueue,
         DUE_INDEX_KEY,
         ...calls.map((d) => keys.pendingCall(terms.contactId, d)),
@@ -206,12 +206,12 @@ return 1
 `;
 
 export async function supersedePinned(session: RedisSession, terms: PinnedTerms): Promise<boolean> {
-  const keys = tenantKeys(terms.tenantId);
+  const keys = pinnedKeys(terms.tenantId);
   const result = await session.one((r) =>
     r.eval(
       SUPERSEDE_SCRIPT,
       [
-        keys.pinnedStatus(terms.id),
+        keys.status(terms.id),
         keys.approvalQueue,
         ...(terms.callDigests ?? []).map((d) => keys.pendingCall(terms.contactId, d)),
       ],
@@ -222,27 +222,15 @@ export async function supersedePinned(session: RedisSession, terms: PinnedTerms)
 }
 
 /**
- * Which approval corrected which: `<original's status key>:corrected-by` = the new row's id,
- * written once (the same script that writes the new row, guarded on this key), so an original
- * has at most one correction and the dashboard can show the pair. Only this module names it.
+ * Which approval corrected which: the original's correction mark (`pinnedKeys(...).correction`,
+ * beside its status) = the new row's id, written once (correct-approval.ts, in the script that
+ * writes the new row, guarded on that key), so an original has at most one correction and the
+ * dashboard can show the pair. The correcting row of each original that has one (one round trip).
  */
-export function correctionKey(tenantId: string, originalId: string): string {
-  return `${tenantKeys(tenantId).pinnedStatus(originalId)}:corrected-by`;
-}
-
-/** The correcting row of each original that has one (one round trip). */
-export async function correctionsOf(
+export function correctionsOf(
   session: RedisSession,
   tenantId: string,
   ids: readonly string[],
 ): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const raw = await session.pipeline((p) => {
-    for (const id of ids) p.get(correctionKey(tenantId, id));
-  });
-  const out = new Map<string, string>();
-  ids.forEach((id, i) => {
-    if (typeof raw[i] === 'string') out.set(id, raw[i] as string);
-  });
-  return out;
+  return readCorrections(session, tenantId, ids);
 }

@@ -1,5 +1,5 @@
 import { Ratelimit } from '@upstash/ratelimit';
-import { tenantKeys } from '../../core/storage/keys.js';
+import { rateLimitKeys } from '../../guardrails/rate-limit.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 
 /**
@@ -21,7 +21,7 @@ export type ReplayAllowance =
 
 export async function replayAllowed(redis: RedisSession, tenantId: string, turns: number): Promise<ReplayAllowance> {
   const client = redis.redis as unknown as ConstructorParameters<typeof Ratelimit>[0]['redis'];
-  const prefix = `${tenantKeys(tenantId).rateLimitPrefix}:replay`;
+  const prefix = rateLimitKeys(tenantId).replay;
   const make = (limit: { tokens: number; window: `${number} s` }, name: string) =>
     new Ratelimit({
       redis: client,

@@ -1,7 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { timingSafeEqual } from '../../core/security/constant-time.js';
-import { tenantKeys } from '../../core/storage/keys.js';
 import { parseJson } from '../../core/storage/redis-session.js';
 import type { AppContext, AppVariables, Bindings, LoadedTenant } from '../http/app-context.js';
 import { jsonError } from '../http/errors.js';
@@ -9,6 +8,7 @@ import { limitBody } from '../http/middleware/body-limit.js';
 import { lookupTenantFromPath, storageUnavailable } from '../http/middleware/tenant.js';
 import { appendAudit } from '../tenants/audit-log.js';
 import { deleteContactData } from '../tenants/contact-deletion.js';
+import { readDeletionStatus, writeDeletionStatus } from '../tenants/deletion-status.js';
 
 /**
  * Meta's data-deletion callback for a Messenger tenant: `POST /v1/messenger/:tenant/data-deletion`
@@ -22,7 +22,6 @@ import { deleteContactData } from '../tenants/contact-deletion.js';
 const PayloadSchema = z
   .object({ algorithm: z.literal('HMAC-SHA256'), user_id: z.string().regex(/^[0-9A-Za-z_.:@-]{1,100}$/) })
   .loose();
-const STATUS_TTL_SECONDS = 90 * 24 * 3600;
 
 function base64UrlDecode(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
@@ -106,9 +105,7 @@ export function dataDeletionRoutes() {
       detail,
       completedAt: new Date().toISOString(),
     };
-    await c
-      .get('session')
-      .one((r) => r.set(tenantKeys(tenantId).deletionStatus(code), JSON.stringify(status), { ex: STATUS_TTL_SECONDS }));
+    await writeDeletionStatus(c.get('session'), tenantId, code, status);
     await appendAudit(c.get('session'), tenantId, {
       actor: 'meta',
       action: 'contact.deleted',
@@ -122,10 +119,8 @@ export function dataDeletionRoutes() {
     const lookup = await lookupTenantFromPath(c);
     if (lookup.kind !== 'found' || !/^del_[a-f0-9]{32}$/.test(code))
       return jsonError(c, 404, 'no such deletion request');
-    const raw = await c
-      .get('session')
-      .one((r) => r.get(tenantKeys(lookup.tenant.config.tenantId).deletionStatus(code)));
-    return raw ? c.json(parseJson(raw)) : jsonError(c, 404, 'no such deletion request');
+    const stored = await readDeletionStatus(c.get('session'), lookup.tenant.config.tenantId, code);
+    return stored ? c.json(stored.status) : jsonError(c, 404, 'no such deletion request');
   });
   return app;
 }

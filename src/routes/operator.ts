@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { TENANT_INDEX_KEY } from '../../core/storage/keys.js';
+import { readTenantRev } from '../../core/storage/tenant-record.js';
 import { TenantIdSchema } from '../../core/tenant/tenant-id.js';
 import { MAX_MESSENGER_PAGES } from '../../core/tenant/tenant-config.js';
 import type { AppContext } from '../http/app-context.js';
@@ -170,7 +171,7 @@ export function operatorRoutes() {
     };
     const session = c.get('session');
     // At the revision read just now: a save racing this one is refused, never half-applied.
-    const rev = Number(await session.one((r) => r.get(tenantKeys(tenantId.data).rev))) || 0;
+    const rev = await readTenantRev(session, tenantId.data);
     const saved = await saveSecretsAtRevision(
       session,
       tenantId.data,

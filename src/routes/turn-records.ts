@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { KeyIdSchema, tenantKeys } from '../../core/storage/keys.js';
-import { parseJson } from '../../core/storage/redis-session.js';
+import { KeyIdSchema } from '../../core/storage/keys.js';
+import { readStoredTurn } from '../../core/storage/turn-records.js';
 import type { TenantContext } from '../http/app-context.js';
 import { jsonError } from '../http/errors.js';
 
@@ -16,8 +16,8 @@ export function registerTurnRecordRoutes(app: Hono<TenantContext>): void {
     const shown = JSON.stringify(turnId.slice(0, 80));
     if (!KeyIdSchema.safeParse(turnId).success)
       return jsonError(c, 404, `no turn ${shown} for tenant "${c.req.param('tenant')}"`);
-    const raw = await c.get('session').one((r) => r.get(tenantKeys(c.req.param('tenant')).turn(turnId)));
-    const record = parseJson(raw);
+    // Read through the turn-record store (core/storage/turn-records.ts), under the path's tenant.
+    const record = await readStoredTurn(c.get('session'), c.req.param('tenant'), turnId);
     if (!record || typeof record !== 'object')
       return jsonError(
         c,

@@ -41,6 +41,15 @@ export interface AuditPage {
   limit: number;
 }
 
+/** Queues an append to the tenant's own audit log on a pipeline (an operator action goes on both logs in one round trip). */
+export function pushTenantAuditEntry(
+  p: Parameters<Parameters<RedisSession['pipeline']>[0]>[0],
+  tenantId: string,
+  entry: object,
+): void {
+  pushAuditEntry(p, tenantKeys(tenantId).audit, entry);
+}
+
 /** An entry as stored: stamped with its time, its detail bounded. */
 export function auditEntry<T extends { detail: string }>(entry: T, now: Date): T & { at: string } {
   return { at: now.toISOString(), ...entry, detail: entry.detail.slice(0, 1000) };

@@ -1,10 +1,14 @@
-import { tenantKeys } from '../../core/storage/keys.js';
 import { claimKeys } from '../../core/storage/claims.js';
 import { contactStateKeys } from '../../core/storage/contact-state.js';
 import { turnRecordKeys } from '../../core/storage/turn-records.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { leaseKey } from '../../outbox/ledger.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
+import { pinnedKeys } from '../../core/storage/pinned-rows.js';
+import { queueDropContactDeadLetters } from '../../core/storage/dead-letter-list.js';
+import { handoffIndexKeys } from '../../core/storage/handoffs.js';
+import { rateLimitKeys } from '../../guardrails/rate-limit.js';
 import { scanPrefix } from './provisioning.js';
+import { contactPageKeys } from './page-tokens.js';
 
 /**
  * A contact's data deleted on request (the tenant's API, or Meta's data-deletion callback): the
@@ -22,48 +26,37 @@ export interface ContactDeletion {
   deadLetters: number;
 }
 
-/** Removes the contact's items from the dead-letter list (the JSON names the contact). */
-const DROP_DEAD_LETTERS_LUA = `
-local removed = 0
-for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, letter = pcall(cjson.decode, item)
-  if ok and type(letter) == 'table' and letter.contactId == ARGV[1] then
-    removed = removed + redis.call('LREM', KEYS[1], 0, item)
-  end
-end
-return removed
-`;
-
 export async function deleteContactData(
   session: RedisSession,
   tenantId: string,
   contactId: string,
 ): Promise<ContactDeletion> {
-  const k = tenantKeys(tenantId);
   const claims = claimKeys(tenantId);
   const contact = contactStateKeys(tenantId, contactId);
   const turns = turnRecordKeys(tenantId);
+  const outbox = outboxKeys(tenantId);
+  const pinned = pinnedKeys(tenantId);
   const [turnIds, rowIds] = (await session.pipeline((p) => {
     p.zrange(turns.contactTurns(contactId), 0, -1);
-    p.smembers(k.contactRows(contactId));
+    p.smembers(pinned.contactRows(contactId));
   })) as [string[], string[]];
   const keys = [
     contact.history,
     contact.handoff,
-    k.contactPage(contactId),
+    contactPageKeys(tenantId).contactPage(contactId),
     turns.contactTurns(contactId),
-    k.contactRows(contactId),
-    ...turnIds.flatMap((t) => [turns.record(t), k.outbox(t), k.ledger(t), leaseKey(tenantId, t), claims.job(t)]),
+    pinned.contactRows(contactId),
+    ...turnIds.flatMap((t) => [turns.record(t), outbox.entry(t), outbox.ledger(t), outbox.lease(t), claims.job(t)]),
     ...rowIds.flatMap((r) => [
-      k.pinnedTerms(r),
-      k.pinnedStatus(r),
-      k.outbox(r),
-      k.ledger(r),
-      k.outbox(`${r}.notice`),
-      k.ledger(`${r}.notice`),
+      pinned.terms(r),
+      pinned.status(r),
+      outbox.entry(r),
+      outbox.ledger(r),
+      outbox.entry(`${r}.notice`),
+      outbox.ledger(`${r}.notice`),
     ]),
-    ...(await scanPrefix(session, `${k.pendingCall(contactId, '0'.repeat(64)).slice(0, -64)}`)),
-    ...(await scanPrefix(session, `${k.rateLimitPrefix}:c:${encodeURIComponent(contactId)}:`)),
+    ...(await scanPrefix(session, pinned.pendingCallPrefix(contactId))),
+    ...(await scanPrefix(session, `${rateLimitKeys(tenantId).contact(contactId)}:`)),
   ];
   const entryIds = [...turnIds, ...rowIds, ...rowIds.map((r) => `${r}.notice`)];
   const results = await session.pipeline((p) => {
@@ -72,10 +65,11 @@ export async function deleteContactData(
       p.zrem(turns.log, ...turnIds);
       p.zrem(claims.openClaims, ...turnIds);
     }
-    if (entryIds.length) p.zrem(k.outboxPending, ...entryIds);
-    if (rowIds.length) p.zrem(k.approvalQueue, ...rowIds);
-    p.zrem(k.handoffIndex, contactId);
-    p.eval(DROP_DEAD_LETTERS_LUA, [k.deadLetters], [contactId]);
+    if (entryIds.length) p.zrem(outbox.pending, ...entryIds);
+    if (rowIds.length) p.zrem(pinned.approvalQueue, ...rowIds);
+    p.zrem(handoffIndexKeys(tenantId).index, contactId);
+    // Last: its reply is the count of the contact's dead letters that went.
+    queueDropContactDeadLetters(p, tenantId, contactId);
   });
   const deletedKeys = results.slice(0, Math.ceil(keys.length / 500)).reduce<number>((n, r) => n + Number(r), 0);
   return {

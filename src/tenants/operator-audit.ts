@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OPERATOR_AUDIT_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { OPERATOR_AUDIT_KEY } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { auditEntry, pushAuditEntry, readAuditPage, type AuditPage } from './audit-log.js';
+import { auditEntry, pushAuditEntry, pushTenantAuditEntry, readAuditPage, type AuditPage } from './audit-log.js';
 
 /**
  * The operator's audit log: every operator action — tenant created, secret rotated, suspended,
@@ -46,7 +46,7 @@ export async function recordOperatorAction(
     pushAuditEntry(p, OPERATOR_AUDIT_KEY, entry);
     if (tenantId !== null && act.alsoOnTenantLog !== false) {
       const { tenantId: _omitted, ...onTenantLog } = entry;
-      pushAuditEntry(p, tenantKeys(tenantId).audit, onTenantLog);
+      pushTenantAuditEntry(p, tenantId, onTenantLog);
     }
   });
 }

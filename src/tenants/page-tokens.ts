@@ -4,6 +4,15 @@ import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import type { TenantSecrets } from '../../core/tenant/tenant-secrets.js';
 import type { PageTokenOf } from '../../outbox/messenger-client.js';
 
+/**
+ * The page each contact wrote to (`contactPage`, Messenger tenants with several pages): this module
+ * owns the key, writing it (`rememberContactPage`) and reading it (`pageTokenFor`); a contact's
+ * deletion takes it from `contactPageKeys`.
+ */
+export function contactPageKeys(tenantId: string): { contactPage: (contactId: string) => string } {
+  return { contactPage: tenantKeys(tenantId).contactPage };
+}
+
 type PagesConfig = Pick<TenantConfig, 'messenger' | 'tenantId' | 'retentionDays'>;
 
 /**

@@ -1,5 +1,6 @@
 import { ConditionalWrites } from '../../core/storage/conditional-writes.js';
-import { TENANT_INDEX_KEY, tenantKeys } from '../../core/storage/keys.js';
+import { TENANT_INDEX_KEY } from '../../core/storage/keys.js';
+import { tenantRecordKeys } from '../../core/storage/tenant-record.js';
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
 import { keyedHash } from '../../core/security/keyed-hash.js';
 import { randomBase64Url } from '../../core/security/random-base64url.js';
@@ -59,7 +60,7 @@ export async function createTenant(
   const webhookSecret = newSecret();
   const adminSecret = newSecret();
   const stored = await sealTenantSecrets({ ...input.secrets, webhookSecret, adminSecret }, keys);
-  const k = tenantKeys(input.tenantId);
+  const k = tenantRecordKeys(input.tenantId);
   // Written only if no config exists: two creates of one id make one tenant.
   const w = new ConditionalWrites(k.config);
   w.call('SET', k.config, JSON.stringify(parsed.config));
@@ -80,7 +81,7 @@ async function bumpAfter(
 ): Promise<void> {
   await session.multi((m) => {
     write(m);
-    m.incr(tenantKeys(tenantId).rev);
+    m.incr(tenantRecordKeys(tenantId).rev);
   });
 }
 
@@ -88,7 +89,7 @@ async function readStored(
   session: RedisSession,
   tenantId: string,
 ): Promise<{ stored: StoredSecrets; meta: TenantMeta } | null> {
-  const k = tenantKeys(tenantId);
+  const k = tenantRecordKeys(tenantId);
   const [rawSecrets, rawMeta] = await session.pipeline((p) => {
     p.get(k.secrets);
     p.get(k.meta);
@@ -124,7 +125,9 @@ export async function rotateSecret(
       ...(old ? { previous: { hmac: old.hmac, validUntil: previousValidUntil } } : {}),
     },
   };
-  await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+  await bumpAfter(session, tenantId, (m) =>
+    m.set(tenantRecordKeys(tenantId).secrets, JSON.stringify(next), { xx: true }),
+  );
   return { ok: true, secret, previousValidUntil };
 }
 
@@ -142,7 +145,7 @@ export async function setTenantStatus(
     ...(status === 'suspended' ? { suspendedAt: now.toISOString() } : {}),
   };
   if (status === 'active') delete meta.suspendedAt;
-  await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).meta, JSON.stringify(meta)));
+  await bumpAfter(session, tenantId, (m) => m.set(tenantRecordKeys(tenantId).meta, JSON.stringify(meta)));
   return true;
 }
 
@@ -152,7 +155,7 @@ export async function deleteTenant(
   tenantId: string,
 ): Promise<{ deleted: number; remaining: number }> {
   const prefix = `t:${tenantId}:`;
-  tenantKeys(tenantId); // validates the id before any key is touched
+  tenantRecordKeys(tenantId); // validates the id before any key is touched
   await session.one((r) => r.srem(TENANT_INDEX_KEY, tenantId));
   let deleted = 0;
   for (let pass = 0; pass < 3; pass++) {
@@ -201,7 +204,9 @@ export async function reencryptAll(
     if (!current) continue;
     const next = await resealTenantSecrets(current.stored, keys);
     if (JSON.stringify(next) === JSON.stringify(current.stored)) continue;
-    await bumpAfter(session, tenantId, (m) => m.set(tenantKeys(tenantId).secrets, JSON.stringify(next), { xx: true }));
+    await bumpAfter(session, tenantId, (m) =>
+      m.set(tenantRecordKeys(tenantId).secrets, JSON.stringify(next), { xx: true }),
+    );
     resealed++;
   }
   return { tenants: ids.length, resealed };
@@ -209,7 +214,7 @@ export async function reencryptAll(
 
 /** What the operator sees of a tenant: never a secret, only which keys seal them and any open rotation window. */
 export async function describeTenant(session: RedisSession, tenantId: string): Promise<Record<string, unknown> | null> {
-  const k = tenantKeys(tenantId);
+  const k = tenantRecordKeys(tenantId);
   const [rawConfig] = await session.pipeline((p) => p.get(k.config));
   const current = await readStored(session, tenantId);
   if (!current) return null;

@@ -1,10 +1,6 @@
 import { parseJson, type RedisSession } from '../../core/storage/redis-session.js';
-import {
-  messengerAppTenantsKey,
-  messengerPageOwnerKey,
-  TENANT_INDEX_KEY,
-  tenantKeys,
-} from '../../core/storage/keys.js';
+import { messengerAppTenantsKey, messengerPageOwnerKey, TENANT_INDEX_KEY } from '../../core/storage/keys.js';
+import { tenantRecordKeys } from '../../core/storage/tenant-record.js';
 import { parseTenantConfig, type TenantConfig, type TenantConfigInput } from '../../core/tenant/tenant-config.js';
 import {
   openTenantSecrets,
@@ -28,7 +24,7 @@ export type TenantLoad =
  * keys; a key that is missing or wrong throws SecretKeyError (loudly, at use).
  */
 export async function loadTenant(session: RedisSession, tenantId: string, keys: SecretKeys): Promise<TenantLoad> {
-  const k = tenantKeys(tenantId);
+  const k = tenantRecordKeys(tenantId);
   const [rawConfig, rawSecrets, rawMeta, rawRev] = await session.pipeline((p) => {
     p.get(k.config);
     p.get(k.secrets);
@@ -62,7 +58,7 @@ export async function saveTenant(
 ): Promise<{ ok: true; config: TenantConfig } | { ok: false; problems: string[] }> {
   const parsed = parseTenantConfig(input);
   if (!parsed.ok) return parsed;
-  const k = tenantKeys(parsed.config.tenantId);
+  const k = tenantRecordKeys(parsed.config.tenantId);
   const pages = await pageOwnership(session, parsed.config);
   if (pages.problems.length) return { ok: false, problems: pages.problems };
   const stored = secrets
@@ -96,7 +92,7 @@ export async function pageOwnership(
 ): Promise<{ problems: string[]; claim: string[]; release: string[]; previousAppId?: string }> {
   const wanted = config.messenger.pages.map((p) => p.id);
   const [rawPrevious, ...owners] = await session.pipeline((p) => {
-    p.get(tenantKeys(config.tenantId).config);
+    p.get(tenantRecordKeys(config.tenantId).config);
     for (const pageId of wanted) p.get(messengerPageOwnerKey(pageId));
   });
   const previous = parseTenantConfig(parseJson(rawPrevious), 'load');
@@ -105,7 +101,7 @@ export async function pageOwnership(
     typeof owners[i] === 'string' && owners[i] !== config.tenantId ? [{ pageId, owner: owners[i] as string }] : [],
   );
   const alive = foreign.length
-    ? await session.pipeline((p) => foreign.forEach((f) => p.exists(tenantKeys(f.owner).config)))
+    ? await session.pipeline((p) => foreign.forEach((f) => p.exists(tenantRecordKeys(f.owner).config)))
     : [];
   const problems = foreign
     .filter((_, i) => Number(alive[i]) > 0)

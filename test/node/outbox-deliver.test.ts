@@ -5,7 +5,9 @@ import { outboxDueAt } from '../../core/storage/due-index.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters, redriveDeadLetter } from '../../outbox/dead-letters.js';
 import { BUSY_RETRY_AFTER_SECONDS, deliverOutboxEntry, MANYCHAT_KEY_ALERT_ITEM } from '../../outbox/deliver-entry.js';
-import { leaseKey, readLedger } from '../../outbox/ledger.js';
+import { outboxKeys, readLedger } from '../../core/storage/outbox-store.js';
+
+const leaseKey = (tenantId: string, turnId: string) => outboxKeys(tenantId).lease(turnId);
 import { enterReplyOrder, REPLY_ORDER_RETRY_SECONDS } from '../../outbox/reply-order.js';
 import type { ApiResult, ManyChatApi } from '../../core/actions/channel-api.js';
 import { OutboxEntrySchema, type OutboxEntry } from '../../core/outbox-entry.js';

@@ -4,7 +4,9 @@ import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
 import { listDeadLetters } from '../../outbox/dead-letters.js';
 import { deliverOutboxEntry } from '../../outbox/deliver-entry.js';
-import { ledgerKey } from '../../outbox/ledger.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
+
+const ledgerKey = (tenantId: string, turnId: string) => outboxKeys(tenantId).ledger(turnId);
 import {
   action,
   callsFor,

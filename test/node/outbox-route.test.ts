@@ -4,7 +4,9 @@ import type { ManyChatSandbox } from '../../dev/manychat-sandbox.js';
 import { createApp } from '../../src/app.js';
 import { tenantKeys } from '../../core/storage/keys.js';
 import type { RedisSession } from '../../core/storage/redis-session.js';
-import { leaseKey } from '../../outbox/ledger.js';
+import { outboxKeys } from '../../core/storage/outbox-store.js';
+
+const leaseKey = (tenantId: string, turnId: string) => outboxKeys(tenantId).lease(turnId);
 import type { OutboxPublisher } from '../../outbox/publisher.js';
 import { signQStashDelivery } from '../support/qstash-signature.js';
 import { buildOutboxEntry } from '../../core/outbox-entry.js';

@@ -1,8 +1,9 @@
-import { tenantKeys, TENANT_INDEX_KEY } from '../../../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
+import { TENANT_INDEX_KEY } from '../../../core/storage/keys.js';
+import { readStoredSecrets, tenantRecordKeys } from '../../../core/storage/tenant-record.js';
+import type { RedisSession } from '../../../core/storage/redis-session.js';
 import { parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
 import { sealSecret } from '../../../core/security/secret-box.js';
-import { StoredSecretsSchema, type SecretKeys } from '../../../core/tenant/tenant-secrets.js';
+import type { SecretKeys } from '../../../core/tenant/tenant-secrets.js';
 
 /**
  * Saves only if nothing changed the tenant since the editor read it: the tenant's revision (bumped
@@ -31,7 +32,7 @@ async function runSave(
   configJson: string,
   secretsJson: string,
 ): Promise<{ ok: boolean; rev: number }> {
-  const k = tenantKeys(tenantId);
+  const k = tenantRecordKeys(tenantId);
   const [ok, rev] = (await redis.one((r) =>
     r.eval(
       SAVE_IF_REVISION,
@@ -79,10 +80,9 @@ export async function saveSecretsAtRevision(
   | { ok: true; changed: (WriteOnlySecret | `messengerPageTokens.${string}`)[] }
   | { ok: false; kind: 'conflict' | 'missing' }
 > {
-  const raw = await redis.one((r) => r.get(tenantKeys(tenantId).secrets));
-  const stored = StoredSecretsSchema.safeParse(parseJson(raw));
-  if (!stored.success) return { ok: false, kind: 'missing' };
-  const next = { ...stored.data };
+  const stored = await readStoredSecrets(redis, tenantId);
+  if (!stored) return { ok: false, kind: 'missing' };
+  const next = { ...stored };
   const changed: (WriteOnlySecret | `messengerPageTokens.${string}`)[] = [];
   for (const name of WRITE_ONLY_SECRETS) {
     const value = replace[name];

@@ -1,8 +1,9 @@
-import { messengerPageOwnerKey, tenantKeys } from '../../../core/storage/keys.js';
-import { parseJson, type RedisSession } from '../../../core/storage/redis-session.js';
+import { messengerPageOwnerKey } from '../../../core/storage/keys.js';
+import { readStoredSecrets, tenantRecordKeys } from '../../../core/storage/tenant-record.js';
+import type { RedisSession } from '../../../core/storage/redis-session.js';
 import { sealSecret } from '../../../core/security/secret-box.js';
 import { parseTenantConfig, type TenantConfig } from '../../../core/tenant/tenant-config.js';
-import { StoredSecretsSchema, type SecretKeys, type StoredSecrets } from '../../../core/tenant/tenant-secrets.js';
+import type { SecretKeys, StoredSecrets } from '../../../core/tenant/tenant-secrets.js';
 import { pageOwnership } from '../../tenants/tenant-store.js';
 
 /**
@@ -44,13 +45,13 @@ export async function saveMessengerPagesAtRevision(
   if (!parsed.ok) return { ok: false, kind: 'invalid', problems: parsed.problems };
   const ownership = await pageOwnership(redis, parsed.config);
   if (ownership.problems.length) return { ok: false, kind: 'invalid', problems: ownership.problems };
-  const k = tenantKeys(tenantId);
-  const stored = StoredSecretsSchema.safeParse(parseJson(await redis.one((r) => r.get(k.secrets))));
-  if (!stored.success) return { ok: false, kind: 'missing' };
+  const k = tenantRecordKeys(tenantId);
+  const stored = await readStoredSecrets(redis, tenantId);
+  if (!stored) return { ok: false, kind: 'missing' };
   const kept = new Set(parsed.config.messenger.pages.map((p) => p.id));
   const sealed: NonNullable<StoredSecrets['messengerPageTokens']> = {};
   const tokensRemoved: string[] = [];
-  for (const [id, value] of Object.entries(stored.data.messengerPageTokens ?? {})) {
+  for (const [id, value] of Object.entries(stored.messengerPageTokens ?? {})) {
     if (kept.has(id)) sealed[id] = value;
     else tokensRemoved.push(id);
   }
@@ -60,7 +61,7 @@ export async function saveMessengerPagesAtRevision(
     sealed[id] = await sealSecret(token, keys.ring);
     tokensReplaced.push(id);
   }
-  const { messengerPageTokens: _old, ...rest } = stored.data;
+  const { messengerPageTokens: _old, ...rest } = stored;
   const nextSecrets = { ...rest, ...(Object.keys(sealed).length ? { messengerPageTokens: sealed } : {}) };
   const [ok, rev] = (await redis.one((r) =>
     r.eval(
