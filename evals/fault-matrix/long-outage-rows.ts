@@ -110,6 +110,14 @@ export function longOutageRow(outageSeconds = LONG_OUTAGE_DEFAULT_SECONDS): Row 
       const downAt = Date.now();
       let lastKeptAt = downAt;
       const coldRedeliveries: { delivery: ReturnType<typeof messengerDelivery>; answer: SentMessage }[] = [];
+      /** Meta's redelivery, the same bytes, of each event it was refused. */
+      const redeliverRefused = async () => {
+        for (const r of coldRedeliveries)
+          if (r.answer.answer.status !== 200) {
+            const { psid, messageKey, item, raw } = r.delivery;
+            r.answer = await postItem(env, messenger, psid, messageKey, item, raw);
+          }
+      };
       try {
         for (const c of mcWarm) mcMessages.push(await postWebhook(env, manychat, c, brochure.text));
         for (const p of msWarm) msMessages.push(await postMessage(env, messenger, p, 'When do classes start?'));
@@ -136,16 +144,7 @@ export function longOutageRow(outageSeconds = LONG_OUTAGE_DEFAULT_SECONDS): Row 
         // Meta redelivers what it was refused; the outage lasts its full length.
         while (Date.now() - downAt < outageSeconds * 1000) {
           await sleep(Math.min(META_RETRY_EVERY_MS, outageSeconds * 1000 - (Date.now() - downAt)));
-          for (const r of coldRedeliveries)
-            if (r.answer.answer.status !== 200 && Date.now() - downAt < outageSeconds * 1000)
-              r.answer = await postItem(
-                env,
-                messenger,
-                r.delivery.psid,
-                r.delivery.messageKey,
-                r.delivery.item,
-                r.delivery.raw,
-              );
+          if (Date.now() - downAt < outageSeconds * 1000) await redeliverRefused();
         }
       } finally {
         await restartRedis(env);
@@ -154,16 +153,7 @@ export function longOutageRow(outageSeconds = LONG_OUTAGE_DEFAULT_SECONDS): Row 
       // Redis is back: Meta's next redelivery of each refused event is accepted.
       for (let tries = 0; coldRedeliveries.some((r) => r.answer.answer.status !== 200) && tries < 5; tries++) {
         if (tries) await sleep(META_RETRY_EVERY_MS);
-        for (const r of coldRedeliveries)
-          if (r.answer.answer.status !== 200)
-            r.answer = await postItem(
-              env,
-              messenger,
-              r.delivery.psid,
-              r.delivery.messageKey,
-              r.delivery.item,
-              r.delivery.raw,
-            );
+        await redeliverRefused();
       }
       msMessages.push(...coldRedeliveries.map((r) => r.answer));
       notes.push(
