@@ -48,6 +48,8 @@ export async function runReconfigureTurn(
   return {
     ...base,
     deliveries: [{ status: res.status, ms, turnId: null, duplicateOf: null, deferred: false, replyText: null }],
+    // A refused save's answer (its `details` name each problem) is what `replyContains` reads here.
+    replyText: res.status === 200 ? '' : text,
     latencyMs: ms,
     failures,
   };
