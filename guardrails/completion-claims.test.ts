@@ -293,6 +293,21 @@ describe('completion-claims: a refused write, per resource and category (issue 2
     const v = await judgeWith('I tagged you.', act.tag('interested'), refused('untag_contact', { tag: 'vip' }));
     expect(v.outcome).toBe('veto');
   });
+  it('a read tool that failed weighs against no claim: "sent" stays backed by the performed flow', async () => {
+    // search_faq has no action kind: it speaks to no claim topic, so its error is not a refused send.
+    const v = await judgeWith(
+      'I have sent it to you.',
+      act.flow('brochure'),
+      refused('search_faq', { query: 'x' }, 'error'),
+    );
+    expect(v.outcome).toBe('pass');
+    const sendRefused = await judgeWith(
+      'I have sent it to you.',
+      act.flow('brochure'),
+      refused('send_media', { flow: 'x' }),
+    );
+    expect(sendRefused.outcome).toBe('veto');
+  });
   it('a refused write of another category does not touch a tag claim naming the performed tag', async () => {
     const v = await judgeWith(
       'I tagged you as interested.',

@@ -1,4 +1,4 @@
-import { isClaimTopic } from '../core/actions/action-kind.js';
+import type { ClaimTopic } from '../core/actions/action-kind.js';
 import { actionKind, findActionKind } from '../core/actions/index.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { ModelStepRecord } from '../core/turn-record.js';
@@ -72,13 +72,11 @@ function refusedWrites(steps: readonly ModelStepRecord[], config: TenantConfig):
   return out;
 }
 
-function refusedOfCategory(category: ClaimCategory, refused: Refused): boolean {
-  // A claim of no action's topic ("done", "approved") weighs against every refusal; one of a topic
-  // against the refusals of kinds that speak to it (the kind says which: core/actions). A read
-  // tool, or a tool of no kind, speaks to none.
-  if (!isClaimTopic(category)) return true;
+function refusedOfCategory(topic: ClaimTopic, refused: Refused): boolean {
+  // The refused tool's kind says which claims it speaks to (core/actions). A read tool, or a tool
+  // of no kind, speaks to none.
   const kind = refused.kind ? findActionKind(refused.kind) : null;
-  return kind?.claims.includes(category) ?? false;
+  return kind?.claims.includes(topic) ?? false;
 }
 
 /**
@@ -97,6 +95,7 @@ function backs(
   const { category } = claim;
   if (category === 'approval') return false;
   if (category === 'done') return staged.length > 0 && staged.every((a) => a.gate === 'none') && !refused.length;
+  // What is left is a claim about an action's topic (sent, tagged, saved, removed): ClaimTopic.
   const mine = staged.filter((a) => ofCategory(category, a));
   const performed = mine.filter((a) => a.gate === 'none');
   if (!performed.length) return false;

@@ -60,12 +60,7 @@ export interface ActionKindSpec<Args, Input = never> {
 }
 
 /** What a completion claim says was done (guardrails/completion-claims.ts reads a kind's topics). */
-export const CLAIM_TOPICS = ['send', 'tag', 'field', 'delete'] as const;
-export type ClaimTopic = (typeof CLAIM_TOPICS)[number];
-
-export function isClaimTopic(category: string): category is ClaimTopic {
-  return (CLAIM_TOPICS as readonly string[]).includes(category);
-}
+export type ClaimTopic = 'send' | 'tag' | 'field' | 'delete';
 
 export interface StagingToolSpec<Input, Args> {
   /** Every resource of this kind the configuration has (`flow:brochure`, …): what a tool of it may act on. */
