@@ -1,5 +1,5 @@
-import { findActionKind } from '../core/actions/index.js';
-import { resourceWords, type ResourceType } from '../core/actions/resource-words.js';
+import { actionKind } from '../core/actions/index.js';
+import { RESOURCE_NOUN, resourceRef, resourceWords } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
@@ -463,9 +463,6 @@ function firstSupported(p: PreparedText, phrases: string[][], reading: Reading):
   return null;
 }
 
-/** How the support check names a resource of each type in its reasons. */
-const RESOURCE_NOUN: Record<ResourceType, string> = { flow: 'flow', content: 'message', tag: 'tag', field: 'field' };
-
 /**
  * The phrases that name what a stageable action acts on, read from its resource's words
  * (core/actions/resource-words.ts: name, keywords, else the description's words). No kind is
@@ -475,24 +472,22 @@ function keyPhrases(
   action: StagedAction,
   config: TenantConfig,
 ): { what: string; phrases: string[][] } | { what: string; phrases: null; why: string } {
-  const kind = findActionKind(action.kind);
+  const kind = actionKind(action.kind);
+  const cannot = {
+    what: `${action.kind} action`,
+    phrases: null,
+    why: "the model cannot stage this kind on a contact's request",
+  };
+  if (!kind.stageable) return cannot;
   // Arguments that do not parse name nothing (the kind says what is wrong with them).
-  const parsed = kind?.stageable ? kind.parseArgs(action.args) : null;
-  if (parsed && !parsed.ok) return { what: `${action.kind} action`, phrases: null, why: parsed.problem };
-  // System content (a message with no resource) and kinds the model cannot stage are never the contact's request.
-  const resource = kind?.stageable ? kind.resource(action.args) : null;
-  const colon = resource?.indexOf(':') ?? -1;
-  const type = resource && colon > 0 ? resource.slice(0, colon) : '';
-  if (!resource || !Object.hasOwn(RESOURCE_NOUN, type))
-    return {
-      what: `${action.kind} action`,
-      phrases: null,
-      why: "the model cannot stage this kind on a contact's request",
-    };
-  const noun = RESOURCE_NOUN[type as ResourceType];
-  const name = resource.slice(colon + 1);
-  const what = `${noun} "${name}"`;
-  const words = resourceWords(config, type as ResourceType, name);
+  const parsed = kind.parseArgs(action.args);
+  if (!parsed.ok) return { ...cannot, why: parsed.problem };
+  // System content (a message with no resource) is never the contact's request.
+  const ref = resourceRef(kind.resource(action.args));
+  if (!ref) return cannot;
+  const noun = RESOURCE_NOUN[ref.type];
+  const what = `${noun} "${ref.name}"`;
+  const words = resourceWords(config, ref.type, ref.name);
   if (!words) return { what, phrases: null, why: `it is not a configured ${noun}` };
   const phrases = [phraseOf(words.name), ...words.keywords.map(phraseOf)];
   // A real model reads the description; when the tenant gave no keywords it is the only vocabulary.

@@ -6,6 +6,22 @@
  */
 export type ResourceType = 'flow' | 'content' | 'tag' | 'field';
 
+/** How a person reads a resource of each type ("the flow", "the message"). */
+export const RESOURCE_NOUN: Record<ResourceType, string> = {
+  flow: 'flow',
+  content: 'message',
+  tag: 'tag',
+  field: 'field',
+};
+
+/** A kind's resource (`flow:brochure`) as its type and name; null for none, or a type with no words. */
+export function resourceRef(resource: string | null): { type: ResourceType; name: string } | null {
+  const colon = resource?.indexOf(':') ?? -1;
+  const type = resource?.slice(0, colon);
+  if (!resource || colon < 1 || !type || !Object.hasOwn(RESOURCE_NOUN, type)) return null;
+  return { type: type as ResourceType, name: resource.slice(colon + 1) };
+}
+
 export interface ResourceWords {
   /** The resource's config name (snake_case as the tenant wrote it). */
   name: string;
