@@ -1,4 +1,5 @@
 import { findActionKind } from '../actions/index.js';
+import { resourceRef } from '../actions/resource-words.js';
 import { fieldLabel } from '../actions/set-field.js';
 import { runtimeWords, type RuntimeWords, type WordKey } from '../runtime-words.js';
 import type { TenantConfig } from './tenant-config.js';
@@ -38,10 +39,10 @@ export function describeAction(
   fields: TenantConfig['fields'] = [],
 ): string {
   const kind = findActionKind(action.kind);
-  const resource = kind?.resource(action.args) ?? null;
-  if (!kind?.contactWords || !resource) return action.summary;
-  const name = resource.slice(resource.indexOf(':') + 1);
-  const field = resource.startsWith('field:') ? fields.find((f) => f.name === name) : undefined;
+  const ref = resourceRef(kind?.resource(action.args) ?? null);
+  if (!kind?.contactWords || !ref) return action.summary;
+  const { name } = ref;
+  const field = ref.type === 'field' ? fields.find((f) => f.name === name) : undefined;
   return words.say(kind.contactWords, {
     name: name.replace(/_/g, ' '),
     label: fieldLabel(field ?? { name }),
