@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
 import { findCardNumbers, luhnValid } from './card-numbers.js';
+import { TURN_MATCHER_WORK } from '../core/tenant/pattern-set.js';
 import { CACHE_LIMIT, compileContentRules, contentGuardrail, MAX_CHECKED_CHARS } from './content.js';
+
+/** Deterministic a/b text (a linear congruential generator). */
+function abText(length: number, seed: number): string {
+  let x = seed;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out += x & 65536 ? 'a' : 'b';
+  }
+  return out;
+}
 
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(contentGuardrail, turnInput(spec));
 
@@ -108,19 +120,35 @@ describe('content guardrail', () => {
     // Before the budget: 17 s of searching. What is left is compiling the stored pattern once.
     expect(performance.now() - started).toBeLessThan(5000);
     expect(v.outcome).toBe('veto');
-    expect(v.reason).toContain('matching budget');
+    expect(v.reason).toContain("matcher's budget");
   });
 
-  it('the budget counts every target: a config within bounds runs on a full reply, a turn past the budget is vetoed unread', async () => {
-    const piiPatterns = Array.from({ length: 4 }, (_, i) => ({ name: `p${i}`, pattern: `.{0,15}.{0,15}.{0,15}y${i}` }));
-    const config = testConfig({}, { content: { piiPatterns } });
-    const sizes = compileContentRules(config.guardrails.content).pii.map((p) => p.size);
-    expect(sizes.every((s) => s > 80 && s <= 100)).toBe(true);
-    expect((await judge({ config, reply: { text: 'b'.repeat(MAX_CHECKED_CHARS) } })).outcome).toBe('pass');
-    const many = Array.from({ length: 6 }, () => act.field('email', 'b'.repeat(MAX_CHECKED_CHARS)));
-    const v = await judge({ config, reply: { text: 'b'.repeat(MAX_CHECKED_CHARS) }, staged: many });
+  it('a pattern whose matcher would build a state per character (a[ab]{80}z) is stopped at the budget: the turn is vetoed, not slow', async () => {
+    const config = testConfig({}, { content: { piiPatterns: [{ name: 'ab', pattern: 'a[ab]{80}z' }] } });
+    const v = await judge({ config, reply: { text: abText(MAX_CHECKED_CHARS, 3) } });
     expect(v.outcome).toBe('veto');
-    expect(v.reason).toContain('matching budget');
+    expect(v.reason).toBe(
+      `the reply was not checked against the PII patterns: the turn passed the matcher's budget (${TURN_MATCHER_WORK.toLocaleString('en')} steps of matcher work)`,
+    );
+    // The pattern still works where the budget reaches.
+    expect((await judge({ config, reply: { text: `a${'b'.repeat(80)}z` } })).reason).toContain('forbidden PII "ab"');
+  });
+
+  it('the budget is the turn’s, shared by every target: each text alone passes, all of them together are vetoed', async () => {
+    // Distinct settings (the deny phrase) are compiled apart: each check starts with an empty matcher cache.
+    const config = (probe: string) =>
+      testConfig({}, { content: { denyPhrases: [probe], piiPatterns: [{ name: 'ab', pattern: 'a[ab]{80}z' }] } });
+    const texts = Array.from({ length: 12 }, (_, i) => abText(60, 50 + i));
+    const v = await judge({
+      config: config('shared budget all'),
+      staged: texts.map((text) => act.field('email', text)),
+    });
+    expect(v.outcome).toBe('veto');
+    expect(v.reason).toContain("matcher's budget");
+    for (const [i, text] of texts.entries())
+      expect((await judge({ config: config(`shared budget ${i}`), staged: [act.field('email', text)] })).outcome).toBe(
+        'pass',
+      );
   });
 
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
@@ -245,6 +273,7 @@ describe('content guardrail: the whole reason, and the compiled-rules cache (iss
     // One more: `kept` is the oldest and was dropped, so it is compiled afresh.
     const again = compileContentRules(settings('bound probe kept'));
     expect(again).not.toBe(kept);
-    expect(again).toEqual(kept);
+    expect(again.deny!.find('a bound probe kept here')).toBe(kept.deny!.find('a bound probe kept here'));
+    expect(again.deny!.find('a bound probe kept here')).toBe('bound probe kept');
   });
 });

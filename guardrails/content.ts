@@ -1,6 +1,7 @@
-import { RE2JS } from 're2js';
 import type { GuardrailSettings } from '../core/tenant/guardrail-settings.js';
-import { compileTenantPattern, MAX_TOTAL_PII_PROGRAM } from '../core/tenant/tenant-pattern.js';
+import { compilePatternSet, freshBudget, TURN_MATCHER_WORK, type PatternSet } from '../core/tenant/pattern-set.js';
+import { compileTenantPattern } from '../core/tenant/tenant-pattern.js';
+import { compileDenyList, type DenyList } from './deny-phrases.js';
 import { findCardNumbers } from './card-numbers.js';
 import { pass, veto, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { normalizeText, unConfuse } from './text-normalize.js';
@@ -19,65 +20,51 @@ import { normalizeText, unConfuse } from './text-normalize.js';
  *
  * Text longer than MAX_CHECKED_CHARS is vetoed without running patterns (reply-schema vetoes
  * it anyway): tenant regexes then always run on bounded input.
+ *
+ * The PII patterns run as one bounded DFA (core/tenant/pattern-set.ts): a turn's searches may
+ * build at most TURN_MATCHER_WORK of matcher state, so the worst config a save accepts costs a
+ * few milliseconds a turn; a search that would need more stops, and the turn is vetoed (fail
+ * closed: Workers freeze the clock during synchronous work, so the bound is a count, not a timer).
  */
 export const MAX_CHECKED_CHARS = 4000;
 
-/**
- * The PII patterns' matching work one turn may cost, in (program instructions × characters): an
- * RE2 search costs at most that, whatever the text. Synchronous work cannot be interrupted (the
- * guardrail timeout fires after it), so the work is added up before each search: what would pass
- * the budget is not searched, and the turn is vetoed (fail closed). The budget fits the largest
- * config a save accepts on a full reply plus as much again in quick replies and field values.
- */
-export const MAX_TURN_PII_WORK = MAX_TOTAL_PII_PROGRAM * MAX_CHECKED_CHARS * 2;
-
 interface Compiled {
-  /** Group 1 is the denied phrase as it appears. */
-  deny: RE2JS | null;
-  pii: { name: string; re: RE2JS | null; size: number }[];
+  deny: DenyList | null;
+  /** Names of the patterns in the set, by the set's indices. */
+  names: string[];
+  /** Null when there is no valid pattern, or they could not be compiled together (then all are `broken`). */
+  set: PatternSet | null;
+  /** Stored patterns that no longer compile (they were validated at save): each counts as a match. */
+  broken: string[];
 }
 
 const cache = new Map<string, Compiled>();
 /** How many distinct settings stay compiled; the oldest is dropped first (exported for its test). */
 export const CACHE_LIMIT = 200;
 
-/** RE2 quoting of a literal (RE2JS.quote): the phrase matches as written. */
-function escapeRegex(text: string): string {
-  return RE2JS.quote(text);
-}
-
 /** Compiled once per distinct settings (an isolate serves many turns of few tenants). */
 export function compileContentRules(settings: GuardrailSettings['content']): Compiled {
   const key = JSON.stringify([settings.denyPhrases, settings.piiPatterns]);
   const hit = cache.get(key);
   if (hit) return hit;
-  const phrases = settings.denyPhrases
-    .map((p) =>
-      normalizeText(p)
-        .split(/[^\p{L}\p{N}]+/u)
-        .filter(Boolean),
-    )
-    .filter((words) => words.length)
-    .map((words) => words.map(escapeRegex).join('[^\\p{L}\\p{N}]+'));
-  // Tenant text, so the linear-time engine: a phrase between non-letters (RE2 has no lookaround).
-  // Built by us from quoted, bounded phrases; should it ever fail to compile, the throw makes the
-  // guardrail escalate (fail closed).
-  const deny = phrases.length
-    ? RE2JS.compile(`(?:^|[^\\p{L}\\p{N}])(${phrases.join('|')})(?:[^\\p{L}\\p{N}]|$)`)
-    : null;
-  const programs = new Map<string, ReturnType<typeof compileTenantPattern>>();
+  const valid = settings.piiPatterns.filter(
+    (p) =>
+      compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive, maxProgram: Number.POSITIVE_INFINITY }).ok,
+  );
   const compiled: Compiled = {
-    deny,
-    pii: settings.piiPatterns.map((p) => {
-      const memoKey = `${p.caseInsensitive ? 'i' : 's'}:${p.pattern}`;
-      const c =
-        programs.get(memoKey) ??
-        compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive, maxProgram: Number.POSITIVE_INFINITY });
-      programs.set(memoKey, c);
-      // A stored pattern that no longer compiles (it was validated at save) is a match: fail closed.
-      return { name: p.name, re: c.ok ? c.pattern : null, size: c.ok ? c.pattern.programSize() : 0 };
-    }),
+    deny: compileDenyList(settings.denyPhrases),
+    names: valid.map((p) => p.name),
+    set: null,
+    broken: settings.piiPatterns.filter((p) => !valid.includes(p)).map((p) => p.name),
   };
+  if (valid.length) {
+    try {
+      compiled.set = compilePatternSet(valid.map((p) => ({ source: p.pattern, caseInsensitive: p.caseInsensitive })));
+    } catch {
+      // Too large together for re2js (a config stored before the bounds): each counts as a match.
+      compiled.broken.push(...compiled.names);
+    }
+  }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
   return compiled;
@@ -110,7 +97,7 @@ export const contentGuardrail: Guardrail = {
     const settings = input.config.guardrails.content;
     const rules = compileContentRules(settings);
     const problems: string[] = [];
-    let work = 0;
+    const budget = freshBudget();
     for (const t of targets(input)) {
       if (t.text.length > MAX_CHECKED_CHARS) {
         problems.push(`${t.where} is longer than ${MAX_CHECKED_CHARS} characters and was not checked`);
@@ -120,21 +107,20 @@ export const contentGuardrail: Guardrail = {
         const cards = findCardNumbers(t.text);
         if (cards.length) problems.push(`${t.where} contains a payment card number (${cards.join(', ')})`);
       }
-      for (const p of rules.pii) {
-        work += p.size * (t.text.length + 1);
-        if (work > MAX_TURN_PII_WORK) {
+      for (const name of rules.broken) problems.push(`${t.where} contains forbidden PII "${name}"`);
+      if (rules.set) {
+        const found = rules.set.search(t.text, budget);
+        if (!found.finished) {
           problems.push(
-            `${t.where} was not checked against the PII patterns: the turn passed the matching budget (${MAX_TURN_PII_WORK} instruction-characters)`,
+            `${t.where} was not checked against the PII patterns: the turn passed the matcher's budget (${TURN_MATCHER_WORK.toLocaleString('en')} steps of matcher work)`,
           );
-          break;
-        }
-        if (!p.re || p.re.matcher(t.text).find()) problems.push(`${t.where} contains forbidden PII "${p.name}"`);
+        } else for (const i of found.matched) problems.push(`${t.where} contains forbidden PII "${rules.names[i]}"`);
       }
       if (t.denyPhrases && rules.deny) {
         // Also read with look-alike letters folded: a Cyrillic "а" must not hide a denied phrase.
         const normalized = normalizeText(t.text);
-        const m = [normalized, unConfuse(normalized)].map((text) => rules.deny!.matcher(text)).find((x) => x.find());
-        if (m) problems.push(`${t.where} contains the denied phrase "${m.group(1)}"`);
+        const phrase = rules.deny.find(normalized) ?? rules.deny.find(unConfuse(normalized));
+        if (phrase !== null) problems.push(`${t.where} contains the denied phrase "${phrase}"`);
       }
     }
     return problems.length ? veto(problems.join('; ')) : pass();

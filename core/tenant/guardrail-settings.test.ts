@@ -85,6 +85,28 @@ describe('guardrail settings', () => {
     ).toBe(true);
   });
 
+  it('refuses at save patterns within the instruction bounds that cannot read an ordinary reply within a turn’s matcher budget, naming the reply', () => {
+    // 94 instructions each, 376 together, but their matcher must remember which of the last 90
+    // characters were in each range: on prose, new states and transitions nearly every character.
+    const windows = ['[a-m].{90}!', '[n-z].{90}!', '[a-f].{90}#', '[g-p].{90}#'];
+    const bad = parseTenantConfig({
+      ...demoTenantConfig('t7'),
+      guardrails: { content: { piiPatterns: windows.map((pattern, i) => ({ name: `window${i}`, pattern })) } },
+    });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok)
+      expect(bad.problems.join(' ')).toMatch(
+        /guardrails\.content\.piiPatterns: together the patterns cannot read an? \w+ (reply|price list)[^;]* within a turn's matcher budget/,
+      );
+    // One of them reads every reply within the budget.
+    expect(
+      parseTenantConfig({
+        ...demoTenantConfig('t8'),
+        guardrails: { content: { piiPatterns: [{ name: 'window0', pattern: windows[0]! }] } },
+      }).ok,
+    ).toBe(true);
+  });
+
   it('refuses an unknown message tag and a malformed media host', () => {
     expect(GuardrailSettingsSchema.safeParse({ messagingWindow: { allowedMessageTags: ['PROMO'] } }).success).toBe(
       false,

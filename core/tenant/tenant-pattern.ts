@@ -1,4 +1,6 @@
 import { RE2JS } from 're2js';
+import { PATTERN_PROBE_TEXTS } from './pattern-probe-texts.js';
+import { compilePatternSet, freshBudget, TURN_MATCHER_WORK } from './pattern-set.js';
 
 /**
  * Tenant-supplied regular expressions (forbidden PII patterns, and the deny-list built from
@@ -58,21 +60,38 @@ export function regexProblem(
   return compiled.ok ? null : compiled.problem;
 }
 
-/** A tenant's PII patterns together: each within its bound (checked by the schema), the sum within the total. */
+/**
+ * A tenant's PII patterns together: each within its bound (checked by the schema), the sum within
+ * the total, and all of them able to read an ordinary reply within one turn's matcher budget
+ * (pattern-set.ts: past it a turn is vetoed, so a config that cannot read ordinary replies would
+ * veto real turns; refused here, naming the reply it could not read).
+ */
 export function piiProgramProblems(
   patterns: readonly { name: string; pattern: string; caseInsensitive: boolean }[],
 ): string[] {
   const sizes = patterns.map((p) => {
     const c = compileTenantPattern(p.pattern, { caseInsensitive: p.caseInsensitive });
-    return { name: p.name, size: c.ok ? c.pattern.programSize() : 0 };
+    return { name: p.name, size: c.ok ? c.pattern.programSize() : 0, ok: c.ok };
   });
   const total = sizes.reduce((sum, s) => sum + s.size, 0);
-  if (total <= MAX_TOTAL_PII_PROGRAM) return [];
-  const largest = [...sizes]
-    .sort((a, b) => b.size - a.size)
-    .slice(0, 3)
-    .map((s) => `"${s.name}" (${s.size})`);
-  return [
-    `guardrails.content.piiPatterns: the patterns compile to ${total} instructions together, more than ${MAX_TOTAL_PII_PROGRAM}; the largest are ${largest.join(', ')}`,
-  ];
+  if (total > MAX_TOTAL_PII_PROGRAM) {
+    const largest = [...sizes]
+      .sort((a, b) => b.size - a.size)
+      .slice(0, 3)
+      .map((s) => `"${s.name}" (${s.size})`);
+    return [
+      `guardrails.content.piiPatterns: the patterns compile to ${total} instructions together, more than ${MAX_TOTAL_PII_PROGRAM}; the largest are ${largest.join(', ')}`,
+    ];
+  }
+  const valid = patterns.filter((_, i) => sizes[i]!.ok);
+  if (!valid.length) return [];
+  const setPatterns = valid.map((p) => ({ source: p.pattern, caseInsensitive: p.caseInsensitive }));
+  for (const probe of PATTERN_PROBE_TEXTS) {
+    // A fresh set each time: a cold isolate reads its first reply with an empty cache.
+    if (compilePatternSet(setPatterns).search(probe.text, freshBudget()).finished) continue;
+    return [
+      `guardrails.content.piiPatterns: together the patterns cannot read ${probe.name} within a turn's matcher budget (${TURN_MATCHER_WORK.toLocaleString('en')} steps of matcher work), so real replies would be vetoed; use fewer or simpler patterns (smaller counted repetitions, fewer overlapping alternatives)`,
+    ];
+  }
+  return [];
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { compilePatternSet, freshBudget, TURN_MATCHER_WORK } from './pattern-set.js';
+
+/** Deterministic a/b text (a linear congruential generator): the same on every run. */
+function abText(length: number, seed: number): string {
+  let x = seed;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out += x & 65536 ? 'a' : 'b';
+  }
+  return out;
+}
+
+const real = [
+  { source: String.raw`[\w.+-]+@[\w-]+\.[\w.]+`, caseInsensitive: false },
+  { source: String.raw`\b\d{3}-\d{2}-\d{4}\b`, caseInsensitive: false },
+  { source: String.raw`\+?\d[\d\s-]{7,14}\d`, caseInsensitive: false },
+  { source: String.raw`[A-Z]{2}\d{2}[A-Z0-9]{11,30}`, caseInsensitive: true },
+];
+
+describe('a bounded pattern set (the DFA behind the PII guardrail)', () => {
+  it('reports which patterns match, by index, with each pattern’s own case flag', () => {
+    const set = compilePatternSet(real);
+    expect(set.search('write to ana@studio.es', freshBudget())).toEqual({ finished: true, matched: [0] });
+    // The phone pattern takes an SSN too.
+    expect(set.search('ssn 123-45-6789, iban de89-ab', freshBudget())).toEqual({ finished: true, matched: [1, 2] });
+    expect(set.search('iban DE89ABCDEFGHIJKLMN', freshBudget())).toEqual({ finished: true, matched: [3] });
+    const caseSensitive = compilePatternSet([{ source: 'ABC', caseInsensitive: false }]);
+    expect(caseSensitive.search('abc', freshBudget())).toEqual({ finished: true, matched: [] });
+    expect(compilePatternSet([{ source: 'ABC', caseInsensitive: true }]).search('abc', freshBudget())).toEqual({
+      finished: true,
+      matched: [0],
+    });
+  });
+
+  it('an ordinary 4,000-character reply costs a fraction of the turn budget', () => {
+    const reply =
+      'Hola! Tu clase de pilates es el martes 12 a las 18:30. Escríbenos a info@studio.es o llama al +34 600 123 456. '
+        .repeat(40)
+        .slice(0, 4000);
+    const budget = freshBudget();
+    expect(compilePatternSet(real).search(reply, budget)).toEqual({ finished: true, matched: [0, 2] });
+    expect(TURN_MATCHER_WORK - budget.remaining).toBeGreaterThan(0);
+    expect(TURN_MATCHER_WORK - budget.remaining).toBeLessThan(TURN_MATCHER_WORK / 2);
+  });
+
+  it('a pattern whose DFA needs a state per character stops at the budget instead of resetting or falling back to the NFA', () => {
+    // a[ab]{80}z: up to 2^80 states; re2js alone would build 4,000 of them (≈ 6.5 MB, ≈ 70 ms), then run its NFA.
+    const set = compilePatternSet([{ source: 'a[ab]{80}z', caseInsensitive: false }]);
+    const budget = freshBudget();
+    expect(set.search(abText(4000, 7), budget)).toEqual({ finished: false });
+    // It spent the whole budget and stopped there.
+    expect(budget.remaining).toBe(0);
+    // The same text with the match in reach of the budget is found (the early exit is on a match).
+    expect(set.search(`a${'b'.repeat(80)}z`, freshBudget())).toEqual({ finished: true, matched: [0] });
+  });
+
+  it('searches in one turn share its budget; a spent budget searches nothing', () => {
+    const set = compilePatternSet([{ source: 'a[ab]{80}z', caseInsensitive: false }]);
+    const budget = freshBudget();
+    const first = set.search(abText(40, 1), budget);
+    expect(first.finished).toBe(true);
+    const afterFirst = budget.remaining;
+    expect(afterFirst).toBeLessThan(TURN_MATCHER_WORK);
+    set.search(abText(40, 2), budget);
+    expect(budget.remaining).toBeLessThan(afterFirst);
+    expect(set.search('', { remaining: 0 })).toEqual({ finished: false });
+  });
+
+  it('states built stay cached for the next turn: the same text again costs nothing', () => {
+    const set = compilePatternSet(real);
+    const text = 'call +49 30 1234567 or mail x@y.de';
+    set.search(text, freshBudget());
+    const again = freshBudget();
+    expect(set.search(text, again).finished).toBe(true);
+    expect(again.remaining).toBe(TURN_MATCHER_WORK);
+  });
+
+  it('a full cache is cleared before a search rather than failing it', () => {
+    const set = compilePatternSet([{ source: 'a[ab]{80}z', caseInsensitive: false }]);
+    // Fill the cache over several turns, each to its budget.
+    for (let turn = 0; turn < 8; turn++)
+      expect(set.search(abText(4000, 100 + turn), freshBudget()).finished).toBe(false);
+    // A new turn still gets its whole budget: a short text finishes.
+    expect(set.search(abText(40, 999), freshBudget()).finished).toBe(true);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { compileDenyList } from './deny-phrases.js';
+import { normalizeText } from './text-normalize.js';
+
+const find = (phrases: string[], text: string) => compileDenyList(phrases)!.find(normalizeText(text));
+
+describe('the deny-list (word-level Aho–Corasick)', () => {
+  it('finds a phrase as consecutive whole words, whatever separates them', () => {
+    expect(find(['free money'], 'Get FREE-money, now')).toBe('free-money');
+    expect(find(['free money'], 'carefree moneybox')).toBeNull();
+    expect(find(['free money'], 'free moneybox')).toBeNull();
+    expect(find(['free money'], 'money free')).toBeNull();
+    expect(find(['dinero gratis'], '¡Dinero   gratis!')).toBe('dinero   gratis'.replace(/ +/g, ' '));
+  });
+
+  it('finds a phrase whose start overlaps a longer phrase that does not complete (the failure links)', () => {
+    // "a b c d" fails at "x"; "b c x" starts inside it.
+    expect(find(['a b c d', 'b c x'], 'a b c x')).toBe('b c x');
+    // A shorter phrase inside a longer one that is still going (the output links).
+    expect(find(['one two three four', 'two three'], 'one two three five')).toBe('two three');
+    expect(find(['x y', 'y'], 'z y')).toBe('y');
+  });
+
+  it('ignores phrases with no letters or digits, and returns null for an empty list', () => {
+    expect(compileDenyList([])).toBeNull();
+    expect(compileDenyList(['!!', ' '])).toBeNull();
+    expect(find(['!!', 'spam'], 'no SPAM please')).toBe('spam');
+  });
+
+  it('500 long phrases cost one pass over the text, not one per phrase', () => {
+    const phrases = Array.from({ length: 500 }, (_, i) => `${'a '.repeat(60)}end${i}`);
+    const list = compileDenyList(phrases)!;
+    const text = normalizeText('a '.repeat(2000));
+    // Counted, not timed: the automaton steps once per word (4,000 characters: 2,000 words).
+    expect(list.find(text)).toBeNull();
+    expect(list.find(normalizeText(`${'a '.repeat(1000)}end499`))).toBe(`${'a '.repeat(60)}end499`);
+  });
+});
