@@ -31,6 +31,9 @@ export default {
     'src/turn/decide-turn.ts',
     // The gates and pending rows.
     'core/tenant/resource-gates.ts',
+    // Issue 28 item 5: the PII patterns' bounded DFA and their save-time bounds.
+    'core/tenant/pattern-set.ts',
+    'core/tenant/tenant-pattern.ts',
     'core/pinned-terms.ts',
     'src/approvals/pending-calls.ts',
     'src/approvals/pending-status.ts',

@@ -14,6 +14,9 @@ export const SAFETY_CORE_TESTS = [
   'core/tenant/manifest.test.ts',
   'core/tenant/tool-order.test.ts',
   'core/tenant/resource-gates.test.ts',
+  // Issue 28 item 5: the PII patterns' bounded DFA and the save's bounds on them.
+  'core/tenant/pattern-set.test.ts',
+  'core/tenant/guardrail-settings.test.ts',
   'core/pinned-terms.test.ts',
   // The per-purpose signing keys (issue 28) behind pinned terms, buttons and cookies.
   'core/security/**/*.test.ts',

@@ -123,6 +123,33 @@ describe('content guardrail', () => {
     expect(v.reason).toContain("matcher's budget");
   });
 
+  it('a stored pattern that no longer compiles counts as a match (fail closed); the valid ones still run, named apart', async () => {
+    const stored = testConfig(
+      {},
+      { content: { piiPatterns: [{ name: 'email', pattern: String.raw`[\w.+-]+@[\w-]+\.[\w.]+` }] } },
+    );
+    // As read from storage: a pattern the save would refuse (a backreference) beside a valid one.
+    const config = {
+      ...stored,
+      guardrails: {
+        ...stored.guardrails,
+        content: {
+          ...stored.guardrails.content,
+          piiPatterns: [
+            { name: 'old', pattern: '(a)\\1', caseInsensitive: false },
+            ...stored.guardrails.content.piiPatterns,
+          ],
+        },
+      },
+    };
+    expect((await judge({ config, reply: { text: 'See you on Tuesday.' } })).reason).toBe(
+      'the reply contains forbidden PII "old"',
+    );
+    expect((await judge({ config, reply: { text: 'Mail ana@x.es' } })).reason).toBe(
+      'the reply contains forbidden PII "old"; the reply contains forbidden PII "email"',
+    );
+  });
+
   it('a pattern whose matcher would build a state per character (a[ab]{80}z) is stopped at the budget: the turn is vetoed, not slow', async () => {
     const config = testConfig({}, { content: { piiPatterns: [{ name: 'ab', pattern: 'a[ab]{80}z' }] } });
     const v = await judge({ config, reply: { text: abText(MAX_CHECKED_CHARS, 3) } });

@@ -35,4 +35,25 @@ describe('the deny-list (word-level Aho–Corasick)', () => {
     expect(list.find(text)).toBeNull();
     expect(list.find(normalizeText(`${'a '.repeat(1000)}end499`))).toBe(`${'a '.repeat(60)}end499`);
   });
+
+  it('phrases sharing their first words are each found (one trie path, not one per phrase)', () => {
+    const phrases = ['free money', 'free gift', 'free gift card'];
+    expect(find(phrases, 'a free money offer')).toBe('free money');
+    expect(find(phrases, 'a free gift')).toBe('free gift');
+  });
+
+  it('a failure link found by walking up more than one level', () => {
+    // At "a b c d" (no phrase ends there) the failure link must walk "b c" → "c" to reach "c d".
+    expect(find(['a b c d q', 'b c e', 'c d'], 'a b c d')).toBe('c d');
+  });
+
+  it('a failure link to a node where no phrase ends reports nothing', () => {
+    // "a b" fails to "b", a prefix of "b x" but not a phrase.
+    expect(find(['a b c', 'b x'], 'a b y')).toBeNull();
+  });
+
+  it('returns the phrase as it appears even after leading punctuation', () => {
+    expect(find(['free money'], '¡¡ free money')).toBe('free money');
+    expect(find(['money'], '... money')).toBe('money');
+  });
 });

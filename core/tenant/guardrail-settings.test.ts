@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoTenantConfig } from '../../dev/demo-tenant.js';
 import { parseTenantConfig } from './tenant-config.js';
-import { compileTenantPattern, regexProblem } from './tenant-pattern.js';
+import { compileTenantPattern, piiProgramProblems, regexProblem } from './tenant-pattern.js';
 import { GuardrailSettingsSchema } from './guardrail-settings.js';
 
 describe('guardrail settings', () => {
@@ -148,5 +148,42 @@ describe('tenant patterns run on a linear-time engine', () => {
     expect(compiled.ok).toBe(true);
     // Correctness, not speed: the match is decided (no match), where V8's RegExp would not return.
     if (compiled.ok) expect(compiled.pattern.matcher('1'.repeat(4000)).find()).toBe(false);
+  });
+});
+
+describe('the save’s bounds on PII patterns, at their edges', () => {
+  const pii = (sources: string[]) => sources.map((pattern, i) => ({ name: `p${i}`, pattern, caseInsensitive: false }));
+
+  it('a pattern of exactly 200 characters is accepted, 201 refused for its length', () => {
+    const at = `[${'a'.repeat(198)}]`;
+    expect(at).toHaveLength(200);
+    expect(regexProblem(at)).toBeNull();
+    expect(regexProblem(`[${'a'.repeat(199)}]`)).toBe('pattern is longer than 200 characters');
+  });
+
+  it('a pattern of exactly 100 instructions is accepted, 101 refused', () => {
+    // re2js compiles a{n} to n + 2 instructions.
+    const at = compileTenantPattern('a{98}', { caseInsensitive: false });
+    expect(at.ok && at.pattern.programSize()).toBe(100);
+    expect(regexProblem('a{99}')).toMatch(/^pattern compiles to 101 instructions, more than 100/);
+  });
+
+  it('patterns of exactly 400 instructions together are accepted, 401 refused', () => {
+    expect(piiProgramProblems(pii(['a{98}', 'b{98}', 'c{98}', 'd{98}']))).toEqual([]);
+    expect(piiProgramProblems(pii(['a{98}', 'b{98}', 'c{98}', 'd{96}', 'e']))).toEqual([
+      'guardrails.content.piiPatterns: the patterns compile to 401 instructions together, more than 400; the largest are "p0" (100), "p1" (100), "p2" (100)',
+    ]);
+  });
+
+  it('the refusal names the three largest, largest first', () => {
+    const [problem] = piiProgramProblems(pii(['x{50}', 'a{98}', 'y{30}', 'b{98}', 'c{96}', 'z{50}']));
+    expect(problem).toBe(
+      'guardrails.content.piiPatterns: the patterns compile to 434 instructions together, more than 400; the largest are "p1" (100), "p3" (100), "p4" (98)',
+    );
+  });
+
+  it('a pattern that does not compile is left to its own refusal: the totals and the probe skip it', () => {
+    expect(piiProgramProblems(pii(['(a)\\1', 'x']))).toEqual([]);
+    expect(piiProgramProblems(pii(['(a)\\1']))).toEqual([]);
   });
 });

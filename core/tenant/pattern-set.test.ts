@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePatternSet, freshBudget, TURN_MATCHER_WORK } from './pattern-set.js';
+import { RE2Set } from 're2js';
+import { compilePatternSet, freshBudget, isRe2jsDfa, TURN_MATCHER_WORK } from './pattern-set.js';
 
 /** Deterministic a/b text (a linear congruential generator): the same on every run. */
 function abText(length: number, seed: number): string {
@@ -79,10 +80,67 @@ describe('a bounded pattern set (the DFA behind the PII guardrail)', () => {
 
   it('a full cache is cleared before a search rather than failing it', () => {
     const set = compilePatternSet([{ source: 'a[ab]{80}z', caseInsensitive: false }]);
-    // Fill the cache over several turns, each to its budget.
-    for (let turn = 0; turn < 8; turn++)
+    // Fill the cache over many turns, each to its budget (≈ 100 × 110 KB: over twice the 4 MB cache).
+    for (let turn = 0; turn < 100; turn++)
       expect(set.search(abText(4000, 100 + turn), freshBudget()).finished).toBe(false);
     // A new turn still gets its whole budget: a short text finishes.
     expect(set.search(abText(40, 999), freshBudget()).finished).toBe(true);
+  });
+
+  it('charges each uncached transition its threads on both sides, 8, and the table on a state’s first (worked example)', () => {
+    // re2js compiles `ab` to: 1 rune "a" → 2, 2 rune "b" → 3, 3 match; 4 character classes, so a
+    // state's table costs ceil(4 / 8) = 1.
+    //   "a":  from {1}, no table yet: 1 + 8 + 1, to {1, 2}: + 2  = 12
+    //   "b":  from {1, 2}, no table:  2 + 8 + 1, to {1, 3}: + 2  = 13
+    //   end:  from {1, 3}, no table:  2 + 8 + 1, to {}:     + 0  = 11   → 36
+    const cost = (source: string, text: string) => {
+      const budget = { remaining: 1_000_000 };
+      compilePatternSet([{ source, caseInsensitive: false }]).search(text, budget);
+      return 1_000_000 - budget.remaining;
+    };
+    expect(cost('ab', 'ab')).toBe(36);
+    //   "x": from {1}, no table: 1 + 8 + 1, to {1}: + 1 = 11; the second "x" is cached: 0;
+    //   end: from {1}, its table built: 1 + 8 + 0 = 9 → 20
+    expect(cost('ab', 'xx')).toBe(20);
+  });
+
+  it('a search whose cost is exactly what is left finishes; one step less does not', () => {
+    const text = abText(30, 11);
+    const pattern = [{ source: 'a[ab]{20}z', caseInsensitive: false }];
+    const measured = { remaining: 1_000_000 };
+    compilePatternSet(pattern).search(text, measured);
+    const cost = 1_000_000 - measured.remaining;
+    const exact = { remaining: cost };
+    expect(compilePatternSet(pattern).search(text, exact).finished).toBe(true);
+    expect(exact.remaining).toBe(0);
+    expect(compilePatternSet(pattern).search(text, { remaining: cost - 1 }).finished).toBe(false);
+  });
+
+  it('a spent budget searches nothing, even text whose transitions are all cached', () => {
+    const set = compilePatternSet(real);
+    set.search('mail x@y.de', freshBudget());
+    expect(set.search('mail x@y.de', { remaining: 0 })).toEqual({ finished: false });
+    expect(set.search('mail x@y.de', { remaining: -5 })).toEqual({ finished: false });
+  });
+
+  it('an error other than a spent budget is not taken for one', () => {
+    const set = compilePatternSet(real);
+    expect(() => set.search(42 as unknown as string, freshBudget())).toThrow();
+  });
+
+  it('checks the shape of re2js’s DFA before relying on it', () => {
+    const set = new RE2Set(RE2Set.UNANCHORED, 0);
+    set.add('ab');
+    set.compile();
+    const real = (set as unknown as { dfa: Record<string, unknown> }).dfa;
+    expect(isRe2jsDfa(real)).toBe(true);
+    expect(isRe2jsDfa(null)).toBe(false);
+    expect(isRe2jsDfa('dfa')).toBe(false);
+    for (const missing of ['memBudget', 'numClasses', 'clearCache', 'step', 'stepOrReset', 'matchSet']) {
+      const copy: Record<string, unknown> = { ...real };
+      for (const k of ['clearCache', 'step', 'stepOrReset', 'matchSet']) copy[k] = (real[k] as () => void).bind(real);
+      copy[missing] = 'gone';
+      expect(isRe2jsDfa(copy), missing).toBe(false);
+    }
   });
 });

@@ -74,7 +74,8 @@ interface Re2jsDfa {
   matchSet(input: unknown, pos: number, anchor: number): number[] | null;
 }
 
-function isRe2jsDfa(dfa: unknown): dfa is Re2jsDfa {
+/** Exported for its test: what `compilePatternSet` checks before it relies on re2js's DFA. */
+export function isRe2jsDfa(dfa: unknown): dfa is Re2jsDfa {
   if (typeof dfa !== 'object' || dfa === null) return false;
   const d = dfa as Record<string, unknown>;
   return (
