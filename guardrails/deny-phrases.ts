@@ -64,7 +64,8 @@ export function compileDenyList(phrases: readonly string[]): DenyList | null {
       let f = nodes[u]!.fail;
       while (f !== 0 && !nodes[f]!.next.has(w)) f = nodes[f]!.fail;
       const target = nodes[f]!.next.get(w);
-      const fail = target !== undefined && target !== v ? target : 0;
+      // The chain starts below u, so the target is never v itself; no target: the root.
+      const fail = target ?? 0;
       nodes[v]!.fail = fail;
       nodes[v]!.outLink = nodes[fail]!.ends ? fail : nodes[fail]!.outLink;
       queue.push(v);
