@@ -2,17 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { act, testConfig, turnInput, verdictOf } from '../test/support/guardrail-input.js';
 import { findCardNumbers, luhnValid } from './card-numbers.js';
 import { TURN_MATCHER_WORK } from '../core/tenant/pattern-set.js';
+import { abText } from '../test/support/ab-text.js';
 import { CACHE_LIMIT, compileContentRules, contentGuardrail, MAX_CHECKED_CHARS } from './content.js';
 
-/** Deterministic a/b text (a linear congruential generator). */
-function abText(length: number, seed: number): string {
-  let x = seed;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out += x & 65536 ? 'a' : 'b';
-  }
-  return out;
+/**
+ * A config as read from storage: 'load' skips the save-time checks, and the schema's defaults are
+ * bypassed as a stored row would be, so patterns a save would refuse can be in it.
+ */
+function storedWith(piiPatterns: { name: string; pattern: string; caseInsensitive: boolean }[]) {
+  const stored = testConfig();
+  return { ...stored, guardrails: { ...stored.guardrails, content: { ...stored.guardrails.content, piiPatterns } } };
 }
 
 const judge = (spec: Parameters<typeof turnInput>[0]) => verdictOf(contentGuardrail, turnInput(spec));
@@ -103,18 +102,7 @@ describe('content guardrail', () => {
 
   it('a stored config past the save bounds (saved before them) is bounded per turn: not searched, vetoed fail closed', async () => {
     const heavy = { name: 'slow', pattern: '.{0,1000}.{0,1000}.{0,1000}x', caseInsensitive: true };
-    const stored = testConfig();
-    // As read from storage ('load' skips the save-time total; the schema default is bypassed as a stored row would be).
-    const config = {
-      ...stored,
-      guardrails: {
-        ...stored.guardrails,
-        content: {
-          ...stored.guardrails.content,
-          piiPatterns: Array.from({ length: 50 }, (_, i) => ({ ...heavy, name: `slow${i}` })),
-        },
-      },
-    };
+    const config = storedWith(Array.from({ length: 50 }, (_, i) => ({ ...heavy, name: `slow${i}` })));
     const started = performance.now();
     const v = await judge({ config, reply: { text: 'a'.repeat(1995) } });
     // Before the budget: 17 s of searching. What is left is compiling the stored pattern once.
@@ -124,24 +112,11 @@ describe('content guardrail', () => {
   });
 
   it('a stored pattern that no longer compiles counts as a match (fail closed); the valid ones still run, named apart', async () => {
-    const stored = testConfig(
-      {},
-      { content: { piiPatterns: [{ name: 'email', pattern: String.raw`[\w.+-]+@[\w-]+\.[\w.]+` }] } },
-    );
-    // As read from storage: a pattern the save would refuse (a backreference) beside a valid one.
-    const config = {
-      ...stored,
-      guardrails: {
-        ...stored.guardrails,
-        content: {
-          ...stored.guardrails.content,
-          piiPatterns: [
-            { name: 'old', pattern: '(a)\\1', caseInsensitive: false },
-            ...stored.guardrails.content.piiPatterns,
-          ],
-        },
-      },
-    };
+    // A pattern the save would refuse (a backreference) beside a valid one.
+    const config = storedWith([
+      { name: 'old', pattern: '(a)\\1', caseInsensitive: false },
+      { name: 'email', pattern: String.raw`[\w.+-]+@[\w-]+\.[\w.]+`, caseInsensitive: true },
+    ]);
     expect((await judge({ config, reply: { text: 'See you on Tuesday.' } })).reason).toBe(
       'the reply contains forbidden PII "old"',
     );

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RE2Set } from 're2js';
+import { abText } from '../../test/support/ab-text.js';
 import { compilePatternSet, freshBudget, isRe2jsDfa, TURN_MATCHER_WORK } from './pattern-set.js';
-
-/** Deterministic a/b text (a linear congruential generator): the same on every run. */
-function abText(length: number, seed: number): string {
-  let x = seed;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out += x & 65536 ? 'a' : 'b';
-  }
-  return out;
-}
 
 const real = [
   { source: String.raw`[\w.+-]+@[\w-]+\.[\w.]+`, caseInsensitive: false },
