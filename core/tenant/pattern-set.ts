@@ -34,11 +34,13 @@ const TRANSITION_OVERHEAD = 8;
 
 /**
  * What a pattern set's cache may hold across turns (re2js's accounting, bytes), and what must be
- * left before a search: a search's work budget bounds what it allocates (≈ 8 bytes a unit for
- * threads and table slots, 150 a state) well below the reserve, so a full cache never fails one.
+ * left before a search. A search's work budget bounds what it allocates: ≤ 8 bytes for each unit
+ * charged for threads, ≤ 64 for each unit charged for a table (a table is 8 bytes a class, charged
+ * a unit per 8 classes), 150 a state, so at most ≈ 1.5 MB, below the reserve: a search never runs
+ * out of cache.
  */
 const CACHE_BYTES = 4 * 1024 * 1024;
-const CACHE_RESERVE = 1024 * 1024;
+const CACHE_RESERVE = 2 * 1024 * 1024;
 
 /** What is left of a turn's work budget; searches subtract what they spend. */
 export interface MatcherBudget {
