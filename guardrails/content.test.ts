@@ -153,6 +153,31 @@ describe('content guardrail', () => {
       );
   });
 
+  it('two tenants in one isolate, turns interleaved, in two languages: each is judged by its own patterns and its own turn budget', async () => {
+    const iban = testConfig(
+      { tenantId: 'tpiia' },
+      { content: { piiPatterns: [{ name: 'IBAN', pattern: String.raw`\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){3,7}\b` }] } },
+    );
+    const explode = testConfig(
+      { tenantId: 'tpiib' },
+      { content: { piiPatterns: [{ name: 'ab', pattern: 'a[ab]{80}z' }] } },
+    );
+    const spanishIban = 'Transfiere a ES91 2100 0418 4502 0005 1332, gracias.';
+    const germanPlain = 'Danke! Dein Kurs beginnt am Dienstag um 18:30.';
+    for (let round = 0; round < 3; round++) {
+      // The second tenant's turn spends its whole budget…
+      expect(
+        (await judge({ config: explode, reply: { text: abText(MAX_CHECKED_CHARS, 70 + round) } })).reason,
+      ).toContain("matcher's budget");
+      // …which is not the first tenant's: its turns still read every reply, and only its own pattern applies.
+      expect((await judge({ config: iban, reply: { text: spanishIban } })).reason).toBe(
+        'the reply contains forbidden PII "IBAN"',
+      );
+      expect((await judge({ config: iban, reply: { text: germanPlain } })).outcome).toBe('pass');
+      expect((await judge({ config: explode, reply: { text: spanishIban } })).outcome).toBe('pass');
+    }
+  });
+
   it('vetoes deny-listed phrases as whole words, whatever the case, spacing or punctuation', async () => {
     const config = testConfig({}, { content: { denyPhrases: ['free money', 'guaranteed weight loss', 'competitor'] } });
     for (const text of [

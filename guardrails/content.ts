@@ -21,9 +21,9 @@ import { normalizeText, unConfuse } from './text-normalize.js';
  * Text longer than MAX_CHECKED_CHARS is vetoed without running patterns (reply-schema vetoes
  * it anyway): tenant regexes then always run on bounded input.
  *
- * The PII patterns run as one bounded DFA (core/tenant/pattern-set.ts): a turn's searches may
- * build at most TURN_MATCHER_WORK of matcher state, so the worst config a save accepts costs a
- * few milliseconds a turn; a search that would need more stops, and the turn is vetoed (fail
+ * The PII patterns run as one bounded DFA (core/tenant/pattern-set.ts): a turn's searches share
+ * TURN_MATCHER_WORK steps of matcher work, so the worst config a save accepts costs a few
+ * milliseconds a turn; a search that would need more stops, and the turn is vetoed (fail
  * closed: Workers freeze the clock during synchronous work, so the bound is a count, not a timer).
  */
 export const MAX_CHECKED_CHARS = 4000;

@@ -30,7 +30,7 @@ export interface DenyList {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-export function phraseWords(phrase: string): string[] {
+function phraseWords(phrase: string): string[] {
   return normalizeText(phrase)
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
