@@ -26,16 +26,23 @@ export function commonPrefixShare(previous: string, current: string): number {
   return i / current.length;
 }
 
-/** One share per request of the case's tenant after its first (empty without recorded bodies). */
-export function promptReuseShares(env: EvalEnvironment, world: CaseWorld): number[] {
+/** The request bodies of the case's tenant's model calls, in the order sent (hedges left out). */
+export function tenantRequestBodies(env: EvalEnvironment, world: CaseWorld): Record<string, unknown>[] {
   if (!env.model) return [];
   const calls: RecordedModelCall[] = [...world.contacts.values()].flatMap((contactId) =>
     env.model!.calls({ safetyIdentifier: safetyIdentifierFor(world.tenantId, contactId) }),
   );
-  const prompts = calls
-    // A hedge repeats its call's request byte for byte: counting it would flatter the figure.
-    .filter((c) => c.request && !c.hedge)
-    .sort((a, b) => a.seq - b.seq)
-    .map((c) => promptText(c.request as Record<string, unknown>));
+  return (
+    calls
+      // A hedge repeats its call's request byte for byte: counting it would flatter the figure.
+      .filter((c) => c.request && !c.hedge)
+      .sort((a, b) => a.seq - b.seq)
+      .map((c) => c.request as Record<string, unknown>)
+  );
+}
+
+/** One share per request of the case's tenant after its first (empty without recorded bodies). */
+export function promptReuseShares(bodies: readonly Record<string, unknown>[]): number[] {
+  const prompts = bodies.map(promptText);
   return prompts.slice(1).map((p, i) => commonPrefixShare(prompts[i]!, p));
 }

@@ -1,3 +1,6 @@
+import { renderDeadline, summarizeDeadline, type DeadlineSummary } from './deadline-report.js';
+import { promptCacheLine, summarizePromptCache, type PromptCacheSummary } from './prompt-cache-report.js';
+import { OPENAI_GPT41_CACHE } from './prompt-cache.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CaseResult, TurnObservation } from './run-case.js';
@@ -37,6 +40,8 @@ export interface Summary {
   deferred: number;
   deadlinePathTurns: number;
   overhead: { n: number; p50: number; p95: number };
+  /** The deferred share by population and cause, and the overhead's parts (evals/deadline-report.ts). */
+  deadline: DeadlineSummary;
   baseline: { noTool: ReplyStats; ours: ReplyStats; naive: ReplyStats; ratioOurs: number; ratioNaive: number };
   correctness: {
     cases: number;
@@ -53,6 +58,8 @@ export interface Summary {
   promptReuse: { n: number; mean: number; p50: number; atLeast90: number };
   /** Requests of cases whose turns were shortlisted: the tool list follows the contact's words (tools/shortlist.ts). */
   promptReuseShortlisted: { n: number; mean: number; p50: number; atLeast90: number };
+  /** What a provider's prompt cache bills (evals/prompt-cache.ts), full-menu cases and shortlisted ones. */
+  promptCache: { fullMenu: PromptCacheSummary; shortlisted: PromptCacheSummary };
   /** Redis round trips before the model, per turn (the reply's path); `warm`: turns after their case's first (the isolate already holds the tenant). */
   beforeModel: { n: number; mean: number; oneOrFewer: number; warm: { n: number; mean: number; oneOrFewer: number } };
   /** Model requests of product turns: steps (`calls`) and the hedges sent beside them (extra calls, billed). */
@@ -147,6 +154,7 @@ export function summarize(results: CaseResult[]): Summary {
     deferred: m.filter((t) => t.deferred).length,
     deadlinePathTurns: m.filter((t) => t.scripted?.path === 'deadline').length,
     overhead: { n: overheads.length, p50: percentile(overheads, 50), p95: percentile(overheads, 95) },
+    deadline: summarizeDeadline(m),
     baseline: {
       noTool: noToolReply,
       ours,
@@ -166,6 +174,10 @@ export function summarize(results: CaseResult[]): Summary {
     redisRoundTrips: { n: trips.length, mean: mean(trips), max: trips.length ? Math.max(...trips) : NaN },
     promptReuse: reuseStats(reuse),
     promptReuseShortlisted: reuseStats(reuseShortlisted),
+    promptCache: {
+      fullMenu: summarizePromptCache(product.filter((r) => !shortlisted(r))),
+      shortlisted: summarizePromptCache(product.filter(shortlisted)),
+    },
     beforeModel: { ...tripStats(before), warm: tripStats(beforeWarm) },
     hedging: {
       calls: productTurns.reduce((a, t) => a + t.modelCalls, 0),
@@ -198,6 +210,7 @@ export function renderHedgingComparison(on: Summary, off: Summary): string {
     "Hedged model calls — the same cases and draws with hedging off and on (a hedge's latency is an independent draw: an upper bound on the gain when slowness is correlated):",
     table(['hedging', 'turn kind', 'turns', 'p50', 'p95', 'p99'], rows),
     `  deferred share: off ${off.deferred} of ${off.turnsModelled} (${fmtPct(off.deferred, off.turnsModelled)}), on ${on.deferred} of ${on.turnsModelled} (${fmtPct(on.deferred, on.turnsModelled)})`,
+    `  turns whose script succeeds (what --estimate draws): off ${off.deadline.succeeding.deferred} of ${off.deadline.succeeding.turns} (${fmtPct(off.deadline.succeeding.deferred, off.deadline.succeeding.turns)}), on ${on.deadline.succeeding.deferred} of ${on.deadline.succeeding.turns} (${fmtPct(on.deadline.succeeding.deferred, on.deadline.succeeding.turns)}); deferred by the runtime's overhead rather than the draw: off ${off.deadline.deferredByOverhead}, on ${on.deadline.deferredByOverhead}`,
     `  extra model calls: on ${extra(on)}; off ${extra(off)}`,
   ].join('\n');
 }
@@ -217,10 +230,13 @@ export function renderTable(s: Summary, context: { deadlineMs: number; preset: s
     `  (${s.turnsModelled} of ${s.turnsTotal} turns with a model call; the other ${s.turnsTotal - s.turnsModelled} had fixed scripted latencies (deadline, error and mechanics cases) and count for correctness and overhead only. The Yes/No press and tenant decision rows hold every such turn: no model call. p99 of fewer than 100 turns is close to the max)`,
     '',
     `Deferred share at the deadline: ${s.deferred} of ${s.turnsModelled} (${fmtPct(s.deferred, s.turnsModelled)}); turns whose drawn model time passed the budget (${s.deadlinePathTurns}) were checked against the deadline path (deferred, or fallback with nothing performed).`,
+    ...renderDeadline(s.deadline),
     `Runtime overhead (webhook latency − model time served), all ${s.overhead.n} non-deferred turns: p50 ${fmtMs(s.overhead.p50)} ms, p95 ${fmtMs(s.overhead.p95)} ms`,
     `Redis round trips per turn (turn records): mean ${Number.isFinite(s.redisRoundTrips.mean) ? s.redisRoundTrips.mean.toFixed(2) : '–'}, max ${fmtMs(s.redisRoundTrips.max)} (n=${s.redisRoundTrips.n}); before the model: mean ${Number.isFinite(s.beforeModel.mean) ? s.beforeModel.mean.toFixed(2) : '–'}, ${s.beforeModel.oneOrFewer} of ${s.beforeModel.n} turns at 1 (a case's first turn reads its new tenant); after a case's first turn: mean ${Number.isFinite(s.beforeModel.warm.mean) ? s.beforeModel.warm.mean.toFixed(2) : '–'}, ${s.beforeModel.warm.oneOrFewer} of ${s.beforeModel.warm.n} at 1`,
     `Hedged model calls: ${s.hedging.hedges} hedges on ${s.hedging.calls} model calls (${fmtPct(s.hedging.hedges, s.hedging.calls)} extra), in ${s.hedging.hedgedTurns} turns`,
     `Prompt reuse (what a provider's prompt cache can reuse: the share of each request's prompt — tools, then messages — identical to the tenant's previous request): full tool menu ${reuseLine(s.promptReuse)}; shortlisted turns (the tool list follows the contact's words) ${reuseLine(s.promptReuseShortlisted)}`,
+    `Prompt cache (${OPENAI_GPT41_CACHE.source}; tokens are characters / 4) — ${promptCacheLine('full tool menu', s.promptCache.fullMenu)}`,
+    `  ${promptCacheLine('shortlisted turns', s.promptCache.shortlisted)}`,
     '',
     "Baseline — time to the turn's reply by script (for a deferred turn: when its reply reached ManyChat), same cases and first-call draws:",
     table(

@@ -1,7 +1,8 @@
 import { turnForm, type EvalCase } from './case-format.js';
 import { setupCaseWorld, type CaseWorld, type EvalEnvironment } from './environment.js';
 import { caseInvariantFailures } from './invariants.js';
-import { promptReuseShares } from './prompt-reuse.js';
+import { promptReuseShares, tenantRequestBodies } from './prompt-reuse.js';
+import { cacheUseOf, type RequestCacheUse } from './prompt-cache.js';
 import { runDecisionTurn } from './run-decision-turn.js';
 import { runWebhookTurn } from './run-webhook-turn.js';
 import { runMessengerTurn } from './run-messenger-turn.js';
@@ -26,6 +27,8 @@ export interface CaseResult {
   ms: number;
   /** Per model request after the tenant's first: the share of its prompt identical to the previous request's. */
   promptReuse?: number[];
+  /** Per request of the case's tenant: what a provider's prompt cache would bill (evals/prompt-cache.ts). */
+  promptCache?: RequestCacheUse[];
   /** Whether the case's tenant hedged slow model calls. */
   hedging: boolean;
   /** False: the run turned the tool shortlist off for the case's tenant. */
@@ -88,6 +91,10 @@ export async function runCase(env: EvalEnvironment, c: EvalCase, opts: RunCaseOp
     failures,
     turns,
     ms: performance.now() - started,
-    promptReuse: promptReuseShares(env, world),
+    ...promptFigures(tenantRequestBodies(env, world)),
   };
+}
+
+function promptFigures(bodies: Record<string, unknown>[]): Pick<CaseResult, 'promptReuse' | 'promptCache'> {
+  return { promptReuse: promptReuseShares(bodies), promptCache: cacheUseOf(bodies) };
 }

@@ -1,5 +1,7 @@
 import type { CaseResult, TurnObservation } from './run-case.js';
 import { fmtPct, table } from './stats.js';
+import { summarizePromptCache, type PromptCacheSummary } from './prompt-cache-report.js';
+import { OPENAI_GPT41_CACHE } from './prompt-cache.js';
 
 /**
  * The tool shortlist on against off (`--shortlist both`), over the cases whose turns it shortlisted
@@ -20,6 +22,8 @@ export interface ShortlistSide {
   promptTokens: number;
   /** Per request after the tenant's first. */
   prefixShares: number[];
+  /** Input tokens as a provider with a prompt cache bills them (evals/prompt-cache.ts). */
+  cache: PromptCacheSummary;
 }
 
 export interface ShortlistComparison {
@@ -51,6 +55,7 @@ function side(results: CaseResult[]): ShortlistSide {
     requests: turns.reduce((a, t) => a + t.modelCalls, 0),
     promptTokens: turns.reduce((a, t) => a + (t.promptTokens ?? 0), 0),
     prefixShares: results.flatMap((r) => r.promptReuse ?? []),
+    cache: summarizePromptCache(results),
   };
 }
 
@@ -94,6 +99,9 @@ export function renderShortlistComparison(c: ShortlistComparison): string {
     tok(s.promptTokens / s.turns),
     tok(s.promptTokens / s.requests),
     `${pct(mean(s.prefixShares))} (n=${s.prefixShares.length})`,
+    tok(s.cache.cachedTokens / s.turns),
+    tok(s.cache.effectiveTokens / s.turns),
+    tok((label === 'off' ? s.cache.warmEffectiveTokens : s.cache.effectiveTokens) / s.turns),
   ];
   return [
     "Tool shortlist — the cases it shortlisted, with it on and off (tokens: characters / 4 of each request body; prefix share: of each request after the tenant's first, the share identical from the start to the previous request):",
@@ -106,10 +114,13 @@ export function renderShortlistComparison(c: ShortlistComparison): string {
         'prompt tokens/turn',
         'tokens/request',
         'cacheable prefix share',
+        'cached tokens/turn',
+        `effective input tokens/turn (cached at ${OPENAI_GPT41_CACHE.cachedInputRatio}×)`,
+        'same, warm cache (off: the menu cached by other contacts; on: as measured)',
       ],
       [row('off', c.off), row('on', c.on)],
     ),
-    `  prompt tokens over these turns: ${c.off.promptTokens} off, ${c.on.promptTokens} on (${fmtPct(c.off.promptTokens - c.on.promptTokens, c.off.promptTokens)} fewer with the shortlist)`,
+    `  prompt tokens over these turns: ${c.off.promptTokens} off, ${c.on.promptTokens} on (${fmtPct(c.off.promptTokens - c.on.promptTokens, c.off.promptTokens)} fewer with the shortlist); effective input tokens with a prompt cache: ${Math.round(c.off.cache.effectiveTokens)} off, ${Math.round(c.on.cache.effectiveTokens)} on (each case's tenant starts cold); with the full menu already cached by the tenant's other contacts: ${Math.round(c.off.cache.warmEffectiveTokens)} off`,
     table(
       ['case', 'turns', 'tokens/turn off', 'on', 'prefix share off', 'on', 'passed off/on'],
       c.perCase.map((p) => [
