@@ -15,16 +15,11 @@
  * - Redis round trips per turn come from the turn records; workerd memory is sampled from /proc
  *   (RSS of the whole process, not per turn).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { demoTenantConfig } from '../dev/demo-tenant.js';
-import { startModelSandbox, type ModelSandbox } from '../dev/model-sandbox.js';
-import { ensureRedis, freePort } from '../dev/redis-server.js';
-import { ROOT, startLocalStack, type LocalStack, devSecretKeys } from '../dev/stack.js';
+import { ROOT, devSecretKeys } from '../dev/stack.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import { parseJson, RedisSession } from '../core/storage/redis-session.js';
@@ -33,175 +28,18 @@ import { saveTenant } from '../src/tenants/tenant-store.js';
 import { deepMerge } from './case-format.js';
 import { writeText } from './report.js';
 import { fmtMs, mean, percentile, table } from './stats.js';
-import { startBareWorker } from './bare-worker/start.js';
-
-interface ServedFacts {
-  workerUrl: string;
-  bareUrl: string;
-  modelUrl: string;
-  upstash: { url: string; token: string };
-  redisUrl: string;
-  qstashUrl: string;
-  workerWranglerPid: number;
-  bareWranglerPid: number;
-}
-
-const READY = 'BENCH_READY ';
-
-// ---- child: serve the stack ------------------------------------------------------------------------
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
-async function serve(): Promise<void> {
-  const log = (l: string) => process.stderr.write(`${l}\n`);
-  const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
-  // A Redis of its own (as the eval has): the idle cron's cost then counts only the bench's tenant.
-  const redis = await ensureRedis(`redis://127.0.0.1:${await freePort()}`);
-  const stack: LocalStack = await startLocalStack({
-    redisUrl: redis.url,
-    withWorker: true,
-    stateDir: join(ROOT, '.local', 'bench'),
-    log: (l) => (/ERROR|✘/.test(l) ? log(l) : undefined),
-    workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
-  });
-  const barePort = await freePort();
-  const bare = startBareWorker(barePort, (l) => (/ERROR|✘/.test(l) ? log(l) : undefined), 0, {
-    UPSTASH_URL: stack.facts.upstash.url,
-    UPSTASH_TOKEN: stack.facts.upstash.token,
-    MODEL_URL: model.url,
-  });
-  const bareUrl = `http://127.0.0.1:${barePort}`;
-  const stop = async () => {
-    bare.kill('SIGTERM');
-    await stack.close();
-    await redis.close();
-    await model.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  await waitFor(`${bareUrl}/v1/health`, 60_000);
-  const facts: ServedFacts = {
-    workerUrl: stack.facts.workerUrl!,
-    bareUrl,
-    modelUrl: model.url,
-    upstash: stack.facts.upstash,
-    redisUrl: stack.facts.redisUrl,
-    qstashUrl: stack.facts.qstash.url,
-    workerWranglerPid: stack.worker!.pid!,
-    bareWranglerPid: bare.pid!,
-  };
-  process.stdout.write(`${READY}${JSON.stringify(facts)}\n`);
-}
-
-// ---- parent: measure -----------------------------------------------------------------------------
-
-/** `root` and its descendants, minus the subtrees rooted at `exclude` (Linux /proc). */
-function processTree(root: number, exclude: number[] = []): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    if (exclude.includes(pid)) return;
-    out.push(pid);
-    for (const c of children.get(pid) ?? []) walk(c);
-  };
-  walk(root);
-  return out;
-}
-
-/** Descendant pids of `root` whose command name is workerd (Linux /proc). */
-function workerdPids(root: number): number[] {
-  const children = new Map<number, number[]>();
-  const comm = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const name = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      comm.set(Number(entry), name);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    for (const c of children.get(pid) ?? []) {
-      if ((comm.get(c) ?? '').includes('workerd')) out.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
-}
-
-/** utime + stime of the processes, in seconds (Linux clock ticks at 100 Hz). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks / 100;
-}
-
-function pidsByName(name: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) out.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-function rssMb(pids: number[]): { rss: number; hwm: number } | null {
-  let rss = 0;
-  let hwm = 0;
-  for (const pid of pids) {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-      hwm += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-    } catch {
-      return null;
-    }
-  }
-  return pids.length ? { rss, hwm } : null;
-}
+import {
+  cpuSeconds,
+  pidsByName,
+  processTree,
+  qstashMessagesSoFar,
+  redisCommandsSoFar,
+  rssMb,
+  script,
+  startBenchStack,
+  workerdPids,
+  type ServedFacts,
+} from './bench-stack.js';
 
 interface Scenario {
   name: string;
@@ -279,27 +117,6 @@ async function load(
   };
 }
 
-/** Commands the Upstash REST bridge has been asked so far, counted as Upstash bills them (dev route `/__dev/usage`). */
-async function redisCommandsSoFar(upstash: { url: string; token: string }): Promise<number> {
-  const res = await fetch(`${upstash.url}/__dev/usage`, { headers: { authorization: `Bearer ${upstash.token}` } });
-  return ((await res.json()) as { commands: number }).commands;
-}
-
-/** Messages the QStash broker has accepted so far (published, including a schedule's). */
-async function qstashMessagesSoFar(qstashUrl: string): Promise<number> {
-  const res = await fetch(`${qstashUrl}/__dev/messages`);
-  return ((await res.json()) as { messages: unknown[] }).messages.length;
-}
-
-async function script(modelUrl: string, steps: unknown[]): Promise<void> {
-  const res = await fetch(`${modelUrl}/__model/scripts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ safetyIdentifier: '*', steps, loop: true }),
-  });
-  if (!res.ok) throw new Error(`model sandbox refused the script: ${await res.text()}`);
-}
-
 const reply = { text: 'Hello! How can I help?', escalate: false, confidence: 0.9, reason: 'bench' };
 
 /** What one run of the cron costs with no work waiting: the Worker's scheduled handler, run as wrangler allows locally. */
@@ -346,28 +163,8 @@ async function measure(): Promise<number> {
   }
 
   console.log('bench: starting the local stack, the Worker and the bare Hono worker (child process)…');
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'evals', 'bench.ts'), '--serve'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stderr: string[] = [];
-  child.stderr?.on('data', (b: Buffer) => stderr.push(...b.toString().split('\n').filter(Boolean).slice(-20)));
-  const facts = await new Promise<ServedFacts>((resolveFacts, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      if (line.startsWith(READY)) resolveFacts(JSON.parse(line.slice(READY.length)) as ServedFacts);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`the stack process exited (${code}): ${stderr.slice(-10).join('\n')}`)),
-    );
-  });
-  const stopChild = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 8000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
+  const stack = await startBenchStack({ bare: true, stateDir: join(ROOT, '.local', 'bench') });
+  const { facts } = stack;
   try {
     const session = RedisSession.connect(facts.upstash.url, facts.upstash.token);
     const tenantId = `bench-${Date.now().toString(36)}`;
@@ -398,7 +195,7 @@ async function measure(): Promise<number> {
       'Worker workerd': productPids,
       'Worker wrangler (node)': processTree(facts.workerWranglerPid).filter((p) => !productPids.includes(p)),
       'bare workerd': barePids,
-      'stand-ins (node: bridge, broker, sandboxes)': processTree(child.pid!, [
+      'stand-ins (node: bridge, broker, sandboxes)': processTree(stack.pid, [
         facts.workerWranglerPid,
         facts.bareWranglerPid,
       ]),
@@ -587,21 +384,14 @@ async function measure(): Promise<number> {
     }
     return noTool.ok > 0 && staging.ok > 0 ? 0 : 1;
   } finally {
-    await stopChild();
+    await stack.stop();
   }
 }
 
-if (process.argv.includes('--serve')) {
-  serve().catch((err) => {
-    console.error(`bench stack failed: ${err instanceof Error ? err.message : String(err)}`);
+measure().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
-  });
-} else {
-  measure().then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      process.exit(1);
-    },
-  );
-}
+  },
+);
