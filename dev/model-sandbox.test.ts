@@ -101,7 +101,7 @@ describe('model sandbox with the real @ai-sdk/openai chat provider', () => {
     });
     const hedges: HedgeRecord[] = [];
     const hedged = hedgedModel(model() as LanguageModelV4, {
-      afterMs: 50,
+      afterMs: () => 50,
       mayHedge: () => true,
       onHedge: (h) => hedges.push(h),
     });

@@ -11,6 +11,7 @@ import {
   seedOf,
   type LatencyPreset,
 } from './latency-model.js';
+import { hedgeDelayMs } from '../src/models/hedge-timing.js';
 import { fmtMs, fmtPct, fmtRatio, percentile, table } from './stats.js';
 import { KIND_LABEL, readToolNames, scriptKind, type TurnKind } from './turn-kind.js';
 
@@ -29,8 +30,10 @@ export interface EstimateOptions {
   deadlineMs?: number;
   /** Runtime overhead added to every turn (ms); measure it with `npm run eval`. */
   overheadMs?: number;
-  /** Hedge a step not answered after this long (ms); default the tenant default (hedging.afterMs); 0: no hedging row. */
+  /** Hedge a step not answered after this long at the latest (ms); default the tenant default (hedging.afterMs); 0: no hedging row. */
   hedgeAfterMs?: number;
+  /** Hedge no later than this before the answer is due (ms); default the tenant default (hedging.freshCallMs). */
+  hedgeFreshCallMs?: number;
 }
 
 export interface EstimateRow {
@@ -57,6 +60,7 @@ export interface Estimate {
   ratio: { ours: number; naive: number };
   skippedTurns: number;
   hedgeAfterMs: number;
+  hedgeFreshCallMs: number;
   /** All product kinds with hedging: past the deadline, and hedges per model call. */
   hedgedOverall: { pastDeadline: number; steps: number; hedges: number } | null;
 }
@@ -77,6 +81,7 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
   const budgetMs = responseBudgetMs(deadlineMs);
   const overheadMs = opts.overheadMs ?? 40;
   const hedgeAfterMs = opts.hedgeAfterMs ?? demoTenantConfigDefaults().hedging.afterMs;
+  const hedgeFreshCallMs = opts.hedgeFreshCallMs ?? demoTenantConfigDefaults().hedging.freshCallMs;
   const seed = opts.seed ?? '1';
   const cases = await loadCases(opts.casesDir);
   type Hedged = { values: number[]; past: number; steps: number; hedges: number };
@@ -133,10 +138,16 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
         steps.forEach((s, i) => {
           const ms = drawStep(preset, rand, promptTokensOf(i, ti), outTokens(s)).totalMs;
           model += ms;
-          // The same step hedged: a second call at hedgeAfterMs, its latency an independent draw.
+          // The same step hedged: a second call when the runtime would send it (src/models/hedge-timing.ts:
+          // hedgeAfterMs, or sooner when the answer is due in less than that plus freshCallMs), its
+          // latency an independent draw.
           const hedgeMs = drawStep(preset, hedgeRand, promptTokensOf(i, ti), outTokens(s)).totalMs;
-          const hedging = hedgeAfterMs > 0 && ms > hedgeAfterMs;
-          modelHedged += hedging ? Math.min(ms, hedgeAfterMs + hedgeMs) : ms;
+          const at = hedgeDelayMs(
+            { afterMs: hedgeAfterMs, freshCallMs: hedgeFreshCallMs },
+            budgetMs - overheadMs - modelHedged,
+          );
+          const hedging = hedgeAfterMs > 0 && ms > at;
+          modelHedged += hedging ? Math.min(ms, at + hedgeMs) : ms;
           hedged.steps++;
           if (hedging) hedged.hedges++;
         });
@@ -200,6 +211,7 @@ export async function estimate(opts: EstimateOptions): Promise<Estimate> {
     ratio: { ours: p95('staging-only') / p95('no-tool'), naive: p95('staging-only-naive') / p95('no-tool') },
     skippedTurns: skipped,
     hedgeAfterMs,
+    hedgeFreshCallMs,
     hedgedOverall:
       hedgeAfterMs > 0
         ? {
@@ -234,7 +246,7 @@ export function renderEstimate(e: Estimate): string {
     ...(e.hedgedOverall
       ? [
           '',
-          `The same draws with hedged model calls (a step not answered after ${e.hedgeAfterMs} ms is sent again; the hedge's latency is an independent draw, so correlated slowness would gain less):`,
+          `The same draws with hedged model calls (a step not answered after ${e.hedgeAfterMs} ms, or after what is left before the answer is due less ${e.hedgeFreshCallMs} ms when that is sooner, is sent again; the hedge's latency is an independent draw, so correlated slowness would gain less):`,
           table(
             [
               'turn kind',

@@ -62,7 +62,7 @@ describe('the offline estimate with hedged model calls', () => {
     const { estimate } = await import('./estimate.js');
     const { resolve } = await import('node:path');
     const casesDir = resolve(import.meta.dirname, 'cases');
-    const e = await estimate({ casesDir, draws: 2000, hedgeAfterMs: 3500 });
+    const e = await estimate({ casesDir, draws: 2000, hedgeAfterMs: 3500, hedgeFreshCallMs: 0 });
     expect(e.hedgedOverall).not.toBeNull();
     for (const row of e.rows.filter((r) => r.hedged)) {
       expect(row.hedged!.p99).toBeLessThanOrEqual(row.p99);
@@ -71,10 +71,28 @@ describe('the offline estimate with hedged model calls', () => {
       expect(row.hedged!.hedges).toBeLessThan(row.hedged!.steps);
     }
     expect(e.hedgedOverall!.pastDeadline).toBeLessThan(e.overall.pastDeadline);
-    // A hedge later than any draw never fires: nothing changes and no call is extra.
-    const never = await estimate({ casesDir, draws: 500, hedgeAfterMs: 10_000_000 });
+    // A hedge later than any draw (and not brought forward near the deadline) never fires: nothing changes and no call is extra.
+    const never = await estimate({ casesDir, draws: 500, hedgeAfterMs: 10_000_000, hedgeFreshCallMs: 0 });
     expect(never.hedgedOverall!.hedges).toBe(0);
     expect(never.hedgedOverall!.pastDeadline).toBe(never.overall.pastDeadline);
     expect((await estimate({ casesDir, draws: 100, hedgeAfterMs: 0 })).hedgedOverall).toBeNull();
+  }, 60_000);
+  it('deadline-aware hedging on the same draws: fewer turns past the deadline than the fixed delay; a one-step turn hedged exactly as by a fixed delay of budget − overhead − freshCallMs; second calls sooner', async () => {
+    const { estimate } = await import('./estimate.js');
+    const { resolve } = await import('node:path');
+    const casesDir = resolve(import.meta.dirname, 'cases');
+    const fixed = await estimate({ casesDir, draws: 800, hedgeAfterMs: 4500, hedgeFreshCallMs: 0 });
+    const aware = await estimate({ casesDir, draws: 800, hedgeAfterMs: 4500, hedgeFreshCallMs: 3500 });
+    expect(aware.hedgedOverall!.pastDeadline).toBeLessThan(fixed.hedgedOverall!.pastDeadline);
+    // A one-step turn's only call starts with the whole budget ahead (less the overhead): hedged at
+    // budget − overhead − freshCallMs (7,750 − 40 − 3,500 = 4,210 ms), exactly as a fixed delay of that.
+    const at = aware.budgetMs - aware.overheadMs - 3500;
+    expect(at).toBe(4210);
+    const fixedAt = await estimate({ casesDir, draws: 800, hedgeAfterMs: at, hedgeFreshCallMs: 0 });
+    const oneStep = (e: typeof fixed) => e.rows.find((r) => r.kind === 'no-tool')!.hedged!;
+    expect(oneStep(aware)).toEqual(oneStep(fixedAt));
+    // A second call starts later, so it is hedged sooner than that: more hedges on the two-step kinds.
+    const twoStep = (e: typeof fixed) => e.rows.find((r) => r.kind === 'read-then-reply')!.hedged!.hedges;
+    expect(twoStep(aware)).toBeGreaterThan(twoStep(fixedAt));
   }, 60_000);
 });

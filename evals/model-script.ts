@@ -3,6 +3,7 @@ import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { replyInput, type CaseStep, type CaseTurn, type Expectation, type ExpectationCore } from './case-format.js';
 import { drawStep, mulberry32, outputTokensOf, promptTokensOf, responseBudgetMs, seedOf } from './latency-model.js';
 import type { DeadlinePath, RunCaseOptions } from './turn-observation.js';
+import { hedgeDelayMs, type HedgeTiming } from '../src/models/hedge-timing.js';
 
 /**
  * A turn's scripted model steps as the model sandbox serves them, with their latencies (fixed, or
@@ -66,17 +67,33 @@ export function turnLatencies(
 
 /**
  * What a step takes with hedging (src/models/hedged-model.ts): the primary, or the hedge sent at
- * `afterMs` if that answers first. A step scripted to fail fails both calls, and once the hedge
+ * `hedgeAtMs` if that answers first. A step scripted to fail fails both calls, and once the hedge
  * runs a failure waits for the other call: the step ends with the later of the two.
  */
-export function effectiveMs(
-  latency: { ms: number; hedgeMs: number },
-  hedgeAfterMs: number | null,
-  fails = false,
-): number {
-  if (hedgeAfterMs === null || latency.ms <= hedgeAfterMs) return latency.ms;
-  const hedgeDone = hedgeAfterMs + latency.hedgeMs;
+export function effectiveMs(latency: { ms: number; hedgeMs: number }, hedgeAtMs: number | null, fails = false): number {
+  if (hedgeAtMs === null || latency.ms <= hedgeAtMs) return latency.ms;
+  const hedgeDone = hedgeAtMs + latency.hedgeMs;
   return fails ? Math.max(latency.ms, hedgeDone) : Math.min(latency.ms, hedgeDone);
+}
+
+/**
+ * Each step's effective latency, in order: a step's hedge goes out when the runtime would send it
+ * (src/models/hedge-timing.ts), from what is left of `budgetMs` once the steps before it have run.
+ * `hedging` null: the tenant does not hedge.
+ */
+export function effectiveLatencies(
+  latencies: readonly { ms: number; hedgeMs: number }[],
+  hedging: HedgeTiming | null,
+  fails: readonly boolean[],
+  budgetMs: number,
+): number[] {
+  let elapsed = 0;
+  return latencies.map((l, i) => {
+    const at = hedging ? hedgeDelayMs(hedging, budgetMs - elapsed) : null;
+    const ms = effectiveMs(l, at, fails[i] ?? false);
+    elapsed += ms;
+    return ms;
+  });
 }
 
 /** Which path a turn's drawn latencies put it on, against the tenant's model budget. */

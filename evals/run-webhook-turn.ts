@@ -4,7 +4,8 @@ import { turnForm, turnLabel, type CaseTurn, type Expectation } from './case-for
 import type { CaseWorld, EvalEnvironment } from './environment.js';
 import { checkExpectation } from './expectations.js';
 import { callView, contactCalls, lastSeq, manyChatCursor, refusedSendContent, sentButtons } from './manychat-calls.js';
-import { deadlineExpectation, deadlinePath, effectiveMs, resolveStep, turnLatencies } from './model-script.js';
+import { deadlineExpectation, deadlinePath, effectiveLatencies, resolveStep, turnLatencies } from './model-script.js';
+import { responseBudgetMs } from './latency-model.js';
 import type { Observed } from './observed.js';
 import { outboxTimeoutFailure, settleOutbox } from './outbox-settle.js';
 import { promptTokensOf } from './prompt-reuse.js';
@@ -36,11 +37,13 @@ export function scriptModel(
   if (!env.model || (turnForm(turn) === 'press' && !turn.model.length)) return null;
   const latencies = turnLatencies(turn, index, opts);
   const stepsRun = turn.expect.modelCalls ?? Math.min(2, turn.model.length);
-  const hedgeAfterMs = world.config.hedging.enabled ? world.config.hedging.afterMs : null;
-  const effective = latencies.map((l, i) => ({
-    ms: effectiveMs(l, hedgeAfterMs, turn.model[i]?.error !== undefined),
-    drawn: l.drawn,
-  }));
+  const { enabled, afterMs, freshCallMs } = world.config.hedging;
+  const effective = effectiveLatencies(
+    latencies,
+    enabled ? { afterMs, freshCallMs } : null,
+    turn.model.map((s) => s.error !== undefined),
+    responseBudgetMs(world.config.deadlineMs),
+  ).map((ms, i) => ({ ms, drawn: latencies[i]!.drawn }));
   const { path, budgetMs } = deadlinePath(effective, stepsRun, world.config.deadlineMs);
   env.model.script({
     safetyIdentifier: sid,

@@ -5,7 +5,7 @@
  *                   [--preset gpt-4.1-mini|gpt-4o-mini|gpt-4.1-nano] [--filter TEXT] [--no-baseline]
  *                   [--live] [--verbose]
  *                   [--hedging on|off|both] [--shortlist on|off|both]
- *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--json FILE]
+ *   npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--hedge-fresh-call-ms MS] [--json FILE]
  *
  * Exit status: 0 every case passed; 1 a case failed; 2 bad usage, or --live without OPENAI_API_KEY.
  */
@@ -22,7 +22,7 @@ import { renderShortlistComparison } from './shortlist-report.js';
 import { NoCasesSelected, runEval } from './runner.js';
 
 const USAGE = `usage: npm run eval -- [--cases DIR] [--json FILE] [--repeat N] [--concurrency N] [--seed S] [--preset ID] [--filter TEXT] [--no-baseline] [--live] [--verbose] [--hedging on|off|both] [--shortlist on|off|both]
-       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--preset ID] [--json FILE]`;
+       npm run eval -- --estimate [--cases DIR] [--draws N] [--deadline-ms MS] [--overhead-ms MS] [--hedge-after-ms MS] [--hedge-fresh-call-ms MS] [--preset ID] [--json FILE]`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -74,6 +74,7 @@ async function main() {
         hedging: { type: 'string' },
         shortlist: { type: 'string' },
         'hedge-after-ms': { type: 'string' },
+        'hedge-fresh-call-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -100,6 +101,9 @@ async function main() {
       overheadMs: int('overhead-ms', args['overhead-ms'], 40, 0),
       ...(args['hedge-after-ms'] !== undefined
         ? { hedgeAfterMs: int('hedge-after-ms', args['hedge-after-ms'], 0, 0) }
+        : {}),
+      ...(args['hedge-fresh-call-ms'] !== undefined
+        ? { hedgeFreshCallMs: int('hedge-fresh-call-ms', args['hedge-fresh-call-ms'], 0, 0) }
         : {}),
     });
     console.log(renderEstimate(e));

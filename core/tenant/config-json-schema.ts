@@ -27,7 +27,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   holdingReply: 'Sent at the deadline while a turn is still running (empty: an empty Dynamic Block).',
   asyncDeadlineMs: 'How long a deferred turn may keep running after it arrived.',
   hedging:
-    'Hedged model calls: a call not answered after afterMs is sent again and the first answer wins; maxPerMinute caps the extra calls.',
+    'Hedged model calls: a call not answered after afterMs is sent again and the first answer wins; sooner when the answer is due in less than freshCallMs more (a fresh call still has time); maxPerMinute caps the extra calls.',
   flows: "ManyChat flows the agent may send: name, namespace (`ns`, from the flow's URL), description, keywords.",
   contents:
     'Prepared messages a send_content tool may send (on Messenger and ManyChat): name, description, text (sent as written, at most 2000 characters), keywords. The model picks one by name; it never writes the text.',

@@ -167,13 +167,17 @@ export const TenantConfigSchema = z.object({
   /**
    * Hedged model calls: a model call that has not answered after `afterMs` is sent again and the
    * first answer wins (safe because a model call has no side effect; see src/models/hedged-model.ts).
-   * 3.5 s is about the p90 of one step under the eval's gpt-4.1-mini latency model, so roughly one
-   * call in ten is hedged; `maxPerMinute` caps the extra calls per tenant (per isolate).
+   * Sooner when the webhook's answer is near: a call is hedged no later than `freshCallMs` before
+   * the answer is due (src/models/hedge-timing.ts), so a turn's second call still gets a fresh try
+   * in time (0: the fixed `afterMs` alone). 3.5 s is about the p90 of one step under the eval's gpt-4.1-mini latency model; with
+   * 4.5 s as the latest, about one call in eleven is hedged. `maxPerMinute` caps the extra calls per
+   * tenant (per isolate).
    */
   hedging: z
     .object({
       enabled: z.boolean().default(true),
-      afterMs: z.number().int().min(200).max(9000).default(3500),
+      afterMs: z.number().int().min(200).max(9000).default(4500),
+      freshCallMs: z.number().int().min(0).max(9000).default(3500),
       maxPerMinute: z.number().int().min(0).max(10_000).default(60),
     })
     .prefault({}),

@@ -46,7 +46,7 @@ function pair(
 async function call(model: MockLanguageModelV4, options: { afterMs: number; allow?: boolean; signal?: AbortSignal }) {
   const hedges: HedgeRecord[] = [];
   const hedged = hedgedModel(model, {
-    afterMs: options.afterMs,
+    afterMs: () => options.afterMs,
     mayHedge: () => options.allow ?? true,
     onHedge: (h) => hedges.push(h),
   });

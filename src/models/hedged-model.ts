@@ -5,8 +5,11 @@ import type { HedgeRecord } from '../../core/turn-record.js';
 export const HEDGE_HEADER = 'x-staged-agent-hedge';
 
 export interface HedgeOptions {
-  /** Send the same request again when the first has not answered after this long. */
-  afterMs: number;
+  /**
+   * Send the same request again when the first has not answered after this long; asked as each
+   * call starts, since the delay depends on what is left of the turn's time (hedge-timing.ts).
+   */
+  afterMs: () => number;
   /** Asked when the timer fires: may a hedge be sent now (the tenant's per-minute cap)? */
   mayHedge: () => boolean;
   /** Each model call that started a hedge, once the pair has settled. */
@@ -43,9 +46,10 @@ async function raceCalls(
   options: HedgeOptions,
 ): Promise<LanguageModelV4GenerateResult> {
   const started = performance.now();
+  const afterMs = options.afterMs();
   const primary = linkedController(call.abortSignal);
   const first = settle(model.doGenerate({ ...call, abortSignal: primary.signal }), started);
-  const timer = delay(options.afterMs);
+  const timer = delay(afterMs);
   const early = await Promise.race([first, timer.elapsed]);
   timer.cancel();
   if (early !== 'timeout') return unwrap(early);
@@ -68,7 +72,7 @@ async function raceCalls(
   loser.abort(new Error('the other call of a hedged pair answered first'));
   const [p, h] = await Promise.all([first, hedge]);
   options.onHedge({
-    afterMs: options.afterMs,
+    afterMs,
     winner: winner.s.ok ? winner.who : 'neither',
     primaryMs: Math.round(p.ms),
     hedgeMs: Math.round(h.ms),

@@ -9,11 +9,10 @@ import type { TurnJobPublisher } from '../../outbox/finish-turn-publisher.js';
 import { runTurn } from './run-turn.js';
 import type { TurnDeps } from './turn-context.js';
 import { finishDueAt, finishJobDelaySeconds, refusalOf, turnContext } from './turn-engine.js';
+import { responseDeadlineAt } from './response-deadline.js';
 
 export { FINISH_JOB_GRACE_SECONDS } from './turn-engine.js';
-
-/** Kept between the response deadline and ManyChat's own limit, for the network. */
-export const RESPONSE_MARGIN_MS = 250;
+export { RESPONSE_MARGIN_MS } from './response-deadline.js';
 
 export interface InboundDeps extends TurnDeps {
   turnJobs: TurnJobPublisher;
@@ -49,7 +48,7 @@ export async function handleInbound(
   const refused = refusalOf(mode, deps.tenantStatus ?? 'active');
   if (refused) return { kind: 'refused', reason: refused };
   const turnId = claimed?.turnId ?? newTurnId();
-  const responseDeadline = startedAt + config.deadlineMs - RESPONSE_MARGIN_MS;
+  const responseDeadline = responseDeadlineAt(config, startedAt);
   // Past the due time the sweeper finishes the turn if nothing else has (the isolate died and
   // the finish-turn job was lost). Claimed already (in the same round trip as the rate limit:
   // start-turn.ts), or claimed here.

@@ -163,7 +163,7 @@ describe('runTurnLoop: no model call when it must not or cannot run', () => {
 describe('runTurnLoop: hedged model calls stay one step and stage only the winner', () => {
   const hedgeSoon = (c: TenantConfig): TenantConfig => ({
     ...c,
-    hedging: { enabled: true, afterMs: 30, maxPerMinute: 10_000 },
+    hedging: { enabled: true, afterMs: 30, freshCallMs: 3500, maxPerMinute: 10_000 },
   });
 
   it("a pair whose calls would stage differently: only the winner's tool calls run, so only its action is staged", async () => {
@@ -199,11 +199,39 @@ describe('runTurnLoop: hedged model calls stay one step and stage only the winne
     expect(result.loop.kind).toBe('no-reply');
   });
 
+  // Deadline-aware hedging (src/models/hedge-timing.ts): afterMs is the latest; a call that starts
+  // with less than afterMs + freshCallMs before the webhook must answer is hedged sooner.
+  const nearTheAnswer = (c: TenantConfig): TenantConfig => ({
+    ...c,
+    deadlineMs: 8000,
+    hedging: { enabled: true, afterMs: 9000, freshCallMs: 7000, maxPerMinute: 10_000 },
+  });
+  const slowPrimary: ScriptedStep = { ...brochure, delayMs: 1500, hedgeDelayMs: 5 };
+
+  it('a live turn whose answer is due in less than afterMs + freshCallMs: hedged at what is left minus freshCallMs', async () => {
+    // 7,750 ms left at the start (8,000 − the response margin): hedged after about 750 ms, not 9,000.
+    const { result, model } = await loopWith([slowPrimary], nearTheAnswer);
+    expect(model.doGenerateCalls).toHaveLength(2);
+    const hedge = result.loop.steps[0]!.hedge!;
+    expect(hedge.winner).toBe('hedge');
+    expect(hedge.afterMs).toBeGreaterThanOrEqual(500);
+    expect(hedge.afterMs).toBeLessThanOrEqual(750);
+  });
+
+  it('nobody waiting for the answer (a deferred turn): the tenant afterMs, so the same call is not hedged', async () => {
+    const { result, model } = await loopWith([slowPrimary], nearTheAnswer, {
+      deferral: { deferred: true, committing: false },
+    });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(result.loop.steps[0]!.hedge).toBeUndefined();
+    expect(result.loop).toMatchObject({ kind: 'reply' });
+  });
+
   it('hedging off: a slow call is awaited alone', async () => {
     const slow: ScriptedStep = { ...brochure, delayMs: 120, hedgeDelayMs: 5 };
     const { result, model } = await loopWith([slow], (c) => ({
       ...c,
-      hedging: { enabled: false, afterMs: 30, maxPerMinute: 10_000 },
+      hedging: { enabled: false, afterMs: 30, freshCallMs: 3500, maxPerMinute: 10_000 },
     }));
     expect(model.doGenerateCalls).toHaveLength(1);
     expect(result.loop.steps[0]!.hedge).toBeUndefined();

@@ -9,6 +9,8 @@ import { HISTORY_WINDOW, shortlist } from '../../tools/shortlist.js';
 import type { TenantConfig } from '../../core/tenant/tenant-config.js';
 import { takeHedge } from '../models/hedge-budget.js';
 import { hedgedModel } from '../models/hedged-model.js';
+import { hedgeDelayMs } from '../models/hedge-timing.js';
+import { responseDeadlineAt } from './response-deadline.js';
 import { digestingModel } from '../models/request-digest.js';
 import { runModelLoop, type LoopOutcome } from './model-loop.js';
 import { buildInstructions, buildMessages, systemTextOf } from './prompt.js';
@@ -32,12 +34,21 @@ export function modelBudgetMs(ctx: Pick<TurnContext, 'deadlineAt' | 'startedAt'>
   return Math.max(0, ctx.deadlineAt - reserve - now);
 }
 
+/**
+ * Time left before the webhook must answer (ms); `Infinity` once nobody waits for the answer: a
+ * mode whose reply goes through the outbox, or a live turn the webhook has deferred.
+ */
+function msLeftToAnswer(ctx: Pick<TurnContext, 'config' | 'startedAt' | 'deferral'>, now: number): number {
+  return ctx.deferral.deferred ? Infinity : responseDeadlineAt(ctx.config, ctx.startedAt) - now;
+}
+
 /** The tenant's model, hedged when its config says so (a provider model object only; a model id string is left as is). */
-function withHedging(model: LanguageModel, config: TenantConfig, hedges: HedgeRecord[]): LanguageModel {
-  const { enabled, afterMs, maxPerMinute } = config.hedging;
+function withHedging(model: LanguageModel, ctx: TurnContext, hedges: HedgeRecord[]): LanguageModel {
+  const { enabled, afterMs, freshCallMs, maxPerMinute } = ctx.config.hedging;
+  const config = ctx.config;
   if (!enabled || typeof model === 'string' || model.specificationVersion !== 'v4') return model;
   return hedgedModel(model, {
-    afterMs,
+    afterMs: () => hedgeDelayMs({ afterMs, freshCallMs }, msLeftToAnswer(ctx, performance.now())),
     mayHedge: () => takeHedge(config.tenantId, maxPerMinute),
     onHedge: (h) => hedges.push(h),
   });
@@ -92,7 +103,7 @@ export async function runTurnLoop(
       // Outside the hedge: one digest per step, whichever copy of a hedged pair answers.
       const requestDigests: string[] = [];
       const loop = await runModelLoop({
-        model: digestingModel(withHedging(deps.model, config, hedges), config.modelId, requestDigests),
+        model: digestingModel(withHedging(deps.model, ctx, hedges), config.modelId, requestDigests),
         hedges,
         requestDigests,
         instructions,
