@@ -102,13 +102,15 @@ export interface TurnRecord {
   /**
    * The tool shortlist's work on this turn (tools/shortlist.ts), present only when it was active:
    * the tools offered (and the resources of those it narrowed), what it dropped and why, the full
-   * menu's estimated tokens, and whether a refusal widened step 2 to the full menu.
+   * menu's estimated tokens and those of what was kept (absent on older records), and whether a
+   * refusal widened step 2 to the full menu.
    */
   shortlist?: {
     offered: string[];
     resources: Record<string, string[]>;
     dropped: string[];
     fullTokens: number;
+    keptTokens?: number;
     widened: boolean;
   };
 }

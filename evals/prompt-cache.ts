@@ -9,6 +9,7 @@
  * request's other fields.
  */
 import { commonPrefixShare, promptText, promptTokensOf } from './prompt-reuse.js';
+import { CACHED_INPUT_PRICE_RATIO } from '../tools/menu-cost.js';
 
 export interface PromptCacheRules {
   /** Cached input tokens cost this share of the uncached price. */
@@ -26,7 +27,8 @@ export interface PromptCacheRules {
  * tokens, in 128-token increments, for exact prefix matches.
  */
 export const OPENAI_GPT41_CACHE: PromptCacheRules = {
-  cachedInputRatio: 0.25,
+  // The runtime's default-menu rule prices cached tokens with the same ratio (tools/menu-cost.ts).
+  cachedInputRatio: CACHED_INPUT_PRICE_RATIO,
   minimumTokens: 1024,
   incrementTokens: 128,
   source:

@@ -2,12 +2,25 @@ import { describe, expect, it } from 'vitest';
 import type { CaseResult, TurnObservation } from './run-case.js';
 import { compareShortlist, renderShortlistComparison } from './shortlist-report.js';
 
-const turn = (promptTokens: number, modelCalls: number, shortlist?: { widened: boolean }): TurnObservation =>
+const turn = (
+  promptTokens: number,
+  modelCalls: number,
+  shortlist?: { widened: boolean; keptTokens?: number },
+): TurnObservation =>
   ({
     modelCalls,
     promptTokens,
     record: shortlist
-      ? { shortlist: { offered: ['reply'], resources: {}, dropped: [], fullTokens: 1, widened: shortlist.widened } }
+      ? {
+          shortlist: {
+            offered: ['reply'],
+            resources: {},
+            dropped: [],
+            fullTokens: 1000,
+            ...(shortlist.keptTokens !== undefined ? { keptTokens: shortlist.keptTokens } : {}),
+            widened: shortlist.widened,
+          },
+        }
       : {},
   }) as unknown as TurnObservation;
 const result = (name: string, turns: TurnObservation[], over: Partial<CaseResult> = {}): CaseResult =>
@@ -29,7 +42,13 @@ const result = (name: string, turns: TurnObservation[], over: Partial<CaseResult
 
 describe('compareShortlist', () => {
   const on = [
-    result('big', [turn(1000, 1, { widened: false }), turn(3000, 2, { widened: true })], { promptReuse: [0.1, 0.3] }),
+    result(
+      'big',
+      [turn(1000, 1, { widened: false, keptTokens: 100 }), turn(3000, 2, { widened: true, keptTokens: 300 })],
+      {
+        promptReuse: [0.1, 0.3],
+      },
+    ),
     // Never shortlisted (a demo-sized menu): left out of the comparison.
     result('small', [turn(500, 1)]),
   ];
@@ -63,6 +82,9 @@ describe('compareShortlist', () => {
     expect(c.perCase[0]).toMatchObject({ tokensOn: 2000, tokensOff: 4500, passedOn: true, passedOff: false });
     expect(c.perCase[0]!.shareOn).toBeCloseTo(0.2);
     expect(c.perCase[0]!.shareOff).toBeCloseTo(0.95);
+    // Kept ÷ full menu over the shortlisted turns: (100 + 300) / 2 / 1000.
+    expect(c.on.keptShare).toBeCloseTo(0.2);
+    expect(c.off.keptShare).toBeNaN();
   });
 
   it('renders both rows and the saving', () => {
@@ -70,6 +92,10 @@ describe('compareShortlist', () => {
     expect(text).toMatch(/off\s+0\/1\s+0\/2\s+0\s+4500\s+3000\s+95\.0 % \(n=2\)/);
     expect(text).toMatch(/on\s+1\/1\s+2\/2\s+1\s+2000\s+1333\s+20\.0 % \(n=2\)/);
     expect(text).toContain('9000 off, 4000 on (55.6 % fewer with the shortlist)');
+    expect(text).toContain('measured here: 20.0 %');
+    expect(text).toMatch(
+      /cheaper with a warm cache: the (full menu|shortlist) \(\d+ against \d+ effective input tokens a turn\)/,
+    );
   });
 
   it('says so when no case was shortlisted', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { testConfig, turnInput } from '../test/support/guardrail-input.js';
 import { buildTurnTools } from './registry.js';
+import { cheaperMenuThreshold } from './menu-cost.js';
 import { shortlist } from './shortlist.js';
 import { TurnStaging } from './staging.js';
 
@@ -61,6 +62,36 @@ describe('tool shortlist', () => {
     const list = shortlist(large, ['xylophone']);
     expect(list.active).toBe(false);
     expect(list.fullTokens).toBeGreaterThan(500);
+  });
+
+  it('with no size set, the default is the size past which the shortlist is cheaper (tools/menu-cost.ts): on for a menu past it, off below, per tenant', () => {
+    const huge = (flows: number): TenantConfig => {
+      const base = largeConfig();
+      return testConfig({
+        ...base,
+        flows: Array.from({ length: flows }, (_, i) => ({
+          name: `flow${i}`,
+          ns: `content20260101000000_${i}`,
+          description: `Sends the long and detailed walkthrough of marvel${i}, with every step and every tip it has.`,
+          keywords: [`keyflow${i}`, `other${i}`],
+        })),
+      } as never);
+    };
+    const big = shortlist(huge(800), ['keyflow7']);
+    // The default depends on what every turn carries (persona, pinned tools), not on the menu.
+    const persona = testConfig().persona.length / 4;
+    expect(big.maxToolTokens).toBeGreaterThan(cheaperMenuThreshold({ personaTokens: persona, pinnedTokens: 0 }));
+    expect(big.maxToolTokens).toBeLessThan(cheaperMenuThreshold({ personaTokens: persona, pinnedTokens: 50 }));
+    expect(big.fullTokens).toBeGreaterThan(big.maxToolTokens);
+    expect(big.active).toBe(true);
+    expect(big.resources.send_media).toEqual(['flow:flow7']);
+    // What it kept is a small part of the menu: the tools whose words matched and the one flow.
+    expect(big.keptTokens).toBeLessThan(big.fullTokens * 0.2);
+    // A tenant with a tenth of those flows stays under its own default: the full menu.
+    const small = shortlist(huge(80), ['keyflow7']);
+    expect(small.maxToolTokens).toBe(big.maxToolTokens);
+    expect(small.active).toBe(false);
+    expect(small.keptTokens).toBe(small.fullTokens);
   });
 
   it('a pinned tool is offered on a turn whose words match nothing of it; an unpinned unmatched tool is dropped', () => {

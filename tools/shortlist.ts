@@ -4,6 +4,7 @@ import type { TenantConfig } from '../core/tenant/tenant-config.js';
 import { toolScope } from '../core/tenant/resource-gates.js';
 import { compareCodeUnits } from '../core/tenant/tool-order.js';
 import { significantWords } from './builtins/search-faq.js';
+import { cheaperMenuThreshold } from './menu-cost.js';
 import { perConfig } from './schema-cache.js';
 
 /**
@@ -11,11 +12,10 @@ import { perConfig } from './schema-cache.js';
  * staging tool, the resources (flows, prepared messages, tags, fields) the contact's words make relevant. Lexical and
  * deterministic on purpose: no extra model call, the same words and config give the same list, and
  * every drop has a reason a person can read. Off (everything offered) while the menu's estimated
- * size is within the tenant's `shortlist.maxToolTokens`.
+ * size is within the tenant's `shortlist.maxToolTokens`; a tenant that sets none gets the size
+ * above which the shortlist costs less than the full menu (tools/menu-cost.ts).
  */
 
-/** Off for every tenant that does not set a smaller size: well above the demo tenant's menu. */
-export const DEFAULT_MAX_TOOL_TOKENS = 20_000;
 /** Prior turns whose words count besides the new message. */
 export const HISTORY_WINDOW = 4;
 const REPLY = 'reply';
@@ -23,6 +23,8 @@ const REPLY = 'reply';
 export interface Shortlist {
   /** Estimated prompt tokens of the full tool menu (characters / 4 of what the model reads about the tools). */
   fullTokens: number;
+  /** The same estimate of what this turn keeps (all of it when the shortlist is off): tools/menu-cost.ts's kept share. */
+  keptTokens: number;
   maxToolTokens: number;
   /** False: the menu fits, nothing was dropped. */
   active: boolean;
@@ -38,9 +40,13 @@ interface Candidate {
   name: string;
   words: Set<string>;
   pinned: boolean;
-  /** Resources in the tool's scope, each with its words. */
-  resources: { id: string; words: Set<string> }[];
+  /** Resources in the tool's scope, each with its words and estimated tokens. */
+  resources: { id: string; words: Set<string>; tokens: number }[];
+  /** Estimated tokens of the tool's own text (name, description, guidance). */
+  ownTokens: number;
 }
+
+const tokensOf = (chars: number) => chars / 4;
 
 function resourceText(config: TenantConfig, resource: string): string {
   const colon = resource.indexOf(':');
@@ -57,9 +63,8 @@ function resourceText(config: TenantConfig, resource: string): string {
 }
 
 /** What the shortlist scores, per config object (computed once; the config does not change under it). */
-function candidates(config: TenantConfig): { list: Candidate[]; fullTokens: number } {
+function candidates(config: TenantConfig): { list: Candidate[]; fullTokens: number; defaultMaxTokens: number } {
   return perConfig(config, 'shortlist:candidates', () => {
-    let chars = 0;
     const list = config.tools
       .filter((t) => config.manifest[t.name])
       .map((instance): Candidate => {
@@ -67,21 +72,25 @@ function candidates(config: TenantConfig): { list: Candidate[]; fullTokens: numb
         const scope = findActionKind(instance.kind)?.tool ? toolScope(config, instance.name) : [];
         const resources = scope.map((id) => {
           const text = resourceText(config, id);
-          chars += text.length + id.length;
-          return { id, words: significantWords(text) };
+          return { id, words: significantWords(text), tokens: tokensOf(text.length + id.length) };
         });
         // The FAQ tool is worth offering when a question is near one of the entries.
         const faqText = instance.kind === 'search_faq' ? config.faq.map((e) => e.question).join(' ') : '';
         const ownText = `${instance.name.replace(/_/g, ' ')} ${instance.description} ${declaration.guidance ?? ''}`;
-        chars += ownText.length;
         return {
           name: instance.name,
           words: significantWords(`${ownText} ${faqText}`),
           pinned: declaration.pinned === true,
           resources,
+          ownTokens: tokensOf(ownText.length),
         };
       });
-    return { list, fullTokens: Math.ceil(chars / 4) };
+    const whole = (c: Candidate) => c.ownTokens + c.resources.reduce((a, r) => a + r.tokens, 0);
+    const defaultMaxTokens = cheaperMenuThreshold({
+      personaTokens: tokensOf(config.persona.length),
+      pinnedTokens: list.filter((c) => c.pinned).reduce((a, c) => a + whole(c), 0),
+    });
+    return { list, fullTokens: Math.ceil(list.reduce((a, c) => a + whole(c), 0)), defaultMaxTokens };
   });
 }
 
@@ -98,15 +107,16 @@ function overlap(a: Set<string>, b: Set<string>): number {
  * on its own words, or is pinned), its whole scope.
  */
 export function shortlist(config: TenantConfig, texts: readonly string[]): Shortlist {
-  const maxToolTokens = config.shortlist?.maxToolTokens ?? DEFAULT_MAX_TOOL_TOKENS;
-  const { list, fullTokens } = candidates(config);
+  const { list, fullTokens, defaultMaxTokens } = candidates(config);
+  const maxToolTokens = config.shortlist?.maxToolTokens ?? defaultMaxTokens;
   const all = [...list.map((c) => c.name), REPLY].sort(compareCodeUnits);
   if (fullTokens <= maxToolTokens)
-    return { fullTokens, maxToolTokens, active: false, tools: all, resources: {}, dropped: [] };
+    return { fullTokens, keptTokens: fullTokens, maxToolTokens, active: false, tools: all, resources: {}, dropped: [] };
   const said = significantWords(texts.join(' '));
   const tools: string[] = [REPLY];
   const resources: Record<string, string[]> = {};
   const dropped: string[] = [];
+  let kept = 0;
   for (const c of list) {
     const matched = c.resources.filter((r) => overlap(r.words, said) > 0).map((r) => r.id);
     const ownMatch = overlap(c.words, said) > 0;
@@ -115,7 +125,9 @@ export function shortlist(config: TenantConfig, texts: readonly string[]): Short
       continue;
     }
     tools.push(c.name);
-    if (matched.length > 0 && matched.length < c.resources.length) {
+    const narrowed = matched.length > 0 && matched.length < c.resources.length;
+    kept += c.ownTokens + c.resources.reduce((a, r) => a + (!narrowed || matched.includes(r.id) ? r.tokens : 0), 0);
+    if (narrowed) {
       resources[c.name] = matched;
       for (const r of c.resources)
         if (!matched.includes(r.id))
@@ -124,6 +136,7 @@ export function shortlist(config: TenantConfig, texts: readonly string[]): Short
   }
   return {
     fullTokens,
+    keptTokens: Math.ceil(kept),
     maxToolTokens,
     active: true,
     tools: tools.sort(compareCodeUnits),

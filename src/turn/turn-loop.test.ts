@@ -7,6 +7,7 @@ import { reply, scriptedModel, type ScriptedStep } from '../../test/support/scri
 import { inboundFor, stageConfig, stageContext, stageDeps } from '../../test/support/turn-stage.js';
 import type { TurnContext } from './turn-context.js';
 import { modelBudgetMs, runTurnLoop } from './turn-loop.js';
+import { FIXED_PROMPT_TOKENS } from '../../tools/menu-cost.js';
 
 describe('modelBudgetMs: the model gets the window minus a reserve for guardrails and the commit', () => {
   const ctx = (startedAt: number, windowMs: number) => ({ startedAt, deadlineAt: startedAt + windowMs });
@@ -344,5 +345,24 @@ describe('runTurnLoop: the tool shortlist (issue 21)', () => {
     const [first, second] = model.doGenerateCalls.map((c) => systemOf(c as never));
     expect(second).toBe(first);
     expect(second).not.toContain(FAQ_GUIDANCE);
+  });
+});
+
+describe("the shortlist's cost rule reads the real prompt (tools/menu-cost.ts)", () => {
+  it('FIXED_PROMPT_TOKENS is what a request carries with no persona and no tools: the rules and the reply tool (characters / 4, within 15 %)', async () => {
+    const bare = (c: TenantConfig): TenantConfig => ({
+      ...c,
+      persona: '',
+      tools: [],
+      manifest: {},
+      toolOrder: undefined,
+    });
+    const { model } = await loopWith([{ reply: reply('Hi.') }], bare);
+    const call = model.doGenerateCalls[0]!;
+    const system = call.prompt.find((m) => m.role === 'system')!.content as string;
+    const tokens = (JSON.stringify(call.tools ?? []).length + system.length) / 4;
+    expect(call.tools?.map((t) => t.name)).toEqual(['reply']);
+    expect(FIXED_PROMPT_TOKENS).toBeGreaterThan(tokens * 0.85);
+    expect(FIXED_PROMPT_TOKENS).toBeLessThan(tokens * 1.15);
   });
 });

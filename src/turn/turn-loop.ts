@@ -87,6 +87,7 @@ export async function runTurnLoop(
         resources: list.resources,
         dropped: list.dropped,
         fullTokens: list.fullTokens,
+        keptTokens: list.keptTokens,
         widened: false,
       };
     notes.push(...toolset.refused);
