@@ -21,21 +21,41 @@ export async function runScheduledWork(services: Services, now = new Date()): Pr
     await seedDueIndex(session, isTenantId);
     due = await dueTenants(session, now, DUE_TENANTS_PER_RUN);
   }
-  const tenantIds = due.tenantIds.filter(isTenantId).sort();
-  if (!tenantIds.length) return;
-  try {
-    await sweepDueTenants(services, session, publisher, tenantIds, now);
-  } finally {
-    // Each worked tenant's next due time, from its queues (or off the index when nothing waits).
-    await rescheduleDue(session, tenantIds);
+  // Batch after batch until nothing due is left (or the run's bound): a minute with more due
+  // tenants than one batch (a burst of turns, a backlog after an outage) is drained, not carried
+  // over with the earliest first, which would starve a tenant due later but urgently (an approval's
+  // hour). A tenant worked in this run is not worked again in it, even when it is still due.
+  const worked = new Set<string>();
+  let asked = DUE_TENANTS_PER_RUN;
+  for (let batch = 0; batch < DUE_BATCHES_PER_RUN; batch++) {
+    // Earliest due first; what this run worked already is skipped (the index is asked for that many more).
+    const unworked = due.tenantIds.filter((t) => !worked.has(t));
+    const fresh = unworked.slice(0, DUE_TENANTS_PER_RUN);
+    if (!fresh.length) return;
+    for (const t of fresh) worked.add(t);
+    const tenantIds = fresh.filter(isTenantId).sort();
+    if (tenantIds.length) {
+      try {
+        await sweepDueTenants(services, session, publisher, tenantIds, now);
+      } finally {
+        // Each worked tenant's next due time, from its queues (or off the index when nothing waits).
+        await rescheduleDue(session, tenantIds);
+      }
+    }
+    // The index had fewer due than asked for, and this batch took all of them: nothing else is due.
+    if (due.tenantIds.length < asked && unworked.length <= DUE_TENANTS_PER_RUN) return;
+    asked = DUE_TENANTS_PER_RUN + worked.size;
+    due = await dueTenants(session, now, asked);
   }
 }
 
 /**
- * Tenants worked per cron run, the earliest due first; the rest stay due for the next minute.
- * Bounds one invocation's subrequests (each tenant costs a few pipelined round trips at most).
+ * Tenants worked per batch, the earliest due first, and batches per cron run: at most 10,000
+ * tenants a minute. Bounds one invocation's subrequests (each batch costs a few pipelined round
+ * trips, plus one per approval that expires).
  */
 export const DUE_TENANTS_PER_RUN = 500;
+export const DUE_BATCHES_PER_RUN = 20;
 
 async function sweepDueTenants(
   services: Services,

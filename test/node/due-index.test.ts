@@ -7,6 +7,7 @@ import { claimWith } from '../../core/storage/claims.js';
 import { decidePinned } from '../../src/approvals/pinned-store.js';
 import type { PinnedTerms } from '../../core/pinned-terms.js';
 import { startCronHarness, type CronHarness } from '../../evals/cron-harness.js';
+import { DUE_TENANTS_PER_RUN } from '../../src/scheduled.js';
 
 /**
  * The cron reads only what the due-work index names: an idle minute costs the same whatever the
@@ -110,6 +111,27 @@ describe('the due-work index', () => {
     // …and a later one never moves it up.
     await commitNoticeEntry(h.session, entry('race', 'turn_r2', at(5_000_000)));
     expect(await dueScore('race')).toBe(T0 + 900_000 + OUTBOX_SWEEP_AFTER_MS);
+  });
+
+  it('a minute with more due tenants than one batch is drained in that run, each tenant once (none carried over to a later minute)', async () => {
+    h.published.length = 0;
+    const n = 2 * DUE_TENANTS_PER_RUN + 100;
+    const written = at(10_000_000);
+    for (let i = 0; i < n; i += 100)
+      await Promise.all(
+        Array.from({ length: Math.min(100, n - i) }, (_, k) =>
+          commitNoticeEntry(h.session, entry(`burst${i + k}`, `turn_burst${i + k}`, written)),
+        ),
+      );
+    // An id that is not a tenant's, due first: skipped, and it cannot make the run go round forever.
+    await h.raw.zadd(DUE_INDEX_KEY, T0, 'Not a tenant!');
+    await h.runCron(at(10_000_000 + OUTBOX_SWEEP_AFTER_MS + 1_000));
+    const burst = h.published.map((m) => m.turnId).filter((t) => t.startsWith('turn_burst'));
+    expect(burst).toHaveLength(n);
+    expect(new Set(burst).size).toBe(n);
+    // Re-dated by the sweep, each is due again one interval after this run, not before.
+    expect(await dueScore('burst0')).toBe(T0 + 10_000_000 + 2 * OUTBOX_SWEEP_AFTER_MS + 1_000);
+    await h.raw.zrem(DUE_INDEX_KEY, 'Not a tenant!');
   });
 
   it("a Yes or an approval that commits its entry indexes it in the decision's own script", async () => {
