@@ -92,7 +92,7 @@ describe('compareShortlist', () => {
     expect(text).toMatch(/off\s+0\/1\s+0\/2\s+0\s+4500\s+3000\s+95\.0 % \(n=2\)/);
     expect(text).toMatch(/on\s+1\/1\s+2\/2\s+1\s+2000\s+1333\s+20\.0 % \(n=2\)/);
     expect(text).toContain('9000 off, 4000 on (55.6 % fewer with the shortlist)');
-    expect(text).toContain('measured here: 20.0 %');
+    expect(text).toContain("kept 20.0 % of the menu's estimated tokens");
     expect(text).toMatch(
       /cheaper with a warm cache: the (full menu|shortlist) \(\d+ against \d+ effective input tokens a turn\)/,
     );
@@ -100,5 +100,29 @@ describe('compareShortlist', () => {
 
   it('says so when no case was shortlisted', () => {
     expect(renderShortlistComparison(compareShortlist([on[1]!], [off[1]!]))).toContain('no case was shortlisted');
+  });
+});
+
+describe("the default menu (tools/menu-cost.ts) against the eval's measurement", () => {
+  it('the large-tenant cases, with no size of their own, get the full menu: the side the eval measured cheaper with a warm cache (1,061 against 1,549 tokens a turn)', async () => {
+    const { resolve } = await import('node:path');
+    const { loadCases, deepMerge } = await import('./case-format.js');
+    const { demoTenantConfig } = await import('../dev/demo-tenant.js');
+    const { TenantConfigSchema } = await import('../core/tenant/tenant-config.js');
+    const { shortlist } = await import('../tools/shortlist.js');
+    const cases = (await loadCases(resolve(import.meta.dirname, 'cases'))).filter((c) =>
+      c.file.includes('large-tenant'),
+    );
+    expect(cases.length).toBeGreaterThan(5);
+    for (const c of cases) {
+      const overrides = { ...(c.tenant.overrides as Record<string, unknown>) };
+      // The cases set a small size of their own to exercise the shortlist; the default is what is checked.
+      delete overrides.shortlist;
+      const config = TenantConfigSchema.parse(deepMerge(demoTenantConfig('large'), overrides));
+      const list = shortlist(config, ['Do you have a reformer pilates guide?']);
+      expect(list.active).toBe(false);
+      // Not by a wide margin: a menu about twice as large would be shortlisted.
+      expect(list.fullTokens * 2.2).toBeGreaterThan(list.maxToolTokens);
+    }
   });
 });

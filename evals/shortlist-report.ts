@@ -2,7 +2,7 @@ import type { CaseResult, TurnObservation } from './run-case.js';
 import { fmtPct, table } from './stats.js';
 import { summarizePromptCache, type PromptCacheSummary } from './prompt-cache-report.js';
 import { OPENAI_GPT41_CACHE } from './prompt-cache.js';
-import { CACHED_INPUT_PRICE_RATIO, KEPT_SHARE } from '../tools/menu-cost.js';
+import { CACHED_INPUT_PRICE_RATIO } from '../tools/menu-cost.js';
 
 /**
  * The tool shortlist on against off (`--shortlist both`), over the cases whose turns it shortlisted
@@ -25,7 +25,7 @@ export interface ShortlistSide {
   prefixShares: number[];
   /** Input tokens as a provider with a prompt cache bills them (evals/prompt-cache.ts). */
   cache: PromptCacheSummary;
-  /** Over shortlisted turns: the estimated tokens kept ÷ the full menu's (tools/menu-cost.ts's KEPT_SHARE is set from it). */
+  /** Over shortlisted turns: the estimated tokens kept ÷ the full menu's. */
   keptShare: number;
 }
 
@@ -131,7 +131,7 @@ export function renderShortlistComparison(c: ShortlistComparison): string {
       ],
       [row('off', c.off), row('on', c.on)],
     ),
-    `  which is cheaper with a warm cache: ${warmOff <= warmOn ? 'the full menu' : 'the shortlist'} (${tok(warmOff)} against ${tok(warmOn)} effective input tokens a turn). The default rule (tools/menu-cost.ts: shortlist only past the size where it costs less than the full menu cached at ${CACHED_INPUT_PRICE_RATIO}×) assumes a shortlisted turn keeps ${pct(KEPT_SHARE)} of the menu; measured here: ${pct(c.on.keptShare)}`,
+    `  which is cheaper with a warm cache: ${warmOff <= warmOn ? 'the full menu' : 'the shortlist'} (${tok(warmOff)} against ${tok(warmOn)} effective input tokens a turn). The default (tools/menu-cost.ts) shortlists only past the menu size where the shortlist costs less than the full menu cached at ${CACHED_INPUT_PRICE_RATIO}×. A shortlisted turn kept ${pct(c.on.keptShare)} of the menu's estimated tokens`,
     `  prompt tokens over these turns: ${c.off.promptTokens} off, ${c.on.promptTokens} on (${fmtPct(c.off.promptTokens - c.on.promptTokens, c.off.promptTokens)} fewer with the shortlist); effective input tokens with a prompt cache: ${Math.round(c.off.cache.effectiveTokens)} off, ${Math.round(c.on.cache.effectiveTokens)} on (each case's tenant starts cold); with the full menu already cached by the tenant's other contacts: ${Math.round(c.off.cache.warmEffectiveTokens)} off`,
     table(
       ['case', 'turns', 'tokens/turn off', 'on', 'prefix share off', 'on', 'passed off/on'],

@@ -3,41 +3,34 @@ import {
   CACHED_INPUT_PRICE_RATIO,
   cheaperMenuThreshold,
   FIXED_PROMPT_TOKENS,
-  KEPT_SHARE,
+  KEPT_TOKENS,
   NEVER_SHORTLIST_TOKENS,
 } from './menu-cost.js';
 
 /** The two sides' effective input tokens a turn with a warm cache, as the rule models them. */
-function costs(full: number, size: { personaTokens: number; pinnedTokens: number }, r: number, s: number) {
+function costs(full: number, size: { personaTokens: number; pinnedTokens: number }, r: number) {
   const fixed = FIXED_PROMPT_TOKENS + size.personaTokens;
-  return { fullMenu: r * (fixed + full), shortlist: fixed + size.pinnedTokens + s * (full - size.pinnedTokens) };
+  return { fullMenu: r * (fixed + full), shortlist: fixed + size.pinnedTokens + KEPT_TOKENS };
 }
 
 describe('cheaperMenuThreshold: the menu size past which the shortlist costs less than the cached full menu', () => {
   const size = { personaTokens: 50, pinnedTokens: 20 };
 
   it('at the threshold the two sides cost the same; below it the full menu is cheaper, above it the shortlist', () => {
-    for (const [r, s] of [
-      [0.25, 0.22],
-      [0.5, 0.22],
-      [0.1, 0.05],
-    ] as const) {
-      const at = cheaperMenuThreshold(size, r, s);
-      const equal = costs(at, size, r, s);
+    for (const r of [0.1, 0.25, 0.5]) {
+      const at = cheaperMenuThreshold(size, r);
+      const equal = costs(at, size, r);
       expect(Math.abs(equal.fullMenu - equal.shortlist)).toBeLessThan(1);
-      const below = costs(at * 0.8, size, r, s);
+      const below = costs(at * 0.8, size, r);
       expect(below.fullMenu).toBeLessThan(below.shortlist);
-      const above = costs(at * 1.25, size, r, s);
+      const above = costs(at * 1.25, size, r);
       expect(above.shortlist).toBeLessThan(above.fullMenu);
     }
   });
 
-  it("under the default model's pricing (cached at 0.25×) and the measured kept share (0.22): about 12,500 tokens for a short persona", () => {
+  it("under the default model's pricing (cached at 0.25×): (450 + 50 + 20 + 800) / 0.25 − 500 = 4,780", () => {
     expect(CACHED_INPUT_PRICE_RATIO).toBe(0.25);
-    expect(KEPT_SHARE).toBe(0.22);
-    // (0.75 × (450 + 50) + 0.78 × 20) / 0.03 = 13,020.
-    expect(cheaperMenuThreshold(size)).toBe(13_020);
-    expect(cheaperMenuThreshold({ personaTokens: 50, pinnedTokens: 0 })).toBe(12_500);
+    expect(cheaperMenuThreshold(size)).toBe(4_780);
   });
 
   it('grows with what every turn carries anyway (a longer persona, pinned tools)', () => {
@@ -45,12 +38,9 @@ describe('cheaperMenuThreshold: the menu size past which the shortlist costs les
     expect(cheaperMenuThreshold({ personaTokens: 50, pinnedTokens: 400 })).toBeGreaterThan(cheaperMenuThreshold(size));
   });
 
-  it('a provider whose cached tokens are dearer (0.5×) makes the shortlist pay off sooner', () => {
+  it('a provider whose cached tokens are dearer (0.5×) makes the shortlist pay off sooner; a near-free cache, far later', () => {
     expect(cheaperMenuThreshold(size, 0.5)).toBeLessThan(cheaperMenuThreshold(size, 0.25));
-  });
-
-  it('never, while a shortlisted turn keeps as much of the menu as the cache discount leaves', () => {
-    expect(cheaperMenuThreshold(size, 0.25, 0.25)).toBe(NEVER_SHORTLIST_TOKENS);
-    expect(cheaperMenuThreshold(size, 0.1, 0.22)).toBe(NEVER_SHORTLIST_TOKENS);
+    expect(cheaperMenuThreshold(size, 0.01)).toBeGreaterThan(100_000);
+    expect(cheaperMenuThreshold(size, 0.0001)).toBe(NEVER_SHORTLIST_TOKENS);
   });
 });

@@ -38,7 +38,7 @@ export const CONFIG_FIELD_DESCRIPTIONS: Record<keyof typeof TenantConfigSchema.s
   manifest:
     'Per tool: effect (read | write | destructive), confirm, approval, guidance, resources, answers_directly, undo.',
   shortlist:
-    'The tool shortlist: when the tool menu passes maxToolTokens (estimated prompt tokens; absent: the size past which the shortlist costs less than the full menu with a warm prompt cache, about 12,500 for a short persona), a turn is offered only the tools and flows/tags/fields its words make relevant; pinned tools and reply always.',
+    'The tool shortlist: when the tool menu passes maxToolTokens (estimated prompt tokens; absent: the size past which the shortlist costs less than the full menu with a warm prompt cache, about 4,800 for a short persona), a turn is offered only the tools and flows/tags/fields its words make relevant; pinned tools and reply always.',
   toolOrder:
     'The order tools are offered to the model; must contain `"<unlisted-tools>"` exactly once. Absent: lexicographic.',
   thresholds: 'minConfidence (below it the turn escalates) and guardrailTimeoutMs (per guardrail).',

@@ -194,7 +194,7 @@ export const TenantConfigSchema = z.object({
    * The tool shortlist (tools/shortlist.ts): when the tool menu's estimated prompt tokens pass
    * `maxToolTokens`, each turn offers only the tools and resources the contact's words make
    * relevant (pinned tools and `reply` always). Absent: the size past which the shortlist costs
-   * less than the full menu with a warm prompt cache (tools/menu-cost.ts; about 12,500).
+   * less than the full menu with a warm prompt cache (tools/menu-cost.ts; about 4,800).
    */
   shortlist: z.object({ maxToolTokens: z.number().int().min(0).max(1_000_000) }).optional(),
   /** Canonical tool order override; must contain "<unlisted-tools>" exactly once. */
