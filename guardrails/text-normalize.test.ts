@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { foldText, normalizeText, significantStems, stem, unConfuse, unLeet, wordsOf } from './text-normalize.js';
+import {
+  foldText,
+  normalizeKeepCase,
+  normalizeText,
+  significantStems,
+  stem,
+  unConfuse,
+  unLeet,
+  wordsOf,
+} from './text-normalize.js';
 
 /**
  * The normalisation every text-reading guardrail runs before its patterns (issue 22: measured by
@@ -95,5 +104,28 @@ describe("stem: the other languages' endings", () => {
 describe('significantStems', () => {
   it('drops stop words and words under three characters, keeps three-letter ones', () => {
     expect([...significantStems('xy wants the gym and yoga classes')].sort()).toEqual(['class', 'gym', 'yoga']);
+  });
+});
+
+describe('normalisation answers come from a small memory of recent texts', () => {
+  it('the same text gives the same answer, first or later, past the bound and interleaved', () => {
+    const texts = Array.from(
+      { length: 100 },
+      (_, i) => `Ｆｕｌｌ-width ${i} “quoted” ｓｅｎｔ\u200B text ÉTÉ ${i % 7}`,
+    );
+    const first = texts.map((t) => [normalizeKeepCase(t), foldText(t)]);
+    for (const round of [0, 1])
+      texts.forEach((t, i) => {
+        const j = round ? texts.length - 1 - i : i;
+        expect([normalizeKeepCase(texts[j]!), foldText(texts[j]!)]).toEqual(first[j]);
+      });
+    expect(normalizeKeepCase('Ｓｅｎｔ  “it”')).toBe('Sent "it"');
+    expect(foldText('ÉTÉ  Übersicht')).toBe('ete ubersicht');
+  });
+
+  it('a text longer than the memory keeps is normalised all the same', () => {
+    const long = `${'Ａ'.repeat(5000)}  “x”`;
+    expect(normalizeKeepCase(long)).toBe(`${'A'.repeat(5000)} "x"`);
+    expect(foldText(long)).toBe(`${'a'.repeat(5000)} "x"`);
   });
 });

@@ -16,8 +16,38 @@ export function normalizeText(text: string): string {
   return normalizeKeepCase(text).toLowerCase();
 }
 
+/**
+ * The last few texts each normalisation was asked for, and its answer. A turn's guardrails read
+ * the same few strings (the contact's message, the reply, its captions) and each normalised them
+ * again: the same NFKC pass and regex chain up to a dozen times a turn. The functions are pure, so
+ * an answer found here is the one computing it would give. Bounded in count and text length;
+ * cleared when full (a turn's own texts are put back by its first guardrail).
+ */
+class RecentTexts {
+  private readonly answers = new Map<string, string>();
+  constructor(private readonly compute: (text: string) => string) {}
+
+  get(text: string): string {
+    if (text.length > MEMO_MAX_CHARS) return this.compute(text);
+    let answer = this.answers.get(text);
+    if (answer === undefined) {
+      if (this.answers.size >= MEMO_ENTRIES) this.answers.clear();
+      answer = this.compute(text);
+      this.answers.set(text, answer);
+    }
+    return answer;
+  }
+}
+const MEMO_ENTRIES = 32;
+const MEMO_MAX_CHARS = 4096;
+
 /** normalizeText without the lower-casing, for the few patterns where case is the signal. */
 export function normalizeKeepCase(text: string): string {
+  return keepCaseMemo.get(text);
+}
+const keepCaseMemo = new RecentTexts(computeKeepCase);
+
+function computeKeepCase(text: string): string {
   return text
     .normalize('NFKC')
     .replace(INVISIBLE, '')
@@ -109,6 +139,11 @@ export function unConfuse(normalized: string): string {
  * read alike, and so do "Übersicht" and "ubersicht", "İptal" and "iptal". Words are compared on this.
  */
 export function foldText(text: string): string {
+  return foldMemo.get(text);
+}
+const foldMemo = new RecentTexts(computeFold);
+
+function computeFold(text: string): string {
   // Turkish dotless ı has no decomposition; folded to i so "fiyatları" and "fiyatlari" meet.
   // (One mark at a time: with the g flag a run is removed either way.)
   return normalizeText(text).normalize('NFKD').replace(/\p{M}/gu, '').replace(/ı/g, 'i').normalize('NFC');

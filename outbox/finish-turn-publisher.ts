@@ -1,4 +1,4 @@
-import { Client } from '@upstash/qstash';
+import { qstashClient } from './qstash-client.js';
 import { FINISH_TURN_PATH, type FinishTurnJob } from '../core/finish-turn-job.js';
 import { tenantLabel } from './publisher.js';
 
@@ -13,7 +13,7 @@ export function qstashTurnJobs(config: {
   qstashToken: string;
   publicUrl: string;
 }): TurnJobPublisher {
-  const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
+  const client = qstashClient(config);
   return {
     async publishFinishTurn(job, delaySeconds, opts) {
       await client.publishJSON({

@@ -1,4 +1,4 @@
-import { Client } from '@upstash/qstash';
+import { qstashClient } from './qstash-client.js';
 import { INBOUND_RETRY_PATH, type InboundRetryJob } from '../core/inbound-retry-job.js';
 import { deliveryKeyDigest } from '../core/storage/keys.js';
 import { tenantLabel } from './publisher.js';
@@ -28,7 +28,7 @@ export function qstashInboundRetries(config: {
   qstashToken: string;
   publicUrl: string;
 }): InboundRetryPublisher {
-  const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
+  const client = qstashClient(config);
   return {
     async publishInboundRetry(job) {
       const { tenantId, contactId, messageKey } = job.inbound;

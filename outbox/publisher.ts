@@ -1,4 +1,4 @@
-import { Client } from '@upstash/qstash';
+import { qstashClient } from './qstash-client.js';
 import type { DeliveryMessage } from '../core/outbox-entry.js';
 
 export interface OutboxPublisher {
@@ -23,7 +23,7 @@ export function qstashPublisher(config: {
   qstashToken: string;
   publicUrl: string;
 }): OutboxPublisher {
-  const client = new Client({ baseUrl: config.qstashUrl, token: config.qstashToken });
+  const client = qstashClient(config);
   return {
     async publish(message, opts) {
       await client.publishJSON({

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from './constant-time.js';
+import { hex } from './digest.js';
 
 /**
  * The Worker's SESSION_SECRET signs three kinds of thing that come back to it: pinned
@@ -74,10 +75,25 @@ export async function verificationKeys(input: SecretsInput, purpose: KeyPurpose)
   return [...derivedKeys, ...secrets.map((s) => legacyKey(s, purpose))];
 }
 
+/**
+ * Imported keys by the derived key's bytes: `purposeKey` hands out the same array for a secret and
+ * purpose all the isolate's life, so each is imported once, not on every signature (a button, a
+ * pinned row, a cookie). A legacy key is a new array each time and simply misses.
+ */
+const imported = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+function importedKey(key: Uint8Array): Promise<CryptoKey> {
+  let k = imported.get(key);
+  if (!k) {
+    k = crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    k.catch(() => imported.delete(key));
+    imported.set(key, k);
+  }
+  return k;
+}
+
 export async function hmacHex(key: Uint8Array, text: string): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(text));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return hex(await crypto.subtle.sign('HMAC', await importedKey(key), new TextEncoder().encode(text)));
 }
 
 /** The hex HMAC of `text` for `purpose`, under the signing key. */

@@ -95,8 +95,29 @@ export function retainedTtl(ttlSeconds: number, retentionDays: number | undefine
  * src/tenants/deletion-status.ts (deletionStatus), src/tenants/page-tokens.ts (contactPage),
  * src/dashboard/auth/dashboard-keys.ts (dashboardPrefix). A new builder needs an owner there.
  */
-export function tenantKeys(tenantId: string) {
-  if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
+export function tenantKeys(tenantId: string): TenantKeys {
+  let keys = keysByTenant.get(tenantId);
+  if (!keys) {
+    if (!isTenantId(tenantId)) throw new Error('tenant id is not 1–63 lower-case letters, digits and hyphens');
+    if (keysByTenant.size >= TENANT_KEYS_CACHE_LIMIT) keysByTenant.clear();
+    keys = Object.freeze(buildTenantKeys(tenantId));
+    keysByTenant.set(tenantId, keys);
+  }
+  return keys;
+}
+
+export type TenantKeys = Readonly<ReturnType<typeof buildTenantKeys>>;
+
+/**
+ * A tenant's key builders, made once per tenant id per isolate (frozen, so no caller can change
+ * what another reads): a turn names its keys through `tenantKeys` a dozen times, and each call
+ * used to check the id and build this object with its twenty closures again. Only valid ids are
+ * remembered; the bound keeps an isolate that sees many tenants from holding them all.
+ */
+const keysByTenant = new Map<string, TenantKeys>();
+const TENANT_KEYS_CACHE_LIMIT = 1024;
+
+function buildTenantKeys(tenantId: string) {
   const t = `t:${tenantId}`;
   return {
     config: `${t}:config`,

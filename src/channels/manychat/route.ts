@@ -7,6 +7,7 @@ import { limitBody } from '../../http/middleware/body-limit.js';
 import { storageUnavailable } from '../../http/middleware/tenant.js';
 import { toDynamicBlock } from './dynamic-block.js';
 import { contactChannel } from './contact-channel.js';
+import { warnUnknownChannel } from './unknown-channel-warning.js';
 import { contactLanguage, inboundOf, manyChatMessageOf } from './inbound-of.js';
 import { keepThroughOutage } from './keep-through-outage.js';
 import { authenticateManyChatWebhook, type ManyChatContext } from './webhook-auth.js';
@@ -41,10 +42,7 @@ export function manyChatRoutes() {
     const { config, meta } = c.get('tenant');
     const cc = contactChannel(webhook);
     c.header('x-manychat-channel', cc.channel);
-    if (cc.from === 'unknown')
-      console.warn(
-        `ManyChat webhook for tenant ${config.tenantId}: the contact's channel cannot be told (no "channel" in the request template, no channel fields in Full Contact Data); answered in the Facebook format`,
-      );
+    if (cc.from === 'unknown') warnUnknownChannel(config);
     const words = tenantWords(config, contactLanguage(webhook));
     if (meta.status === 'suspended') {
       // An operator suspended the tenant: a polite answer, no model call, nothing staged or performed.
