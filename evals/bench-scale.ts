@@ -257,6 +257,9 @@ async function runPhase(
   });
   const seconds = (performance.now() - started) / 1000;
   const brokerAfter = await settle(facts.qstashUrl, 120_000);
+  console.log(
+    `  ${name}: ${turns} turns in ${seconds.toFixed(0)} s${stoppedByTime ? ' (stopped by --max-seconds)' : ''}`,
+  );
   return {
     name,
     kind,
@@ -296,6 +299,31 @@ async function keyClasses(raw: IORedis): Promise<KeyClassTotals[]> {
     });
   } while (cursor !== '0');
   return [...totals.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * Dead letters by state, over every tenant: under an overloaded machine a delivery attempt can stop
+ * between its ledger claim and its answer; the retry then finds the claim and, by design, does not
+ * resend a non-idempotent send (`unknown`).
+ */
+async function deadLetters(raw: IORedis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await raw.scan(cursor, 'MATCH', 't:*:dead-letters', 'COUNT', 2000);
+    cursor = next;
+    for (const k of keys)
+      for (const letter of await raw.lrange(k, 0, -1)) {
+        let state = '?';
+        try {
+          state = (JSON.parse(letter) as { state?: string }).state ?? '?';
+        } catch {
+          // not JSON: counted as '?'
+        }
+        out[state] = (out[state] ?? 0) + 1;
+      }
+  } while (cursor !== '0');
+  return out;
 }
 
 /** The cron through the Worker's scheduled handler: wall time and Redis commands, run by run. */
@@ -541,13 +569,17 @@ async function measure(o: Options): Promise<number> {
     const decisions: Record<string, number> = {};
     for (const r of records) decisions[r.decision] = (decisions[r.decision] ?? 0) + 1;
     const tokens = tokensOf(records);
+    const letters = await deadLetters(raw);
+    console.log(
+      `\nDead letters after the load: ${JSON.stringify(letters)} of ${phases.filter((p) => p.kind === 'staging').reduce((a, p) => a + p.turns, 0)} staging turns`,
+    );
     console.log(
       `\nTurn records sampled (${records.length}, every turn of ${Math.ceil(o.tenants / Math.max(1, Math.floor(o.tenants / 50)))} tenants): decisions ${JSON.stringify(decisions)}, ${committed.length} committed actions; model tokens per turn (the sandbox's estimate, 4 characters a token, of the real prompt; output is the scripted reply): input ${tokens.input.toFixed(0)}, output ${tokens.output.toFixed(0)}`,
     );
 
-    // The month: 10,000 tenants, 10 M turns, half of them staging (as this run's breadth).
+    // The month of the issue: 10,000 tenants of 100 contacts, 10 M turns, in this run's mix of kinds.
     const usage = usageOf(phases, tokens);
-    const target = { tenants: 10_000, contacts: 10_000 * o.contacts, turnsPerMonth: 10_000_000 };
+    const target = { tenants: 10_000, contacts: 1_000_000, turnsPerMonth: 10_000_000 };
     const storage = steadyStateBytes(classes, { tenants: o.tenants, contacts: reached, turns: turnsRun }, target);
     const cronPerMonth = (cron.at(-1)?.commands ?? NaN) * 60 * 24 * 30;
     const costs = monthlyCost(usage, {
@@ -592,6 +624,7 @@ async function measure(o: Options): Promise<number> {
             cron,
             tokens,
             decisions,
+            deadLetters: letters,
             usage,
             storageBytes: storage,
             costs,
