@@ -6,6 +6,7 @@
  *
  *   npm run bench:scale -- [--tenants 1000] [--contacts 100] [--turns 20] [--depth-contacts 1]
  *                          [--concurrency 50] [--max-seconds 1800] [--json FILE]
+ *   npm run bench:scale -- --extrapolate FILE   (the month's extrapolation again, from a run's --json)
  *
  * - Every tenant is created through the product's save path (saveTenant), each with its own config
  *   (the demo tenant's, under its own id) and its own webhook secret.
@@ -21,6 +22,7 @@
  * - After the load: Redis memory against the empty baseline, each key by class with and without a
  *   TTL (MEMORY USAGE and PTTL of every key); the cron, run through the Worker's scheduled handler.
  */
+import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,6 +53,7 @@ import {
   steadyStateBytes,
   tallyKey,
   LIST_PRICES,
+  type CostLine,
   type KeyClassTotals,
   type UsagePerTurn,
 } from './scale-model.js';
@@ -65,6 +68,8 @@ interface Options {
   concurrency: number;
   maxSeconds: number;
   json?: string;
+  /** A run's `--json` to extrapolate from, instead of running. */
+  extrapolate?: string;
 }
 
 interface Contact {
@@ -111,6 +116,7 @@ function parseOptions(): Options | string {
       concurrency: { type: 'string', default: '50' },
       'max-seconds': { type: 'string', default: '1800' },
       json: { type: 'string' },
+      extrapolate: { type: 'string' },
     },
   }).values;
   const o: Options = {
@@ -121,6 +127,7 @@ function parseOptions(): Options | string {
     concurrency: Number(v.concurrency),
     maxSeconds: Number(v['max-seconds']),
     ...(v.json ? { json: v.json } : {}),
+    ...(v.extrapolate ? { extrapolate: v.extrapolate } : {}),
   };
   const int = (n: number, lo: number, hi: number) => Number.isInteger(n) && n >= lo && n <= hi;
   if (!int(o.tenants, 1, 10_000)) return '--tenants must be 1..10000';
@@ -396,6 +403,75 @@ function usageOf(phases: PhaseResult[], tokens: { input: number; output: number 
   };
 }
 
+interface ExtrapolationInput {
+  classes: KeyClassTotals[];
+  measured: { tenants: number; contacts: number; turns: number };
+  usage: UsagePerTurn;
+  kinds: { noTool: UsagePerTurn; staging: UsagePerTurn };
+  /** The cron's commands in its last (idle) run. */
+  cronCommands: number;
+}
+
+/** The issue's month — 10,000 tenants of 100 contacts, 10 M turns, in the run's mix of kinds — at list prices. */
+function printExtrapolation({ classes, measured, usage, kinds, cronCommands }: ExtrapolationInput): {
+  storageBytes: number;
+  costs: CostLine[];
+} {
+  const target = { tenants: 10_000, contacts: 1_000_000, turnsPerMonth: 10_000_000 };
+  const storage = steadyStateBytes(classes, measured, target);
+  const costs = monthlyCost(usage, {
+    turnsPerMonth: target.turnsPerMonth,
+    cronCommandsPerMonth: cronCommands * 60 * 24 * 30,
+    storageGb: storage / 1024 ** 3,
+  });
+  console.log(
+    `\nPer turn (this run's mix): ${usage.redisCommands.toFixed(2)} Redis commands, ${usage.qstashMessages.toFixed(3)} QStash messages, ${usage.workerRequests.toFixed(3)} Worker requests, ${usage.workerCpuMs.toFixed(2)} ms workerd CPU (whole process under wrangler dev); by kind: no-tool ${kinds.noTool.redisCommands.toFixed(2)} commands / ${kinds.noTool.qstashMessages.toFixed(3)} messages, staging ${kinds.staging.redisCommands.toFixed(2)} / ${kinds.staging.qstashMessages.toFixed(3)}`,
+  );
+  console.log(
+    `Extrapolated to ${target.tenants} tenants, ${target.contacts} contacts, ${target.turnsPerMonth} turns a month: steady-state Redis ${(storage / 1024 ** 3).toFixed(2)} GB (MEMORY USAGE; TTL'd keys alive for min(TTL, 30 days)); list prices:`,
+  );
+  console.log(
+    table(
+      ['service', '$ per 1,000 turns', '$ per month', 'arithmetic'],
+      costs.map((c) => [
+        c.service,
+        Number.isFinite(c.per1000Turns) ? c.per1000Turns.toFixed(4) : '–',
+        c.perMonth.toFixed(2),
+        c.arithmetic,
+      ]),
+    ),
+  );
+  for (const [name, p] of Object.entries(LIST_PRICES))
+    console.log(`  ${name}: $${p.usd} per ${p.per} ${p.unit} — ${p.source}`);
+  return { storageBytes: storage, costs };
+}
+
+/** `--extrapolate FILE`: the extrapolation again from a run's `--json` (no stack, no load). */
+async function extrapolateFrom(file: string): Promise<number> {
+  const run = JSON.parse(await readFile(resolve(file), 'utf8')) as {
+    options: Options;
+    phases: (Omit<PhaseResult, 'latencies'> & { latencies?: number[] })[];
+    memory: { classes: KeyClassTotals[] };
+    cron: { commands: number }[];
+    tokens: { input: number; output: number };
+  };
+  const phases = run.phases.map((p) => ({ ...p, latencies: p.latencies ?? [] }));
+  const byKind = (k: Kind) => phases.filter((p) => p.kind === k);
+  console.log(`bench:scale --extrapolate ${file}`);
+  printExtrapolation({
+    classes: run.memory.classes,
+    measured: {
+      tenants: run.options.tenants,
+      contacts: phases[0]!.turns + phases[1]!.turns,
+      turns: phases.reduce((a, p) => a + p.turns, 0),
+    },
+    usage: usageOf(phases, run.tokens),
+    kinds: { noTool: usageOf(byKind('no-tool'), run.tokens), staging: usageOf(byKind('staging'), run.tokens) },
+    cronCommands: run.cron.at(-1)?.commands ?? NaN,
+  });
+  return 0;
+}
+
 async function measure(o: Options): Promise<number> {
   const loadAt = (await import('node:os')).loadavg().map((l) => l.toFixed(2));
   console.log(
@@ -577,35 +653,10 @@ async function measure(o: Options): Promise<number> {
       `\nTurn records sampled (${records.length}, every turn of ${Math.ceil(o.tenants / Math.max(1, Math.floor(o.tenants / 50)))} tenants): decisions ${JSON.stringify(decisions)}, ${committed.length} committed actions; model tokens per turn (the sandbox's estimate, 4 characters a token, of the real prompt; output is the scripted reply): input ${tokens.input.toFixed(0)}, output ${tokens.output.toFixed(0)}`,
     );
 
-    // The month of the issue: 10,000 tenants of 100 contacts, 10 M turns, in this run's mix of kinds.
     const usage = usageOf(phases, tokens);
-    const target = { tenants: 10_000, contacts: 1_000_000, turnsPerMonth: 10_000_000 };
-    const storage = steadyStateBytes(classes, { tenants: o.tenants, contacts: reached, turns: turnsRun }, target);
-    const cronPerMonth = (cron.at(-1)?.commands ?? NaN) * 60 * 24 * 30;
-    const costs = monthlyCost(usage, {
-      turnsPerMonth: target.turnsPerMonth,
-      cronCommandsPerMonth: cronPerMonth,
-      storageGb: storage / 1024 ** 3,
-    });
-    console.log(
-      `\nPer turn (this run's mix): ${usage.redisCommands.toFixed(2)} Redis commands, ${usage.qstashMessages.toFixed(3)} QStash messages, ${usage.workerRequests.toFixed(3)} Worker requests, ${usage.workerCpuMs.toFixed(2)} ms workerd CPU (whole process under wrangler dev); by kind: no-tool ${usageOf(byKind('no-tool'), tokens).redisCommands.toFixed(2)} commands / ${usageOf(byKind('no-tool'), tokens).qstashMessages.toFixed(3)} messages, staging ${usageOf(byKind('staging'), tokens).redisCommands.toFixed(2)} / ${usageOf(byKind('staging'), tokens).qstashMessages.toFixed(3)}`,
-    );
-    console.log(
-      `Extrapolated to ${target.tenants} tenants, ${target.contacts} contacts, ${target.turnsPerMonth} turns a month: steady-state Redis ${(storage / 1024 ** 3).toFixed(2)} GB (MEMORY USAGE; TTL'd keys alive for min(TTL, 30 days)); list prices:`,
-    );
-    console.log(
-      table(
-        ['service', '$ per 1,000 turns', '$ per month', 'arithmetic'],
-        costs.map((c) => [
-          c.service,
-          Number.isFinite(c.per1000Turns) ? c.per1000Turns.toFixed(4) : '–',
-          c.perMonth.toFixed(2),
-          c.arithmetic,
-        ]),
-      ),
-    );
-    for (const [name, p] of Object.entries(LIST_PRICES))
-      console.log(`  ${name}: $${p.usd} per ${p.per} ${p.unit} — ${p.source}`);
+    const kinds = { noTool: usageOf(byKind('no-tool'), tokens), staging: usageOf(byKind('staging'), tokens) };
+    const measured = { tenants: o.tenants, contacts: reached, turns: turnsRun };
+    const month = printExtrapolation({ classes, measured, usage, kinds, cronCommands: cron.at(-1)?.commands ?? NaN });
 
     if (o.json)
       await writeText(
@@ -626,8 +677,7 @@ async function measure(o: Options): Promise<number> {
             decisions,
             deadLetters: letters,
             usage,
-            storageBytes: storage,
-            costs,
+            ...month,
           },
           null,
           2,
@@ -645,7 +695,7 @@ if (typeof options === 'string') {
   console.error(options);
   process.exit(2);
 }
-measure(options).then(
+(options.extrapolate ? extrapolateFrom(options.extrapolate) : measure(options)).then(
   (code) => process.exit(code),
   (err) => {
     console.error(`bench:scale failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
