@@ -202,10 +202,13 @@ export async function redisCommandsSoFar(upstash: { url: string; token: string }
   return ((await res.json()) as { commands: number }).commands;
 }
 
-/** Messages the QStash broker has accepted so far (published, including a schedule's). */
+/**
+ * Messages the QStash broker has accepted so far (published, including a schedule's): its running
+ * total, not the length of its message list, which keeps only the newest 10,000.
+ */
 export async function qstashMessagesSoFar(qstashUrl: string): Promise<number> {
   const res = await fetch(`${qstashUrl}/__dev/messages`);
-  return ((await res.json()) as { messages: unknown[] }).messages.length;
+  return ((await res.json()) as { published: number }).published;
 }
 
 export async function script(modelUrl: string, steps: unknown[]): Promise<void> {
