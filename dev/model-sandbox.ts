@@ -168,8 +168,9 @@ class ModelSandboxState {
   private recorded: RecordedModelCall[] = [];
   private seq = 0;
   /**
-   * The step each identifier was served last, with the request body and whether it was a hedge:
-   * the other request of a hedged pair (same body) gets that step again, whichever arrives first.
+   * The step each identifier was served last, with the request body's digest and whether it was a
+   * hedge: the other request of a hedged pair (same body) gets that step again, whichever arrives
+   * first. A digest, not the body: a scale run keeps one entry per contact (100,000 and more).
    */
   private lastServed = new Map<
     string,
@@ -177,7 +178,7 @@ class ModelSandboxState {
       step: ScriptStep;
       index: number | null;
       source: RecordedModelCall['source'];
-      body: string;
+      bodyDigest: string;
       hedge: boolean;
       paired: boolean;
     }
@@ -215,12 +216,13 @@ class ModelSandboxState {
     hedge: boolean,
   ): { step: ScriptStep; index: number | null; source: RecordedModelCall['source'] } {
     const last = id ? this.lastServed.get(id) : undefined;
-    if (last && !last.paired && last.body === body && (hedge || last.hedge)) {
+    const bodyDigest = createHash('sha256').update(body).digest('base64');
+    if (last && !last.paired && last.bodyDigest === bodyDigest && (hedge || last.hedge)) {
       last.paired = true;
       return last;
     }
     const served = this.pick(id);
-    if (id) this.lastServed.set(id, { ...served, body, hedge, paired: false });
+    if (id) this.lastServed.set(id, { ...served, bodyDigest, hedge, paired: false });
     return served;
   }
 

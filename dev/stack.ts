@@ -86,6 +86,12 @@ export interface StackOptions {
   qstashRetryBaseMs?: number;
   /** ManyChat's per-endpoint rate limits in the sandbox (default on; benchmarks turn them off). */
   manychatRateLimits?: boolean;
+  /**
+   * Anyone who writes in is a subscriber of the sandbox's pages, without `liveSandbox`'s mirror
+   * (which polls every tenant twice a second): a benchmark with many contacts whose deliveries
+   * must land. Default: as `liveSandbox`.
+   */
+  manychatAutoSubscribers?: boolean;
   log?: (line: string) => void;
   /** Where to write stack.json / worker.env. Default `.local/`. */
   stateDir?: string;
@@ -263,7 +269,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
     messengerPages: [demoMessengerPage()],
     subscribers: [demoSubscriber(), ...demoChannelSubscribers()],
     enforceRateLimits: opts.manychatRateLimits ?? true,
-    autoSubscribers: opts.liveSandbox ?? false,
+    autoSubscribers: opts.manychatAutoSubscribers ?? opts.liveSandbox ?? false,
   });
   await seedDemoTenant(upstash.url, DEV_UPSTASH_TOKEN);
   const mirror = opts.liveSandbox

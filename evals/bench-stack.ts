@@ -5,7 +5,12 @@
  * `npm run bench`, the bare worker beside it). Plus the /proc readings the benchmarks take of it.
  * Loopback only.
  *
- *   tsx evals/bench-stack.ts --serve [--bare] [--state-dir DIR]   (the child; prints BENCH_READY {facts})
+ *   tsx evals/bench-stack.ts --serve [--bare] [--many-contacts] [--state-dir DIR]   (the child; prints BENCH_READY {facts})
+ *
+ * `--many-contacts` (`npm run bench:scale`): the ManyChat sandbox takes anyone who writes in as a
+ * subscriber and enforces no rate limit, so every staging turn's delivery lands. The sandbox serves
+ * one page and one API key for every tenant, where each real tenant has its own page and its own
+ * limits: one shared limit would refuse what separate pages accept.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -48,7 +53,7 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-async function serve(opts: { bare: boolean; stateDir: string }): Promise<void> {
+async function serve(opts: { bare: boolean; manyContacts: boolean; stateDir: string }): Promise<void> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const quiet = (l: string) => (/ERROR|✘/.test(l) ? log(l) : undefined);
   const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
@@ -60,6 +65,7 @@ async function serve(opts: { bare: boolean; stateDir: string }): Promise<void> {
     stateDir: opts.stateDir,
     log: quiet,
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
+    ...(opts.manyContacts ? { manychatAutoSubscribers: true, manychatRateLimits: false } : {}),
   });
   const barePort = opts.bare ? await freePort() : 0;
   const bare = opts.bare
@@ -196,10 +202,13 @@ export async function redisCommandsSoFar(upstash: { url: string; token: string }
   return ((await res.json()) as { commands: number }).commands;
 }
 
-/** Messages the QStash broker has accepted so far (published, including a schedule's). */
+/**
+ * Messages the QStash broker has accepted so far (published, including a schedule's): its running
+ * total, not the length of its message list, which keeps only the newest 10,000.
+ */
 export async function qstashMessagesSoFar(qstashUrl: string): Promise<number> {
   const res = await fetch(`${qstashUrl}/__dev/messages`);
-  return ((await res.json()) as { messages: unknown[] }).messages.length;
+  return ((await res.json()) as { published: number }).published;
 }
 
 export async function script(modelUrl: string, steps: unknown[]): Promise<void> {
@@ -219,9 +228,14 @@ export interface BenchStack {
 }
 
 /** Starts the stack in a child process and waits until it has printed its facts. */
-export async function startBenchStack(opts: { bare: boolean; stateDir: string }): Promise<BenchStack> {
+export async function startBenchStack(opts: {
+  bare: boolean;
+  stateDir: string;
+  manyContacts?: boolean;
+}): Promise<BenchStack> {
   const args = [join(ROOT, 'evals', 'bench-stack.ts'), '--serve', '--state-dir', opts.stateDir];
   if (opts.bare) args.push('--bare');
+  if (opts.manyContacts) args.push('--many-contacts');
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -251,6 +265,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href &
   const at = process.argv.indexOf('--state-dir');
   serve({
     bare: process.argv.includes('--bare'),
+    manyContacts: process.argv.includes('--many-contacts'),
     stateDir: at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : join(ROOT, '.local', 'bench'),
   }).catch((err) => {
     console.error(`bench stack failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -89,7 +89,14 @@ export class Engine {
     return `content:${hash}`;
   }
 
+  /**
+   * Messages accepted and delivered since start: kept apart from the message list, which forgets
+   * the oldest finished messages past MAX_KEPT_MESSAGES (a count of the list stops at that cap).
+   */
+  readonly totals = { published: 0, delivered: 0 };
+
   private create(fields: Omit<Message, 'messageId' | 'createdAt' | 'state' | 'attempts'>): Message {
+    this.totals.published += 1;
     const msg: Message = {
       ...fields,
       messageId: randomId('msg_'),
@@ -202,6 +209,7 @@ export class Engine {
     if (status !== undefined && msg.callback && !msg.isCallback) this.callback(msg.callback, msg, outcome, retried);
     if (status !== undefined && status >= 200 && status < 300) {
       msg.state = 'DELIVERED';
+      this.totals.delivered += 1;
       this.events.record(msg, 'DELIVERED');
       this.cfg.log(`delivered ${msg.messageId} (attempt ${retried + 1}, ${what})`);
       return;

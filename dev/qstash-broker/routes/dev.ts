@@ -3,11 +3,19 @@ import { decodeSegment, HttpError, readBody, route, sendJson, type Route } from 
 import { devMessageView } from '../views.js';
 import type { BrokerParts } from './parts.js';
 
-/** Dev-only controls (no auth, not in QStash): inspect messages, pause deliveries, fail publishes, fire a schedule. */
+/**
+ * Dev-only controls (no auth, not in QStash): inspect messages (with `published` and `delivered`
+ * since start: the list itself keeps the newest 10,000), pause deliveries, fail publishes, fire a
+ * schedule.
+ */
 export function devRoutes({ engine, scheduler, setFailPublishes }: BrokerParts): Route[] {
   return [
     route('GET', /^\/__dev\/messages$/, ({ res }) =>
-      sendJson(res, 200, { paused: engine.isPaused, messages: engine.all().map(devMessageView) }),
+      sendJson(res, 200, {
+        paused: engine.isPaused,
+        ...engine.totals,
+        messages: engine.all().map(devMessageView),
+      }),
     ),
     route('GET', /^\/__dev\/messages\/([^/]+)$/, ({ res, match }) => {
       const m = engine.get(decodeSegment(match[1] ?? ''));
