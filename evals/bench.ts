@@ -238,6 +238,7 @@ async function measure(): Promise<number> {
     console.log(`measuring ${seconds} s per scenario, ${connections} connections…`);
     const bare = await measured('bare Hono handler (same workerd)', bareUrl, null);
     const floor = await measured("bare + a no-tool turn's subrequests (I/O floor)", floorUrl, null);
+    const floorLogged = await measured("I/O floor + the turn's one log line", `${floorUrl}?log=1`, null);
     const noTool = await measured('Worker: no-tool turn', workerUrl, secret);
     const noToolRecords = await sampleRecords(noTool.ok);
     await script(facts.modelUrl, [
@@ -327,6 +328,12 @@ async function measure(): Promise<number> {
     console.log(
       `  product above floor: no-tool ${aboveFloor.noTool.toFixed(2)} ms, staging ${aboveFloor.staging.toFixed(2)} ms (CPU ms / request); throughput vs floor: no-tool ${vsFloor.noTool.toFixed(3)}×, staging ${vsFloor.staging.toFixed(3)}× (${noTool.rps.toFixed(0)} / ${staging.rps.toFixed(0)} vs ${floor.rps.toFixed(0)} req/s)`,
     );
+    // What the one structured line a turn writes costs workerd here: under wrangler dev each console
+    // line crosses to wrangler's process; a deployed Worker hands it to Workers Logs instead.
+    const logLineCpu = perRequest(floorLogged, 'bare workerd') - floorCpu;
+    console.log(
+      `  the turn's one log line: ${logLineCpu.toFixed(2)} ms of workerd CPU a request under wrangler dev (the floor with it ${perRequest(floorLogged, 'bare workerd').toFixed(2)} ms, ${floorLogged.rps.toFixed(0)} req/s); the product above that floor: no-tool ${(aboveFloor.noTool - logLineCpu).toFixed(2)} ms, staging ${(aboveFloor.staging - logLineCpu).toFixed(2)} ms; throughput vs it: no-tool ${(noTool.rps / floorLogged.rps).toFixed(3)}×`,
+    );
     const idle = await idleCron(facts, session);
     console.log(
       '\nCost per turn (Upstash bills Redis commands — each command of a pipeline or transaction, a script as one — and QStash bills messages):',
@@ -392,6 +399,8 @@ async function measure(): Promise<number> {
             },
             aboveFloor,
             vsFloor,
+            floorLogged,
+            logLineCpu,
             redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) },
             memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem },
           },

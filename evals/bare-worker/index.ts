@@ -10,6 +10,9 @@ import { Hono } from 'hono';
  *   around them: one Redis pipeline before the model (six commands), one model call (a Chat
  *   Completions body the size of the Worker's), one Redis transaction after. Its CPU is what the
  *   runtime spends carrying a turn's HTTP; the Worker's CPU above it is the product's own code.
+ *   With `?log=1` it also writes one line the shape and size of the Worker's turn log
+ *   (src/observability/turn-log.ts): under `wrangler dev` every console line crosses to wrangler's
+ *   process, and the bench prints what that one line costs workerd.
  */
 interface FloorEnv {
   UPSTASH_URL?: string;
@@ -69,6 +72,29 @@ app.post('/v1/io-floor/:tenant', async (c) => {
     ['SET', `floor:turn:${id}`, JSON.stringify(model), 'EX', '60'],
     ['DEL', `floor:seen:${id}`],
   ]);
+  if (c.req.query('log') === '1')
+    console.log(
+      JSON.stringify({
+        event: 'turn',
+        turnId: `turn_floor_${id}`,
+        tenantId: c.req.param('tenant'),
+        decision: 'pass',
+        guardrail: null,
+        deferred: false,
+        latencyMs: 3,
+        modelMs: 2,
+        guardrailsMs: 0,
+        commitMs: 1,
+        modelCalls: 1,
+        modelId: 'gpt-4.1-mini',
+        redisRoundTrips: { beforeModel: 1, afterModel: 1 },
+        staged: 0,
+        committed: 0,
+        pendingConfirmation: false,
+        approvals: 0,
+        written: true,
+      }),
+    );
   c.header('x-turn-id', `floor_${id}`);
   return c.json(dynamicBlock('Hello!'));
 });
