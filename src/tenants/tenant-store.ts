@@ -15,7 +15,15 @@ import { TenantMetaSchema, type TenantMeta } from './tenant-meta.js';
 
 export type TenantLoad =
   | { found: false }
-  | { found: true; config: TenantConfig; secrets: TenantSecrets; meta: TenantMeta; rev: number }
+  | {
+      found: true;
+      config: TenantConfig;
+      secrets: TenantSecrets;
+      meta: TenantMeta;
+      rev: number;
+      /** The stored config and secrets' JSON length (what an isolate's tenant cache budgets by). */
+      storedBytes: number;
+    }
   /** The stored config no longer validates; its secrets, when readable, still authenticate the tenant. */
   | { found: true; broken: string[]; secrets: TenantSecrets | null };
 
@@ -44,6 +52,7 @@ export async function loadTenant(session: RedisSession, tenantId: string, keys: 
     secrets,
     meta: meta.success ? meta.data : { status: 'active' },
     rev: Number(rawRev ?? 0) || 0,
+    storedBytes: String(rawConfig).length + String(rawSecrets).length,
   };
 }
 

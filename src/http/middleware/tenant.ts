@@ -51,7 +51,7 @@ export async function loadTenantFresh(c: Context<AppContext>, tenantId: string):
   }
   if ('broken' in loaded) return { kind: 'broken', tenantId, problems: loaded.broken, secrets: loaded.secrets };
   const tenant = { config: loaded.config, secrets: loaded.secrets, meta: loaded.meta };
-  rememberTenant(tenant, loaded.rev);
+  rememberTenant(tenant, loaded.rev, loaded.storedBytes);
   return { kind: 'found', tenant, rev: loaded.rev };
 }
 
