@@ -114,6 +114,8 @@ export interface StackOptions {
    * records and should not pay for a line per request).
    */
   workerLogLevel?: 'log' | 'warn';
+  /** wrangler's `--inspector-port` (default 0: any free port). `npm run profile -- --runtime workerd` reads a CPU profile through it. */
+  workerInspectorPort?: number;
 }
 
 /** Seeds the demo tenant (idempotent: rewrites config and secrets). */
@@ -201,6 +203,7 @@ function startWrangler(
   envFile: string,
   log: (line: string) => void,
   logLevel: 'log' | 'warn',
+  inspectorPort = 0,
 ): ChildProcess {
   const bin = join(ROOT, 'node_modules', '.bin', 'wrangler');
   // `--test-scheduled` serves /__scheduled (the cron, run by runCronEvery).
@@ -220,7 +223,7 @@ function startWrangler(
       logLevel,
       '--test-scheduled',
       '--inspector-port',
-      '0',
+      String(inspectorPort),
     ],
     {
       cwd: ROOT,
@@ -338,7 +341,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
       // Once more if wrangler dev exits while starting: with several stacks starting at once on a
       // loaded machine (the e2e files, three at a time) it has exited early, its reason printed.
       for (let attempt = 1; ; attempt++) {
-        worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
+        worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn', opts.workerInspectorPort);
         const output = recentOutput(worker);
         try {
           await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000, output);
@@ -384,7 +387,7 @@ export async function startLocalStack(opts: StackOptions = {}): Promise<LocalSta
   const restartWorker = async () => {
     if (!workerPort || !workerUrl) throw new Error('this stack runs no Worker');
     await stopWorker('SIGKILL');
-    worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn');
+    worker = startWrangler(workerPort, envFile, log, opts.workerLogLevel ?? 'warn', opts.workerInspectorPort);
     stack.worker = worker;
     await waitForHttp(`${workerUrl}/v1/health`, worker, 60_000);
   };

@@ -5,7 +5,7 @@
  * `npm run bench`, the bare worker beside it). Plus the /proc readings the benchmarks take of it.
  * Loopback only.
  *
- *   tsx evals/bench-stack.ts --serve [--bare] [--many-contacts] [--state-dir DIR]   (the child; prints BENCH_READY {facts})
+ *   tsx evals/bench-stack.ts --serve [--bare] [--many-contacts] [--inspector-port N] [--state-dir DIR]   (the child; prints BENCH_READY {facts})
  *
  * `--many-contacts` (`npm run bench:scale`): the ManyChat sandbox takes anyone who writes in as a
  * subscriber and enforces no rate limit, so every staging turn's delivery lands. The sandbox serves
@@ -53,7 +53,12 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-async function serve(opts: { bare: boolean; manyContacts: boolean; stateDir: string }): Promise<void> {
+async function serve(opts: {
+  bare: boolean;
+  manyContacts: boolean;
+  stateDir: string;
+  inspectorPort: number;
+}): Promise<void> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const quiet = (l: string) => (/ERROR|✘/.test(l) ? log(l) : undefined);
   const model: ModelSandbox = await startModelSandbox({ recordBodies: false, maxRecorded: 1000 });
@@ -66,6 +71,7 @@ async function serve(opts: { bare: boolean; manyContacts: boolean; stateDir: str
     log: quiet,
     workerVars: { OPENAI_API_KEY: 'sandbox', OPENAI_BASE_URL: model.baseURL, OPENAI_API_MODE: 'chat' },
     ...(opts.manyContacts ? { manychatAutoSubscribers: true, manychatRateLimits: false } : {}),
+    workerInspectorPort: opts.inspectorPort,
   });
   const barePort = opts.bare ? await freePort() : 0;
   const bare = opts.bare
@@ -232,10 +238,13 @@ export async function startBenchStack(opts: {
   bare: boolean;
   stateDir: string;
   manyContacts?: boolean;
+  /** The Worker's inspector port (`npm run profile -- --runtime workerd`); default any free port. */
+  inspectorPort?: number;
 }): Promise<BenchStack> {
   const args = [join(ROOT, 'evals', 'bench-stack.ts'), '--serve', '--state-dir', opts.stateDir];
   if (opts.bare) args.push('--bare');
   if (opts.manyContacts) args.push('--many-contacts');
+  if (opts.inspectorPort) args.push('--inspector-port', String(opts.inspectorPort));
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -263,7 +272,9 @@ export async function startBenchStack(opts: {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--serve')) {
   const at = process.argv.indexOf('--state-dir');
+  const inspectorAt = process.argv.indexOf('--inspector-port');
   serve({
+    inspectorPort: inspectorAt > 0 ? Number(process.argv[inspectorAt + 1]) : 0,
     bare: process.argv.includes('--bare'),
     manyContacts: process.argv.includes('--many-contacts'),
     stateDir: at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : join(ROOT, '.local', 'bench'),
