@@ -232,6 +232,8 @@ async function main(): Promise<number> {
           },
         ],
       });
+    // As in the bench: QStash holds the staged actions' deliveries, so only turns load the Worker.
+    await fetch(`${facts.qstashUrl}/__dev/pause`, { method: 'POST' });
     await load(3);
     const cdp = await inspector(port);
     await cdp.send('Profiler.enable');
