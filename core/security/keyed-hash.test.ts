@@ -30,3 +30,22 @@ describe('a kept secret hash checked against the stored one', () => {
     expect(await verifyHashedSecret('x', undefined, KEY)).toBe(false);
   });
 });
+
+describe('keyed hashes are compared as they are (64 hex digits), anything else through a hash of both', () => {
+  it('a stored hash that differs in one digit, in case, or in a character outside ASCII is no match', async () => {
+    const hmac = await keyedHash('secret', KEY);
+    const at = new Date();
+    expect(await hmacMatchesStored(hmac, { hmac }, at)).toBe(true);
+    const flipped = `${hmac.slice(0, 63)}${hmac[63] === '0' ? '1' : '0'}`;
+    expect(await hmacMatchesStored(hmac, { hmac: flipped }, at)).toBe(false);
+    expect(await hmacMatchesStored(hmac, { hmac: hmac.toUpperCase() }, at)).toBe(hmac === hmac.toUpperCase());
+    // 64 characters, more than 64 bytes: no match, and no exception from the byte comparison.
+    expect(await hmacMatchesStored(hmac, { hmac: `é${hmac.slice(1)}` }, at)).toBe(false);
+  });
+
+  it('a stored value that is not 64 characters (a corrupt record) is compared through hashes, and is no match', async () => {
+    const hmac = await keyedHash('secret', KEY);
+    expect(await hmacMatchesStored(hmac, { hmac: hmac.slice(0, 40) }, new Date())).toBe(false);
+    expect(await hmacMatchesStored(hmac, { hmac: `${hmac}00` }, new Date())).toBe(false);
+  });
+});

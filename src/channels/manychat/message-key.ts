@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../../core/security/digest.js';
 import { FALLBACK_KEY_PREFIX } from '../../../core/storage/keys.js';
 import type { ManyChatWebhook } from './inbound-schema.js';
 import type { ContactChannel } from './contact-channel.js';
@@ -31,10 +32,7 @@ export async function manyChatMessageKey(
   return `${FALLBACK_KEY_PREFIX}${await digest16(`${webhook.contact.id}\n${text}`)}`;
 }
 
+/** The first 16 bytes of the SHA-256, hex (the table look-up of core/security/digest.ts, not a format a byte). */
 async function digest16(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
-  return [...new Uint8Array(digest)]
-    .slice(0, 16)
-    .map((b) => b.toString(16).padStart(2, '0'))
-    .join('');
+  return (await sha256Hex(value)).slice(0, 32);
 }
