@@ -181,6 +181,7 @@ async function measure(): Promise<number> {
     const workerUrl = `${facts.workerUrl}/v1/manychat/${tenantId}`;
     const bareUrl = `${facts.bareUrl}/v1/manychat/${tenantId}`;
     const floorUrl = `${facts.bareUrl}/v1/io-floor/${tenantId}`;
+    const libraryFloorUrl = `${facts.bareUrl}/v1/library-floor/${tenantId}`;
     const productPids = workerdPids(facts.workerWranglerPid);
     const barePids = workerdPids(facts.bareWranglerPid);
 
@@ -189,6 +190,7 @@ async function measure(): Promise<number> {
     if (warmup) {
       await load('warm-up bare', bareUrl, null, warmup, connections);
       await load('warm-up I/O floor', floorUrl, null, warmup, connections);
+      await load('warm-up library floor', libraryFloorUrl, null, warmup, connections);
       await load('warm-up worker', workerUrl, secret, warmup, connections);
     }
     const groups: Record<string, number[]> = {
@@ -239,6 +241,11 @@ async function measure(): Promise<number> {
     const bare = await measured('bare Hono handler (same workerd)', bareUrl, null);
     const floor = await measured("bare + a no-tool turn's subrequests (I/O floor)", floorUrl, null);
     const floorLogged = await measured("I/O floor + the turn's one log line", `${floorUrl}?log=1`, null);
+    const libraryFloor = await measured(
+      'the same I/O through the fixed libraries (library floor)',
+      libraryFloorUrl,
+      null,
+    );
     const noTool = await measured('Worker: no-tool turn', workerUrl, secret);
     const noToolRecords = await sampleRecords(noTool.ok);
     await script(facts.modelUrl, [
@@ -305,7 +312,7 @@ async function measure(): Promise<number> {
       table(
         ['scenario', 'workerd CPU ms / request'],
         [
-          ...[bare, floor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]),
+          ...[bare, floor, libraryFloor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]),
           ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)]),
         ],
       ),
@@ -333,6 +340,18 @@ async function measure(): Promise<number> {
     const logLineCpu = perRequest(floorLogged, 'bare workerd') - floorCpu;
     console.log(
       `  the turn's one log line: ${logLineCpu.toFixed(2)} ms of workerd CPU a request under wrangler dev (the floor with it ${perRequest(floorLogged, 'bare workerd').toFixed(2)} ms, ${floorLogged.rps.toFixed(0)} req/s); the product above that floor: no-tool ${(aboveFloor.noTool - logLineCpu).toFixed(2)} ms, staging ${(aboveFloor.staging - logLineCpu).toFixed(2)} ms; throughput vs it: no-tool ${(noTool.rps / floorLogged.rps).toFixed(3)}×`,
+    );
+    // The libraries the product is fixed to (Hono, @upstash/redis, the AI SDK and its OpenAI
+    // provider, zod) making the turn's I/O with no product logic: what is left above this floor is
+    // the product's own code.
+    const libraryCpu = perRequest(libraryFloor, 'bare workerd') - floorCpu;
+    const aboveLibraryFloor = {
+      noTool: aboveFloor.noTool - libraryCpu,
+      staging: aboveFloor.staging - libraryCpu,
+    };
+    const vsLibraryFloor = { noTool: noTool.rps / libraryFloor.rps, staging: staging.rps / libraryFloor.rps };
+    console.log(
+      `  the fixed libraries making the same I/O: ${libraryCpu.toFixed(2)} ms above the I/O floor (the library floor ${perRequest(libraryFloor, 'bare workerd').toFixed(2)} ms, ${libraryFloor.rps.toFixed(0)} req/s); the product's own code above the library floor: no-tool ${aboveLibraryFloor.noTool.toFixed(2)} ms (its log line included), staging ${aboveLibraryFloor.staging.toFixed(2)} ms; throughput vs it: no-tool ${vsLibraryFloor.noTool.toFixed(3)}×, staging ${vsLibraryFloor.staging.toFixed(3)}×`,
     );
     const idle = await idleCron(facts, session);
     console.log(
@@ -401,6 +420,10 @@ async function measure(): Promise<number> {
             vsFloor,
             floorLogged,
             logLineCpu,
+            libraryFloor,
+            libraryCpu,
+            aboveLibraryFloor,
+            vsLibraryFloor,
             redisRoundTrips: { noTool: trips(byKind(false)), staging: trips(byKind(true)) },
             memory: { before: memBefore, after: memAfter, peakRss: memPeak, bare: bareMem },
           },

@@ -1,4 +1,8 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { Redis } from '@upstash/redis/cloudflare';
+import { generateText, stepCountIs, tool } from 'ai';
 import { Hono } from 'hono';
+import { z } from 'zod';
 
 /**
  * The benchmark's floors, on the same workerd (wrangler dev), same route shape and body as the
@@ -13,6 +17,12 @@ import { Hono } from 'hono';
  *   With `?log=1` it also writes one line the shape and size of the Worker's turn log
  *   (src/observability/turn-log.ts): under `wrangler dev` every console line crosses to wrangler's
  *   process, and the bench prints what that one line costs workerd.
+ * - `POST /v1/library-floor/:tenant`: the same turn's I/O made through the libraries the product
+ *   is built on (fixed by the product, not chosen per turn): a new `@upstash/redis` client per
+ *   request with the Worker's options, one pipeline, one AI SDK `generateText` step through
+ *   `@ai-sdk/openai` (Chat Completions, a `reply` tool with a zod schema the model must call, as the
+ *   Worker's loop ends), one MULTI; no log line. Its CPU above the I/O floor is what those
+ *   libraries cost a turn; the Worker's CPU above it is the product's own code.
  */
 interface FloorEnv {
   UPSTASH_URL?: string;
@@ -97,6 +107,64 @@ app.post('/v1/io-floor/:tenant', async (c) => {
     );
   c.header('x-turn-id', `floor_${id}`);
   return c.json(dynamicBlock('Hello!'));
+});
+
+const ReplySchema = z.object({
+  text: z.string(),
+  escalate: z.boolean(),
+  confidence: z.number(),
+  reason: z.string(),
+});
+const providers = new Map<string, ReturnType<typeof createOpenAI>>();
+
+app.post('/v1/library-floor/:tenant', async (c) => {
+  const { UPSTASH_URL, UPSTASH_TOKEN, MODEL_URL } = c.env;
+  if (!UPSTASH_URL || !UPSTASH_TOKEN || !MODEL_URL)
+    return c.json({ error: 'UPSTASH_URL, UPSTASH_TOKEN and MODEL_URL must be set' }, 500);
+  const body = (await c.req.json()) as { contact?: { id?: string }; text?: string };
+  const id = body.contact?.id ?? 'x';
+  // As core/storage/redis-session.ts builds it, a new client each request.
+  const redis = new Redis({
+    url: UPSTASH_URL,
+    token: UPSTASH_TOKEN,
+    enableAutoPipelining: false,
+    automaticDeserialization: false,
+    enableTelemetry: false,
+    readYourWrites: false,
+    responseEncoding: false,
+    retry: { retries: 1, backoff: () => 50 },
+    signal: () => AbortSignal.timeout(2000),
+  });
+  const before = redis.pipeline();
+  before.set(`floor:seen:${id}`, '1', { nx: true, ex: 60 });
+  before.get(`floor:a:${id}`);
+  before.get(`floor:b:${id}`);
+  before.get(`floor:c:${id}`);
+  before.lrange(`floor:h:${id}`, 0, -1);
+  before.get('floor:rev');
+  await before.exec();
+  // One provider per isolate, as src/models/select-model.ts keeps it.
+  let provider = providers.get(MODEL_URL);
+  if (!provider) {
+    provider = createOpenAI({ apiKey: 'sandbox', baseURL: `${MODEL_URL}/v1` });
+    providers.set(MODEL_URL, provider);
+  }
+  const result = await generateText({
+    model: provider.chat('gpt-4.1-mini'),
+    system: PROMPT,
+    prompt: body.text ?? '',
+    tools: { reply: tool({ description: 'Your answer to the contact.', inputSchema: ReplySchema }) },
+    toolChoice: 'required',
+    stopWhen: stepCountIs(1),
+    providerOptions: { openai: { safetyIdentifier: id } },
+  });
+  const reply = result.toolCalls.find((call) => call.toolName === 'reply');
+  const after = redis.multi();
+  after.set(`floor:turn:${id}`, JSON.stringify(result.response.messages), { ex: 60 });
+  after.del(`floor:seen:${id}`);
+  await after.exec();
+  c.header('x-turn-id', `library_floor_${id}`);
+  return c.json(dynamicBlock(reply ? String((reply.input as { text?: unknown }).text ?? 'Hello!') : 'Hello!'));
 });
 
 app.get('/v1/health', (c) => c.json({ ok: true, bare: true }));
