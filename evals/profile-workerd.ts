@@ -6,13 +6,14 @@
  * bundle wrangler built is read back to name which source file each sampled function came from
  * (esbuild marks each module's section with a `// path` comment).
  *
- *   npm run profile:workerd -- [--kind no-tool|staging] [--seconds S (default 10)] [--top N (default 25)]
+ *   npm run profile:workerd -- [--kind no-tool|staging] [--seconds S (default 10)] [--top N (default 25)] [--save FILE.cpuprofile]
  *
  * The profiler samples every 100 µs and the inspector session is itself work for workerd, so the
  * per-turn figures are the shares of a slightly slowed runtime: read them as where the time goes,
  * and `npm run bench` for how much there is. With a DevTools session attached, a console line
  * costs what it costs under an inspector (V8 reports each one to the session).
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -176,7 +177,12 @@ export function analyseWorkerdProfile(
 
 async function main(): Promise<number> {
   const args = parseArgs({
-    options: { kind: { type: 'string' }, seconds: { type: 'string' }, top: { type: 'string' } },
+    options: {
+      kind: { type: 'string' },
+      seconds: { type: 'string' },
+      top: { type: 'string' },
+      save: { type: 'string' },
+    },
   }).values;
   const kind = (args.kind ?? 'no-tool') as keyof typeof STEPS;
   if (!(kind in STEPS)) {
@@ -256,6 +262,8 @@ async function main(): Promise<number> {
       section = sectionsOf(scriptSource);
     }
     cdp.close();
+    // The raw profile opens in Chrome DevTools (Performance → load) or any .cpuprofile viewer.
+    if (args.save) writeFileSync(args.save, JSON.stringify(profile));
     console.log(`\n${kind}: ${turns} turns in ${seconds} s`);
     console.log(analyseWorkerdProfile(profile, bundleUrl, section, turns, top));
     return 0;
