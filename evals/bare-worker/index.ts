@@ -1,4 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { Client as QStash } from '@upstash/qstash';
 import { Redis } from '@upstash/redis/cloudflare';
 import { generateText, stepCountIs, tool } from 'ai';
 import { Hono } from 'hono';
@@ -22,12 +23,17 @@ import { z } from 'zod';
  *   request with the Worker's options, one pipeline, one AI SDK `generateText` step through
  *   `@ai-sdk/openai` (Chat Completions, a `reply` tool with a zod schema the model must call, as the
  *   Worker's loop ends), one MULTI; no log line. Its CPU above the I/O floor is what those
- *   libraries cost a turn; the Worker's CPU above it is the product's own code.
+ *   libraries cost a turn; the Worker's CPU above it is the product's own code. With `?publish=1`
+ *   it also publishes one JSON message through `@upstash/qstash` (one client per isolate, as
+ *   outbox/qstash-client.ts keeps it), as a staging turn's commit does: the floor for staging turns.
  */
 interface FloorEnv {
   UPSTASH_URL?: string;
   UPSTASH_TOKEN?: string;
   MODEL_URL?: string;
+  /** For the library floor's `?publish=1` (a staging turn's QStash publish). */
+  QSTASH_URL?: string;
+  QSTASH_TOKEN?: string;
 }
 const app = new Hono<{ Bindings: FloorEnv }>();
 
@@ -116,6 +122,7 @@ const ReplySchema = z.object({
   reason: z.string(),
 });
 const providers = new Map<string, ReturnType<typeof createOpenAI>>();
+let qstash: QStash | undefined;
 
 app.post('/v1/library-floor/:tenant', async (c) => {
   const { UPSTASH_URL, UPSTASH_TOKEN, MODEL_URL } = c.env;
@@ -163,6 +170,18 @@ app.post('/v1/library-floor/:tenant', async (c) => {
   after.set(`floor:turn:${id}`, JSON.stringify(result.response.messages), { ex: 60 });
   after.del(`floor:seen:${id}`);
   await after.exec();
+  if (c.req.query('publish') === '1') {
+    const { QSTASH_URL, QSTASH_TOKEN } = c.env;
+    if (!QSTASH_URL || !QSTASH_TOKEN) return c.json({ error: 'QSTASH_URL and QSTASH_TOKEN must be set' }, 500);
+    qstash ??= new QStash({ baseUrl: QSTASH_URL, token: QSTASH_TOKEN });
+    await qstash.publishJSON({
+      url: 'http://127.0.0.1:9/v1/outbox/deliver',
+      body: { tenantId: c.req.param('tenant'), turnId: `floor_${id}` },
+      deduplicationId: `deliver-floor-${id}`,
+      label: `tenant-${c.req.param('tenant')}`,
+      retries: 5,
+    });
+  }
   c.header('x-turn-id', `library_floor_${id}`);
   return c.json(dynamicBlock(reply ? String((reply.input as { text?: unknown }).text ?? 'Hello!') : 'Hello!'));
 });
