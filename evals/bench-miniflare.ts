@@ -21,16 +21,12 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Miniflare } from 'miniflare';
-import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { startModelSandbox } from '../dev/model-sandbox.js';
 import { freePort } from '../dev/redis-server.js';
-import { DEV_UPSTASH_TOKEN, ROOT, devSecretKeys, startLocalStack } from '../dev/stack.js';
-import { RedisSession } from '../core/storage/redis-session.js';
-import type { TenantConfigInput } from '../core/tenant/tenant-config.js';
-import { saveTenant } from '../src/tenants/tenant-store.js';
+import { DEV_UPSTASH_TOKEN, ROOT, startLocalStack } from '../dev/stack.js';
 import { cpuSeconds, workerdPids } from './bench-stack.js';
-import { deepMerge } from './case-format.js';
 import { table } from './stats.js';
+import { saveBenchTenant } from './bench-tenant.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[], digits = 2) =>
@@ -134,20 +130,7 @@ async function main(): Promise<number> {
     const workerUrl = (await worker.ready).toString().replace(/\/$/, '');
     const workerPids = workerdPids(process.pid).filter((p) => !barePids.includes(p));
 
-    const session = RedisSession.connect(stack.facts.upstash.url, DEV_UPSTASH_TOKEN);
-    const tenantId = `mf-${Date.now().toString(36)}`;
-    const secret = `mf-secret-${Math.random().toString(36).slice(2)}`;
-    const saved = await saveTenant(
-      session,
-      {
-        ...deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), {
-          guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } },
-        }),
-        tenantId,
-      },
-      { plain: { webhookSecret: secret, manychatApiKey: '1000001:demo-manychat-key' }, keys: await devSecretKeys() },
-    );
-    if (!saved.ok) throw new Error(`bench tenant is invalid: ${saved.problems.join('; ')}`);
+    const { tenantId, secret } = await saveBenchTenant(stack.facts.upstash, 'mf');
     await fetch(`${stack.facts.qstash.url}/__dev/pause`, { method: 'POST' });
 
     let n = 0;

@@ -18,16 +18,13 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
-import { demoTenantConfig } from '../dev/demo-tenant.js';
-import { ROOT, devSecretKeys } from '../dev/stack.js';
+import { ROOT } from '../dev/stack.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { TENANT_INDEX_KEY, tenantKeys } from '../core/storage/keys.js';
 import { parseJson, RedisSession } from '../core/storage/redis-session.js';
-import type { TenantConfigInput } from '../core/tenant/tenant-config.js';
-import { saveTenant } from '../src/tenants/tenant-store.js';
-import { deepMerge } from './case-format.js';
 import { writeText } from './report.js';
 import { fmtMs, mean, percentile, table } from './stats.js';
+import { saveBenchTenant } from './bench-tenant.js';
 import {
   cpuSeconds,
   pidsByName,
@@ -166,18 +163,7 @@ async function measure(): Promise<number> {
   const stack = await startBenchStack({ bare: true, stateDir: join(ROOT, '.local', 'bench') });
   const { facts } = stack;
   try {
-    const session = RedisSession.connect(facts.upstash.url, facts.upstash.token);
-    const tenantId = `bench-${Date.now().toString(36)}`;
-    const secret = `bench-secret-${Math.random().toString(36).slice(2)}`;
-    const config = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), {
-      guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } },
-    });
-    const saved = await saveTenant(
-      session,
-      { ...config, tenantId },
-      { plain: { webhookSecret: secret, manychatApiKey: '1000001:demo-manychat-key' }, keys: await devSecretKeys() },
-    );
-    if (!saved.ok) throw new Error(`bench tenant is invalid: ${saved.problems.join('; ')}`);
+    const { tenantId, secret, session } = await saveBenchTenant(facts.upstash, 'bench');
     const workerUrl = `${facts.workerUrl}/v1/manychat/${tenantId}`;
     const bareUrl = `${facts.bareUrl}/v1/manychat/${tenantId}`;
     const floorUrl = `${facts.bareUrl}/v1/io-floor/${tenantId}`;

@@ -18,15 +18,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { demoTenantConfig } from '../dev/demo-tenant.js';
 import { freePort } from '../dev/redis-server.js';
-import { ROOT, devSecretKeys } from '../dev/stack.js';
-import { RedisSession } from '../core/storage/redis-session.js';
-import type { TenantConfigInput } from '../core/tenant/tenant-config.js';
-import { saveTenant } from '../src/tenants/tenant-store.js';
-import { deepMerge } from './case-format.js';
+import { ROOT } from '../dev/stack.js';
 import { script, startBenchStack } from './bench-stack.js';
 import { table } from './stats.js';
+import { saveBenchTenant } from './bench-tenant.js';
 
 export interface ProfileNode {
   id: number;
@@ -203,18 +199,7 @@ async function main(): Promise<number> {
   });
   try {
     const { facts } = stack;
-    const session = RedisSession.connect(facts.upstash.url, facts.upstash.token);
-    const tenantId = `prof-${Date.now().toString(36)}`;
-    const secret = `prof-secret-${Math.random().toString(36).slice(2)}`;
-    const config = deepMerge<TenantConfigInput>(demoTenantConfig(tenantId), {
-      guardrails: { rateLimit: { tenantPerMinute: 1_000_000, contactPerMinute: 1000 } },
-    });
-    const saved = await saveTenant(
-      session,
-      { ...config, tenantId },
-      { plain: { webhookSecret: secret, manychatApiKey: '1000001:demo-manychat-key' }, keys: await devSecretKeys() },
-    );
-    if (!saved.ok) throw new Error(saved.problems.join('; '));
+    const { tenantId, secret } = await saveBenchTenant(facts.upstash, 'prof');
     await script(facts.modelUrl, [...STEPS[kind]]);
     let n = 0;
     const base = Date.now() * 1000;
