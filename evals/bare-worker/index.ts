@@ -164,6 +164,8 @@ app.post('/v1/library-floor/:tenant', async (c) => {
     toolChoice: 'required',
     stopWhen: stepCountIs(1),
     providerOptions: { openai: { safetyIdentifier: id } },
+    // As the product calls it (src/turn/model-loop.ts): the floor is the libraries' least cost.
+    telemetry: { isEnabled: false },
   });
   const reply = result.toolCalls.find((call) => call.toolName === 'reply');
   const after = redis.multi();

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { tool, type Tool } from 'ai';
+import { registerTelemetry, tool, type Tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolDeclaration } from '../../core/tenant/manifest.js';
@@ -307,5 +307,30 @@ describe('runModelLoop: failures are outcomes, never throws', () => {
       why: 'the model did not answer before the deadline',
       steps: [],
     });
+  });
+});
+
+describe("runModelLoop: the AI SDK's own telemetry stays off", () => {
+  it('an integration registered in the isolate sees no call, no tool and no contact text', async () => {
+    const seen: string[] = [];
+    const spy = (name: string) => (event: unknown) => void seen.push(`${name}: ${JSON.stringify(event)}`);
+    registerTelemetry({
+      onStart: spy('onStart'),
+      onLanguageModelCallStart: spy('onLanguageModelCallStart'),
+      onToolExecutionStart: spy('onToolExecutionStart'),
+      onEnd: spy('onEnd'),
+      executeLanguageModelCall: async ({ execute }) => {
+        seen.push('executeLanguageModelCall');
+        return execute();
+      },
+    });
+    try {
+      const { outcome, calls } = await run([{ calls: [call('read_it')] }, { calls: [], reply: reply('Noted.') }]);
+      expect(outcome.kind).toBe('reply');
+      expect(calls).toHaveLength(2);
+      expect(seen).toEqual([]);
+    } finally {
+      (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS = [];
+    }
   });
 });
