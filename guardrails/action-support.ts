@@ -639,6 +639,38 @@ export function mentionedIn(text: string, action: StagedAction, config: TenantCo
   return key.phrases ? key.phrases.some((phrase) => phraseIn(p, phrase, 'any')) : false;
 }
 
+/**
+ * Whether the contact's own words name what the action acts on only to say no to it: every
+ * naming is negated or sits in a question about it, or the message asks to remove or stop
+ * something while the action adds or sends. False when the words do not name it at all, and
+ * false when they name it plainly with a verb this lexicon does not know ("take the interested tag
+ * off my profile", "nimm mir das Interessiert-Tag weg"): there the runtime cannot tell, and the
+ * contact is asked (request-provenance.ts), never refused on one language's word list.
+ */
+export function contactDeclines(text: string, action: StagedAction, config: TenantConfig): boolean {
+  const p = prepare(text);
+  let phrases: string[][];
+  if (action.kind === 'set_field') {
+    const value = action.args.value;
+    if (typeof value !== 'string') return false;
+    const phrase = phraseOf(value);
+    // A value with no significant word has no negation to read: named is not declined.
+    if (!phrase.length) return false;
+    phrases = [phrase];
+  } else {
+    const key = keyPhrases(action, config);
+    if (!key.phrases) return false;
+    phrases = key.phrases;
+  }
+  if (!phrases.some((phrase) => phraseIn(p, phrase, 'any'))) return false;
+  if (
+    (action.kind === 'add_tag' || action.kind === 'send_flow' || action.kind === 'send_content') &&
+    REMOVAL_CUE.test(p.normalized)
+  )
+    return true;
+  return !phrases.some((phrase) => phraseIn(p, phrase, 'requested'));
+}
+
 /** Whether the significant words of `words` (a refused call's arguments) are in `text`. */
 export function mentionedWords(text: string, words: string): boolean {
   // No words left (only common ones): phraseIn is false for an empty phrase.

@@ -1,5 +1,5 @@
 import type { StagedAction } from '../core/staged-action.js';
-import { dataNaming, dataTexts, decodedParts, namedByContact, requestSupport } from './request-provenance.js';
+import { dataNaming, dataTexts, decodedParts, declinedByContact, requestSupport } from './request-provenance.js';
 import { escalate, pass, type Guardrail, type GuardrailInput } from './guardrail.js';
 import { AGENT_DIRECTIVES, INJECTION_MARKERS, matchPatterns, mentionsToolNames } from './instruction-patterns.js';
 import { thirdPartySigns } from './third-party-request.js';
@@ -117,9 +117,10 @@ function instructionProblems({ inbound, staged, steps, config }: GuardrailInput)
 /**
  * Rule 1: an action the contact's words do not ask for. Named by data the model read, or named by
  * the contact but negated, asked to stop or only asked about → refused (escalates). Named by
- * nothing → a gated action waits for the contact's (or the team's) answer
- * anyway, and an ungated one was given the contact's tap before the guardrails ran
- * (request-provenance.ts); one still ungated here was not, and escalates (fail closed).
+ * nothing, or by the contact plainly in words the runtime does not read as a request → a gated
+ * action waits for the contact's (or the team's) answer anyway, and an ungated one was given the
+ * contact's tap before the guardrails ran (request-provenance.ts); one still ungated here was
+ * not, and escalates (fail closed).
  */
 function supportProblems(input: GuardrailInput): string[] {
   const { staged } = input;
@@ -132,7 +133,7 @@ function supportProblems(input: GuardrailInput): string[] {
     const named = dataNaming(action, input, data);
     if (named)
       problems.push(`${action.summary} is not the contact's own request (${verdict.why}) and ${named.source} names it`);
-    else if (action.gate === 'none' || namedByContact(action, input))
+    else if (action.gate === 'none' || declinedByContact(action, input))
       problems.push(`${action.summary} is not the contact's own request: ${verdict.why}`);
   }
   return problems;

@@ -6,7 +6,7 @@ import {
   dataNaming,
   dataTexts,
   decodedParts,
-  namedByContact,
+  declinedByContact,
   readableData,
   requestSupport,
   writesNeedingTap,
@@ -149,7 +149,7 @@ describe('dataTexts: everything the model read this turn but the contact message
   });
 });
 
-describe('dataNaming and namedByContact', () => {
+describe('dataNaming and declinedByContact', () => {
   it('dataNaming returns the first data that names the resource, null when none does', () => {
     const vip = act.tag('vip');
     const input = turnInput({ text: 'hi', fields: { a: 'nothing here', b: 'make them vip', c: 'vip again' } });
@@ -157,12 +157,27 @@ describe('dataNaming and namedByContact', () => {
     expect(dataNaming(vip, input, data)?.source).toBe('field b');
     expect(dataNaming(act.tag('newsletter'), input, data)).toBeNull();
   });
-  it('namedByContact: the message names it, even negated; not when it names something else or is empty', () => {
+  it('declinedByContact: named only to say no, stop or ask about it', () => {
     const flow = act.flow('brochure');
-    expect(namedByContact(flow, turnInput({ text: "don't send the brochure" }))).toBe(true);
-    expect(namedByContact(flow, turnInput({ text: 'what are your hours?' }))).toBe(false);
+    expect(declinedByContact(flow, turnInput({ text: "don't send the brochure" }))).toBe(true);
+    expect(declinedByContact(flow, turnInput({ text: 'unsubscribe me from the brochure messages' }))).toBe(true);
+    expect(declinedByContact(act.tag('vip'), turnInput({ text: 'is the vip area open today?' }))).toBe(true);
+    expect(
+      declinedByContact(act.untag('interested'), turnInput({ text: 'what does interested mean on my profile?' })),
+    ).toBe(true);
+  });
+  it('declinedByContact: not when the message does not name it, or has no text', () => {
+    const flow = act.flow('brochure');
+    expect(declinedByContact(flow, turnInput({ text: 'what are your hours?' }))).toBe(false);
     const noText = turnInput({ text: 'x' });
-    expect(namedByContact(flow, { ...noText, inbound: { ...noText.inbound, text: undefined } })).toBe(false);
+    expect(declinedByContact(flow, { ...noText, inbound: { ...noText.inbound, text: undefined } })).toBe(false);
+  });
+  it.each([
+    ['en', 'Please take the interested tag off my profile'],
+    ['pt', 'tira a tag interested do meu perfil, por favor'],
+    ['de', 'Nehmt bitte das Tag interested von meinem Profil'],
+  ])('declinedByContact: not when it is named plainly with a verb the lexicon does not know (%s)', (_l, text) => {
+    expect(declinedByContact(act.untag('interested'), turnInput({ text }))).toBe(false);
   });
 });
 
@@ -230,6 +245,33 @@ describe('writesNeedingTap: uncertainty costs one tap, never a silent commit', (
     const gated = { ...act.tag('vip'), gate: 'approval' as const };
     const system = { ...act.tag('human_handoff'), tool: 'system:handoff' };
     expect(taps(turnInput({ text: 'hello there', staged: [gated, system] }))).toEqual([]);
+  });
+
+  describe('named plainly, with a verb the runtime cannot read as a request: asked, not escalated', () => {
+    it.each([
+      ['en', 'Please take the interested tag off my profile'],
+      ['pt', 'tira a tag interested do meu perfil, por favor'],
+      ['de', 'Nehmt bitte das Tag interested von meinem Profil'],
+    ])('an ungated removal gets the tap, and then passes the injection check (%s)', async (_l, text) => {
+      const untag = act.untag('interested');
+      const input = turnInput({ text, staged: [untag] });
+      expect(taps(input)).toEqual([{ actionId: untag.id, why: expect.stringContaining('the contact confirms it') }]);
+      const tapped = turnInput({ text, staged: [{ ...untag, gate: 'confirm' }] });
+      expect((await injection(tapped)).outcome).toBe('pass');
+    });
+    it.each([
+      ['approval', 'Please take the interested tag off my profile'],
+      ['confirm', 'Nehmt bitte das Tag interested von meinem Profil'],
+    ])('%s: a gated removal waits for its answer instead of a human', async (gate, text) => {
+      const untag = { ...act.untag('interested'), gate: gate as 'approval' | 'confirm' };
+      expect((await injection(turnInput({ text, staged: [untag] }))).outcome).toBe('pass');
+    });
+    it('a gated removal the contact only asked about is still refused', async () => {
+      const untag = { ...act.untag('interested'), gate: 'approval' as const };
+      const v = await injection(turnInput({ text: 'what does interested mean on my profile?', staged: [untag] }));
+      expect(v.outcome).toBe('escalate');
+      expect(v.reason).toContain("is not the contact's own request");
+    });
   });
 
   describe('the contact said no, or only asked about it: refused, not tapped', () => {

@@ -1,5 +1,5 @@
 import type { StagedAction } from '../core/staged-action.js';
-import { mentionedIn, RequestSupport, isAffirmative } from './action-support.js';
+import { contactDeclines, mentionedIn, RequestSupport, isAffirmative } from './action-support.js';
 import type { GuardrailInput } from './guardrail.js';
 import { untrustedResults } from './turn-provenance.js';
 import { unConfuse, normalizeText } from './text-normalize.js';
@@ -11,9 +11,10 @@ import { unConfuse, normalizeText } from './text-normalize.js';
  *   guardrail escalates it);
  * - the contact's own message names it but negates it, asks to stop it or only asks about it:
  *   the contact said no — refused (escalates), as before;
- * - nothing names it: the runtime cannot tell whether the contact meant it (a
- *   paraphrase, a synonym, another language's word) — the contact is asked, with the signed
- *   Yes/No only they can press, instead of a handoff or a silent commit.
+ * - nothing names it, or the contact names it plainly with a verb the runtime does not read as a
+ *   request ("take the interested tag off my profile", any language's verb missing from the
+ *   lexicon): the runtime cannot tell whether the contact meant it — the contact is asked, with
+ *   the signed Yes/No only they can press, instead of a handoff or a silent commit.
  * Encoded text in the data (base64, hex, %-escapes, \u-escapes) is decoded and read with it, and
  * look-alike letters folded, so an encoded instruction or resource name is seen; a turn whose
  * data carries decodable encoded text gets a tap for every ungated write.
@@ -110,9 +111,13 @@ export function dataNaming(
   return data.find((d) => mentionedIn(d.text, action, input.config)) ?? null;
 }
 
-/** Whether the contact's own message names the action's resource (negated, in a removal or a question, or not). */
-export function namedByContact(action: StagedAction, input: Pick<GuardrailInput, 'inbound' | 'config'>): boolean {
-  return mentionedIn(input.inbound.text ?? '', action, input.config);
+/**
+ * Whether the contact's own message names the action's resource only to say no to it (negated,
+ * asked to stop or remove, or only asked about). Named plainly with words the runtime cannot read
+ * as a request is not declined: the runtime is unsure, and the contact is asked.
+ */
+export function declinedByContact(action: StagedAction, input: Pick<GuardrailInput, 'inbound' | 'config'>): boolean {
+  return contactDeclines(input.inbound.text ?? '', action, input.config);
 }
 
 export interface TapNeeded {
@@ -155,7 +160,7 @@ export function writesNeedingTap(
     }
     if (verdict.supported) continue;
     // The contact named it and said no, stop, or only asked about it: not "cannot tell" — refused.
-    if (namedByContact(action, input)) continue;
+    if (declinedByContact(action, input)) continue;
     if (dataNaming(action, input, data)) continue;
     out.push({
       actionId: action.id,
