@@ -363,12 +363,17 @@ interface PreparedText {
   questionAbout: boolean[];
 }
 
+/** The text's sentences, split after . ! ? ; and line ends (the marks stay with their sentence). */
+function sentencesOf(normalized: string): string[] {
+  return normalized.match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? [];
+}
+
 function prepare(text: string): PreparedText {
   const words = wordsOf(text);
   const stems = words.map(stem);
   const normalized = normalizeText(text);
   // wordsOf splits at every non-letter, so the sentences' words are the text's words, in order.
-  const sentences = (normalized.match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? []).map((sentence) => ({
+  const sentences = sentencesOf(normalized).map((sentence) => ({
     sentence,
     words: wordsOf(sentence),
   }));
@@ -663,11 +668,15 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
     phrases = key.phrases;
   }
   if (!phrases.some((phrase) => phraseIn(p, phrase, 'any'))) return false;
-  if (
-    (action.kind === 'add_tag' || action.kind === 'send_flow' || action.kind === 'send_content') &&
-    REMOVAL_CUE.test(p.normalized)
-  )
-    return true;
+  // A removal or stop declines what its own sentence names. One in another sentence ("Add me to
+  // the newsletter. I don't want to miss anything!") leaves this naming plain: the runtime cannot
+  // tell, and the contact is asked (the write is still unsupported, so never committed silently).
+  if (action.kind === 'add_tag' || action.kind === 'send_flow' || action.kind === 'send_content') {
+    const declines = sentencesOf(p.normalized).some(
+      (sentence) => REMOVAL_CUE.test(sentence) && phrases.some((phrase) => phraseIn(prepare(sentence), phrase, 'any')),
+    );
+    if (declines) return true;
+  }
   return !phrases.some((phrase) => phraseIn(p, phrase, 'requested'));
 }
 

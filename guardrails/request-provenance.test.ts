@@ -173,6 +173,30 @@ describe('dataNaming and declinedByContact', () => {
     expect(declinedByContact(flow, { ...noText, inbound: { ...noText.inbound, text: undefined } })).toBe(false);
   });
   it.each([
+    [
+      'en, "do not want"',
+      'Add me to the newsletter please. I do not want to miss anything!',
+      () => act.tag('newsletter'),
+    ],
+    ['en, "stop"', 'Stop the promo messages. Send me the brochure.', () => act.flow('brochure')],
+    ['es, "ya no"', 'Ya no me manden promociones. Envíenme el folleto brochure.', () => act.flow('brochure')],
+    [
+      'de, "keine … mehr"',
+      'Bitte keine Werbung mehr. Aber die Broschüre brochure hätte ich gern.',
+      () => act.flow('brochure'),
+    ],
+  ])(
+    'declinedByContact: a removal or stop in another sentence does not decline what this one names (%s)',
+    (_l, text, action) => {
+      expect(declinedByContact(action(), turnInput({ text }))).toBe(false);
+    },
+  );
+  it('declinedByContact: a removal in the sentence that names it declines it', () => {
+    expect(declinedByContact(act.tag('newsletter'), turnInput({ text: 'remove me from the newsletter' }))).toBe(true);
+    const text = 'Hi. Stop the promo and the brochure messages. Thanks';
+    expect(declinedByContact(act.flow('brochure'), turnInput({ text }))).toBe(true);
+  });
+  it.each([
     ['en', 'Please take the interested tag off my profile'],
     ['pt', 'tira a tag interested do meu perfil, por favor'],
     ['de', 'Nehmt bitte das Tag interested von meinem Profil'],
@@ -265,6 +289,14 @@ describe('writesNeedingTap: uncertainty costs one tap, never a silent commit', (
     ])('%s: a gated removal waits for its answer instead of a human', async (gate, text) => {
       const untag = { ...act.untag('interested'), gate: gate as 'approval' | 'confirm' };
       expect((await injection(turnInput({ text, staged: [untag] }))).outcome).toBe('pass');
+    });
+    it('a stop in another sentence: the send this sentence names is asked about, never committed silently', async () => {
+      const flow = act.flow('brochure');
+      const text = 'Ya no me manden promociones. Envíenme el folleto brochure.';
+      const input = turnInput({ text, staged: [flow] });
+      expect(requestSupport(input).check(flow).supported).toBe(false);
+      expect(taps(input)).toEqual([{ actionId: flow.id, why: expect.stringContaining('the contact confirms it') }]);
+      expect((await injection(turnInput({ text, staged: [{ ...flow, gate: 'confirm' }] }))).outcome).toBe('pass');
     });
     it('a gated removal the contact only asked about is still refused', async () => {
       const untag = { ...act.untag('interested'), gate: 'approval' as const };
