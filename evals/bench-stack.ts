@@ -79,6 +79,9 @@ async function serve(opts: {
         UPSTASH_URL: stack.facts.upstash.url,
         UPSTASH_TOKEN: stack.facts.upstash.token,
         MODEL_URL: model.url,
+        // The library floor's `?publish=1`: the floor a staging turn is set against.
+        QSTASH_URL: stack.facts.qstash.url,
+        QSTASH_TOKEN: stack.facts.qstash.token,
       })
     : null;
   const bareUrl = bare ? `http://127.0.0.1:${barePort}` : '';

@@ -10,8 +10,11 @@
  * - The model is the model sandbox with a zero-latency default script, so what is measured is the
  *   Worker: auth, rate limit, claim, prompt, the AI SDK loop over HTTP, guardrails, the commit.
  * - Every request is a new turn: a fresh contact id and message key per request.
- * - Scenarios: the bare handler; no-tool turns; staging turns (the flow is committed and published
- *   to QStash; QStash deliveries are paused during the run so the outbox does not load the Worker).
+ * - Scenarios: the bare handler; the I/O floor (the turn's subrequests with raw fetch), with and
+ *   without the turn's log line; the library floor (the same I/O through Hono, @upstash/redis, the
+ *   AI SDK and zod), and with one @upstash/qstash publish (a staging turn's floor); no-tool turns;
+ *   staging turns (the flow is committed and published to QStash; QStash deliveries are paused
+ *   from the publish floor on, so the outbox does not load the Worker).
  * - Redis round trips per turn come from the turn records; workerd memory is sampled from /proc
  *   (RSS of the whole process, not per turn).
  */
@@ -242,6 +245,12 @@ async function measure(): Promise<number> {
       },
     ]);
     await fetch(`${facts.qstashUrl}/__dev/pause`, { method: 'POST' });
+    // With QStash holding deliveries, as for the staging turns: the floor's publish is never delivered.
+    const libraryFloorPublish = await measured(
+      'the library floor + one QStash publish',
+      `${libraryFloorUrl}?publish=1`,
+      null,
+    );
     const staging = await measured('Worker: staging turn (flow committed + published)', workerUrl, secret);
     const stagingRecords = await sampleRecords(staging.ok);
     clearInterval(sampler);
@@ -260,7 +269,7 @@ async function measure(): Promise<number> {
       return `  ${label}: mean ${mean(t).toFixed(2)} (before model ${mean(rs.map((r) => r.redisRoundTrips.beforeModel)).toFixed(2)}, after ${mean(rs.map((r) => r.redisRoundTrips.afterModel)).toFixed(2)}); distribution {${dist}}; n=${t.length}`;
     };
 
-    const rows = [bare, floor, floorLogged, libraryFloor, noTool, staging].map((s) => [
+    const rows = [bare, floor, floorLogged, libraryFloor, libraryFloorPublish, noTool, staging].map((s) => [
       s.name,
       s.rps.toFixed(0),
       String(s.requests),
@@ -298,7 +307,10 @@ async function measure(): Promise<number> {
       table(
         ['scenario', 'workerd CPU ms / request'],
         [
-          ...[bare, floor, libraryFloor].map((s) => [s.name, perRequest(s, 'bare workerd').toFixed(2)]),
+          ...[bare, floor, libraryFloor, libraryFloorPublish].map((s) => [
+            s.name,
+            perRequest(s, 'bare workerd').toFixed(2),
+          ]),
           ...[noTool, staging].map((s) => [s.name, perRequest(s, 'Worker workerd').toFixed(2)]),
         ],
       ),
@@ -331,13 +343,17 @@ async function measure(): Promise<number> {
     // provider, zod) making the turn's I/O with no product logic: what is left above this floor is
     // the product's own code.
     const libraryCpu = perRequest(libraryFloor, 'bare workerd') - floorCpu;
+    // A staging turn makes one more subrequest (the QStash publish): its floor makes it too.
     const aboveLibraryFloor = {
-      noTool: aboveFloor.noTool - libraryCpu,
-      staging: aboveFloor.staging - libraryCpu,
+      noTool: perRequest(noTool, 'Worker workerd') - perRequest(libraryFloor, 'bare workerd'),
+      staging: perRequest(staging, 'Worker workerd') - perRequest(libraryFloorPublish, 'bare workerd'),
     };
-    const vsLibraryFloor = { noTool: noTool.rps / libraryFloor.rps, staging: staging.rps / libraryFloor.rps };
+    const vsLibraryFloor = {
+      noTool: noTool.rps / libraryFloor.rps,
+      staging: staging.rps / libraryFloorPublish.rps,
+    };
     console.log(
-      `  the fixed libraries making the same I/O: ${libraryCpu.toFixed(2)} ms above the I/O floor (the library floor ${perRequest(libraryFloor, 'bare workerd').toFixed(2)} ms, ${libraryFloor.rps.toFixed(0)} req/s); the product's own code above the library floor: no-tool ${aboveLibraryFloor.noTool.toFixed(2)} ms (its log line included), staging ${aboveLibraryFloor.staging.toFixed(2)} ms; throughput vs it: no-tool ${vsLibraryFloor.noTool.toFixed(3)}×, staging ${vsLibraryFloor.staging.toFixed(3)}×`,
+      `  the fixed libraries making the same I/O: ${libraryCpu.toFixed(2)} ms above the I/O floor (the library floor ${perRequest(libraryFloor, 'bare workerd').toFixed(2)} ms, ${libraryFloor.rps.toFixed(0)} req/s); the product's own code above the library floor: no-tool ${aboveLibraryFloor.noTool.toFixed(2)} ms (its log line included), staging ${aboveLibraryFloor.staging.toFixed(2)} ms (above the floor with a publish, ${perRequest(libraryFloorPublish, 'bare workerd').toFixed(2)} ms); throughput vs it: no-tool ${vsLibraryFloor.noTool.toFixed(3)}×, staging ${vsLibraryFloor.staging.toFixed(3)}×`,
     );
     const idle = await idleCron(facts, session);
     console.log(
@@ -407,6 +423,7 @@ async function measure(): Promise<number> {
             floorLogged,
             logLineCpu,
             libraryFloor,
+            libraryFloorPublish,
             libraryCpu,
             aboveLibraryFloor,
             vsLibraryFloor,
@@ -420,7 +437,7 @@ async function measure(): Promise<number> {
       console.log(`\nJSON: ${resolve(args.json)}`);
     }
     // A floor that answered errors measured something else: the run fails rather than print it.
-    const floorsClean = [floor, floorLogged, libraryFloor].every((s) => s.non2xx + s.errors === 0);
+    const floorsClean = [floor, floorLogged, libraryFloor, libraryFloorPublish].every((s) => s.non2xx + s.errors === 0);
     return noTool.ok > 0 && staging.ok > 0 && floorsClean ? 0 : 1;
   } finally {
     await stack.stop();
