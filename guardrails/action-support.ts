@@ -632,16 +632,26 @@ export class RequestSupport {
  */
 export function mentionedIn(text: string, action: StagedAction, config: TenantConfig): boolean {
   const p = prepare(text);
+  const phrases = namingPhrases(action, config);
+  if (phrases) return phrases.some((phrase) => phraseIn(p, phrase, 'any'));
+  // A field value with no significant word (a code, a single letter): a plain substring match.
+  const value = action.kind === 'set_field' && typeof action.args.value === 'string' ? action.args.value : '';
+  return Boolean(normalizeText(value)) && p.normalized.includes(normalizeText(value));
+}
+
+/**
+ * The phrases that name what the action acts on: a field's string value, else the resource's
+ * words (keyPhrases). Null when there are none to read (a non-string or wordless value, a
+ * resource the config does not have).
+ */
+function namingPhrases(action: StagedAction, config: TenantConfig): string[][] | null {
   if (action.kind === 'set_field') {
     const value = action.args.value;
-    if (typeof value !== 'string') return false;
+    if (typeof value !== 'string') return null;
     const phrase = phraseOf(value);
-    return phrase.length
-      ? phraseIn(p, phrase, 'any')
-      : Boolean(normalizeText(value)) && p.normalized.includes(normalizeText(value));
+    return phrase.length ? [phrase] : null;
   }
-  const key = keyPhrases(action, config);
-  return key.phrases ? key.phrases.some((phrase) => phraseIn(p, phrase, 'any')) : false;
+  return keyPhrases(action, config).phrases;
 }
 
 /**
@@ -650,23 +660,13 @@ export function mentionedIn(text: string, action: StagedAction, config: TenantCo
  * something while the action adds or sends. False when the words do not name it at all, and
  * false when they name it plainly with a verb this lexicon does not know ("take the interested tag
  * off my profile", "nimm mir das Interessiert-Tag weg"): there the runtime cannot tell, and the
- * contact is asked (request-provenance.ts), never refused on one language's word list.
+ * contact is asked (request-provenance.ts), never refused on one language's word list. A field
+ * value with no significant word has no negation to read: named is not declined.
  */
 export function contactDeclines(text: string, action: StagedAction, config: TenantConfig): boolean {
+  const phrases = namingPhrases(action, config);
+  if (!phrases) return false;
   const p = prepare(text);
-  let phrases: string[][];
-  if (action.kind === 'set_field') {
-    const value = action.args.value;
-    if (typeof value !== 'string') return false;
-    const phrase = phraseOf(value);
-    // A value with no significant word has no negation to read: named is not declined.
-    if (!phrase.length) return false;
-    phrases = [phrase];
-  } else {
-    const key = keyPhrases(action, config);
-    if (!key.phrases) return false;
-    phrases = key.phrases;
-  }
   if (!phrases.some((phrase) => phraseIn(p, phrase, 'any'))) return false;
   // A removal or stop declines what its own sentence names. One in another sentence ("Add me to
   // the newsletter. I don't want to miss anything!") leaves this naming plain: the runtime cannot

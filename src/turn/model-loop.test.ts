@@ -312,6 +312,8 @@ describe('runModelLoop: failures are outcomes, never throws', () => {
 
 describe("runModelLoop: the AI SDK's own telemetry stays off", () => {
   it('an integration registered in the isolate sees no call, no tool and no contact text', async () => {
+    const global = globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] };
+    const before = global.AI_SDK_TELEMETRY_INTEGRATIONS;
     const seen: string[] = [];
     const spy = (name: string) => (event: unknown) => void seen.push(`${name}: ${JSON.stringify(event)}`);
     registerTelemetry({
@@ -330,7 +332,7 @@ describe("runModelLoop: the AI SDK's own telemetry stays off", () => {
       expect(calls).toHaveLength(2);
       expect(seen).toEqual([]);
     } finally {
-      (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS = [];
+      global.AI_SDK_TELEMETRY_INTEGRATIONS = before;
     }
   });
 });
