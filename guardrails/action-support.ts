@@ -2,6 +2,7 @@ import { actionKind } from '../core/actions/index.js';
 import { RESOURCE_NOUN, resourceRef, resourceWords } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
+import { readableAround, SERVED_FUNCTION_WORDS } from './served-words.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
 /**
@@ -29,7 +30,12 @@ export interface ContactRequest {
   acceptedOffer?: string;
 }
 
-export type Support = { supported: true; why: string } | { supported: false; why: string };
+/**
+ * `unreadable`: the contact's own message names the resource plainly, but in a sentence the
+ * runtime cannot read (served-words.ts): it cannot tell a request from a refusal, so the contact
+ * is asked, even where data the model read names it too (the contact's tap decides, not the data).
+ */
+export type Support = { supported: true; why: string } | { supported: false; why: string; unreadable?: true };
 
 /** Generic words that would make every description match. */
 const GENERIC = new Set([
@@ -440,13 +446,46 @@ function negatedAt(p: PreparedText, i: number): boolean {
  */
 type Reading = 'any' | 'affirmed' | 'requested';
 
-/** A phrase (stems) is in the text when every stem is, and its first stem occurs as `reading` asks at least once. */
-function phraseIn(p: PreparedText, phrase: string[], reading: Reading): boolean {
+/** Every word the request lexicon knows, in any served language: the function words and the cues above. */
+const LEXICON_WORDS: ReadonlySet<string> = new Set([
+  ...SERVED_FUNCTION_WORDS,
+  ...STOP_WORDS,
+  ...GENERIC,
+  ...NEGATORS,
+  ...ACTION_VERBS,
+  ...POLITE_ASKS,
+  ...ALREADY,
+  ...ALREADY_HAVE,
+  ...BACK_REFERENCES,
+  ...MONTHS,
+]);
+const lexiconKnows = (word: string) =>
+  LEXICON_WORDS.has(word) || ACTION_STEMS.has(stem(word)) || RELATIVE_DAYS.test(word) || REMOVAL_CUE_RAW.test(word);
+
+/**
+ * Whether the words of sentence `n` other than `phrase` are readable (served-words.ts): a naming in
+ * a sentence the runtime cannot read ("geen newsletter alsjeblieft") is not a request it can
+ * vouch for.
+ */
+function sentenceReadable(p: PreparedText, n: number, phrase: readonly string[]): boolean {
+  const others: string[] = [];
+  for (let j = 0; j < p.words.length; j++)
+    if (p.sentenceOf[j] === n && !phrase.includes(p.stems[j]!)) others.push(p.words[j]!);
+  return readableAround(others, lexiconKnows);
+}
+
+/**
+ * A phrase (stems) is in the text when every stem is, and its first stem occurs as `reading` asks
+ * at least once; with `readable`, in a sentence whose other words the runtime can read.
+ */
+function phraseIn(p: PreparedText, phrase: string[], reading: Reading, readable = false): boolean {
   if (!phrase.length || !phrase.every((s) => p.stemSet.has(s))) return false;
-  if (reading === 'any') return true;
+  if (reading === 'any' && !readable) return true;
   for (let i = 0; i < p.stems.length; i++) {
-    if (p.stems[i] !== phrase[0] || negatedAt(p, i)) continue;
+    if (p.stems[i] !== phrase[0]) continue;
+    if (reading !== 'any' && negatedAt(p, i)) continue;
     if (reading === 'requested' && p.questionAbout[p.sentenceOf[i] ?? -1]) continue;
+    if (readable && !sentenceReadable(p, p.sentenceOf[i] ?? -1, phrase)) continue;
     return true;
   }
   return false;
@@ -462,9 +501,9 @@ function descriptionPhrases(description: string): string[][] {
   return [...significantStems(description)].filter((s) => !GENERIC_STEMS.has(s)).map((s) => [s]);
 }
 
-/** Which of `phrases` the text supports (first match), or null. */
-function firstSupported(p: PreparedText, phrases: string[][], reading: Reading): string | null {
-  for (const phrase of phrases) if (phraseIn(p, phrase, reading)) return phrase.join(' ');
+/** Which of `phrases` the text supports (first match), or null; `readable` as in phraseIn. */
+function firstSupported(p: PreparedText, phrases: string[][], reading: Reading, readable = false): string | null {
+  for (const phrase of phrases) if (phraseIn(p, phrase, reading, readable)) return phrase.join(' ');
   return null;
 }
 
@@ -500,7 +539,12 @@ function keyPhrases(
   return { what, phrases };
 }
 
-function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldConfig): string | null {
+function fieldValueSupport(
+  p: PreparedText,
+  action: StagedAction,
+  field: FieldConfig,
+  readable: boolean,
+): string | null {
   const value = action.args.value;
   switch (field.type) {
     case 'number': {
@@ -513,6 +557,7 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
         p,
         [phraseOf(field.name), ...descriptionPhrases(field.description)],
         value === false ? 'any' : 'requested',
+        readable,
       );
     case 'date': {
       const iso = String(value);
@@ -530,7 +575,7 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
     case 'text': {
       const text = String(value);
       const phrase = phraseOf(text);
-      if (phrase.length) return phraseIn(p, phrase, 'requested') ? text : null;
+      if (phrase.length) return phraseIn(p, phrase, 'requested', readable) ? text : null;
       // Values with no significant word (a code, a single letter): a plain substring match.
       const plain = normalizeText(text);
       return plain && p.normalized.includes(plain) ? text : null;
@@ -538,21 +583,31 @@ function fieldValueSupport(p: PreparedText, action: StagedAction, field: FieldCo
   }
 }
 
-function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig): { ok: boolean; detail: string } {
+/**
+ * Whether `p` asks for the action. `readable`: the naming must sit in a sentence the runtime can
+ * read (the contact's own message; the agent's offer a contact said yes to is the product's words).
+ */
+function supportIn(
+  p: PreparedText,
+  action: StagedAction,
+  config: TenantConfig,
+  readable: boolean,
+): { ok: boolean; detail: string; unreadable?: true } {
   if (action.kind === 'set_field') {
     const field = String(action.args.field ?? '');
     const configured = config.fields.find((f) => f.name === field);
     if (!configured) return { ok: false, detail: `field "${field}" is not a configured field` };
-    const hit = fieldValueSupport(p, action, configured);
-    return hit
+    const value = JSON.stringify(action.args.value);
+    const hit = fieldValueSupport(p, action, configured, readable);
+    if (hit) return { ok: true, detail: `value ${value} for field "${field}" is in the contact's words (${hit})` };
+    const unread = readable ? fieldValueSupport(p, action, configured, false) : null;
+    return unread
       ? {
-          ok: true,
-          detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is in the contact's words (${hit})`,
-        }
-      : {
           ok: false,
-          detail: `value ${JSON.stringify(action.args.value)} for field "${field}" is not in the contact's words`,
-        };
+          detail: `value ${value} for field "${field}" is named ("${unread}") in words the runtime cannot read as a request (not a language it serves)`,
+          unreadable: true,
+        }
+      : { ok: false, detail: `value ${value} for field "${field}" is not in the contact's words` };
   }
   const key = keyPhrases(action, config);
   if (!key.phrases) return { ok: false, detail: `${key.what}: ${key.why}` };
@@ -571,14 +626,22 @@ function supportIn(p: PreparedText, action: StagedAction, config: TenantConfig):
   // question is asked about, not for ("is the premium area open?"); its description says when the
   // tenant wants it added ("asked about classes or prices"), so a question may meet that.
   const [name, ...rest] = key.phrases;
-  const hit =
+  const named = (inReadable: boolean) =>
     action.kind === 'remove_tag'
-      ? firstSupported(p, key.phrases, 'any')
+      ? firstSupported(p, key.phrases, 'any', inReadable)
       : action.kind === 'add_tag'
-        ? (firstSupported(p, name ? [name] : [], 'requested') ?? firstSupported(p, rest, 'affirmed'))
-        : firstSupported(p, key.phrases, 'affirmed');
-  return hit
-    ? { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` }
+        ? (firstSupported(p, name ? [name] : [], 'requested', inReadable) ??
+          firstSupported(p, rest, 'affirmed', inReadable))
+        : firstSupported(p, key.phrases, 'affirmed', inReadable);
+  const hit = named(readable);
+  if (hit) return { ok: true, detail: `${key.what} matches the contact's words ("${hit}")` };
+  const unread = readable ? named(false) : null;
+  return unread
+    ? {
+        ok: false,
+        detail: `${key.what} is named ("${unread}") in words the runtime cannot read as a request (not a language it serves)`,
+        unreadable: true,
+      }
     : { ok: false, detail: `${key.what} is not in the contact's words` };
 }
 
@@ -611,17 +674,17 @@ export class RequestSupport {
         why: `tag "${String(action.args.tag)}" may be added without being asked (unpromptedTags)`,
       };
     }
-    const own = supportIn(this.own, action, this.config);
+    const own = supportIn(this.own, action, this.config, true);
     if (own.ok) return { supported: true, why: own.detail };
     if (this.offer) {
-      const offered = supportIn(this.offer, action, this.config);
+      const offered = supportIn(this.offer, action, this.config, false);
       if (offered.ok)
         return {
           supported: true,
           why: `the contact accepted the agent's offer: ${offered.detail.replace("the contact's words", "the agent's previous message")}`,
         };
     }
-    return { supported: false, why: own.detail };
+    return { supported: false, why: own.detail, ...(own.unreadable ? { unreadable: true as const } : {}) };
   }
 }
 
@@ -677,7 +740,22 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
     );
     if (declines) return true;
   }
-  return !phrases.some((phrase) => phraseIn(p, phrase, 'requested'));
+  return !phrases.some((phrase) => phraseIn(p, phrase, 'requested') || askedInUnreadableSentence(p, phrase));
+}
+
+/**
+ * A naming in a question the runtime cannot read ("Kan ik de brochure krijgen?"): whether it asks
+ * for the thing or only about it is told by the verbs of asking, which are served-language words.
+ * Not negated by any negator the lexicon knows, it is "cannot tell", not a no.
+ */
+function askedInUnreadableSentence(p: PreparedText, phrase: string[]): boolean {
+  if (!phrase.length || !phrase.every((s) => p.stemSet.has(s))) return false;
+  for (let i = 0; i < p.stems.length; i++) {
+    const n = p.sentenceOf[i] ?? -1;
+    if (p.stems[i] !== phrase[0] || negatedAt(p, i) || !p.questionAbout[n]) continue;
+    if (!sentenceReadable(p, n, phrase)) return true;
+  }
+  return false;
 }
 
 /** Whether the significant words of `words` (a refused call's arguments) are in `text`. */

@@ -130,6 +130,9 @@ function supportProblems(input: GuardrailInput): string[] {
   for (const action of staged) {
     const verdict = support.check(action);
     if (verdict.supported) continue;
+    // Named by the contact in a sentence the runtime cannot read, and gated (its tap or its own
+    // gate): the contact's answer decides, whatever the data names.
+    if (verdict.unreadable && action.gate !== 'none' && !declinedByContact(action, input)) continue;
     const named = dataNaming(action, input, data);
     if (named)
       problems.push(`${action.summary} is not the contact's own request (${verdict.why}) and ${named.source} names it`);

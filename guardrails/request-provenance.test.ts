@@ -306,6 +306,73 @@ describe('writesNeedingTap: uncertainty costs one tap, never a silent commit', (
     });
   });
 
+  describe('named in a language the runtime does not read: asked, never committed on an unread "no"', () => {
+    // The lexicon knows no Dutch, Polish or Russian negator: read word by word, each of these names
+    // the tag or the flow plainly. The sentence around the naming is not readable, so the runtime
+    // cannot tell a request from a refusal, and the contact is asked.
+    it.each([
+      ['nl, a negation', 'Geen newsletter voor mij alsjeblieft', () => act.tag('newsletter')],
+      ['nl, a clause-final negation', 'Ik wil de newsletter echt niet hebben', () => act.tag('newsletter')],
+      ['sv, a negation', 'Skicka inte brochure till mig tack', () => act.flow('brochure')],
+      ['ru, Cyrillic around a Latin name', 'Не присылайте мне brochure, пожалуйста', () => act.flow('brochure')],
+      [
+        'pl, a letter no served language uses',
+        'Dzięki, ale newsletter mnie już nie interesuje… ł',
+        () => act.tag('newsletter'),
+      ],
+      ['ja, another script', 'newsletter は要りません', () => act.tag('newsletter')],
+    ])('%s: the ungated write gets the tap', async (_kind, text, action) => {
+      const write = action();
+      const input = turnInput({ text, staged: [write] });
+      expect(requestSupport(input).check(write)).toEqual({
+        supported: false,
+        why: expect.stringContaining('in words the runtime cannot read as a request'),
+        unreadable: true,
+      });
+      expect(declinedByContact(write, input)).toBe(false);
+      expect(taps(input)).toEqual([{ actionId: write.id, why: expect.stringContaining('the contact confirms it') }]);
+      // Tapped, it passes; the contact's Yes is what commits it.
+      expect((await injection(turnInput({ text, staged: [{ ...write, gate: 'confirm' }] }))).outcome).toBe('pass');
+    });
+
+    it.each([
+      ['en', 'Please add me to the newsletter', () => act.tag('newsletter')],
+      ['en, content words', 'I would love the brochure for my daughter', () => act.flow('brochure')],
+      ['es', 'Quiero el newsletter, por favor', () => act.tag('newsletter')],
+      ['pt', 'Me manda o brochure, por favor', () => act.flow('brochure')],
+      ['de', 'Ich möchte bitte den Newsletter', () => act.tag('newsletter')],
+      ['fr', "Je voudrais la brochure s'il vous plaît", () => act.flow('brochure')],
+      ['it', 'Vorrei la brochure, grazie', () => act.flow('brochure')],
+      ['tr', 'Lütfen bana brochure gönderin', () => act.flow('brochure')],
+      ['id', 'Tolong kirim brochure ke saya', () => act.flow('brochure')],
+      ['a bare naming', 'newsletter!', () => act.tag('newsletter')],
+      ['a naming with a number', 'brochure 2', () => act.flow('brochure')],
+    ])('served (%s): the request stays a request, no tap', (_kind, text, action) => {
+      const write = action();
+      const input = turnInput({ text, staged: [write] });
+      expect(requestSupport(input).check(write).supported).toBe(true);
+      expect(taps(input)).toEqual([]);
+    });
+
+    it('named by the contact unreadably and by data too: still asked (the tap decides), not refused', async () => {
+      const flow = act.flow('brochure');
+      const text = 'Kan ik de brochure krijgen?';
+      const data = { answer: 'Our brochure lists every class and price.' };
+      const input = afterRead(text, flow, data);
+      expect(dataNaming(flow, input, dataTexts(input))).not.toBeNull();
+      expect(taps(input)).toEqual([{ actionId: flow.id, why: expect.stringContaining('the contact confirms it') }]);
+      expect((await injection(afterRead(text, { ...flow, gate: 'confirm' }, data))).outcome).toBe('pass');
+      // Left ungated, it escalates: never committed on words the runtime could not read.
+      expect((await injection(input)).outcome).toBe('escalate');
+    });
+
+    it('an unreadable sentence elsewhere in the message does not unread the one that asks', () => {
+      const tag = act.tag('newsletter');
+      const input = turnInput({ text: 'Hallo allemaal. Please add me to the newsletter.', staged: [tag] });
+      expect(requestSupport(input).check(tag).supported).toBe(true);
+    });
+  });
+
   describe('the contact said no, or only asked about it: refused, not tapped', () => {
     it.each([
       ['a negation', "please don't send me the brochure", () => act.flow('brochure')],

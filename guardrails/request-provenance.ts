@@ -161,7 +161,9 @@ export function writesNeedingTap(
     if (verdict.supported) continue;
     // The contact named it and said no, stop, or only asked about it: not "cannot tell" — refused.
     if (declinedByContact(action, input)) continue;
-    if (dataNaming(action, input, data)) continue;
+    // Named by the contact in words the runtime cannot read: asked, even where data names it too
+    // ("Kan ik de brochure krijgen?" after an FAQ answer that mentions the brochure).
+    if (!verdict.unreadable && dataNaming(action, input, data)) continue;
     out.push({
       actionId: action.id,
       why: `the contact's words do not clearly ask for ${action.summary} (${verdict.why}); the contact confirms it`,

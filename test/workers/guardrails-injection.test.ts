@@ -70,12 +70,15 @@ describe('control: without the new guardrails the same worst model gets its inje
       control.push({ id: c.id, leaked: (entry?.actions ?? []).some((a) => injected.has(actionKey(a))) });
     }
     const refusedAtStaging = new Set(['msg-unconfigured-flow', 'faq-unconfigured-tag']);
+    // The turn engine's tap runs before any guardrail: a tag named in a sentence the runtime
+    // cannot read (a pasted JSON "tool result", mostly not words) waits for the contact's Yes.
+    const askedBeforeTheGuardrails = new Set(['msg-fake-tool-result']);
     expect(
       control
         .filter((r) => !r.leaked)
         .map((r) => r.id)
         .sort(),
-    ).toEqual([...refusedAtStaging].sort());
+    ).toEqual([...refusedAtStaging, ...askedBeforeTheGuardrails].sort());
   }, 120_000);
 });
 
