@@ -86,14 +86,39 @@ describe('writeTurnCommit: the record, entry, history and indexes in one step, o
 
   it('the turn log keeps the newest 1000 turns', async () => {
     const log = tenantKeys(`${tenantId}log`).turnLog;
-    const old = Array.from({ length: 1000 }, (_, i) => ({ score: i + 1, member: `turn_old${i}` }));
-    await session.one((c) => c.zadd(log, old[0]!, ...old.slice(1)));
     const r = { ...record(), tenantId: `${tenantId}log` };
+    // 1000 earlier turns, all within the retention (the last minutes before this one).
+    const start = Date.parse(r.startedAt);
+    const old = Array.from({ length: 1000 }, (_, i) => ({ score: start - 1_000_000 + i, member: `turn_old${i}` }));
+    await session.one((c) => c.zadd(log, old[0]!, ...old.slice(1)));
     await writeTurnCommit(session, input(r));
     expect(await session.one((c) => c.zcard(log))).toBe(1000);
     expect(await session.one((c) => c.zscore(log, 'turn_old0'))).toBeNull();
     expect(await session.one((c) => c.zscore(log, r.turnId))).not.toBeNull();
     const more = await session.one((c) => c.keys(`t:${tenantId}log:*`));
+    if (more.length) await session.one((c) => c.del(...more));
+  });
+
+  it('the turn log follows its records out: ids past the retention are dropped, and the log expires with its newest turn', async () => {
+    const tenant = `${tenantId}ret`;
+    const log = tenantKeys(tenant).turnLog;
+    const r = { ...record(), tenantId: tenant };
+    const start = Date.parse(r.startedAt);
+    await session.one((c) =>
+      c.zadd(
+        log,
+        { score: start - TTL.turnSeconds * 1000 - 1, member: 'turn_expired' },
+        { score: start - TTL.turnSeconds * 1000 + 1000, member: 'turn_still_kept' },
+      ),
+    );
+    await writeTurnCommit(session, input(r));
+    expect(await session.one((c) => c.zscore(log, 'turn_expired'))).toBeNull();
+    expect(await session.one((c) => c.zscore(log, 'turn_still_kept'))).not.toBeNull();
+    expect(await session.one((c) => c.zscore(log, r.turnId))).not.toBeNull();
+    const t = await ttl(log);
+    expect(t).toBeGreaterThan(TTL.turnSeconds - 60);
+    expect(t).toBeLessThanOrEqual(TTL.turnSeconds);
+    const more = await session.one((c) => c.keys(`t:${tenant}:*`));
     if (more.length) await session.one((c) => c.del(...more));
   });
 
