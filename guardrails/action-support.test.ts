@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAffirmative, mentionedIn, mentionedWords, RequestSupport } from './action-support.js';
+import { contactDeclines, isAffirmative, mentionedIn, mentionedWords, RequestSupport } from './action-support.js';
 import type { StagedAction } from '../core/staged-action.js';
 import { testConfig } from '../test/support/guardrail-input.js';
 
@@ -151,6 +151,65 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     expect(supports('the newsletter is fine', tag('newsletter', 'remove_tag'))).toEqual({
       supported: false,
       why: 'tag "newsletter": the contact did not ask to remove or stop anything',
+    });
+  });
+
+  describe('a removal: asked plainly, refused, or not plain enough to act on (every served language)', () => {
+    const untag = tag('newsletter', 'remove_tag');
+    const read = (text: string) => ({
+      supported: supports(text, untag).supported,
+      declined: contactDeclines(text, untag, config),
+    });
+
+    it.each([
+      ['en', 'no more newsletter, unsubscribe me'],
+      ['en', 'stop sending the newsletter'],
+      ['en', 'please remove the newsletter tag'],
+      ['en', "I don't want the newsletter anymore"],
+      ['en', 'stop the newsletter and remove me'],
+      ['es', 'quítame la etiqueta newsletter, por favor'],
+      ['pt', 'por favor, remova a tag newsletter'],
+      ['de', 'Bitte entfernt das Newsletter-Tag'],
+      ['fr', 'retirez le tag newsletter svp'],
+      ['it', 'togli il tag newsletter per favore'],
+      ['tr', 'newsletter etiketini kaldırın lütfen'],
+      ['id', 'tolong hapus tag newsletter'],
+    ])('%s "%s" asks for it', (_lang, text) => {
+      expect(read(text)).toEqual({ supported: true, declined: false });
+    });
+
+    it.each([
+      ['en', "please don't remove the newsletter tag"],
+      ['en', 'Do not remove the newsletter tag, I still read it.'],
+      ['en', "I don't want you to remove the newsletter tag"],
+      ['en', 'stop removing my newsletter tag'],
+      ['pt', 'não remova a tag newsletter, por favor'],
+      ['de', 'Bitte entfernt das Newsletter-Tag nicht'],
+      ['fr', 'ne retirez pas le tag newsletter'],
+      ['fr', "n'annulez pas ma newsletter"],
+      ['it', 'non togliere il tag newsletter'],
+      ['id', 'jangan hapus tag newsletter'],
+      ['tr', 'newsletter etiketini iptal etmeyin'],
+    ])('%s "%s" refuses it: declined, never supported', (_lang, text) => {
+      expect(read(text)).toEqual({ supported: false, declined: true });
+    });
+
+    it.each([
+      ['a stray "no" before the ask', 'No, remove the newsletter tag'],
+      ['a negation split from the ask by commas', 'Do not, under any circumstances, remove the newsletter tag'],
+      ['one removal refused and another asked in one sentence', "Don't remove the VIP tag, remove the newsletter tag"],
+      ['"I don\'t want you to …" in words the lexicon does not read', 'no quiero que me quites la etiqueta newsletter'],
+      ['a Turkish negative verb form', 'newsletter etiketini kaldırmayın'],
+      ['a verb the lexicon does not read', 'no me quites la etiqueta newsletter'],
+    ])('%s ("%s"): not supported and not declined, so the contact is asked', (_name, text) => {
+      expect(read(text)).toEqual({ supported: false, declined: false });
+    });
+
+    it('says why a refused removal is not supported', () => {
+      expect(supports("please don't remove the newsletter tag", untag)).toEqual({
+        supported: false,
+        why: 'tag "newsletter": the contact says not to remove it',
+      });
     });
   });
 

@@ -2,6 +2,7 @@ import { actionKind } from '../core/actions/index.js';
 import { RESOURCE_NOUN, resourceRef, resourceWords } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
+import { REMOVAL_CUE, REMOVAL_CUE_RAW, removalClauses, type RemovalClause } from './removal-cues.js';
 import { readableAround, SERVED_FUNCTION_WORDS } from './served-words.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
@@ -226,23 +227,6 @@ const ACTION_VERBS = new Set([
   'simpan',
   'daftarkan',
 ]);
-/**
- * Asking to remove, stop or leave something, in the languages served (folded text): a message
- * with one of these never asks to add a tag, and a flow named after one is not asked for
- * ("unsubscribe me from the promo messages").
- */
-const REMOVAL_CUE_RAW = new RegExp(
-  String.raw`\b(?:remove|untag|unsubscribe|unsub|stop|cancel|opt(?:ing)? out|opt-out|delete|no longer|don't want|do not want|dont want|quit|leave|unfollow|take me off|off (?:the|your|this) list|not interested|turn off|unsign|` +
-    String.raw`quita\w*|quitar\w*|elimina\w*|borra\w*|cancela\w*|darme de baja|dame de baja|de baja|baja de|dejar de|deja de|no me (?:mand|envi)\w*|desuscrib\w*|desapunt\w*|no (?:quiero|me interesa)|ya no|` +
-    String.raw`remov\w*|parar|pare de|para de|sair|descadastr\w*|nao quero|nao me interessa|nao (?:mand|envi)\w*|` +
-    String.raw`abmeld\w*|meld\w* (?:mich|uns)\b[^.!?]{0,60}\bab|entfern\w*|losch\w*|kundig\w*|stopp|aufhoren|hor auf|austrag\w*|trag mich aus|abbestell\w*|nicht mehr|kein interesse|` +
-    String.raw`desabonn\w*|desinscri\w*|retirez|retirer|retire-moi|supprim\w*|arret\w*|annul\w*|ne plus|pas interesse\w*|` +
-    String.raw`disiscriv\w*|cancell\w*|rimuov\w*|togli\w*|basta|smetti\w*|non (?:voglio|mi interessa)|non piu|` +
-    String.raw`cikar\w*|kaldir\w*|iptal|sil|silin|abonelikten|istemiyorum|gondermeyin|gonderme|durdur\w*|` +
-    String.raw`berhenti|hapus\w*|batal\w*|keluarkan|jangan kirim\w*|tidak mau|tidak (?:lagi|tertarik)|stop kirim)\b`,
-);
-/** REMOVAL_CUE_RAW on the message with accents folded ("dar de baja", "löschen" → "loschen"). */
-const REMOVAL_CUE = { test: (normalized: string) => REMOVAL_CUE_RAW.test(foldText(normalized)) };
 /**
  * The yes must end where a word ends: not followed by a letter or digit of any script. (`\b`
  * would be wrong here: it knows only ASCII word characters, so it never matched after "sí", "👍"
@@ -583,6 +567,37 @@ function fieldValueSupport(
   }
 }
 
+const isNegatorWord = (word: string) => NEGATORS.has(word);
+
+/** The clauses (removal-cues.ts) that name one of `phrases`. */
+function namingClauses(clauses: readonly RemovalClause[], phrases: readonly string[][]): RemovalClause[] {
+  return clauses.filter((c) => {
+    const p = prepare(c.text);
+    return phrases.some((phrase) => phraseIn(p, phrase, 'any'));
+  });
+}
+
+/**
+ * Why the contact's words do not ask to remove the tag `phrases` name, or null when they may: no
+ * clause asks plainly to remove or stop something, or a clause naming the tag refuses the removal
+ * or is one the runtime cannot read either way ("don't remove the VIP tag, remove the newsletter"
+ * asks for one removal, not the other).
+ */
+function removalRefused(p: PreparedText, phrases: readonly string[][]): string | null {
+  const clauses = removalClauses(p.normalized, isNegatorWord);
+  if (!clauses.some((c) => c.stance === 'remove')) {
+    if (clauses.some((c) => c.stance === 'keep')) return 'the contact says not to remove it';
+    if (clauses.some((c) => c.stance === 'unsure'))
+      return "the contact's words about removing are not plain (a negation the runtime cannot place)";
+    return 'the contact did not ask to remove or stop anything';
+  }
+  const naming = namingClauses(clauses, phrases);
+  if (naming.some((c) => c.stance === 'keep')) return 'the contact says not to remove it';
+  if (naming.some((c) => c.stance === 'unsure'))
+    return "the contact's words about removing it are not plain (a negation the runtime cannot place)";
+  return null;
+}
+
 /**
  * Whether `p` asks for the action. `readable`: the naming must sit in a sentence the runtime can
  * read (the contact's own message; the agent's offer a contact said yes to is the product's words).
@@ -611,8 +626,10 @@ function supportIn(
   }
   const key = keyPhrases(action, config);
   if (!key.phrases) return { ok: false, detail: `${key.what}: ${key.why}` };
-  if (action.kind === 'remove_tag' && !REMOVAL_CUE.test(p.normalized))
-    return { ok: false, detail: `${key.what}: the contact did not ask to remove or stop anything` };
+  if (action.kind === 'remove_tag') {
+    const refused = removalRefused(p, key.phrases);
+    if (refused) return { ok: false, detail: `${key.what}: ${refused}` };
+  }
   // The mirror: a message that asks to remove or stop something ("remove the interested tag",
   // "I'm not interested, please stop") names the tag to take it away, not to add it. Fail
   // closed: such a message that also asks for a tag goes to a human.
@@ -731,6 +748,14 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
   if (!phrases) return false;
   const p = prepare(text);
   if (!phrases.some((phrase) => phraseIn(p, phrase, 'any'))) return false;
+  // A removal is declined only where every clause naming the tag refuses a removal ("don't
+  // remove the VIP tag"). A negated naming is no refusal here: "no more newsletter" asks for it.
+  if (action.kind === 'remove_tag') {
+    const naming = namingClauses(removalClauses(p.normalized, isNegatorWord), phrases);
+    if (naming.length > 0 && naming.every((c) => c.stance === 'keep')) return true;
+    // Only asked about ("what does interested mean on my profile?") is still no request.
+    return !phrases.some((phrase) => namedOutsideQuestions(p, phrase) || askedInUnreadableSentence(p, phrase));
+  }
   // A removal or stop declines what its own sentence names. One in another sentence ("Add me to
   // the newsletter. I don't want to miss anything!") leaves this naming plain: the runtime cannot
   // tell, and the contact is asked (the write is still unsupported, so never committed silently).
@@ -741,6 +766,12 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
     if (declines) return true;
   }
   return !phrases.some((phrase) => phraseIn(p, phrase, 'requested') || askedInUnreadableSentence(p, phrase));
+}
+
+/** Whether `phrase` is named, negated or not, in a sentence that is not a question about it. */
+function namedOutsideQuestions(p: PreparedText, phrase: string[]): boolean {
+  if (!phrase.length || !phrase.every((s) => p.stemSet.has(s))) return false;
+  return p.stems.some((s, i) => s === phrase[0] && !p.questionAbout[p.sentenceOf[i] ?? -1]);
 }
 
 /**

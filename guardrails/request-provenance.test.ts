@@ -290,6 +290,29 @@ describe('writesNeedingTap: uncertainty costs one tap, never a silent commit', (
       const untag = { ...act.untag('interested'), gate: gate as 'approval' | 'confirm' };
       expect((await injection(turnInput({ text, staged: [untag] }))).outcome).toBe('pass');
     });
+    it.each([
+      ['en', "Please don't remove the interested tag, I still want the offers."],
+      ['pt', 'Por favor, não remova a tag interested, ainda quero as ofertas.'],
+      ['de', 'Bitte entfernt das Tag interested nicht, ich will die Angebote weiter.'],
+    ])('an ungated removal the contact refuses (%s) is refused and escalated, never tapped', async (_l, text) => {
+      const untag = act.untag('interested');
+      const input = turnInput({ text, staged: [untag] });
+      expect(requestSupport(input).check(untag).supported).toBe(false);
+      expect(declinedByContact(untag, input)).toBe(true);
+      expect(taps(input)).toEqual([]);
+      const v = await injection(input);
+      expect(v.outcome).toBe('escalate');
+      expect(v.reason).toContain("is not the contact's own request");
+    });
+    it.each([
+      ['a stray "no" before the ask', 'No, remove the interested tag'],
+      ['a Turkish negative verb form', 'interested etiketini kaldırmayın'],
+    ])('an ungated removal in words not plain enough (%s) gets the tap', (_kind, text) => {
+      const untag = act.untag('interested');
+      expect(taps(turnInput({ text, staged: [untag] }))).toEqual([
+        { actionId: untag.id, why: expect.stringContaining('the contact confirms it') },
+      ]);
+    });
     it('a stop in another sentence: the send this sentence names is asked about, never committed silently', async () => {
       const flow = act.flow('brochure');
       const text = 'Ya no me manden promociones. Envíenme el folleto brochure.';
