@@ -6,9 +6,10 @@
  * the Worker and the bench's bare worker (evals/bare-worker) are bundled as `wrangler deploy
  * --dry-run` bundles them and run by Miniflare directly — workerd, the Worker's own bundle, no
  * inspector, console output drained — against the same stand-ins. Scenarios, alternated over
- * `--rounds`: the I/O floor, the floor with the turn's one log line, the library floor, the
- * library floor with a QStash publish (the floor a staging turn is set against), a no-tool turn, a
- * staging turn (QStash holds the deliveries, as in the bench). workerd's CPU per request is
+ * `--rounds`: the I/O floor, the floor with the turn's one log line, the floor with a raw QStash
+ * publish (a staging turn's same subrequests: the I/O floor a staging turn is set against), the
+ * library floor, the library floor with a QStash publish through `@upstash/qstash`, a no-tool turn,
+ * a staging turn (QStash holds the deliveries, as in the bench). workerd's CPU per request is
  * read from /proc per process. Loopback only.
  *
  *   npm run bench:miniflare -- [--duration S (default 10)] [--rounds N (default 3)] [--json FILE]
@@ -177,6 +178,7 @@ async function main(): Promise<number> {
     const scenarios = {
       floor: () => load(`${bareUrl}/v1/io-floor/${tenantId}`, barePids, seconds),
       floorLogged: () => load(`${bareUrl}/v1/io-floor/${tenantId}?log=1`, barePids, seconds),
+      floorPublish: () => load(`${bareUrl}/v1/io-floor/${tenantId}?publish=1`, barePids, seconds),
       libraryFloor: () => load(`${bareUrl}/v1/library-floor/${tenantId}`, barePids, seconds),
       libraryFloorPublish: () => load(`${bareUrl}/v1/library-floor/${tenantId}?publish=1`, barePids, seconds),
       noTool: () => {
@@ -199,17 +201,20 @@ async function main(): Promise<number> {
       results.push(r);
       rows.push([
         String(i),
-        ...(['floor', 'floorLogged', 'libraryFloor', 'libraryFloorPublish', 'noTool', 'staging'] as const).map(
-          (k) => `${r[k].msPerRequest.toFixed(2)} (${r[k].rps.toFixed(0)}/s)`,
-        ),
+        ...(
+          ['floor', 'floorLogged', 'floorPublish', 'libraryFloor', 'libraryFloorPublish', 'noTool', 'staging'] as const
+        ).map((k) => `${r[k].msPerRequest.toFixed(2)} (${r[k].rps.toFixed(0)}/s)`),
       ]);
     }
     const of = (f: (r: Record<keyof typeof scenarios, Measured>) => number) => results.map(f);
     const figures = {
       aboveFloorNoTool: of((r) => r.noTool.msPerRequest - r.floor.msPerRequest),
-      aboveFloorStaging: of((r) => r.staging.msPerRequest - r.floor.msPerRequest),
+      // A staging turn against the floor making its same subrequests (the publish too).
+      aboveFloorStaging: of((r) => r.staging.msPerRequest - r.floorPublish.msPerRequest),
       vsFloorNoTool: of((r) => r.noTool.rps / r.floor.rps),
-      vsFloorStaging: of((r) => r.staging.rps / r.floor.rps),
+      vsFloorStaging: of((r) => r.staging.rps / r.floorPublish.rps),
+      rawPublish: of((r) => r.floorPublish.msPerRequest - r.floor.msPerRequest),
+      librariesPublish: of((r) => r.libraryFloorPublish.msPerRequest - r.floorPublish.msPerRequest),
       logLine: of((r) => r.floorLogged.msPerRequest - r.floor.msPerRequest),
       libraries: of((r) => r.libraryFloor.msPerRequest - r.floor.msPerRequest),
       aboveLibraryNoTool: of((r) => r.noTool.msPerRequest - r.libraryFloor.msPerRequest),
@@ -228,6 +233,7 @@ async function main(): Promise<number> {
           'round',
           'I/O floor',
           '+ one log line',
+          '+ a raw QStash publish',
           'library floor',
           '+ a QStash publish',
           'Worker: no-tool',
@@ -244,7 +250,8 @@ async function main(): Promise<number> {
           ['product above the I/O floor (ms)', spread(figures.aboveFloorNoTool), spread(figures.aboveFloorStaging)],
           ['throughput vs the I/O floor', spread(figures.vsFloorNoTool, 3), spread(figures.vsFloorStaging, 3)],
           ['one log line (ms)', spread(figures.logLine), ''],
-          ['the fixed libraries above the I/O floor (ms)', spread(figures.libraries), ''],
+          ['a raw QStash publish (ms)', '', spread(figures.rawPublish)],
+          ['the fixed libraries above the I/O floor (ms)', spread(figures.libraries), spread(figures.librariesPublish)],
           [
             "the product's own code above the library floor (ms)",
             spread(figures.aboveLibraryNoTool),

@@ -17,7 +17,9 @@ import { z } from 'zod';
  *   runtime spends carrying a turn's HTTP; the Worker's CPU above it is the product's own code.
  *   With `?log=1` it also writes one line the shape and size of the Worker's turn log
  *   (src/observability/turn-log.ts): under `wrangler dev` every console line crosses to wrangler's
- *   process, and the bench prints what that one line costs workerd.
+ *   process, and the bench prints what that one line costs workerd. With `?publish=1` it also makes
+ *   a staging turn's QStash publish with `fetch`: the I/O floor of a staging turn (its same
+ *   subrequests), which `npm run bench:miniflare` sets the staging turn against.
  * - `POST /v1/library-floor/:tenant`: the same turn's I/O made through the libraries the product
  *   is built on (fixed by the product, not chosen per turn): a new `@upstash/redis` client per
  *   request with the Worker's options, one pipeline, one AI SDK `generateText` step through
@@ -31,7 +33,7 @@ interface FloorEnv {
   UPSTASH_URL?: string;
   UPSTASH_TOKEN?: string;
   MODEL_URL?: string;
-  /** For the library floor's `?publish=1` (a staging turn's QStash publish). */
+  /** For the floors' `?publish=1` (a staging turn's QStash publish). */
   QSTASH_URL?: string;
   QSTASH_TOKEN?: string;
 }
@@ -111,6 +113,26 @@ app.post('/v1/io-floor/:tenant', async (c) => {
         written: true,
       }),
     );
+  if (c.req.query('publish') === '1') {
+    // A staging turn's fourth subrequest, raw: the publish @upstash/qstash makes (the same
+    // endpoint, headers and body), without the library.
+    const { QSTASH_URL, QSTASH_TOKEN } = c.env;
+    if (!QSTASH_URL || !QSTASH_TOKEN) return c.json({ error: 'QSTASH_URL and QSTASH_TOKEN must be set' }, 500);
+    const published = await fetch(`${QSTASH_URL}/v2/publish/http://127.0.0.1:9/v1/outbox/deliver`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${QSTASH_TOKEN}`,
+        'content-type': 'application/json',
+        'upstash-deduplication-id': `deliver-floor-${id}`,
+        'upstash-label': `tenant-${c.req.param('tenant')}`,
+        'upstash-retries': '5',
+        'upstash-method': 'POST',
+      },
+      body: JSON.stringify({ tenantId: c.req.param('tenant'), turnId: `floor_${id}` }),
+    });
+    if (!published.ok) return c.json({ error: `publish: ${published.status}` }, 502);
+    await published.text();
+  }
   c.header('x-turn-id', `floor_${id}`);
   return c.json(dynamicBlock('Hello!'));
 });
