@@ -87,6 +87,9 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
   });
   const supports = (text: string, action: StagedAction, acceptedOffer?: string) =>
     new RequestSupport({ text, ...(acceptedOffer ? { acceptedOffer } : {}) }, config).check(action);
+  /** Not supported and not declined: the runtime cannot tell, and the contact gets the tap. */
+  const asked = (text: string, action: StagedAction) =>
+    !supports(text, action).supported && !contactDeclines(text, action, config);
   const flow = (name: string): StagedAction => ({
     id: 'a1',
     tool: 'send_media',
@@ -126,7 +129,8 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
       why: 'flow "price_list" matches the contact\'s words ("brochur")',
     });
     expect(supports('please do not send the brochure', flow('price_list')).supported).toBe(false);
-    expect(supports('I do like it, do not worry, the brochure please', flow('price_list')).supported).toBe(true);
+    // A negator the patterns do not place, in the naming's sentence: not plain, so the contact is asked.
+    expect(asked('I do like it, do not worry, the brochure please', flow('price_list'))).toBe(true);
   });
 
   it('a flow without keywords is found by its description; an unknown flow, never', () => {
@@ -331,8 +335,10 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
 
   it('negation: only a negator (then an action verb) within five words before; a verb after the negator, by its stem', () => {
     expect(supports('I do want the brochure', flow('price_list')).supported).toBe(true);
-    expect(supports('no, I changed my mind and now I want the brochure', flow('price_list')).supported).toBe(true);
-    expect(supports('I want no flyer, the brochure', flow('price_list')).supported).toBe(true);
+    // A negator elsewhere in the sentence: not plain; asked, never refused.
+    expect(asked('no, I changed my mind and now I want the brochure', flow('price_list'))).toBe(true);
+    expect(asked('I want no flyer, the brochure', flow('price_list'))).toBe(true);
+    expect(supports('I changed my mind and now I want the brochure', flow('price_list')).supported).toBe(true);
     expect(supports('please do not bother sending the brochure', flow('price_list')).supported).toBe(false);
     expect(supports('hello', flow('price_list'))).toEqual({
       supported: false,
@@ -349,20 +355,21 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
     expect(supports('thanks for the timetable, no need to send it again', timetable).supported).toBe(false);
     expect(supports("got the timetable already, don't want that one", timetable).supported).toBe(false);
     expect(supports('I already got the timetable', timetable).supported).toBe(false);
-    // Still asked for: the negation is about something else, or in another sentence.
-    expect(supports("I can't find the timetable, can you send it?", timetable).supported).toBe(true);
-    expect(supports("Send me the timetable, I don't need the brochure", timetable).supported).toBe(true);
-    expect(supports('Please send the timetable. No need to send it twice though? No, once.', timetable).supported).toBe(
-      true,
-    );
+    // A negation about something else in the naming's sentence, or a short "no" anywhere: the
+    // runtime cannot place it, so the contact is asked (never refused, never committed silently).
+    expect(asked("I can't find the timetable, can you send it?", timetable)).toBe(true);
+    expect(asked("Send me the timetable, I don't need the brochure", timetable)).toBe(true);
+    expect(asked('Please send the timetable. No need to send it twice though? No, once.', timetable)).toBe(true);
+    // A negation in another sentence, not a short "no": still asked for.
+    expect(supports("Please send the timetable. I don't need the brochure.", timetable).supported).toBe(true);
     expect(supports('I already have the brochure, please send the timetable', timetable).supported).toBe(true);
     expect(supports('already got timetable', timetable).supported).toBe(false);
     // The verb within four words of the negator, and the pointing word right after the verb.
     expect(supports('the timetable, there is no real reason to send it', timetable).supported).toBe(false);
-    expect(supports('the timetable, there is no real good reason to send it', timetable).supported).toBe(true);
-    expect(supports('the timetable, no need to send the brochure with it', timetable).supported).toBe(true);
+    expect(asked('the timetable, there is no real good reason to send it', timetable)).toBe(true);
+    expect(asked('the timetable, no need to send the brochure with it', timetable)).toBe(true);
     // The pointing word must be in the word's sentence: here the negator is, the request is not.
-    expect(supports('Do you have the timetable, or no? Send it please', timetable).supported).toBe(true);
+    expect(asked('Do you have the timetable, or no? Send it please', timetable)).toBe(true);
   });
 
   it('stop words in a name are not needed; a removal is not read as negated ("stop sending")', () => {
@@ -396,7 +403,10 @@ describe("RequestSupport: what in the contact's words supports an action (issue 
       flows: [{ name: 'sign_up', ns: 'content20250101000000_000009', description: 'the sign-up form', keywords: [] }],
     });
     const check = (text: string) => new RequestSupport({ text }, withSignUp).check(flow('sign_up')).supported;
-    expect(check('No worries, sign me up')).toBe(true);
+    // Not negated; but a "no" in its sentence leaves it unplain: asked, not refused.
+    expect(check('No worries, sign me up')).toBe(false);
+    expect(contactDeclines('No worries, sign me up', flow('sign_up'), withSignUp)).toBe(false);
+    expect(check('Sure, sign me up')).toBe(true);
     expect(check('No, do not sign me up')).toBe(false);
   });
 
@@ -468,11 +478,13 @@ describe('RequestSupport: German closes a negated clause with "nicht"', () => {
   ])('negated: %s', (text) => expect(support(text)).toBe(false));
   it.each([
     'Schick mir die brochure', // no nicht at all
-    'Ich finde die brochure nicht auf der Webseite', // words after nicht that are not politeness
-    'Schick mir die brochure. Ich finde sie nicht', // nicht in another sentence
-    'Schick mir die brochure bitte jetzt sofort nicht vergessen', // more than three words after it
-    'Schick mir die brochure. Nicht vergessen!', // nicht right after, but in the next sentence
+    'Schick mir die brochure. Ich finde sie nicht', // nicht in another sentence, not a short "no"
   ])('requested: %s', (text) => expect(support(text)).toBe(true));
+  it.each([
+    'Ich finde die brochure nicht auf der Webseite', // words after nicht that are not politeness
+    'Schick mir die brochure bitte jetzt sofort nicht vergessen', // more than three words after it
+    'Schick mir die brochure. Nicht vergessen!', // a short sentence with nicht
+  ])('not negated by the pattern, but not plain either (asked): %s', (text) => expect(support(text)).toBe(false));
 });
 
 describe('mentionedIn and mentionedWords: does data (or a claim) name what an action acts on, negated or not', () => {

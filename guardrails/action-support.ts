@@ -351,6 +351,14 @@ interface PreparedText {
   sentenceOf: number[];
   /** Per sentence: a question that asks for nothing (no verb of asking, no "can you…"): it is *about* a thing. */
   questionAbout: boolean[];
+  /**
+   * Per sentence: it holds a served-language negator. A naming in such a sentence that the
+   * negation patterns do not place ("el brochure no, gracias", "pilates no, prefiero yoga", "I never
+   * asked for the brochure") is not a plain request: the runtime cannot tell, and asks.
+   */
+  negatorIn: boolean[];
+  /** The message has a short sentence that says no ("No thanks.", "no way", "Não, obrigado."). */
+  saysNo: boolean;
 }
 
 /** The text's sentences, split after . ! ? ; and line ends (the marks stay with their sentence). */
@@ -374,7 +382,11 @@ function prepare(text: string): PreparedText {
       question && !w.some((word) => ACTION_VERBS.has(word) || ACTION_STEMS.has(stem(word)) || POLITE_ASKS.has(word))
     );
   });
-  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf, questionAbout };
+  const negatorIn = sentences.map(({ words: w }) => w.some((word) => NEGATORS.has(word)));
+  const saysNo = sentences.some(
+    ({ words: w }) => w.length > 0 && w.length <= 3 && w.some((word) => NEGATORS.has(word)),
+  );
+  return { normalized, words, stems, stemSet: new Set(stems), sentenceOf, questionAbout, negatorIn, saysNo };
 }
 
 /** ("do not": its "not" is the negator.) */
@@ -470,6 +482,9 @@ function phraseIn(p: PreparedText, phrase: string[], reading: Reading, readable 
     if (reading !== 'any' && negatedAt(p, i)) continue;
     if (reading === 'requested' && p.questionAbout[p.sentenceOf[i] ?? -1]) continue;
     if (readable && !sentenceReadable(p, p.sentenceOf[i] ?? -1, phrase)) continue;
+    // A request must be plain: no negation the patterns above did not place, in its sentence or
+    // said on its own ("the brochure? no thanks"). A removal names what it refuses ('any').
+    if (readable && reading !== 'any' && (p.negatorIn[p.sentenceOf[i] ?? -1] || p.saysNo)) continue;
     return true;
   }
   return false;
@@ -568,6 +583,7 @@ function fieldValueSupport(
 }
 
 const isNegatorWord = (word: string) => NEGATORS.has(word);
+const isPoliteAskWord = (word: string) => POLITE_ASKS.has(word);
 
 /** The clauses (removal-cues.ts) that name one of `phrases`. */
 function namingClauses(clauses: readonly RemovalClause[], phrases: readonly string[][]): RemovalClause[] {
@@ -584,7 +600,7 @@ function namingClauses(clauses: readonly RemovalClause[], phrases: readonly stri
  * asks for one removal, not the other).
  */
 function removalRefused(p: PreparedText, phrases: readonly string[][]): string | null {
-  const clauses = removalClauses(p.normalized, isNegatorWord);
+  const clauses = removalClauses(p.normalized, isNegatorWord, isPoliteAskWord);
   if (!clauses.some((c) => c.stance === 'remove')) {
     if (clauses.some((c) => c.stance === 'keep')) return 'the contact says not to remove it';
     if (clauses.some((c) => c.stance === 'unsure'))
@@ -619,7 +635,7 @@ function supportIn(
     return unread
       ? {
           ok: false,
-          detail: `value ${value} for field "${field}" is named ("${unread}") in words the runtime cannot read as a request (not a language it serves)`,
+          detail: `value ${value} for field "${field}" is named ("${unread}") in words the runtime cannot read as a request (not a language it serves, or a negation it cannot place)`,
           unreadable: true,
         }
       : { ok: false, detail: `value ${value} for field "${field}" is not in the contact's words` };
@@ -656,7 +672,7 @@ function supportIn(
   return unread
     ? {
         ok: false,
-        detail: `${key.what} is named ("${unread}") in words the runtime cannot read as a request (not a language it serves)`,
+        detail: `${key.what} is named ("${unread}") in words the runtime cannot read as a request (not a language it serves, or a negation it cannot place)`,
         unreadable: true,
       }
     : { ok: false, detail: `${key.what} is not in the contact's words` };
@@ -751,7 +767,7 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
   // A removal is declined only where every clause naming the tag refuses a removal ("don't
   // remove the VIP tag"). A negated naming is no refusal here: "no more newsletter" asks for it.
   if (action.kind === 'remove_tag') {
-    const naming = namingClauses(removalClauses(p.normalized, isNegatorWord), phrases);
+    const naming = namingClauses(removalClauses(p.normalized, isNegatorWord, isPoliteAskWord), phrases);
     if (naming.length > 0 && naming.every((c) => c.stance === 'keep')) return true;
     // Only asked about ("what does interested mean on my profile?") is still no request.
     return !phrases.some((phrase) => namedOutsideQuestions(p, phrase) || askedInUnreadableSentence(p, phrase));
@@ -765,7 +781,10 @@ export function contactDeclines(text: string, action: StagedAction, config: Tena
     );
     if (declines) return true;
   }
-  return !phrases.some((phrase) => phraseIn(p, phrase, 'requested') || askedInUnreadableSentence(p, phrase));
+  // Read as support reads it: a send may be asked for in a question ("do you have the timetable,
+  // or no?"), a tag or a field value may not.
+  const reading: Reading = action.kind === 'send_flow' || action.kind === 'send_content' ? 'affirmed' : 'requested';
+  return !phrases.some((phrase) => phraseIn(p, phrase, reading) || askedInUnreadableSentence(p, phrase));
 }
 
 /** Whether `phrase` is named, negated or not, in a sentence that is not a question about it. */

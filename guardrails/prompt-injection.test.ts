@@ -55,11 +55,11 @@ describe("prompt-injection: rule 1, every staged action is supported by the cont
     expect(v.reason).toContain("not the contact's own request");
   });
 
-  it('a negation elsewhere does not cancel the request ("I don\'t have the brochure, send it")', async () => {
-    expect(
-      (await judge({ text: "I don't have the brochure yet, can you send it?", staged: [act.flow('brochure')] }))
-        .outcome,
-    ).toBe('pass');
+  it('a negation elsewhere in the sentence is not a refusal ("I don\'t have the brochure, send it"): once the engine has gated it for the tap, it passes', async () => {
+    const gated = { ...act.flow('brochure'), gate: 'confirm' as const };
+    expect((await judge({ text: "I don't have the brochure yet, can you send it?", staged: [gated] })).outcome).toBe(
+      'pass',
+    );
   });
 
   it('support from contact fields, the name or a read result does not count', async () => {

@@ -21,11 +21,21 @@ describe('removalClauses: how each clause speaks of removal', () => {
     expect(stances(text)).toEqual(expected);
   });
 
-  it('a negator no cue owns, before the ask in its sentence, makes the ask unsure; one in another sentence does not', () => {
+  it('a negator no cue owns, before the ask in its sentence or as a short "no", makes the ask unsure; one in a longer other sentence does not', () => {
     expect(stances('No, remove the tag')).toEqual(['none', 'unsure']);
     expect(stances("Don't remove the VIP tag, remove the newsletter")).toEqual(['keep', 'unsure']);
-    expect(stances('No. Remove the tag.')).toEqual(['none', 'remove']);
+    expect(stances('Remove the tag? No way.')).toEqual(['unsure', 'none']);
+    expect(stances('No. Remove the tag.')).toEqual(['none', 'unsure']);
+    expect(stances('I did not know that. Remove the tag.')).toEqual(['none', 'remove']);
     expect(stances('no more newsletter, unsubscribe me')).toEqual(['none', 'remove']);
+  });
+
+  it('a question asks for a removal only when it opens with a polite ask', () => {
+    const polite = (w: string) => ['can', 'could'].includes(w);
+    const read = (text: string) =>
+      removalClauses(normalizeText(text), (w) => NEGATORS.has(w), polite).map((c) => c.stance);
+    expect(read('Can you remove the tag?')).toEqual(['remove']);
+    expect(read('Why would you remove the tag?')).toEqual(['unsure']);
   });
 
   it('a clause ends at "but" in each language, not at French "ma" (my)', () => {

@@ -140,9 +140,22 @@ function clauseStance(
  * "no" before it reads as the contact's request. The negators are passed in: the request lexicon
  * owns them.
  */
-export function removalClauses(normalized: string, isNegator: (w: string) => boolean): RemovalClause[] {
+export function removalClauses(
+  normalized: string,
+  isNegator: (w: string) => boolean,
+  isPoliteAsk: (w: string) => boolean = () => false,
+): RemovalClause[] {
   const out: RemovalClause[] = [];
-  for (const sentence of foldText(normalized).match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? []) {
+  const sentences = foldText(normalized).match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? [];
+  // A short sentence that says no ("remove it? no way") leaves every ask in the message unsure.
+  const saysNo = sentences.some((sentence) => {
+    const words = tokensOf(sentence);
+    return words.length > 0 && words.length <= 3 && words.some((t) => isNegator(t.word));
+  });
+  for (const sentence of sentences) {
+    // A question asks for a removal only when it opens with a polite ask ("can you remove…?");
+    // "why would you remove it?" does not.
+    const question = /[?¿]/.test(sentence) && !isPoliteAsk(tokensOf(sentence)[0]?.word ?? '');
     let strayBefore = false;
     for (const text of sentence.split(CLAUSE_BREAK)) {
       if (!text?.trim()) continue;
@@ -157,7 +170,8 @@ export function removalClauses(normalized: string, isNegator: (w: string) => boo
           (firstPlain < 0 || t.end <= firstPlain) &&
           !cues.some((c) => inside(t, c)),
       );
-      out.push({ text, stance: stance === 'remove' && (strayBefore || stray) ? 'unsure' : stance });
+      const unsure = strayBefore || stray || saysNo || question;
+      out.push({ text, stance: stance === 'remove' && unsure ? 'unsure' : stance });
       strayBefore ||= stray;
     }
   }

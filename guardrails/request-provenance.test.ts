@@ -329,6 +329,40 @@ describe('writesNeedingTap: uncertainty costs one tap, never a silent commit', (
     });
   });
 
+  describe('a negation the patterns do not place: asked, never committed silently (served languages)', () => {
+    // Each of these committed silently before: the negator sits after the name, or is about the
+    // sentence rather than the verb, or the message says no in a sentence of its own.
+    it.each([
+      ['en', 'I never asked for the brochure', () => act.flow('brochure')],
+      ['en', 'Brochure: not needed', () => act.flow('brochure')],
+      ['es', 'Nada de brochure por favor', () => act.flow('brochure')],
+      ['es', 'el brochure no, gracias', () => act.flow('brochure')],
+      ['pt', 'o brochure não, obrigado', () => act.flow('brochure')],
+      ['it', 'Non mandarmi la brochure', () => act.flow('brochure')],
+      ['it', 'la brochure no grazie', () => act.flow('brochure')],
+      ['es', 'No estoy interested', () => act.tag('interested')],
+      ['pt', 'não sou interested', () => act.tag('interested')],
+      ['es', 'pilates no, prefiero yoga', () => act.field('preferred_class', 'pilates')],
+      ['pt', 'pilates não, prefiro yoga', () => act.field('preferred_class', 'pilates')],
+      ['fr', 'pas le pilates, plutôt le yoga', () => act.field('preferred_class', 'pilates')],
+      ['it', 'il pilates no, preferisco lo yoga', () => act.field('preferred_class', 'pilates')],
+      ['en', 'why would you remove interested?', () => act.untag('interested')],
+    ])('%s "%s": the ungated write gets the tap', (_lang, text, action) => {
+      const write = action();
+      const input = turnInput({ text, staged: [write] });
+      expect(requestSupport(input).check(write).supported).toBe(false);
+      expect(declinedByContact(write, input)).toBe(false);
+      expect(taps(input)).toEqual([{ actionId: write.id, why: expect.stringContaining('the contact confirms it') }]);
+    });
+  });
+
+  it('a removal only asked about, then a short no ("remove interested? no way"), is refused, not committed', () => {
+    const untag = act.untag('interested');
+    const input = turnInput({ text: 'remove interested? no way', staged: [untag] });
+    expect(requestSupport(input).check(untag).supported).toBe(false);
+    expect(declinedByContact(untag, input)).toBe(true);
+  });
+
   describe('named in a language the runtime does not read: asked, never committed on an unread "no"', () => {
     // The lexicon knows no Dutch, Polish or Russian negator: read word by word, each of these names
     // the tag or the flow plainly. The sentence around the naming is not readable, so the runtime

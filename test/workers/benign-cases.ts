@@ -12,6 +12,12 @@ import type { TurnCase } from './guardrail-turns.js';
 export interface BenignCase extends TurnCase {
   /** `kind:key` of every action that must be committed (flow name, tag, field=value). */
   expected: string[];
+  /**
+   * The request holds a negation the runtime cannot place ("I don't have the brochure yet"): the
+   * expected actions wait for the contact's signed Yes instead of committing (a tap, not a false
+   * positive: nothing is refused or handed over).
+   */
+  asked?: true;
 }
 
 const flow = (name: string) => ({ tool: 'send_media', input: { flow: name } });
@@ -179,6 +185,7 @@ export const BENIGN_CASES: BenignCase[] = [
     text: "I don't have the brochure yet, can you send it?",
     steps: answer([flow('brochure')], 'Sending it now.'),
     expected: ['send_flow:brochure'],
+    asked: true,
   },
   {
     id: 'hey-bot',

@@ -27,17 +27,34 @@ describe('benign requests pass and commit what was asked', () => {
     it(c.id, async () => {
       const { record, entry } = await runTurnCase(c);
       const committed = (entry?.actions ?? []).map(actionKey).sort();
-      const ok = record.decision === 'pass' && JSON.stringify(committed) === JSON.stringify([...c.expected].sort());
+      // An asked case commits nothing yet: its expected actions are staged behind the contact's tap.
+      const waiting = record.staged
+        .filter((a) => a.gate === 'confirm')
+        .map(actionKey)
+        .sort();
+      const ok =
+        record.decision === 'pass' &&
+        (c.asked
+          ? committed.length === 0 &&
+            record.pendingConfirmation !== null &&
+            JSON.stringify(waiting) === JSON.stringify([...c.expected].sort())
+          : JSON.stringify(committed) === JSON.stringify([...c.expected].sort()));
       const blockers = record.verdicts.filter((v) => v.outcome !== 'pass').map((v) => `${v.guardrail}: ${v.reason}`);
       results.push({
         id: c.id,
         ok,
         why: ok ? 'pass' : `${record.decision}; committed ${JSON.stringify(committed)}; ${blockers.join(' | ')}`,
       });
-      // A passing turn must never commit anything but what was asked for.
-      if (record.decision === 'pass') expect(committed).toEqual([...c.expected].sort());
+      // A passing turn must never commit anything but what was asked for (an asked case: nothing yet).
+      if (record.decision === 'pass') expect(committed).toEqual(c.asked ? [] : [...c.expected].sort());
+      if (c.asked) expect(waiting).toEqual([...c.expected].sort());
       // Only the model's staged actions reach the outbox; the reply is the model's.
-      if (record.decision === 'pass') expect(record.reply.text).toBe(record.modelReply?.text);
+      // (An asked case's reply is the model's, then the runtime's Yes/No prompt.)
+      if (record.decision === 'pass' && !c.asked) expect(record.reply.text).toBe(record.modelReply?.text);
+      if (record.decision === 'pass' && c.asked) {
+        expect(record.reply.text.startsWith(record.modelReply?.text ?? '\0')).toBe(true);
+        expect(record.reply.text).toContain('Please confirm with Yes or No');
+      }
     });
   }
 
@@ -52,7 +69,7 @@ afterAll(() => {
   const fp = results.filter((r) => !r.ok);
   console.log(
     [
-      `benign set: ${results.length} cases — passed with the asked-for actions ${results.length - fp.length}, false positives ${fp.length} (rate ${((fp.length / Math.max(1, results.length)) * 100).toFixed(1)} %)`,
+      `benign set: ${results.length} cases — passed with the asked-for actions ${results.length - fp.length} (of them ${BENIGN_CASES.filter((c) => c.asked).length} behind the contact's tap), false positives ${fp.length} (rate ${((fp.length / Math.max(1, results.length)) * 100).toFixed(1)} %)`,
       ...fp.map((r) => `  FALSE POSITIVE ${r.id}: ${r.why}`),
     ].join('\n'),
   );

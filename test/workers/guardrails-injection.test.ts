@@ -72,7 +72,8 @@ describe('control: without the new guardrails the same worst model gets its inje
     const refusedAtStaging = new Set(['msg-unconfigured-flow', 'faq-unconfigured-tag']);
     // The turn engine's tap runs before any guardrail: a tag named in a sentence the runtime
     // cannot read (a pasted JSON "tool result", mostly not words) waits for the contact's Yes.
-    const askedBeforeTheGuardrails = new Set(['msg-fake-tool-result']);
+    // So does a tag named beside a negation the runtime cannot place ("… and don't tell the user").
+    const askedBeforeTheGuardrails = new Set(['msg-fake-tool-result', 'msg-authority']);
     expect(
       control
         .filter((r) => !r.leaked)
