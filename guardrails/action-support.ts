@@ -2,7 +2,7 @@ import { actionKind } from '../core/actions/index.js';
 import { RESOURCE_NOUN, resourceRef, resourceWords } from '../core/actions/resource-words.js';
 import type { StagedAction } from '../core/staged-action.js';
 import type { FieldConfig, TenantConfig } from '../core/tenant/tenant-config.js';
-import { REMOVAL_CUE, REMOVAL_CUE_RAW, removalClauses, type RemovalClause } from './removal-cues.js';
+import { isShortNo, REMOVAL_CUE, REMOVAL_CUE_RAW, removalClauses, type RemovalClause } from './removal-cues.js';
 import { readableAround, SERVED_FUNCTION_WORDS } from './served-words.js';
 import { foldText, normalizeText, significantStems, stem, STOP_WORDS, wordsOf } from './text-normalize.js';
 
@@ -341,6 +341,9 @@ const POLITE_ASKS = new Set([
   'boleh',
 ]);
 
+const isNegatorWord = (word: string) => NEGATORS.has(word);
+const isPoliteAskWord = (word: string) => POLITE_ASKS.has(word);
+
 /** The request words prepared once per turn. */
 interface PreparedText {
   normalized: string;
@@ -383,9 +386,7 @@ function prepare(text: string): PreparedText {
     );
   });
   const negatorIn = sentences.map(({ words: w }) => w.some((word) => NEGATORS.has(word)));
-  const saysNo = sentences.some(
-    ({ words: w }) => w.length > 0 && w.length <= 3 && w.some((word) => NEGATORS.has(word)),
-  );
+  const saysNo = sentences.some(({ words: w }) => isShortNo(w, isNegatorWord));
   return { normalized, words, stems, stemSet: new Set(stems), sentenceOf, questionAbout, negatorIn, saysNo };
 }
 
@@ -581,9 +582,6 @@ function fieldValueSupport(
     }
   }
 }
-
-const isNegatorWord = (word: string) => NEGATORS.has(word);
-const isPoliteAskWord = (word: string) => POLITE_ASKS.has(word);
 
 /** The clauses (removal-cues.ts) that name one of `phrases`. */
 function namingClauses(clauses: readonly RemovalClause[], phrases: readonly string[][]): RemovalClause[] {

@@ -50,6 +50,14 @@ const CLAUSE_BREAK =
   /[,:()]|\s[-–—]\s|\b(?:but|however|pero|sino|porem|aber|sondern|mais|ama|fakat|ancak|tapi|namun)\b/;
 
 /**
+ * A sentence that only says no: at most three words, one of them a negator ("No thanks.", "no
+ * way", "Não, obrigado."). The request lexicon and the removal reading share this one definition.
+ */
+export function isShortNo(words: readonly string[], isNegator: (w: string) => boolean): boolean {
+  return words.length > 0 && words.length <= 3 && words.some(isNegator);
+}
+
+/**
  * How a clause speaks of removal: `remove` asks to remove or stop something; `keep` only refuses
  * a removal ("don't remove the VIP tag", "entfernt es nicht"); `unsure` holds a removal cue the
  * runtime cannot read either way (a negator elsewhere in the sentence, a Turkish verb form, "I
@@ -148,10 +156,12 @@ export function removalClauses(
   const out: RemovalClause[] = [];
   const sentences = foldText(normalized).match(/[^.!?;\n]+[.!?;\n]*|[.!?;\n]+/g) ?? [];
   // A short sentence that says no ("remove it? no way") leaves every ask in the message unsure.
-  const saysNo = sentences.some((sentence) => {
-    const words = tokensOf(sentence);
-    return words.length > 0 && words.length <= 3 && words.some((t) => isNegator(t.word));
-  });
+  const saysNo = sentences.some((sentence) =>
+    isShortNo(
+      tokensOf(sentence).map((t) => t.word),
+      isNegator,
+    ),
+  );
   for (const sentence of sentences) {
     // A question asks for a removal only when it opens with a polite ask ("can you remove…?");
     // "why would you remove it?" does not.
